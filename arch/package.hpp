@@ -1,0 +1,156 @@
+#pragma once
+// The package: everything a run needs, exactly what a device would get.
+// On disk: Cap'n Proto (arch/package.capnp, read with mmap) or YAML for small hand-made
+// cases. Both convert to this in-memory form; validate_package checks it against a machine.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "arch/machine.hpp"
+
+namespace lockstep::arch {
+
+inline constexpr uint32_t kPackageVersion = 1;
+
+// How a segment's bytes are produced.
+enum class FillKind : uint8_t {
+  Bytes,   // `bytes` holds exactly `size` bytes
+  Zero,    // all zero
+  Tokens,  // word at byte address a of tile t holds payload_token(token_seed, t, a)
+};
+
+struct Segment {
+  uint32_t address = 0;  // byte address, 4-aligned
+  uint32_t size = 0;     // bytes, multiple of 4
+  FillKind fill = FillKind::Zero;
+  std::vector<uint8_t> bytes;
+  uint64_t token_seed = 0;
+};
+
+// The supervisor's program is a list of steps.
+struct SyncStep {
+  uint32_t zone = 3;
+};
+
+// CSR setup before the row (IPU21-EXCHANGE.md section 5) then sync 3 and the row.
+// A tile with no row in a phase still takes part in its barrier (`sans 0; sync 1`).
+struct ExchangeStep {
+  uint32_t phase = 0;                    // phase id, must exist in Package::phases
+  std::optional<uint32_t> row_address;   // byte address of the row in this tile's table
+  uint32_t incoming_base = 0;            // INCOMING_BASE (byte address)
+  std::optional<uint32_t> incoming_mux;  // INCOMING_MUX written before the row, if any
+  uint32_t incoming_format = 0;          // INCOMING_FORMAT
+};
+
+struct KernelStep {
+  std::string name;                 // "fill", "copy", "checksum", ...
+  std::vector<uint32_t> operands;   // byte addresses
+  std::vector<int64_t> scalars;
+};
+
+enum class PatchMethod : uint8_t {
+  Helper,  // supervisor helper loop (Repeat patch_word: 11 instructions per word)
+  Bulk,    // six-worker bulk patcher (lists of bulk_patch_threshold_words or more)
+  Setup,   // shared-row setup patch_row: 7 + 8n instructions
+};
+
+// One row word to rewrite. Inside a Repeat, iteration i writes values[i % values.size()].
+struct PatchEntry {
+  uint32_t word_address = 0;     // byte address of the row word, 4-aligned
+  std::vector<uint32_t> values;  // one per Repeat iteration, or one for all
+};
+
+struct PatchStep {
+  PatchMethod method = PatchMethod::Helper;
+  std::vector<PatchEntry> entries;
+};
+
+// A word of SRAM holding a pointer that advances by `stride` bytes after every iteration.
+struct IteratedPointer {
+  uint32_t address = 0;  // byte address of the 32-bit pointer slot
+  int32_t stride = 0;
+};
+
+struct Step;
+struct RepeatStep {
+  uint32_t count = 1;
+  std::vector<Step> body;
+  std::vector<IteratedPointer> pointers;
+};
+
+struct Step {
+  std::variant<SyncStep, ExchangeStep, KernelStep, RepeatStep, PatchStep> kind;
+};
+
+struct TableRegion {
+  uint32_t address = 0;  // 8-aligned, rows must lie inside
+  uint32_t size = 0;
+};
+
+struct TileProgram {
+  uint32_t tile = 0;  // logical id
+  std::vector<Segment> segments;
+  TableRegion table;
+  std::vector<Step> steps;
+};
+
+struct Phase {
+  uint32_t id = 0;
+  std::string label;         // e.g. "layer.attn.qkv"
+  uint32_t execution_count = 1;
+  std::string operation;
+};
+
+struct Slice {
+  uint32_t tile = 0;
+  uint32_t address = 0;
+  uint32_t bytes = 0;
+};
+
+enum class BindingKind : uint8_t { Input, Output, Weight };
+
+struct Binding {
+  std::string name;
+  BindingKind kind = BindingKind::Input;
+  std::vector<Slice> slices;  // concatenated in order to form the binding's bytes
+};
+
+// Must hold after the run: either exact bytes, or the FNV-1a 64 digest of `size` bytes.
+struct Expectation {
+  uint32_t tile = 0;
+  uint32_t address = 0;
+  uint32_t size = 0;
+  std::vector<uint8_t> bytes;      // empty when `digest` is used
+  std::optional<uint64_t> digest;
+};
+
+struct Package {
+  uint32_t version = kPackageVersion;
+  std::string machine_name;
+  std::string machine_digest;
+  std::vector<Phase> phases;
+  std::vector<TileProgram> tiles;  // sorted by tile id; tiles not listed are idle
+  std::vector<Binding> bindings;
+  std::vector<Expectation> expectations;
+};
+
+// Reading picks the form from the content (YAML text or Cap'n Proto). Both throw
+// InputError naming the file, tile, step and field. Validation is part of reading when a
+// machine is given.
+Package read_package(const std::string& path);
+void write_package_capnp(const Package& package, const std::string& path);  // tmp + rename
+void write_package_yaml(const Package& package, const std::string& path);   // tmp + rename
+Package parse_package_yaml(const std::string& text, const std::string& file_name);
+std::string package_to_yaml(const Package& package);
+
+// Checks every rule of the package against the machine; throws InputError on the first
+// failure ("file: tile 3: step 2 (exchange): row_address: 0x7fff8 outside table ...").
+void validate_package(const Package& package, const MachineDescription& machine,
+                      const std::string& file_name);
+
+// FNV-1a 64 over bytes; used for expectation digests and payload digests.
+uint64_t fnv1a64(const uint8_t* data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
+
+}  // namespace lockstep::arch

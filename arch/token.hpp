@@ -1,0 +1,21 @@
+#pragma once
+// Payload tokens: a unique 32-bit value per (tile, word address) for a given seed, so a
+// replay can tell exactly which source word landed where.
+#include <cstdint>
+
+namespace lockstep::arch {
+
+inline uint32_t token_seed_mix(uint64_t seed) {
+  uint64_t x = seed + 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<uint32_t>(x ^ (x >> 31)) & 0xe0000000u;
+}
+
+// Bijective in (tile < 2048, word address < 2^18) for a fixed seed: tile in bits 18-28,
+// word address in bits 0-17, the seed only flips the top three bits.
+inline uint32_t payload_token(uint64_t seed, uint32_t tile, uint32_t byte_address) {
+  return token_seed_mix(seed) ^ ((tile << 18) | ((byte_address >> 2) & 0x3ffffu));
+}
+
+}  // namespace lockstep::arch

@@ -1,0 +1,65 @@
+// The `lockstep` command: parses arguments, runs one subcommand, maps errors to exit codes.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+#include "arch/errors.hpp"
+#include "cli/command_registry.hpp"
+#include "cli/logging.hpp"
+
+namespace lockstep::cli {
+
+std::vector<RegisteredCommand>& registered_commands() {
+  static std::vector<RegisteredCommand> commands;
+  return commands;
+}
+
+CommandRegistration::CommandRegistration(std::string name, CommandSetup setup) {
+  registered_commands().push_back({std::move(name), std::move(setup)});
+}
+
+}  // namespace lockstep::cli
+
+int main(int argc, char** argv) {
+  using namespace lockstep::cli;
+  CLI::App app{
+      "Lockstep: a deterministic, cycle-level simulator and replay harness for IPU21-class\n"
+      "machines. Compiles exchange phases to real rows, runs packages on a SystemC model\n"
+      "of tiles, fabric and barriers, and checks payloads, cycles and golden outputs.\n"
+      "Run `lockstep COMMAND --help` for each command. Exit codes: 0 ok, 1 a failed check\n"
+      "(hazard, mismatch), 2 bad input, 3 internal error.",
+      "lockstep"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "lockstep 0.1.0");
+  auto commands = registered_commands();
+  std::sort(commands.begin(), commands.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
+  for (auto& command : commands) {
+    auto run = command.setup(app);
+    runners.emplace_back(app.get_subcommand(command.name), std::move(run));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitBadInput;
+  }
+  try {
+    for (auto& [sub, run] : runners) {
+      if (sub->parsed()) {
+        configure_logging(*sub);
+        return run();
+      }
+    }
+  } catch (const lockstep::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+  return kExitBadInput;
+}

@@ -1,0 +1,26 @@
+#pragma once
+// Helpers shared by the test suites: paths into the source tree and running the command.
+#include <string>
+#include <vector>
+
+namespace lockstep::testing {
+
+// Absolute path of a file in the source tree, e.g. source_path("configs/machines/...").
+std::string source_path(const std::string& relative);
+
+// A fresh empty directory under the build tree's temp area, removed at exit.
+std::string temp_dir(const std::string& name);
+
+struct CommandResult {
+  int exit_code = 0;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs the built `lockstep` binary with the given arguments (no shell involved).
+CommandResult run_lockstep(const std::vector<std::string>& args);
+
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& text);
+
+}  // namespace lockstep::testing
