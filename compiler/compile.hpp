@@ -1,0 +1,80 @@
+#pragma once
+// The exchange compiler's entry point: captures in, packages and reports out.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arch/capture.hpp"
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+
+namespace lockstep::compiler {
+
+enum class OrderKind : uint8_t {
+  Latency,            // several candidate orders, shortest horizon kept (the default)
+  Stream,             // S(W): streams cut into chunks of at most W words, list-scheduled
+  Balanced,           // B(W): endpoint-balanced waves of at most W words per tile
+  Automatic,          // see docs/scheduling.md
+  RemainingCombined,  // see docs/scheduling.md
+};
+
+enum class Width : uint8_t { Word32, Paired64 };
+enum class WidthPolicy : uint8_t { Fixed, LatencyOriented, StorageFirst };
+
+struct ScheduleConfig {
+  std::string name;  // "latency", "S256", "B1024", "automatic", "remaining-combined"
+  OrderKind order = OrderKind::Latency;
+  uint32_t words = 0;  // W for Stream / Balanced
+  Width width = Width::Word32;
+  WidthPolicy width_policy = WidthPolicy::Fixed;
+};
+
+// Parses "latency", "automatic", "remaining-combined", "S<W>", "B<W>", with an optional
+// "+paired" suffix (Paired64). InputError on anything else.
+ScheduleConfig parse_config(const std::string& name);
+
+struct PhaseReport {
+  uint32_t phase = 0;
+  std::string label;
+  uint32_t execution_count = 1;
+  std::string config;
+  Width width = Width::Word32;
+  uint32_t horizon = 0;
+  uint32_t lower_bound = 0;
+  uint32_t max_row_bytes = 0;
+  uint64_t total_row_bytes = 0;
+  uint32_t patch_calls = 0;   // Repeat source-address patches, all tiles
+  uint32_t patch_words = 0;
+  uint32_t max_patch_words_per_tile = 0;
+  double compile_ms = 0;
+};
+
+struct CompileReport {
+  std::vector<PhaseReport> phases;
+  uint32_t table_bytes_unshared = 0;  // largest per-tile table without row sharing
+  uint32_t table_bytes_shared = 0;    // with cross-phase row sharing
+  uint32_t sharing_patch_calls = 0;
+  uint32_t sharing_patch_words = 0;
+  uint32_t orders_considered = 0;
+  uint32_t orders_deduplicated = 0;  // identical candidate orders dropped
+};
+
+struct CompileOptions {
+  ScheduleConfig config;
+  std::optional<std::vector<uint32_t>> phases;  // phase ids to compile; all when empty
+  bool share_rows = true;
+  uint64_t token_seed = 1;   // payload tokens in source memory
+  bool with_proof = true;    // add the payload expectations to the package
+};
+
+struct CompileResult {
+  arch::Package package;
+  CompileReport report;
+};
+
+// Throws InputError for a bad capture, CompilerError when a stage check fails.
+CompileResult compile_capture(const arch::Capture& capture, const arch::MachineDescription& machine,
+                              const CompileOptions& options);
+
+}  // namespace lockstep::compiler

@@ -1,0 +1,96 @@
+#pragma once
+// Running a package: the backend interface and what a run returns.
+// The SystemC backend is the only implementation today; a device backend comes later.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+
+namespace lockstep::sim {
+
+// The hazard classes of IPU21-EXCHANGE.md section 7, plus the simulator's own.
+enum class HazardKind : uint8_t {
+  RowFetchConflict = 1,      // 1: row fetch vs data in one memory element
+  SendReceiveConflict = 2,   // 2: send read window vs receive write window, same element
+  InstructionAccess = 3,     // 3: load/store (kernel, patch) during a write to its element
+  WriteOutOfRange = 4,       // 4
+  MuxLeftOpen = 5,           // 5
+  NoPointer = 6,             // 6
+  OverlappingReceives = 7,   // 7
+  SimultaneousControls = 8,  // 8
+  ControlAtMessageStart = 9, // 9
+  Paired = 10,               // 10
+  Encoding = 11,             // 11
+  StreamConflict = 12,       // 12: one stream per tile; word lost or duplicated
+  DoubleWrite = 13,          // a word written twice in one phase
+};
+std::string hazard_name(HazardKind kind);  // e.g. "mux-left-open"
+
+struct Hazard {
+  HazardKind kind;
+  uint32_t tile = 0;          // logical
+  uint32_t phase = 0;
+  uint32_t iteration = 0;     // Repeat iteration (0 outside a Repeat)
+  uint64_t cycle = 0;         // absolute tile cycle from the start of the run
+  uint32_t row_offset = 0;    // byte offset in the row of the instruction at fault
+  std::string instruction;    // disassembly of that instruction
+  std::string detail;         // one line
+};
+
+struct ExpectationFailure {
+  uint32_t tile = 0;
+  uint32_t address = 0;
+  std::string expected;  // hex bytes or digest
+  std::string found;
+};
+
+// One execution of one phase's exchange.
+struct PhaseExecution {
+  uint32_t phase = 0;
+  uint32_t iteration = 0;
+  uint64_t release_cycle = 0;  // barrier release: event 0 of the phase
+  uint32_t horizon = 0;        // events from release to the end of the last tile's row
+};
+
+// Read access to tile SRAM, for observers and results. Untouched memory reads as zero.
+class MemoryView {
+ public:
+  virtual ~MemoryView() = default;
+  virtual void read(uint32_t tile, uint32_t address, uint32_t bytes, uint8_t* out) const = 0;
+};
+
+struct RunOptions {
+  bool keep_going = false;                      // collect every hazard instead of stopping
+  std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
+  std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
+  // Called after every phase execution, with memory as it stands at the end of it.
+  std::function<void(const PhaseExecution&, const MemoryView&)> after_exchange;
+};
+
+struct RunResult {
+  uint64_t total_cycles = 0;
+  std::vector<PhaseExecution> executions;  // in execution order
+  std::vector<Hazard> hazards;             // sorted by (cycle, tile, kind)
+  std::vector<ExpectationFailure> expectation_failures;
+  std::map<std::string, std::vector<uint8_t>> outputs;  // output bindings
+  bool ok() const { return hazards.empty() && expectation_failures.empty(); }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Throws InputError for a package that does not validate against the backend's machine.
+  virtual RunResult run(const arch::Package& package, const RunOptions& options) = 0;
+};
+
+// The SystemC model. Each run elaborates a fresh simulation context; runs in one process
+// are serialised (SystemC has one global kernel), so parallel work uses processes.
+std::unique_ptr<Backend> make_systemc_backend(const arch::MachineDescription& machine);
+
+}  // namespace lockstep::sim
