@@ -44,9 +44,21 @@ struct ExchangeStep {
   uint32_t incoming_format = 0;          // INCOMING_FORMAT
 };
 
+// A kernel operand: a byte address, or (indirect) the byte address of a 32-bit SRAM word
+// holding the address, such as a Repeat's iterated pointer.
+struct Operand {
+  uint32_t address = 0;
+  bool indirect = false;
+};
+
+// Kernels of the first library (see docs/timing.md for their cycle models):
+//   fill     operands [dst]       scalars [bytes, word value]
+//   copy     operands [dst, src]  scalars [bytes]
+//   checksum operands [src, dst]  scalars [bytes]: writes fnv1a64(src bytes) as 8
+//            little-endian bytes at dst
 struct KernelStep {
-  std::string name;                 // "fill", "copy", "checksum", ...
-  std::vector<uint32_t> operands;   // byte addresses
+  std::string name;
+  std::vector<Operand> operands;
   std::vector<int64_t> scalars;
 };
 
@@ -126,6 +138,7 @@ struct Expectation {
   std::optional<uint64_t> digest;
 };
 
+// SRAM is little-endian: the 32-bit word at byte address a is bytes a..a+3, low byte first.
 struct Package {
   uint32_t version = kPackageVersion;
   std::string machine_name;
