@@ -2,6 +2,7 @@
 // The IPU21 exchange instruction codec (IPU21-EXCHANGE.md section 4), bit for bit.
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,18 @@ DecodedInstruction decode(std::span<const uint32_t> words, size_t index);
 std::vector<DecodedInstruction> decode_row(std::span<const uint32_t> words);
 
 std::string mnemonic(Opcode op);
+
+// One field of an instruction as the spec names it ("events", "words", "address", "delta",
+// "sctl", "selector", "value", "pic", "xpic", "xpic_paired", "ps", "zone"), in the order
+// describe() prints them. `hex` marks addresses and control values.
+struct InstructionField {
+  const char* name;
+  uint32_t value;
+  bool hex;
+};
+// The fields the instruction's encoding has (none for Return). At most 7.
+std::vector<InstructionField> fields_of(const Instruction& instruction);
+
 // "send words=64 address=0x18000 sctl=3": mnemonic then the instruction's own fields.
 std::string describe(const Instruction& instruction);
 

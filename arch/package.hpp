@@ -27,11 +27,13 @@ struct Segment {
   FillKind fill = FillKind::Zero;
   std::vector<uint8_t> bytes;
   uint64_t token_seed = 0;
+  bool operator==(const Segment&) const = default;
 };
 
 // The supervisor's program is a list of steps.
 struct SyncStep {
   uint32_t zone = 3;
+  bool operator==(const SyncStep&) const = default;
 };
 
 // CSR setup before the row (IPU21-EXCHANGE.md section 5) then sync 3 and the row.
@@ -42,6 +44,7 @@ struct ExchangeStep {
   uint32_t incoming_base = 0;            // INCOMING_BASE (byte address)
   std::optional<uint32_t> incoming_mux;  // INCOMING_MUX written before the row, if any
   uint32_t incoming_format = 0;          // INCOMING_FORMAT
+  bool operator==(const ExchangeStep&) const = default;
 };
 
 // A kernel operand: a byte address, or (indirect) the byte address of a 32-bit SRAM word
@@ -49,6 +52,7 @@ struct ExchangeStep {
 struct Operand {
   uint32_t address = 0;
   bool indirect = false;
+  bool operator==(const Operand&) const = default;
 };
 
 // Kernels of the first library (see docs/timing.md for their cycle models):
@@ -60,6 +64,7 @@ struct KernelStep {
   std::string name;
   std::vector<Operand> operands;
   std::vector<int64_t> scalars;
+  bool operator==(const KernelStep&) const = default;
 };
 
 enum class PatchMethod : uint8_t {
@@ -72,17 +77,20 @@ enum class PatchMethod : uint8_t {
 struct PatchEntry {
   uint32_t word_address = 0;     // byte address of the row word, 4-aligned
   std::vector<uint32_t> values;  // one per Repeat iteration, or one for all
+  bool operator==(const PatchEntry&) const = default;
 };
 
 struct PatchStep {
   PatchMethod method = PatchMethod::Helper;
   std::vector<PatchEntry> entries;
+  bool operator==(const PatchStep&) const = default;
 };
 
 // A word of SRAM holding a pointer that advances by `stride` bytes after every iteration.
 struct IteratedPointer {
   uint32_t address = 0;  // byte address of the 32-bit pointer slot
   int32_t stride = 0;
+  bool operator==(const IteratedPointer&) const = default;
 };
 
 struct Step;
@@ -90,15 +98,18 @@ struct RepeatStep {
   uint32_t count = 1;
   std::vector<Step> body;
   std::vector<IteratedPointer> pointers;
+  bool operator==(const RepeatStep&) const = default;
 };
 
 struct Step {
   std::variant<SyncStep, ExchangeStep, KernelStep, RepeatStep, PatchStep> kind;
+  bool operator==(const Step&) const = default;
 };
 
 struct TableRegion {
   uint32_t address = 0;  // 8-aligned, rows must lie inside
   uint32_t size = 0;
+  bool operator==(const TableRegion&) const = default;
 };
 
 struct TileProgram {
@@ -106,6 +117,7 @@ struct TileProgram {
   std::vector<Segment> segments;
   TableRegion table;
   std::vector<Step> steps;
+  bool operator==(const TileProgram&) const = default;
 };
 
 struct Phase {
@@ -113,12 +125,14 @@ struct Phase {
   std::string label;         // e.g. "layer.attn.qkv"
   uint32_t execution_count = 1;
   std::string operation;
+  bool operator==(const Phase&) const = default;
 };
 
 struct Slice {
   uint32_t tile = 0;
   uint32_t address = 0;
   uint32_t bytes = 0;
+  bool operator==(const Slice&) const = default;
 };
 
 enum class BindingKind : uint8_t { Input, Output, Weight };
@@ -127,6 +141,7 @@ struct Binding {
   std::string name;
   BindingKind kind = BindingKind::Input;
   std::vector<Slice> slices;  // concatenated in order to form the binding's bytes
+  bool operator==(const Binding&) const = default;
 };
 
 // Must hold after the run: either exact bytes, or the FNV-1a 64 digest of `size` bytes.
@@ -136,6 +151,7 @@ struct Expectation {
   uint32_t size = 0;
   std::vector<uint8_t> bytes;      // empty when `digest` is used
   std::optional<uint64_t> digest;
+  bool operator==(const Expectation&) const = default;
 };
 
 // SRAM is little-endian: the 32-bit word at byte address a is bytes a..a+3, low byte first.
@@ -147,11 +163,12 @@ struct Package {
   std::vector<TileProgram> tiles;  // sorted by tile id; tiles not listed are idle
   std::vector<Binding> bindings;
   std::vector<Expectation> expectations;
+  bool operator==(const Package&) const = default;
 };
 
-// Reading picks the form from the content (YAML text or Cap'n Proto). Both throw
-// InputError naming the file, tile, step and field. Validation is part of reading when a
-// machine is given.
+// Reading picks the form from the content (the "LKSPKG01" magic means Cap'n Proto,
+// anything else is read as YAML text). Both throw InputError naming the file, tile, step
+// and field. Reading needs no machine: validate_package is a separate call.
 Package read_package(const std::string& path);
 void write_package_capnp(const Package& package, const std::string& path);  // tmp + rename
 void write_package_yaml(const Package& package, const std::string& path);   // tmp + rename
