@@ -209,7 +209,7 @@ TEST(InstructionCodec, RoundTripsEveryOpcodeWithRandomAndEdgeFields) {
 TEST(InstructionCodec, EveryDecodableWordEncodesBackToItself) {
   std::mt19937 rng(7);
   size_t accepted = 0;
-  for (int trial = 0; trial < 200000; ++trial) {
+  for (int trial = 0; trial < 50000; ++trial) {
     // Bias the top bits toward the instruction space so every opcode is hit often.
     uint32_t w = rng();
     if (trial % 2 == 0) w = (w & 0x07ffffffu) | (0x40000000u + (rng() % 16) * 0x08000000u);
@@ -226,7 +226,7 @@ TEST(InstructionCodec, EveryDecodableWordEncodesBackToItself) {
     ASSERT_EQ(again.size(), d.word_count);
     for (size_t i = 0; i < again.size(); ++i) ASSERT_EQ(again[i], words[i]) << std::hex << w;
   }
-  EXPECT_GT(accepted, 10000u);
+  EXPECT_GT(accepted, 2500u);
 }
 
 TEST(InstructionCodec, RejectsWordsThatAreNoInstruction) {
