@@ -26,12 +26,57 @@ class Topology {
   int write_delay(uint32_t d) const;             // W(d): mux -> SRAM, events
   int paired_write_delay(uint32_t d) const;      // paired item mux -> SRAM, events
 
+  // The C600 mapping of section 2, without a machine: logical 0..1471 -> physical.
+  static uint32_t c600_physical(uint32_t logical);
+
  private:
+  // Every term of D and ttm that depends on one end only, so that a pair costs a few adds.
+  struct TileTerms {
+    int16_t displacement_as_source;       // -6 (f(c) + (h XOR b0))
+    int16_t displacement_as_destination;  // 6 f(c) + k
+    int16_t ttm_as_source;                // 8h + 3 + 4 f(c) + 2r + ttm_offset
+    int16_t ttm_as_destination;           // -c - 4 f(c) - 2r
+    int16_t turn_same_half;               // (c mod 8) + 1
+    int16_t turn_other_half;              // 16 - (c mod 8)
+    uint8_t half;                         // h
+  };
+
   uint32_t tiles_;
   uint32_t chip_tiles_;
   RouteTiming route_;
   std::vector<uint32_t> physical_of_;
   std::vector<uint32_t> logical_of_;
+  std::vector<TileTerms> terms_;  // by physical id
 };
+
+inline int Topology::displacement(uint32_t s, uint32_t d) const {
+  return terms_[s].displacement_as_source + terms_[d].displacement_as_destination;
+}
+
+inline int Topology::direction(uint32_t s, uint32_t d) const {
+  return displacement(s, d) >= 1 ? 1 : 2;
+}
+
+inline int Topology::time_to_mux(uint32_t s, uint32_t d) const {
+  const TileTerms& src = terms_[s];
+  const TileTerms& dst = terms_[d];
+  const int D = src.displacement_as_source + dst.displacement_as_destination;
+  const int turn = src.half == dst.half ? src.turn_same_half : src.turn_other_half;
+  return src.ttm_as_source + dst.ttm_as_destination + turn + (D < 0 ? -D : D);
+}
+
+inline int Topology::paired_time_to_mux(uint32_t s, uint32_t d) const {
+  const int a = time_to_mux(s, d);
+  const int b = time_to_mux(s, d ^ 2u);
+  return a > b ? a : b;
+}
+
+inline int Topology::write_delay(uint32_t d) const {
+  return route_.write_delay_base + route_.write_delay_per_row * static_cast<int>(row(d));
+}
+
+inline int Topology::paired_write_delay(uint32_t d) const {
+  return route_.paired_write_delay_base + route_.write_delay_per_row * static_cast<int>(row(d));
+}
 
 }  // namespace lockstep::arch
