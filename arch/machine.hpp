@@ -13,6 +13,8 @@ struct RouteTiming {
   int write_delay_per_row = 2;
   int paired_write_delay_base = 53;  // paired item: mux -> memory [inferred, docs/timing.md]
   int receive_tail_events = 6;     // a receive row ends this many events after its last write
+
+  bool operator==(const RouteTiming&) const = default;
 };
 
 struct MachineDescription {
@@ -42,6 +44,8 @@ struct MachineDescription {
   // Contention unit index of a byte address (absolute, as in IPU21-EXCHANGE.md section 1).
   uint32_t element_of(uint32_t address) const;
   bool in_sram(uint32_t address, uint64_t bytes) const;
+
+  bool operator==(const MachineDescription&) const = default;
 };
 
 // Loads and validates a machine description. `source` is either a path to a YAML file or
@@ -50,6 +54,12 @@ struct MachineDescription {
 // "file:line: key.path: what is wrong".
 MachineDescription load_machine(const std::string& source);
 MachineDescription parse_machine_yaml(const std::string& text, const std::string& file_name);
+
+// The canonical text of a description: YAML in the layout of configs/machines/, every field,
+// no comments, no digest. parse_machine_yaml reads it back to an equal description; the
+// digest is FNV-1a 64 over it.
+std::string machine_to_yaml(const MachineDescription& machine);
+std::string machine_digest(const MachineDescription& machine);  // 16 hex digits
 
 // The name of the default machine used when a command is given none.
 inline constexpr const char* kDefaultMachine = "ipu21-c600";
