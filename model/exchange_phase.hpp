@@ -1,0 +1,65 @@
+#pragma once
+// Executes one exchange phase (IPU21-EXCHANGE.md sections 5-7) over the rows of every
+// participating tile: send runs meet mux windows, selected words get write events and
+// addresses, and every hazard is reported. Plain C++ (no SystemC): the fabric module calls
+// it at the barrier release, with the rows read from SRAM at that moment.
+// Cost is proportional to instructions, runs and windows, never to words x tiles.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "arch/machine.hpp"
+#include "arch/topology.hpp"
+#include "model/hazard.hpp"
+#include "model/row_schedule.hpp"
+
+namespace lockstep::model {
+
+struct PhaseTile {
+  uint32_t logical = 0;
+  uint32_t physical = 0;
+  bool has_row = false;                // false: `sans 0; sync 1` and a row of just the return
+  uint32_t row_address = 0;            // byte address of the row
+  std::vector<uint32_t> row_words;     // from row_address on, as SRAM holds them now
+  uint32_t incoming_base = 0;          // INCOMING_BASE
+  uint32_t incoming_format = 0;        // INCOMING_FORMAT at event 0
+  uint32_t incoming_mux = 0x640;       // INCOMING_MUX at event 0 (set, or carried over)
+  uint32_t paired_mux = 0x640;         // paired mux at event 0 (carried over)
+};
+
+// Words that land: `bytes` copied from the sender's SRAM at `source_address` to the
+// receiver's at `address`, the first at `first_write_event`, then one item per event.
+struct WriteRun {
+  uint32_t receiver = 0;  // index into the phase's tiles
+  uint32_t sender = 0;    // index into the phase's tiles
+  uint32_t address = 0;
+  uint32_t source_address = 0;
+  uint32_t bytes = 0;
+  uint32_t item_bytes = 4;  // 4, or 8 for paired items
+  int64_t first_write_event = 0;
+  int64_t first_mux_event = 0;
+};
+
+struct TraceLine {
+  int64_t event = 0;
+  std::string text;
+};
+
+struct PhaseOutcome {
+  std::vector<RowSchedule> schedules;  // per tile
+  std::vector<int64_t> tile_horizon;   // per tile: its row's final event counter
+  int64_t horizon = 0;                 // max over tiles
+  std::vector<uint32_t> final_mux;     // per tile, to carry into the next phase
+  std::vector<uint32_t> final_paired_mux;
+  std::vector<WriteRun> writes;        // apply in this order: (first_write_event, receiver, address)
+  std::vector<ModelHazard> hazards;    // sorted by (event, tile, kind)
+  std::vector<TraceLine> trace;        // events of the traced tile, by event
+};
+
+PhaseOutcome execute_phase(const arch::MachineDescription& machine,
+                           const arch::Topology& topology, std::span<const PhaseTile> tiles,
+                           std::optional<uint32_t> trace_logical = std::nullopt);
+
+}  // namespace lockstep::model
