@@ -1,0 +1,373 @@
+#include "compiler/package_builder.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "arch/errors.hpp"
+#include "compiler/patch_lists.hpp"
+#include "compiler/proof_memory.hpp"
+#include "compiler/proof_plan.hpp"
+#include "compiler/shared_rows.hpp"
+#include "compiler/table_layout.hpp"
+
+namespace lockstep::compiler {
+namespace {
+
+uint32_t align8(uint32_t value) { return (value + 7u) & ~7u; }
+
+std::vector<uint8_t> little_endian(uint64_t value, int bytes) {
+  std::vector<uint8_t> out(bytes);
+  for (int k = 0; k < bytes; ++k) out[k] = static_cast<uint8_t>(value >> (8 * k));
+  return out;
+}
+
+// One digest slot array: `count` 8-byte digests of `span`, one per iteration.
+struct Checksum {
+  Span span;
+  uint32_t slot_address = 0;
+  std::optional<uint32_t> pointer_address;  // iterated: the pointer advancing through the slots
+};
+
+struct TileState {
+  uint32_t tile = 0;
+  std::vector<const TileRow*> rows;  // per phase position
+  TileTable table;
+  ElementUse data;
+  std::vector<Span> sources;
+  std::vector<std::vector<Span>> destinations;  // per phase position, merged
+  std::vector<std::vector<Checksum>> checksums;  // per phase position
+  uint32_t pointer_count = 0;
+  uint32_t slot_count = 0;
+  uint32_t area_address = 0;
+  std::vector<arch::Step> steps;
+  explicit TileState(const arch::MachineDescription& machine) : data(machine) {}
+};
+
+void check_rows(const PackagingPhase& phase, const arch::MachineDescription& machine) {
+  const std::string where = "packaging: phase " + std::to_string(phase.capture->id);
+  if (phase.scheduled->phase != phase.capture->id) {
+    throw CompilerError(where + ": schedule is for phase " + std::to_string(phase.scheduled->phase));
+  }
+  uint32_t previous = 0;
+  for (size_t i = 0; i < phase.scheduled->rows.size(); ++i) {
+    const TileRow& row = phase.scheduled->rows[i];
+    const std::string tile = where + ": tile " + std::to_string(row.tile);
+    if (row.tile >= machine.tiles) throw CompilerError(tile + ": not a tile of machine " + machine.name);
+    if (i > 0 && row.tile <= previous) throw CompilerError(tile + ": rows not sorted by tile");
+    if (row.words.empty()) throw CompilerError(tile + ": empty row");
+    for (const AddressField& field : row.address_fields) {
+      if (field.word_index >= row.words.size()) {
+        throw CompilerError(tile + ": address field at word " + std::to_string(field.word_index) + " past the row");
+      }
+    }
+    previous = row.tile;
+  }
+}
+
+}  // namespace
+
+CompileResult build_package(const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
+                            const CompileOptions& options) {
+  const size_t phase_count = phases.size();
+  for (const PackagingPhase& phase : phases) check_rows(phase, machine);
+
+  // Tiles that take part in any phase: they run every phase's barrier.
+  std::set<uint32_t> tile_set;
+  for (const PackagingPhase& phase : phases) {
+    for (const TileRow& row : phase.scheduled->rows) tile_set.insert(row.tile);
+    for (const arch::Transfer& transfer : phase.capture->transfers) {
+      tile_set.insert(transfer.source_tile);
+      for (const arch::Destination& d : transfer.destinations) tile_set.insert(d.tile);
+    }
+  }
+  const std::vector<uint32_t> tiles(tile_set.begin(), tile_set.end());
+  std::map<uint32_t, size_t> position_of;
+  for (size_t i = 0; i < tiles.size(); ++i) position_of[tiles[i]] = i;
+  std::vector<TileState> states;
+  states.reserve(tiles.size());
+  for (uint32_t tile : tiles) {
+    states.emplace_back(machine);
+    states.back().tile = tile;
+    states.back().rows.assign(phase_count, nullptr);
+    states.back().destinations.resize(phase_count);
+    states.back().checksums.resize(phase_count);
+  }
+
+  // Rows and transfer data per tile.
+  for (size_t p = 0; p < phase_count; ++p) {
+    for (const TileRow& row : phases[p].scheduled->rows) states[position_of[row.tile]].rows[p] = &row;
+    const arch::CapturePhase& capture = *phases[p].capture;
+    for (const arch::Transfer& transfer : capture.transfers) {
+      const uint32_t bytes = transfer.words * 4;
+      TileState& source = states[position_of[transfer.source_tile]];
+      for (uint32_t address : transfer.source_addresses) {
+        source.data.add_range(address, bytes);
+        source.sources.push_back(Span{address, bytes});
+      }
+      for (const arch::Destination& d : transfer.destinations) {
+        TileState& destination = states[position_of[d.tile]];
+        destination.data.add_range(d.address, bytes);
+        destination.destinations[p].push_back(Span{d.address, bytes});
+      }
+    }
+  }
+
+  CompileResult result;
+  CompileReport& report = result.report;
+
+  // Tables: the one laid out, and the figures with and without sharing.
+  uint32_t table_max = 0;
+  for (TileState& state : states) {
+    state.table = build_tile_table(state.tile, state.rows, options.share_rows);
+    const TileTable shared = options.share_rows ? state.table : build_tile_table(state.tile, state.rows, true);
+    table_max = std::max(table_max, state.table.bytes);
+    report.table_bytes_unshared = std::max(report.table_bytes_unshared, state.table.unshared_bytes);
+    report.table_bytes_shared = std::max(report.table_bytes_shared, shared.bytes);
+    for (size_t p = 0; p < phase_count; ++p) {
+      const int32_t index = shared.row_of_phase[p];
+      if (index < 0) continue;
+      const StoredRow& stored = shared.rows[index];
+      const UsePatches patches = patches_for_use(*state.rows[p], stored, 0, phases[p].capture->iterations,
+                                                 phases[p].capture->id);
+      if (!patches.setup.empty()) {
+        report.sharing_patch_calls += 1;
+        report.sharing_patch_words += static_cast<uint32_t>(patches.setup.size());
+      }
+    }
+  }
+  table_max = align8(table_max);
+
+  // Proof plan: which destination spans are checksummed, and how many slots that takes.
+  std::vector<const arch::CapturePhase*> capture_phases;
+  for (const PackagingPhase& phase : phases) capture_phases.push_back(phase.capture);
+  for (TileState& state : states) {
+    for (auto& ranges : state.destinations) ranges = merge_spans(std::move(ranges));
+  }
+  std::vector<std::vector<std::vector<Span>>> destinations(phase_count, std::vector<std::vector<Span>>(states.size()));
+  for (size_t t = 0; t < states.size(); ++t) {
+    for (size_t p = 0; p < phase_count; ++p) destinations[p][t] = states[t].destinations[p];
+  }
+  const auto needed = options.with_proof ? checksum_needed(capture_phases, destinations)
+                                         : std::vector<std::vector<bool>>(phase_count, std::vector<bool>(states.size()));
+  std::vector<uint32_t> area_bytes(states.size());
+  for (size_t t = 0; t < states.size(); ++t) {
+    TileState& state = states[t];
+    for (size_t p = 0; p < phase_count; ++p) {
+      if (!needed[p][t]) continue;
+      const uint32_t iterations = std::max<uint32_t>(phases[p].capture->iterations, 1);
+      for (const Span& span : checksum_spans(state.destinations[p], state.data, machine)) {
+        Checksum checksum;
+        checksum.span = span;
+        checksum.slot_address = state.slot_count;  // slot index for now, an address below
+        if (iterations > 1) checksum.pointer_address = state.pointer_count++;
+        state.slot_count += iterations;
+        state.checksums[p].push_back(checksum);
+      }
+    }
+    const uint32_t proof_bytes = align8(state.pointer_count * 4) + state.slot_count * 8;
+    area_bytes[t] = table_max + std::max(machine.fetch_lookahead_bytes, proof_bytes);
+  }
+
+  std::vector<ElementUse> data;
+  for (const TileState& state : states) data.push_back(state.data);
+  const std::vector<uint32_t> areas = place_reserved_areas(tiles, data, area_bytes, machine);
+
+  // Slots sit right after the table: pointers first, then the 8-byte digest slots.
+  for (size_t t = 0; t < states.size(); ++t) {
+    TileState& state = states[t];
+    state.area_address = areas[t];
+    const uint32_t pointers = state.area_address + table_max;
+    const uint32_t slots = pointers + align8(state.pointer_count * 4);
+    for (auto& list : state.checksums) {
+      for (Checksum& checksum : list) {
+        checksum.slot_address = slots + 8 * checksum.slot_address;
+        if (checksum.pointer_address) checksum.pointer_address = pointers + 4 * *checksum.pointer_address;
+      }
+    }
+  }
+
+  // Steps: every tile runs every phase's barrier, in phase order.
+  report.phases.resize(phase_count);
+  for (size_t p = 0; p < phase_count; ++p) {
+    const arch::CapturePhase& capture = *phases[p].capture;
+    const ScheduledPhase& scheduled = *phases[p].scheduled;
+    const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
+    PhaseReport& phase_report = report.phases[p];
+    phase_report.phase = capture.id;
+    phase_report.label = capture.label;
+    phase_report.execution_count = capture.execution_count;
+    phase_report.config = options.config.name;
+    phase_report.width = scheduled.width;
+    phase_report.horizon = scheduled.horizon;
+    phase_report.lower_bound = scheduled.lower_bound;
+    report.orders_considered += scheduled.orders_considered;
+    report.orders_deduplicated += scheduled.orders_deduplicated;
+    for (const TileRow& row : scheduled.rows) {
+      const uint32_t bytes = static_cast<uint32_t>(row.words.size() * 4);
+      phase_report.max_row_bytes = std::max(phase_report.max_row_bytes, bytes);
+      phase_report.total_row_bytes += bytes;
+    }
+    for (TileState& state : states) {
+      arch::ExchangeStep exchange;
+      exchange.phase = capture.id;
+      UsePatches patches;
+      if (const TileRow* row = state.rows[p]) {
+        const StoredRow& stored = state.table.rows[state.table.row_of_phase[p]];
+        const uint32_t row_address = state.area_address + stored.offset;
+        exchange.row_address = row_address;
+        exchange.incoming_base = row->incoming_base;
+        patches = patches_for_use(*row, stored, row_address, iterations, capture.id);
+      }
+      if (!patches.setup.empty()) {
+        state.steps.push_back(arch::Step{arch::PatchStep{arch::PatchMethod::Setup, patches.setup}});
+      }
+      std::vector<arch::Step> body;
+      if (!patches.repeat.empty()) {
+        const arch::PatchMethod method = repeat_patch_method(patches.repeat.size(), machine);
+        const auto words = static_cast<uint32_t>(patches.repeat.size());
+        phase_report.patch_calls += repeat_patch_calls(method, words);
+        phase_report.patch_words += words;
+        phase_report.max_patch_words_per_tile = std::max(phase_report.max_patch_words_per_tile, words);
+        body.push_back(arch::Step{arch::PatchStep{method, patches.repeat}});
+      }
+      body.push_back(arch::Step{exchange});
+      std::vector<arch::IteratedPointer> pointers;
+      for (const Checksum& checksum : state.checksums[p]) {
+        arch::KernelStep kernel;
+        kernel.name = "checksum";
+        kernel.operands.push_back(arch::Operand{checksum.span.address, false});
+        if (checksum.pointer_address) {
+          kernel.operands.push_back(arch::Operand{*checksum.pointer_address, true});
+          pointers.push_back(arch::IteratedPointer{*checksum.pointer_address, 8});
+        } else {
+          kernel.operands.push_back(arch::Operand{checksum.slot_address, false});
+        }
+        kernel.scalars.push_back(checksum.span.bytes);
+        body.push_back(arch::Step{kernel});
+      }
+      if (iterations > 1) {
+        state.steps.push_back(arch::Step{arch::RepeatStep{iterations, std::move(body), std::move(pointers)}});
+      } else {
+        for (arch::Step& step : body) state.steps.push_back(std::move(step));
+      }
+    }
+  }
+
+  // The proof: follow the data through every phase and iteration.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint8_t>> slot_bytes;  // (tile, slot address)
+  ProofMemory memory(options.token_seed);
+  if (options.with_proof) {
+    for (const TileState& state : states) {
+      for (const Span& span : merge_spans(state.sources)) memory.fill_tokens(state.tile, span.address, span.bytes);
+    }
+    for (size_t p = 0; p < phase_count; ++p) {
+      const arch::CapturePhase& capture = *phases[p].capture;
+      const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
+      for (uint32_t i = 0; i < iterations; ++i) {
+        // Every transfer reads what its source held when the phase began.
+        std::vector<std::vector<ProofMemory::Piece>> reads;
+        reads.reserve(capture.transfers.size());
+        for (const arch::Transfer& transfer : capture.transfers) {
+          const uint32_t address = transfer.source_addresses[i % transfer.source_addresses.size()];
+          reads.push_back(memory.read(transfer.source_tile, address, transfer.words * 4));
+        }
+        for (size_t k = 0; k < capture.transfers.size(); ++k) {
+          for (const arch::Destination& d : capture.transfers[k].destinations) memory.write(d.tile, d.address, reads[k]);
+        }
+        for (const TileState& state : states) {
+          for (const Checksum& checksum : state.checksums[p]) {
+            const std::vector<uint8_t> bytes = memory.bytes(state.tile, checksum.span.address, checksum.span.bytes);
+            const std::vector<uint8_t> digest = little_endian(arch::fnv1a64(bytes.data(), bytes.size()), 8);
+            auto& slot = slot_bytes[{state.tile, checksum.slot_address}];
+            slot.insert(slot.end(), digest.begin(), digest.end());
+          }
+        }
+      }
+    }
+    for (auto& [key, bytes] : slot_bytes) {
+      arch::Expectation expectation;
+      expectation.tile = key.first;
+      expectation.address = key.second;
+      expectation.size = static_cast<uint32_t>(bytes.size());
+      expectation.bytes = std::move(bytes);
+      result.package.expectations.push_back(std::move(expectation));
+    }
+    for (const TileState& state : states) {
+      std::vector<Span> all;
+      for (const auto& ranges : state.destinations) all.insert(all.end(), ranges.begin(), ranges.end());
+      for (const Span& span : merge_spans(std::move(all))) {
+        for (uint32_t offset = 0; offset < span.bytes; offset += kExpectationChunkBytes) {
+          arch::Expectation expectation;
+          expectation.tile = state.tile;
+          expectation.address = span.address + offset;
+          expectation.size = std::min(kExpectationChunkBytes, span.bytes - offset);
+          std::vector<uint8_t> bytes = memory.bytes(state.tile, expectation.address, expectation.size);
+          if (expectation.size <= kExactExpectationBytes) {
+            expectation.bytes = std::move(bytes);
+          } else {
+            expectation.digest = arch::fnv1a64(bytes.data(), bytes.size());
+          }
+          result.package.expectations.push_back(std::move(expectation));
+        }
+      }
+    }
+    std::sort(result.package.expectations.begin(), result.package.expectations.end(),
+              [](const arch::Expectation& a, const arch::Expectation& b) {
+                return std::tie(a.tile, a.address) < std::tie(b.tile, b.address);
+              });
+  }
+
+  // The package itself.
+  arch::Package& package = result.package;
+  package.machine_name = machine.name;
+  package.machine_digest = machine.digest;
+  for (const PackagingPhase& phase : phases) {
+    package.phases.push_back(arch::Phase{phase.capture->id, phase.capture->label, phase.capture->execution_count,
+                                         phase.capture->operation});
+  }
+  for (TileState& state : states) {
+    arch::TileProgram program;
+    program.tile = state.tile;
+    program.table = arch::TableRegion{state.area_address, table_max};
+    if (state.table.bytes > 0) {
+      arch::Segment table{state.area_address, state.table.bytes, arch::FillKind::Bytes, {}, 0};
+      table.bytes.assign(state.table.bytes, 0);
+      for (const StoredRow& row : state.table.rows) {
+        for (size_t w = 0; w < row.words.size(); ++w) {
+          for (int k = 0; k < 4; ++k) table.bytes[row.offset + 4 * w + k] = static_cast<uint8_t>(row.words[w] >> (8 * k));
+        }
+      }
+      program.segments.push_back(std::move(table));
+    }
+    const uint32_t pointers = state.area_address + table_max;
+    const uint32_t slots = pointers + align8(state.pointer_count * 4);
+    if (state.pointer_count > 0) {
+      arch::Segment segment{pointers, state.pointer_count * 4, arch::FillKind::Bytes, {}, 0};
+      for (const auto& list : state.checksums) {
+        for (const Checksum& checksum : list) {
+          if (!checksum.pointer_address) continue;
+          const std::vector<uint8_t> value = little_endian(checksum.slot_address, 4);
+          const uint32_t at = *checksum.pointer_address - pointers;
+          if (segment.bytes.size() < at + 4) segment.bytes.resize(at + 4, 0);
+          std::copy(value.begin(), value.end(), segment.bytes.begin() + at);
+        }
+      }
+      program.segments.push_back(std::move(segment));
+    }
+    if (state.slot_count > 0) {
+      program.segments.push_back(arch::Segment{slots, state.slot_count * 8, arch::FillKind::Zero, {}, 0});
+    }
+    for (const Span& span : merge_spans(state.sources)) {
+      program.segments.push_back(arch::Segment{span.address, span.bytes, arch::FillKind::Tokens, {}, options.token_seed});
+    }
+    std::sort(program.segments.begin(), program.segments.end(),
+              [](const arch::Segment& a, const arch::Segment& b) { return a.address < b.address; });
+    program.steps = std::move(state.steps);
+    package.tiles.push_back(std::move(program));
+  }
+  return result;
+}
+
+}  // namespace lockstep::compiler

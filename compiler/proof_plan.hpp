@@ -1,0 +1,39 @@
+#pragma once
+// The payload proof of a package: which destination spans each tile checksums after an
+// exchange, where the digests go, and what every digest and destination must hold.
+#include <cstdint>
+#include <vector>
+
+#include "arch/capture.hpp"
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+#include "compiler/table_layout.hpp"
+
+namespace lockstep::compiler {
+
+struct Span {
+  uint32_t address = 0;
+  uint32_t bytes = 0;
+};
+
+// Byte ranges, sorted and merged (touching ranges join).
+std::vector<Span> merge_spans(std::vector<Span> ranges);
+
+// Destination ranges of one tile in one phase grouped into spans a `checksum` kernel can
+// hash: neighbours join unless an element below row_region_end that the tile's data does
+// not use lies between them (the reserved area can only lie in such elements).
+std::vector<Span> checksum_spans(const std::vector<Span>& destinations, const ElementUse& data,
+                                 const arch::MachineDescription& machine);
+
+// Per phase position, per tile position: whether a checksum follows the exchange. Iterated
+// phases always do (each iteration overwrites the last); others only when a later phase
+// writes into their destinations, so the end state no longer shows their delivery.
+std::vector<std::vector<bool>> checksum_needed(const std::vector<const arch::CapturePhase*>& phases,
+                                               const std::vector<std::vector<std::vector<Span>>>& destinations);
+
+// Final-state expectations of destination ranges: exact bytes for short ranges, digests
+// for long ones, at most `chunk_bytes` each.
+inline constexpr uint32_t kExpectationChunkBytes = 4096;
+inline constexpr uint32_t kExactExpectationBytes = 64;
+
+}  // namespace lockstep::compiler
