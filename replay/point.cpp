@@ -1,0 +1,228 @@
+#include "replay/point.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "arch/errors.hpp"
+#include "arch/package.hpp"
+#include "compiler/compile.hpp"
+#include "replay/sampling.hpp"
+#include "sim/backend.hpp"
+
+namespace lockstep::replay {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// The capture reduced to the one phase replayed (and to its first iteration if asked).
+arch::Capture single_phase(const arch::Capture& capture, const arch::CapturePhase& phase,
+                           bool all_iterations) {
+  arch::Capture out;
+  out.version = capture.version;
+  out.machine_name = capture.machine_name;
+  out.phases.push_back(phase);
+  if (!all_iterations && phase.iterations > 1) {
+    auto& p = out.phases.back();
+    p.iterations = 1;
+    for (auto& t : p.transfers) t.source_addresses.resize(1);
+  }
+  return out;
+}
+
+// Checks the payload after each execution of the phase.
+class PayloadChecker {
+ public:
+  PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options, PointResult& result)
+      : phase_(phase), options_(options), result_(result) {
+    if (options.samples) sample_ = sample_destination_words(phase, options.seed, options.samples);
+  }
+
+  void after(const sim::PhaseExecution& execution, const sim::MemoryView& memory) {
+    if (execution.phase != phase_.id) return;
+    ++result_.executions;
+    result_.horizon = std::max(result_.horizon, execution.horizon);
+    if (execution.iteration >= phase_.iterations) {
+      record_error("simulator reported iteration " + std::to_string(execution.iteration) +
+                   " of a phase with " + std::to_string(phase_.iterations));
+      return;
+    }
+    if (options_.samples) {
+      check_sample(execution.iteration, memory);
+    } else {
+      check_all(execution.iteration, memory);
+    }
+    if (options_.payload_digest && execution.iteration + 1 == phase_.iterations) {
+      digest(memory);
+    }
+  }
+
+ private:
+  void compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected,
+               uint32_t found) {
+    ++result_.words_checked;
+    if (expected == found) return;
+    ++result_.mismatch_count;
+    if (result_.mismatches.size() < options_.max_mismatches) {
+      result_.mismatches.push_back({tile, address, iteration, expected, found});
+    }
+  }
+
+  static uint32_t word_at(const uint8_t* bytes) {
+    return uint32_t(bytes[0]) | uint32_t(bytes[1]) << 8 | uint32_t(bytes[2]) << 16 |
+           uint32_t(bytes[3]) << 24;
+  }
+
+  void check_sample(uint32_t iteration, const sim::MemoryView& memory) {
+    uint8_t bytes[4];
+    for (const auto& w : sample_) {
+      const auto& d = phase_.transfers[w.transfer].destinations[w.destination];
+      const uint32_t address = d.address + 4 * w.word;
+      memory.read(d.tile, address, 4, bytes);
+      compare(d.tile, address, iteration, expected_token(phase_, w, iteration, options_.seed),
+              word_at(bytes));
+    }
+  }
+
+  void check_all(uint32_t iteration, const sim::MemoryView& memory) {
+    for (uint32_t t = 0; t < phase_.transfers.size(); ++t) {
+      const auto& transfer = phase_.transfers[t];
+      buffer_.resize(size_t(transfer.words) * 4);
+      for (uint32_t d = 0; d < transfer.destinations.size(); ++d) {
+        const auto& dest = transfer.destinations[d];
+        if (transfer.words == 0) continue;
+        memory.read(dest.tile, dest.address, transfer.words * 4, buffer_.data());
+        for (uint32_t k = 0; k < transfer.words; ++k) {
+          compare(dest.tile, dest.address + 4 * k, iteration,
+                  expected_token(phase_, {t, d, k}, iteration, options_.seed),
+                  word_at(&buffer_[size_t(k) * 4]));
+        }
+      }
+    }
+  }
+
+  // Transfers in capture order, destinations in capture order: a fixed, canonical order.
+  void digest(const sim::MemoryView& memory) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const auto& transfer : phase_.transfers) {
+      buffer_.resize(size_t(transfer.words) * 4);
+      for (const auto& dest : transfer.destinations) {
+        if (transfer.words == 0) continue;
+        memory.read(dest.tile, dest.address, transfer.words * 4, buffer_.data());
+        h = arch::fnv1a64(buffer_.data(), buffer_.size(), h);
+      }
+    }
+    result_.payload_digest = h;
+  }
+
+  void record_error(const std::string& what) {
+    if (result_.error.empty()) {
+      result_.error = what;
+      result_.error_exit_code = 3;
+    }
+  }
+
+  const arch::CapturePhase& phase_;
+  const PointOptions& options_;
+  PointResult& result_;
+  std::vector<DestinationWord> sample_;
+  std::vector<uint8_t> buffer_;
+};
+
+std::string hazard_line(const sim::Hazard& h) {
+  return sim::hazard_name(h.kind) + " tile " + std::to_string(h.tile) + " phase " +
+         std::to_string(h.phase) + " iteration " + std::to_string(h.iteration) + " cycle " +
+         std::to_string(h.cycle) + " row+" + std::to_string(h.row_offset) + " `" +
+         h.instruction + "`: " + h.detail;
+}
+
+}  // namespace
+
+const arch::CapturePhase& find_phase(const arch::Capture& capture, uint32_t phase_id) {
+  for (const auto& p : capture.phases) {
+    if (p.id == phase_id) return p;
+  }
+  throw InputError("phase " + std::to_string(phase_id) + ": not in the capture (" +
+                   std::to_string(capture.phases.size()) + " phases)");
+}
+
+arch::MachineDescription machine_for(const arch::Capture& capture,
+                                     const std::string& override_machine) {
+  if (!override_machine.empty()) return arch::load_machine(override_machine);
+  if (capture.machine_name.empty()) return arch::load_machine(arch::kDefaultMachine);
+  return arch::load_machine(capture.machine_name);
+}
+
+PointResult run_point(const arch::Capture& capture, const arch::MachineDescription& machine,
+                      const PointSpec& spec, const PointOptions& options) {
+  const auto& full_phase = find_phase(capture, spec.phase);
+  const arch::Capture one = single_phase(capture, full_phase, options.all_iterations);
+  const auto& phase = one.phases.front();
+
+  compiler::CompileOptions compile_options;
+  compile_options.config = compiler::parse_config(spec.compiler_config());
+  compile_options.phases = std::vector<uint32_t>{spec.phase};
+  compile_options.token_seed = options.seed;
+
+  PointResult result;
+  result.spec = spec;
+  result.label = phase.label;
+  result.execution_count = phase.execution_count;
+  result.iterations = phase.iterations;
+
+  compiler::CompileResult compiled;
+  const auto compile_start = std::chrono::steady_clock::now();
+  try {
+    compiled = compiler::compile_capture(one, machine, compile_options);
+  } catch (const InputError&) {
+    throw;  // the user's capture or configuration: stop the whole command
+  } catch (const std::exception& e) {
+    result.error = std::string("compile: ") + e.what();
+    result.error_exit_code = 3;
+    return result;
+  }
+  result.compile_ms = ms_since(compile_start);
+  const auto& report = compiled.report;
+  for (const auto& p : report.phases) {
+    if (p.phase != spec.phase) continue;
+    result.compiled_horizon = p.horizon;
+    result.lower_bound = p.lower_bound;
+    result.max_row_bytes = p.max_row_bytes;
+    result.total_row_bytes = p.total_row_bytes;
+    result.patch_calls = p.patch_calls;
+    result.patch_words = p.patch_words;
+  }
+  result.table_bytes_shared = report.table_bytes_shared;
+  result.table_bytes_unshared = report.table_bytes_unshared;
+
+  PayloadChecker checker(phase, options, result);
+  sim::RunOptions run_options;
+  run_options.after_exchange = [&checker](const sim::PhaseExecution& e, const sim::MemoryView& m) {
+    checker.after(e, m);
+  };
+  const auto simulate_start = std::chrono::steady_clock::now();
+  try {
+    auto backend = sim::make_systemc_backend(machine);
+    const auto run = backend->run(compiled.package, run_options);
+    result.hazard_count = run.hazards.size();
+    for (size_t i = 0; i < run.hazards.size() && i < options.max_hazards; ++i) {
+      result.hazards.push_back(hazard_line(run.hazards[i]));
+    }
+    result.expectation_failures = run.expectation_failures.size();
+  } catch (const std::exception& e) {
+    // Even a package the simulator rejects is the compiler's output, not the user's input.
+    result.error = std::string("simulate: ") + e.what();
+    result.error_exit_code = 3;
+  }
+  result.simulate_ms = ms_since(simulate_start);
+  spdlog::debug("point phase {} {}: horizon {} ({} compiled), {} words checked, {} mismatches",
+                spec.phase, spec.display_name(), result.horizon, result.compiled_horizon,
+                result.words_checked, result.mismatch_count);
+  return result;
+}
+
+}  // namespace lockstep::replay

@@ -1,0 +1,113 @@
+#include "replay/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include "arch/errors.hpp"
+#include "compiler/compile.hpp"
+#include "replay/parallel.hpp"
+#include "replay/point_codec.hpp"
+#include "replay/progress.hpp"
+
+namespace lockstep::replay {
+
+std::vector<PointSpec> plan_sweep(const arch::Capture& capture, const SweepDefinition& definition,
+                                  const SweepOptions& options) {
+  std::set<uint32_t> phases;
+  if (options.phases) {
+    for (uint32_t id : *options.phases) phases.insert(find_phase(capture, id).id);
+  } else {
+    for (const auto& p : capture.phases) phases.insert(p.id);
+  }
+  for (const auto& config : definition.configurations) {
+    compiler::parse_config(config);  // fail before any work starts
+    if (options.paired) compiler::parse_config(config + "+paired");
+  }
+  std::vector<PointSpec> plan;
+  for (uint32_t phase : phases) {
+    for (const auto& config : definition.configurations) {
+      plan.push_back({phase, config, false});
+      if (options.paired) plan.push_back({phase, config, true});
+    }
+  }
+  return plan;
+}
+
+size_t default_jobs(const MpiSession& mpi) {
+  return std::max<size_t>(1, available_cores() / static_cast<size_t>(mpi.local_size()));
+}
+
+std::vector<PointResult> run_sweep(const arch::Capture& capture,
+                                   const arch::MachineDescription& machine,
+                                   const std::vector<PointSpec>& plan, const SweepOptions& options,
+                                   const MpiSession& mpi) {
+  const auto mine = rank_share(plan.size(), mpi.rank(), mpi.size());
+  const size_t jobs = options.jobs > 0 ? options.jobs : default_jobs(mpi);
+  // Rank 0 shows its own share; the ranks advance at about the same pace.
+  Progress progress(mine.size(), "points", options.progress && mpi.root());
+
+  std::vector<std::pair<size_t, std::string>> local;
+  int status = 0;
+  std::string message;
+  try {
+    auto encoded = run_in_processes(
+        mine.size(), jobs,
+        [&](size_t i) {
+          return encode_point_result(run_point(capture, machine, plan[mine[i]], options.point));
+        },
+        [&](size_t) { progress.advance(); });
+    for (size_t i = 0; i < mine.size(); ++i) local.emplace_back(mine[i], std::move(encoded[i]));
+  } catch (const InputError& e) {
+    status = 2;
+    message = e.what();
+  } catch (const std::exception& e) {
+    status = 3;
+    message = e.what();
+  }
+  progress.finish();
+
+  // Every rank reaches the gather, failed or not, so none waits forever.
+  auto gathered = mpi.gather(local, status, message);
+  const int worst = mpi.broadcast(gathered.worst_status);
+  if (worst == 2) throw InputError(mpi.root() ? gathered.message : "input error on another rank");
+  if (worst != 0) {
+    throw std::runtime_error(mpi.root() ? gathered.message : "failure on another rank");
+  }
+  if (!mpi.root()) return {};
+  std::vector<PointResult> results(plan.size());
+  std::vector<bool> seen(plan.size(), false);
+  for (auto& [index, bytes] : gathered.items) {
+    if (index >= plan.size() || seen[index]) throw std::runtime_error("sweep: bad point index");
+    seen[index] = true;
+    results[index] = decode_point_result(bytes);
+  }
+  if (std::find(seen.begin(), seen.end(), false) != seen.end()) {
+    throw std::runtime_error("sweep: a point was never run");
+  }
+  return results;
+}
+
+ResultRow to_result_row(const PointResult& point, bool timings) {
+  ResultRow row;
+  row.phase = point.spec.phase;
+  row.label = point.label;
+  row.execution_count = point.execution_count;
+  row.config = point.spec.config;
+  row.width = point.spec.paired ? compiler::Width::Paired64 : compiler::Width::Word32;
+  row.horizon = point.horizon;
+  row.lower_bound = point.lower_bound;
+  row.max_row_bytes = point.max_row_bytes;
+  row.total_row_bytes = point.total_row_bytes;
+  row.table_bytes_shared = point.table_bytes_shared;
+  row.table_bytes_unshared = point.table_bytes_unshared;
+  row.patch_calls = point.patch_calls;
+  row.patch_words = point.patch_words;
+  row.compile_ms = timings ? point.compile_ms : 0.0;
+  row.simulate_ms = timings ? point.simulate_ms : 0.0;
+  row.payload_pass = point.payload_ok();
+  return row;
+}
+
+}  // namespace lockstep::replay
