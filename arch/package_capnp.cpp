@@ -152,20 +152,26 @@ struct Reader {
     return std::vector<uint8_t>(d.begin(), d.end());
   }
 
-  std::vector<Step> steps(capnp::List<s::Step>::Reader in, const std::string& where,
-                          int depth) const {
-    if (depth > kMaxRepeatDepth) fail(where, "Repeat bodies nested deeper than 32");
+  // `tile` is "tile N", `path` the index path of the enclosing Repeat ("" at top level).
+  std::vector<Step> steps(capnp::List<s::Step>::Reader in, const std::string& tile,
+                          const std::string& path, int depth) const {
+    if (depth > kMaxRepeatDepth) {
+      fail(tile + ": step " + path, "Repeat bodies nested deeper than " +
+                                        std::to_string(kMaxRepeatDepth));
+    }
     std::vector<Step> out;
-    out.reserve(in.size());
     unsigned index = 0;
     for (auto step : in) {
-      const std::string at = where + "." + std::to_string(index++);
-      out.push_back(this->step(step, at, depth));
+      const std::string at = path.empty() ? std::to_string(index) : path + "." + std::to_string(index);
+      ++index;
+      out.push_back(this->step(step, tile, at, depth));
     }
     return out;
   }
 
-  Step step(s::Step::Reader in, const std::string& where, int depth) const {
+  Step step(s::Step::Reader in, const std::string& tile, const std::string& path,
+            int depth) const {
+    const std::string where = tile + ": step " + path;
     switch (in.which()) {
       case s::Step::SYNC:
         return Step{SyncStep{in.getSync()}};
@@ -191,7 +197,7 @@ struct Reader {
         auto r = in.getRepeat();
         RepeatStep out;
         out.count = r.getCount();
-        out.body = steps(r.getBody(), where, depth + 1);
+        out.body = steps(r.getBody(), tile, path, depth + 1);
         for (auto p : r.getPointers()) out.pointers.push_back({p.getAddress(), p.getStride()});
         return Step{out};
       }
@@ -200,9 +206,7 @@ struct Reader {
         PatchStep out;
         const auto method = static_cast<uint16_t>(p.getMethod());
         if (method > static_cast<uint16_t>(PatchMethod::Setup)) {
-          fail("step " + where.substr(where.find(' ') + 1), "patch method " +
-                                                                 std::to_string(method) +
-                                                                 " unknown");
+          fail(where + " (patch)", "method: " + std::to_string(method) + " unknown");
         }
         out.method = static_cast<PatchMethod>(method);
         for (auto entry : p.getEntries()) {
@@ -260,7 +264,7 @@ struct Reader {
       }
       auto table = t.getTable();
       tile.table = {table.getAddress(), table.getSize()};
-      tile.steps = steps(t.getSteps(), where + ": step", 0);
+      tile.steps = steps(t.getSteps(), where, "", 0);
       out.tiles.push_back(std::move(tile));
     }
     for (auto b : in.getBindings()) {
@@ -329,11 +333,13 @@ Package parse_package_capnp(const uint8_t* data, size_t size, const std::string&
   options.traversalLimitInWords = 8 * word_count + 8192;
   try {
     // The segment table must fit before FlatArrayMessageReader looks at the segments.
-    const uint32_t segment_count = static_cast<uint32_t>(words[0].asBytes()[0]) |
-                                   static_cast<uint32_t>(words[0].asBytes()[1]) << 8 |
-                                   static_cast<uint32_t>(words[0].asBytes()[2]) << 16 |
-                                   static_cast<uint32_t>(words[0].asBytes()[3]) << 24;
-    const uint64_t table_words = (static_cast<uint64_t>(segment_count) + 2) / 2;
+    const auto* header = reinterpret_cast<const uint8_t*>(words.begin());
+    const uint32_t segment_count = static_cast<uint32_t>(header[0]) |
+                                   static_cast<uint32_t>(header[1]) << 8 |
+                                   static_cast<uint32_t>(header[2]) << 16 |
+                                   static_cast<uint32_t>(header[3]) << 24;
+    // The first word holds (segments - 1); the table is 1 + segments 32-bit sizes.
+    const uint64_t table_words = (static_cast<uint64_t>(segment_count) + 3) / 2;
     if (segment_count >= 512 || table_words > word_count) {
       throw InputError(name + ": truncated or corrupt package: segment table of " +
                        std::to_string(static_cast<uint64_t>(segment_count) + 1) +
@@ -347,7 +353,11 @@ Package parse_package_capnp(const uint8_t* data, size_t size, const std::string&
     }
     return Reader{name}.package(reader.getRoot<s::Package>());
   } catch (const kj::Exception& e) {
-    throw InputError(name + ": corrupt package: " + std::string(e.getDescription().cStr()));
+    std::string what(e.getDescription().cStr());
+    for (char& c : what) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    throw InputError(name + ": corrupt package: " + what);
   }
 }
 
