@@ -460,9 +460,11 @@ class PhaseExecutor {
                        : "send reads " + hex(source) + ".." + hex(source + bytes) + " outside SRAM");
       return;
     }
-    if (event > out_.tile_horizon[d]) {
-      hazard(HazardClass::InstructionAccess, d, event, instr,
-             "write at event " + std::to_string(event) + " after the row ended at " +
+    const int64_t last_event = event + items - 1;
+    if (last_event > out_.tile_horizon[d]) {
+      const int64_t late = std::max(event, out_.tile_horizon[d] + 1);
+      hazard(HazardClass::InstructionAccess, d, late, instr,
+             "write at event " + std::to_string(late) + " after the row ended at " +
                  std::to_string(out_.tile_horizon[d]) +
                  ": races the supervisor's and workers' own loads and stores");
     }

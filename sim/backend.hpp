@@ -43,6 +43,9 @@ struct Hazard {
   std::string detail;         // one line
 };
 
+// "hazard mux-left-open: tile 3 phase 1 iteration 0 cycle 250 row+0x10 [delayxpic ...]: detail"
+std::string describe(const Hazard& hazard);
+
 struct ExpectationFailure {
   uint32_t tile = 0;
   uint32_t address = 0;
@@ -67,6 +70,7 @@ class MemoryView {
 
 struct RunOptions {
   bool keep_going = false;                      // collect every hazard instead of stopping
+  std::string source_name = "package";          // names the package in InputError messages
   std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
   std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
   // Called after every phase execution, with memory as it stands at the end of it.

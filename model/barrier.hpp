@@ -1,0 +1,40 @@
+#pragma once
+// The sync barrier: releases when every participating tile has arrived, at the last
+// arrival + machine.barrier_latency_cycles. At an exchange release it has the fabric
+// execute the phase, then each tile resumes after its own row.
+#include <systemc>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "arch/machine.hpp"
+#include "model/chip_interfaces.hpp"
+
+namespace lockstep::model {
+
+class Barrier : public sc_core::sc_module, public BarrierInterface {
+ public:
+  sc_core::sc_port<FabricInterface> fabric;
+
+  // `participants`: how many tiles take part in each barrier.
+  Barrier(sc_core::sc_module_name name, const arch::MachineDescription& machine,
+          std::map<BarrierKey, uint32_t> participants);
+
+  int64_t arrive(const BarrierKey& key, Tile& tile) override;
+
+  // Tiles waiting at a barrier that never released (for the end-of-run check).
+  std::vector<std::pair<BarrierKey, std::vector<Tile*>>> stuck() const;
+
+ private:
+  struct Round {
+    uint32_t expected = 0;
+    std::vector<Tile*> arrived;
+    std::map<Tile*, int64_t> events;  // results of the last release
+    std::unique_ptr<sc_core::sc_event> released;
+  };
+  const arch::MachineDescription& machine_;
+  std::map<BarrierKey, Round> rounds_;
+};
+
+}  // namespace lockstep::model

@@ -1,0 +1,57 @@
+#include "model/chip.hpp"
+
+#include <set>
+#include <string>
+
+namespace lockstep::model {
+
+namespace {
+
+// Which phases a tile's program takes part in (at any depth of Repeat).
+void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& phases,
+                    bool& syncs) {
+  for (const auto& step : steps) {
+    if (const auto* e = std::get_if<arch::ExchangeStep>(&step.kind)) phases.insert(e->phase);
+    if (std::holds_alternative<arch::SyncStep>(step.kind)) syncs = true;
+    if (const auto* r = std::get_if<arch::RepeatStep>(&step.kind)) collect_phases(r->body, phases, syncs);
+  }
+}
+
+}  // namespace
+
+Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine,
+           const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor)
+    : sc_core::sc_module(name) {
+  std::map<BarrierKey, uint32_t> participants;
+  for (const auto& program : package.tiles) {
+    std::set<uint32_t> phases;
+    bool syncs = false;
+    collect_phases(program.steps, phases, syncs);
+    for (uint32_t p : phases) ++participants[BarrierKey{true, p}];
+  }
+  // Every tile takes part in every plain sync.
+  participants[BarrierKey{false, 0}] = static_cast<uint32_t>(package.tiles.size());
+  fabric_ = std::make_unique<ExchangeFabric>("fabric", machine, topology, monitor);
+  barrier_ = std::make_unique<Barrier>("barrier", machine, std::move(participants));
+  barrier_->fabric(*fabric_);
+  tiles_.reserve(package.tiles.size());
+  for (const auto& program : package.tiles) {
+    auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program,
+                                    machine, topology.physical(program.tile), monitor);
+    t->barrier(*barrier_);
+    by_logical_[program.tile] = t.get();
+    tiles_.push_back(std::move(t));
+  }
+}
+
+Tile* Chip::tile(uint32_t logical) {
+  const auto it = by_logical_.find(logical);
+  return it == by_logical_.end() ? nullptr : it->second;
+}
+
+const Tile* Chip::tile(uint32_t logical) const {
+  const auto it = by_logical_.find(logical);
+  return it == by_logical_.end() ? nullptr : it->second;
+}
+
+}  // namespace lockstep::model

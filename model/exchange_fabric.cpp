@@ -1,0 +1,102 @@
+#include "model/exchange_fabric.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "model/exchange_phase.hpp"
+#include "model/tile.hpp"
+
+namespace lockstep::model {
+
+namespace {
+constexpr uint32_t kReturnWord = 0x43a00000;  // br $m10
+}
+
+ExchangeFabric::ExchangeFabric(sc_core::sc_module_name name,
+                               const arch::MachineDescription& machine,
+                               const arch::Topology& topology, RunMonitor& monitor)
+    : sc_core::sc_module(name), machine_(machine), topology_(topology), monitor_(monitor) {}
+
+// Reads the row from SRAM up to the first return word, growing the window as needed and
+// never past the tile's table (or SRAM): a row without a return is an encoding hazard.
+std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t address) const {
+  const auto& table = tile.program().table;
+  uint64_t limit = std::min<uint64_t>(uint64_t(table.address) + table.size, machine_.sram_end);
+  if (address < machine_.sram_base || address >= limit) return {};
+  const uint64_t available = (limit - address) / 4;
+  std::vector<uint32_t> words;
+  uint64_t want = std::min<uint64_t>(64, available);
+  size_t scanned = 0;
+  while (true) {
+    const size_t old = words.size();
+    words.resize(want);
+    tile.memory().read(address + static_cast<uint32_t>(old * 4),
+                       static_cast<uint32_t>((want - old) * 4),
+                       reinterpret_cast<uint8_t*>(words.data() + old));
+    for (; scanned < words.size(); ++scanned) {
+      // A sendpicp payload may look like a return; one more word covers that case.
+      if (words[scanned] == kReturnWord) {
+        return words;
+      }
+    }
+    if (want == available) return words;
+    want = std::min<uint64_t>(want * 2, available);
+  }
+}
+
+std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* const> tiles) {
+  const uint64_t release = sc_core::sc_time_stamp().value();
+  std::vector<PhaseTile> inputs(tiles.size());
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const Tile& t = *tiles[i];
+    const arch::ExchangeStep& step = *t.pending_exchange();
+    PhaseTile& in = inputs[i];
+    in.logical = t.logical();
+    in.physical = t.physical();
+    in.has_row = step.row_address.has_value();
+    in.row_address = step.row_address.value_or(0);
+    if (in.has_row) in.row_words = read_row(t, in.row_address);
+    in.incoming_base = step.incoming_base;
+    in.incoming_format = step.incoming_format;
+    in.incoming_mux = step.incoming_mux.value_or(t.mux);
+    in.paired_mux = t.paired_mux;
+  }
+  PhaseOutcome outcome = execute_phase(machine_, topology_, inputs, monitor_.trace_tile);
+
+  // Every send reads its source as it stood at the release; then the words land in
+  // write-event order, so a word written twice keeps the later one.
+  std::vector<std::vector<uint8_t>> data(outcome.writes.size());
+  for (size_t k = 0; k < outcome.writes.size(); ++k) {
+    const WriteRun& w = outcome.writes[k];
+    data[k].resize(w.bytes);
+    tiles[w.sender]->memory().read(w.source_address, w.bytes, data[k].data());
+  }
+  for (size_t k = 0; k < outcome.writes.size(); ++k) {
+    const WriteRun& w = outcome.writes[k];
+    tiles[w.receiver]->memory().write(w.address, w.bytes, data[k].data());
+  }
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    tiles[i]->mux = outcome.final_mux[i];
+    tiles[i]->paired_mux = outcome.final_paired_mux[i];
+  }
+  const uint32_t iteration = tiles.empty() ? 0 : tiles.front()->iteration();
+  if (monitor_.trace_tile && spdlog::should_log(spdlog::level::debug)) {
+    for (const auto& line : outcome.trace) {
+      spdlog::debug("tile {} phase {} iteration {} event {}: {}", *monitor_.trace_tile, phase,
+                    iteration, line.event, line.text);
+    }
+  }
+  monitor_.record({phase, iteration, release, static_cast<uint64_t>(outcome.horizon)});
+  for (auto& h : outcome.hazards) {
+    RecordedHazard r;
+    r.cycle = release + static_cast<uint64_t>(std::max<int64_t>(0, h.event));
+    r.phase = phase;
+    r.iteration = iteration;
+    r.hazard = std::move(h);
+    monitor_.report(std::move(r));
+  }
+  return outcome.tile_horizon;
+}
+
+}  // namespace lockstep::model

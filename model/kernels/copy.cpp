@@ -1,0 +1,38 @@
+// copy: operands [dst, src], scalars [bytes]. Copies as if through a temporary, so
+// overlapping spans behave like memmove. Cycles: words split over the workers, a load and
+// a store per word, plus a 4-instruction prologue.
+#include <vector>
+
+#include "model/kernel_registry.hpp"
+
+namespace lockstep::model {
+namespace {
+
+std::string check(const arch::KernelStep& step) {
+  if (auto e = check_counts(step, 2, 1); !e.empty()) return e;
+  if (step.scalars[0] < 0 || step.scalars[0] % 4 != 0 || step.scalars[0] > 0x100000) {
+    return "copy: bytes must be a non-negative multiple of 4 within SRAM";
+  }
+  return "";
+}
+
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
+             Sram& memory) {
+  const auto bytes = static_cast<uint32_t>(scalars[0]);
+  if (!memory.contains(operands[0], bytes) || !memory.contains(operands[1], bytes)) {
+    throw std::out_of_range("copy: span outside SRAM");
+  }
+  std::vector<uint8_t> buffer(bytes);
+  memory.read(operands[1], bytes, buffer.data());
+  memory.write(operands[0], bytes, buffer.data());
+}
+
+uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+  return machine.supervisor_cycles_per_instruction *
+         (4 + 2 * per_worker(static_cast<uint64_t>(scalars[0]) / 4, machine));
+}
+
+const KernelRegistration registration{{"copy", check, execute, cycles}};
+
+}  // namespace
+}  // namespace lockstep::model

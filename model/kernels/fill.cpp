@@ -1,0 +1,34 @@
+// fill: operands [dst], scalars [bytes, word value]. Every 32-bit word of dst..dst+bytes
+// becomes the value. Cycles: the words split over the workers, one store per word, plus a
+// 4-instruction prologue; a worker issues every supervisor_cycles_per_instruction cycles.
+#include "model/kernel_registry.hpp"
+
+namespace lockstep::model {
+namespace {
+
+std::string check(const arch::KernelStep& step) {
+  if (auto e = check_counts(step, 1, 2); !e.empty()) return e;
+  if (step.scalars[0] < 0 || step.scalars[0] % 4 != 0 || step.scalars[0] > 0x100000) {
+    return "fill: bytes must be a non-negative multiple of 4 within SRAM";
+  }
+  if (step.scalars[1] < 0 || step.scalars[1] > 0xffffffffll) return "fill: value must fit 32 bits";
+  return "";
+}
+
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
+             Sram& memory) {
+  const auto bytes = static_cast<uint32_t>(scalars[0]);
+  const auto value = static_cast<uint32_t>(scalars[1]);
+  if (!memory.contains(operands[0], bytes)) throw std::out_of_range("fill: destination outside SRAM");
+  for (uint32_t a = 0; a < bytes; a += 4) memory.write_word(operands[0] + a, value);
+}
+
+uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+  return machine.supervisor_cycles_per_instruction *
+         (4 + per_worker(static_cast<uint64_t>(scalars[0]) / 4, machine));
+}
+
+const KernelRegistration registration{{"fill", check, execute, cycles}};
+
+}  // namespace
+}  // namespace lockstep::model

@@ -1,0 +1,47 @@
+#pragma once
+// What a run observes while the SystemC model executes: hazards with their place in time,
+// phase executions, and whether the run must stop. Shared by tiles, barrier and fabric.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "model/hazard.hpp"
+
+namespace lockstep::model {
+
+struct RecordedHazard {
+  ModelHazard hazard;   // hazard.event is the event within the phase (or 0 for steps)
+  uint32_t phase = 0;
+  uint32_t iteration = 0;
+  uint64_t cycle = 0;   // absolute tile cycle from the start of the run
+};
+
+struct PhaseRecord {
+  uint32_t phase = 0;
+  uint32_t iteration = 0;
+  uint64_t release_cycle = 0;
+  uint64_t horizon = 0;
+};
+
+class RunMonitor {
+ public:
+  bool keep_going = false;
+  std::optional<uint32_t> trace_tile;
+  // Called after every phase execution, memory as it stands then.
+  std::function<void(const PhaseRecord&)> after_phase;
+
+  void report(RecordedHazard hazard);
+  void record(const PhaseRecord& record);
+  bool stopping() const { return stopping_; }
+
+  const std::vector<RecordedHazard>& hazards() const { return hazards_; }
+  const std::vector<PhaseRecord>& executions() const { return executions_; }
+
+ private:
+  bool stopping_ = false;
+  std::vector<RecordedHazard> hazards_;
+  std::vector<PhaseRecord> executions_;
+};
+
+}  // namespace lockstep::model

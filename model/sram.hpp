@@ -1,0 +1,33 @@
+#pragma once
+// One tile's SRAM: 16 KiB memory elements allocated on first write, so idle memory costs
+// nothing. Little-endian; untouched memory reads as zero; addresses outside SRAM are
+// refused (callers report hazard 4 first).
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "arch/machine.hpp"
+
+namespace lockstep::model {
+
+class Sram {
+ public:
+  explicit Sram(const arch::MachineDescription& machine);
+
+  bool contains(uint64_t address, uint64_t bytes) const;
+  // Both throw std::out_of_range outside SRAM.
+  void read(uint32_t address, uint32_t bytes, uint8_t* out) const;
+  void write(uint32_t address, uint32_t bytes, const uint8_t* data);
+  uint32_t read_word(uint32_t address) const;
+  void write_word(uint32_t address, uint32_t value);
+  size_t allocated_bytes() const;
+
+ private:
+  static constexpr uint32_t kChunk = 0x4000;
+  uint32_t base_;
+  uint32_t end_;
+  std::vector<std::unique_ptr<std::array<uint8_t, kChunk>>> chunks_;
+};
+
+}  // namespace lockstep::model

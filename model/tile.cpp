@@ -1,0 +1,148 @@
+#include "model/tile.hpp"
+
+#include <sstream>
+
+#include "model/kernel_registry.hpp"
+#include "model/supervisor_costs.hpp"
+
+namespace lockstep::model {
+
+namespace {
+std::string hex(uint64_t v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << v;
+  return s.str();
+}
+}  // namespace
+
+Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program,
+           const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor)
+    : sc_core::sc_module(name),
+      barrier("barrier"),
+      program_(program),
+      machine_(machine),
+      physical_(physical),
+      monitor_(monitor),
+      memory_(machine) {
+  mux = machine.neutral_mux;
+  paired_mux = machine.neutral_mux;
+  SC_HAS_PROCESS(Tile);
+  SC_THREAD(run);
+  // Supervisor threads recurse only through nested Repeats; small stacks keep 1,472 cheap.
+  set_stack_size(128 * 1024);
+}
+
+void Tile::wait_cycles(uint64_t cycles) {
+  if (cycles > 0) wait(sc_core::sc_time::from_value(cycles));
+}
+
+void Tile::run() {
+  execute(program_.steps);
+  finish_cycle_ = sc_core::sc_time_stamp().value();
+  finished_ = true;
+}
+
+void Tile::execute(const std::vector<arch::Step>& steps) {
+  for (const auto& step : steps) {
+    if (monitor_.stopping()) return;
+    std::visit(
+        [this](const auto& s) {
+          using T = std::decay_t<decltype(s)>;
+          if constexpr (std::is_same_v<T, arch::SyncStep>) do_sync(s);
+          if constexpr (std::is_same_v<T, arch::ExchangeStep>) do_exchange(s);
+          if constexpr (std::is_same_v<T, arch::KernelStep>) do_kernel(s);
+          if constexpr (std::is_same_v<T, arch::RepeatStep>) do_repeat(s);
+          if constexpr (std::is_same_v<T, arch::PatchStep>) do_patch(s);
+        },
+        step.kind);
+  }
+}
+
+void Tile::do_sync(const arch::SyncStep&) {
+  wait_cycles(sync_instructions() * machine_.supervisor_cycles_per_instruction);
+  barrier->arrive(BarrierKey{false, 0}, *this);
+}
+
+void Tile::do_exchange(const arch::ExchangeStep& step) {
+  wait_cycles(exchange_setup_instructions(step) * machine_.supervisor_cycles_per_instruction);
+  pending_exchange_ = &step;
+  current_phase_ = step.phase;
+  const int64_t events = barrier->arrive(BarrierKey{true, step.phase}, *this);
+  pending_exchange_ = nullptr;
+  wait_cycles(static_cast<uint64_t>(events));
+}
+
+void Tile::step_hazard(HazardClass kind, const std::string& what, const std::string& detail) {
+  RecordedHazard h;
+  h.hazard.kind = kind;
+  h.hazard.tile = logical();
+  h.hazard.instruction = what;
+  h.hazard.detail = detail;
+  h.phase = current_phase_;
+  h.iteration = iteration();
+  h.cycle = sc_core::sc_time_stamp().value();
+  monitor_.report(std::move(h));
+}
+
+void Tile::do_kernel(const arch::KernelStep& step) {
+  const KernelDefinition* kernel = find_kernel(step.name);
+  std::vector<uint32_t> operands;
+  bool ok = kernel != nullptr;
+  for (const auto& op : step.operands) {
+    if (!op.indirect) {
+      operands.push_back(op.address);
+    } else if (memory_.contains(op.address, 4)) {
+      operands.push_back(memory_.read_word(op.address));
+    } else {
+      step_hazard(HazardClass::WriteOutOfRange, "kernel " + step.name,
+                  "indirect operand slot " + hex(op.address) + " outside SRAM");
+      ok = false;
+    }
+  }
+  if (ok) {
+    try {
+      kernel->execute(operands, step.scalars, memory_);
+    } catch (const std::out_of_range& e) {
+      step_hazard(HazardClass::WriteOutOfRange, "kernel " + step.name, e.what());
+    }
+  }
+  const uint64_t cycles = kernel_launch_instructions() * machine_.supervisor_cycles_per_instruction +
+                          (kernel ? kernel->cycles(step.scalars, machine_) : 0);
+  wait_cycles(cycles);
+}
+
+void Tile::do_repeat(const arch::RepeatStep& step) {
+  wait_cycles(repeat_entry_instructions() * machine_.supervisor_cycles_per_instruction);
+  for (uint32_t i = 0; i < step.count; ++i) {
+    iterations_.push_back(i);
+    execute(step.body);
+    iterations_.pop_back();
+    if (monitor_.stopping()) return;
+    for (const auto& p : step.pointers) {
+      if (!memory_.contains(p.address, 4)) {
+        step_hazard(HazardClass::WriteOutOfRange, "repeat pointer",
+                    "iterated pointer slot " + hex(p.address) + " outside SRAM");
+        continue;
+      }
+      memory_.write_word(p.address, memory_.read_word(p.address) + static_cast<uint32_t>(p.stride));
+    }
+    wait_cycles(repeat_iteration_instructions(step, i + 1 == step.count) *
+                machine_.supervisor_cycles_per_instruction);
+  }
+}
+
+void Tile::do_patch(const arch::PatchStep& step) {
+  const uint32_t i = iteration();
+  for (const auto& entry : step.entries) {
+    if (entry.values.empty()) continue;
+    if (!memory_.contains(entry.word_address, 4)) {
+      step_hazard(HazardClass::WriteOutOfRange, "patch",
+                  "patched word " + hex(entry.word_address) + " outside SRAM");
+      continue;
+    }
+    memory_.write_word(entry.word_address, entry.values[i % entry.values.size()]);
+  }
+  wait_cycles(patch_cycles(step, machine_));
+}
+
+}  // namespace lockstep::model

@@ -1,0 +1,232 @@
+// The SystemC backend: validates a package, loads it into a fresh model, runs it and
+// checks its expectations.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+#include <systemc>
+
+#include "arch/errors.hpp"
+#include "arch/token.hpp"
+#include "arch/topology.hpp"
+#include "model/chip.hpp"
+#include "model/kernel_registry.hpp"
+#include "sim/backend.hpp"
+#include "sim/systemc_context.hpp"
+
+namespace lockstep::sim {
+namespace {
+
+std::string hex_bytes(const uint8_t* data, size_t n) {
+  std::ostringstream s;
+  for (size_t i = 0; i < n; ++i) s << std::hex << std::setw(2) << std::setfill('0') << int(data[i]);
+  return s.str();
+}
+
+std::string hex_digest(uint64_t v) {
+  std::ostringstream s;
+  s << std::hex << std::setw(16) << std::setfill('0') << v;
+  return s.str();
+}
+
+class ChipMemoryView : public MemoryView {
+ public:
+  explicit ChipMemoryView(const model::Chip& chip) : chip_(chip) {}
+  void read(uint32_t tile, uint32_t address, uint32_t bytes, uint8_t* out) const override {
+    const model::Tile* t = chip_.tile(tile);
+    if (t == nullptr || !t->memory().contains(address, bytes)) {
+      std::fill(out, out + bytes, 0);
+      return;
+    }
+    t->memory().read(address, bytes, out);
+  }
+
+ private:
+  const model::Chip& chip_;
+};
+
+// Kernel names and arguments are checked before anything runs.
+void check_kernels(const std::vector<arch::Step>& steps, const std::string& where) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (const auto* k = std::get_if<arch::KernelStep>(&steps[i].kind)) {
+      const auto* def = model::find_kernel(k->name);
+      const std::string at = where + " step " + std::to_string(i) + " (kernel)";
+      if (def == nullptr) throw InputError(at + ": name: unknown kernel '" + k->name + "'");
+      if (auto error = def->check(*k); !error.empty()) throw InputError(at + ": " + error);
+    }
+    if (const auto* r = std::get_if<arch::RepeatStep>(&steps[i].kind)) {
+      check_kernels(r->body, where + " step " + std::to_string(i) + " (repeat) body");
+    }
+  }
+}
+
+uint64_t binding_bytes(const arch::Binding& b) {
+  uint64_t n = 0;
+  for (const auto& s : b.slices) n += s.bytes;
+  return n;
+}
+
+class SystemCBackend : public Backend {
+ public:
+  explicit SystemCBackend(arch::MachineDescription machine)
+      : machine_(std::move(machine)), topology_(machine_) {}
+
+  RunResult run(const arch::Package& package, const RunOptions& options) override {
+    const std::string& file = options.source_name;
+    arch::validate_package(package, machine_, file);
+    for (const auto& t : package.tiles) check_kernels(t.steps, file + ": tile " + std::to_string(t.tile) + ":");
+    check_inputs(package, options);
+
+    FreshSimulationContext context;
+    model::RunMonitor monitor;
+    monitor.keep_going = options.keep_going;
+    monitor.trace_tile = options.trace_tile;
+    auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor);
+    ChipMemoryView view(*chip);
+    RunResult result;
+    if (options.after_exchange) {
+      monitor.after_phase = [&](const model::PhaseRecord& r) {
+        options.after_exchange(to_execution(r), view);
+      };
+    }
+    load(package, options, *chip);
+    sc_core::sc_start();
+
+    if (!monitor.stopping()) {
+      for (const auto& [key, tiles] : chip->barrier().stuck()) {
+        std::string list;
+        for (const auto* t : tiles) list += (list.empty() ? "" : ",") + std::to_string(t->logical());
+        throw InputError(file + ": " + (key.exchange ? "phase " + std::to_string(key.phase) : std::string("sync")) +
+                         ": barrier never releases: tiles " + list +
+                         " arrive but others never do (mismatched steps)");
+      }
+    }
+    uint64_t total = sc_core::sc_time_stamp().value();
+    for (const auto& t : chip->tiles()) total = std::max(total, t->finish_cycle());
+    result.total_cycles = total;
+    for (const auto& r : monitor.executions()) result.executions.push_back(to_execution(r));
+    for (const auto& h : monitor.hazards()) result.hazards.push_back(to_hazard(h));
+    std::stable_sort(result.hazards.begin(), result.hazards.end(), [](const Hazard& a, const Hazard& b) {
+      return std::make_tuple(a.cycle, a.tile, static_cast<int>(a.kind), a.phase, a.row_offset, a.detail) <
+             std::make_tuple(b.cycle, b.tile, static_cast<int>(b.kind), b.phase, b.row_offset, b.detail);
+    });
+    if (!monitor.stopping()) check_expectations(package, view, result);
+    collect_outputs(package, view, result);
+    chip.reset();
+    return result;
+  }
+
+ private:
+  arch::MachineDescription machine_;
+  arch::Topology topology_;
+
+  static PhaseExecution to_execution(const model::PhaseRecord& r) {
+    return {r.phase, r.iteration, r.release_cycle, static_cast<uint32_t>(r.horizon)};
+  }
+
+  static Hazard to_hazard(const model::RecordedHazard& r) {
+    Hazard h;
+    h.kind = static_cast<HazardKind>(r.hazard.kind);
+    h.tile = r.hazard.tile;
+    h.phase = r.phase;
+    h.iteration = r.iteration;
+    h.cycle = r.cycle;
+    h.row_offset = r.hazard.row_offset;
+    h.instruction = r.hazard.instruction;
+    h.detail = r.hazard.detail;
+    return h;
+  }
+
+  void check_inputs(const arch::Package& package, const RunOptions& options) const {
+    for (const auto& [name, bytes] : options.inputs) {
+      const auto it = std::find_if(package.bindings.begin(), package.bindings.end(),
+                                   [&](const arch::Binding& b) { return b.name == name; });
+      if (it == package.bindings.end() || it->kind == arch::BindingKind::Output) {
+        throw InputError(options.source_name + ": bindings: no input binding named '" + name + "'");
+      }
+      if (binding_bytes(*it) != bytes.size()) {
+        throw InputError(options.source_name + ": bindings." + name + ": expects " +
+                         std::to_string(binding_bytes(*it)) + " bytes, got " + std::to_string(bytes.size()));
+      }
+    }
+  }
+
+  void load(const arch::Package& package, const RunOptions& options, model::Chip& chip) const {
+    for (const auto& program : package.tiles) {
+      model::Sram& memory = chip.tile(program.tile)->memory();
+      for (const auto& seg : program.segments) {
+        switch (seg.fill) {
+          case arch::FillKind::Bytes:
+            memory.write(seg.address, seg.size, seg.bytes.data());
+            break;
+          case arch::FillKind::Zero: {
+            const std::vector<uint8_t> zeros(seg.size, 0);
+            memory.write(seg.address, seg.size, zeros.data());
+            break;
+          }
+          case arch::FillKind::Tokens:
+            for (uint32_t a = seg.address; a < seg.address + seg.size; a += 4) {
+              memory.write_word(a, arch::payload_token(seg.token_seed, program.tile, a));
+            }
+            break;
+        }
+      }
+    }
+    for (const auto& [name, bytes] : options.inputs) {
+      const auto& binding = *std::find_if(package.bindings.begin(), package.bindings.end(),
+                                          [&](const arch::Binding& b) { return b.name == name; });
+      size_t offset = 0;
+      for (const auto& slice : binding.slices) {
+        model::Tile* t = chip.tile(slice.tile);
+        if (t == nullptr || !t->memory().contains(slice.address, slice.bytes)) {
+          throw InputError(options.source_name + ": bindings." + name + ": slice on tile " +
+                           std::to_string(slice.tile) + " is not in the package's memory");
+        }
+        t->memory().write(slice.address, slice.bytes, bytes.data() + offset);
+        offset += slice.bytes;
+      }
+    }
+  }
+
+  void check_expectations(const arch::Package& package, const MemoryView& view, RunResult& result) const {
+    for (const auto& e : package.expectations) {
+      std::vector<uint8_t> found(e.size);
+      view.read(e.tile, e.address, e.size, found.data());
+      if (e.digest) {
+        const uint64_t d = arch::fnv1a64(found.data(), found.size());
+        if (d != *e.digest) {
+          result.expectation_failures.push_back({e.tile, e.address, "digest " + hex_digest(*e.digest),
+                                                 "digest " + hex_digest(d)});
+        }
+        continue;
+      }
+      if (found != e.bytes) {
+        result.expectation_failures.push_back(
+            {e.tile, e.address, hex_bytes(e.bytes.data(), e.bytes.size()), hex_bytes(found.data(), found.size())});
+      }
+    }
+  }
+
+  void collect_outputs(const arch::Package& package, const MemoryView& view, RunResult& result) const {
+    for (const auto& b : package.bindings) {
+      if (b.kind != arch::BindingKind::Output) continue;
+      std::vector<uint8_t> bytes;
+      for (const auto& s : b.slices) {
+        const size_t at = bytes.size();
+        bytes.resize(at + s.bytes);
+        view.read(s.tile, s.address, s.bytes, bytes.data() + at);
+      }
+      result.outputs[b.name] = std::move(bytes);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_systemc_backend(const arch::MachineDescription& machine) {
+  return std::make_unique<SystemCBackend>(machine);
+}
+
+}  // namespace lockstep::sim
