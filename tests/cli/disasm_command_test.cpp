@@ -1,0 +1,154 @@
+// `lockstep disasm` and `lockstep machine` end to end.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+#include "support/test_support.hpp"
+
+namespace lockstep::testing {
+namespace {
+
+TEST(DisasmCommand, PrintsOneInstructionPerLine) {
+  const auto r = run_lockstep(
+      {"disasm", "--words", "41800003", "0x7fec0003", "f26c0802", "048d9000", "43a00000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "     0  41800003           sync zone=3\n"
+            "     4  7fec0003           send words=64 address=0x18000 sctl=3\n"
+            "     8  f26c0802 048d9000  sendpicp words=20 address=0x18100 sctl=2 ps=0 xpic=0x123 "
+            "xpic_paired=0 pic=0x19000\n"
+            "    16  43a00000           br $m10\n");
+}
+
+TEST(DisasmCommand, JsonUsesTheSpecFieldNames) {
+  const auto r = run_lockstep({"disasm", "--json", "--words", "40a00086", "64008640", "70e0c001",
+                               "f26c0802", "048d9000", "43a00000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 5u);
+  EXPECT_EQ(j[0], nlohmann::json::parse(
+                      R"({"offset":0,"words":["40a00086"],"op":"delay","fields":{"events":135}})"));
+  EXPECT_EQ(j[1]["fields"],
+            nlohmann::json::parse(R"({"events":3,"selector":0,"value":1600})"));
+  EXPECT_EQ(j[2]["fields"], nlohmann::json::parse(R"({"words":200,"delta":0,"sctl":1})"));
+  EXPECT_EQ(j[3]["offset"], 12);
+  EXPECT_EQ(j[3]["words"], nlohmann::json::parse(R"(["f26c0802","048d9000"])"));
+  EXPECT_EQ(j[3]["op"], "sendpicp");
+  EXPECT_EQ(j[3]["fields"], nlohmann::json::parse(
+                                R"({"words":20,"address":98560,"sctl":2,"ps":0,"xpic":291,
+                                    "xpic_paired":0,"pic":102400})"));
+  EXPECT_EQ(j[4], nlohmann::json::parse(
+                      R"({"offset":20,"words":["43a00000"],"op":"br","fields":{}})"));
+}
+
+TEST(DisasmCommand, BadWordsAreBadInputWithTheirOffset) {
+  auto r = run_lockstep({"disasm", "--words", "41800003", "zz"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("byte offset 4"), std::string::npos) << r.err;
+  r = run_lockstep({"disasm", "--words", "41800003", "40a00000", "7fe00001", "12345678"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("byte offset 12"), std::string::npos) << r.err;
+  r = run_lockstep({"disasm", "--words", "41800003", "f26c0802", "048d9000"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("byte offset 4"), std::string::npos) << r.err;
+  r = run_lockstep({"disasm", "--words", "123456789"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_lockstep({"disasm"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+// A package whose tile 1 holds a row for phase 2 inside a Repeat, and tile 0 is idle in it.
+std::string write_test_package() {
+  using namespace arch;
+  const MachineDescription machine = load_machine("ipu21-c600-t16");
+  Package p;
+  p.machine_name = machine.name;
+  p.machine_digest = machine.digest;
+  p.phases.push_back(Phase{2, "test.phase", 2, "copy"});
+  const std::vector<uint32_t> row = {0x40a00086, 0x78400001, 0xf26c0802, 0x048d9000,
+                                     0x43a00000, 0xdeadbeef};
+  TileProgram t1;
+  t1.tile = 1;
+  Segment seg;
+  seg.address = 0x4c000;
+  seg.size = static_cast<uint32_t>(row.size() * 4);
+  seg.fill = FillKind::Bytes;
+  for (const uint32_t w : row) {
+    for (int b = 0; b < 4; ++b) seg.bytes.push_back(static_cast<uint8_t>(w >> (8 * b)));
+  }
+  t1.segments.push_back(seg);
+  t1.table = TableRegion{0x4c000, seg.size};
+  ExchangeStep exchange;
+  exchange.phase = 2;
+  exchange.row_address = 0x4c000;
+  RepeatStep repeat;
+  repeat.count = 2;
+  repeat.body.push_back(Step{exchange});
+  t1.steps.push_back(Step{SyncStep{}});
+  t1.steps.push_back(Step{repeat});
+  TileProgram t0;
+  t0.tile = 0;
+  ExchangeStep idle;
+  idle.phase = 2;
+  t0.steps.push_back(Step{idle});
+  p.tiles = {t0, t1};
+  const std::string path = temp_dir("disasm_package") + "/package.yaml";
+  write_package_yaml(p, path);
+  return path;
+}
+
+TEST(DisasmCommand, ReadsARowOutOfAPackage) {
+  const std::string path = write_test_package();
+  auto r = run_lockstep({"disasm", path, "--tile", "1", "--phase", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "# tile 1 phase 2: row at 0x0004c000, 20 bytes\n"
+            "     0  40a00086           delay events=135\n"
+            "     4  78400001           send words=3 address=0x0 sctl=1\n"
+            "     8  f26c0802 048d9000  sendpicp words=20 address=0x18100 sctl=2 ps=0 xpic=0x123 "
+            "xpic_paired=0 pic=0x19000\n"
+            "    16  43a00000           br $m10\n");
+
+  r = run_lockstep({"disasm", path, "--tile", "1", "--phase", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_EQ(j[1]["op"], "send");
+
+  r = run_lockstep({"disasm", path, "--tile", "0", "--phase", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "[]\n");
+
+  r = run_lockstep({"disasm", path, "--tile", "1", "--phase", "3"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("phase 3"), std::string::npos) << r.err;
+  r = run_lockstep({"disasm", path, "--tile", "5", "--phase", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_lockstep({"disasm", path, "--tile", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(MachineCommand, PrintsTheDescriptionAndDigest) {
+  const auto m = arch::load_machine("ipu21-c600-t16");
+  auto r = run_lockstep({"machine", "ipu21-c600-t16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(arch::machine_to_yaml(m) + "digest: " + m.digest + "\n", 0), 0u) << r.out;
+
+  r = run_lockstep({"machine", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["name"], "ipu21-c600");
+  EXPECT_EQ(j["tiles"], 1472);
+  EXPECT_EQ(j["memory"]["base"], 0x4c000);
+  EXPECT_EQ(j["exchange"]["ttm_offset"], -34);
+  EXPECT_EQ(j["digest"], arch::load_machine("ipu21-c600").digest);
+
+  r = run_lockstep({"machine", source_path("tests/data/machines/unknown_key.yaml")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("exchange.wire_delay: unknown key"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace lockstep::testing
