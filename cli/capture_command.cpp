@@ -1,0 +1,176 @@
+// `lockstep capture synth|convert|stats|validate`: make, convert and inspect captures.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "arch/capture.hpp"
+#include "arch/errors.hpp"
+#include "arch/machine.hpp"
+#include "cli/command_registry.hpp"
+#include "compiler/synth.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The output form follows the file name: .yaml/.yml is YAML, anything else Cap'n Proto.
+void write_capture(const arch::Capture& capture, const std::string& path) {
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
+    arch::write_capture_yaml(capture, path);
+  } else {
+    arch::write_capture_capnp(capture, path);
+  }
+}
+
+void print_stats(const arch::Capture& capture) {
+  const arch::CaptureStats stats = arch::capture_stats(capture);
+  std::cout << "machine " << capture.machine_name << "\n";
+  std::cout << "phases " << stats.phases.size() << "\n";
+  std::cout << "transfers " << stats.transfers << "\n";
+  std::cout << "source_addresses " << stats.source_addresses << "\n";
+  std::cout << "words " << stats.words << "\n";
+  std::cout << "words_delivered " << stats.words_delivered << "\n";
+  std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,"
+               "words_delivered\n";
+  for (const auto& p : stats.phases) {
+    std::cout << p.id << "," << p.label << "," << p.execution_count << "," << p.iterations << ","
+              << p.transfers << "," << p.destinations << "," << p.words << ","
+              << p.words_delivered << "\n";
+  }
+}
+
+void add_synth(CLI::App& parent, std::function<int()>& run) {
+  auto* cmd = parent.add_subcommand(
+      "synth",
+      "Write a synthetic capture. Families: permutation (each tile sends one block to its\n"
+      "image under a random derangement), uniform (all-to-all: each tile to min(N-1, 32)\n"
+      "distinct tiles), skewed (half the traffic to a few hot tiles), multicast (2..64\n"
+      "destinations per transfer), transformer (embedding, a 27-layer Repeat body whose\n"
+      "weight-streaming phases carry 27 source addresses, then head phases; 80 phases by\n"
+      "default like the seed capture). The same options and seed give the same bytes.");
+  struct Options {
+    std::string family;
+    uint32_t tiles = 0;
+    uint64_t seed = 1;
+    uint32_t phases = 0;
+    std::string machine = arch::kDefaultMachine;
+    std::string output;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--family", o->family, "permutation, uniform, skewed, multicast or transformer")
+      ->required();
+  cmd->add_option("--tiles", o->tiles, "tiles taking part (default: all of the machine's)");
+  cmd->add_option("--seed", o->seed, "random seed (default 1)");
+  cmd->add_option("--phases", o->phases, "phases (default 8; transformer 80)");
+  cmd->add_option("--machine", o->machine, "machine name or YAML file (default ipu21-c600)");
+  cmd->add_option("-o,--output", o->output, "output file (.yaml for YAML, else Cap'n Proto)")
+      ->required();
+  add_common_options(*cmd);
+  run = [cmd, o]() {
+    if (!cmd->parsed()) return -1;
+    const auto machine = arch::load_machine(o->machine);
+    compiler::SynthOptions options;
+    options.family = compiler::parse_synth_family(o->family);
+    options.tiles = o->tiles;
+    options.seed = o->seed;
+    options.phases = o->phases;
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    auto start = Clock::now();
+    const arch::Capture capture = compiler::synthesize_capture(options, machine);
+    spdlog::info("synthesized {} phases in {:.2f} s", capture.phases.size(), seconds_since(start));
+    start = Clock::now();
+    arch::validate_capture(capture, machine, o->output);
+    spdlog::info("validated in {:.2f} s", seconds_since(start));
+    start = Clock::now();
+    write_capture(capture, o->output);
+    spdlog::info("wrote {} in {:.2f} s", o->output, seconds_since(start));
+    return kExitOk;
+  };
+}
+
+void add_convert(CLI::App& parent, std::function<int()>& run) {
+  auto* cmd = parent.add_subcommand(
+      "convert",
+      "Convert a capture between YAML and Cap'n Proto. The input form is read from its\n"
+      "content; the output form follows OUT's name (.yaml/.yml is YAML, else Cap'n Proto).");
+  auto in = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  cmd->add_option("IN", *in, "capture to read")->required();
+  cmd->add_option("OUT", *out, "file to write")->required();
+  add_common_options(*cmd);
+  run = [cmd, in, out]() {
+    if (!cmd->parsed()) return -1;
+    write_capture(arch::read_capture(*in), *out);
+    return kExitOk;
+  };
+}
+
+void add_stats(CLI::App& parent, std::function<int()>& run) {
+  auto* cmd = parent.add_subcommand(
+      "stats",
+      "Print a capture's totals, then one CSV line per phase: id, label, execution count,\n"
+      "iterations, transfers, destinations, words sent and words delivered (words x\n"
+      "destinations), for one execution of the phase.");
+  auto in = std::make_shared<std::string>();
+  cmd->add_option("FILE", *in, "capture to read")->required();
+  add_common_options(*cmd);
+  run = [cmd, in]() {
+    if (!cmd->parsed()) return -1;
+    print_stats(arch::read_capture(*in));
+    return kExitOk;
+  };
+}
+
+void add_validate(CLI::App& parent, std::function<int()>& run) {
+  auto* cmd = parent.add_subcommand(
+      "validate",
+      "Check a capture against a machine: tiles, 4-aligned spans inside SRAM and outside\n"
+      "the exchange-table range, word counts, distinct destinations, one source address\n"
+      "per iteration, unique phase ids. Exit 2 with the phase, transfer and field of the\n"
+      "first problem.");
+  auto in = std::make_shared<std::string>();
+  auto machine = std::make_shared<std::string>(arch::kDefaultMachine);
+  cmd->add_option("FILE", *in, "capture to check")->required();
+  cmd->add_option("--machine", *machine, "machine name or YAML file (default ipu21-c600)");
+  add_common_options(*cmd);
+  run = [cmd, in, machine]() {
+    if (!cmd->parsed()) return -1;
+    arch::validate_capture(arch::read_capture(*in), arch::load_machine(*machine), *in);
+    std::cout << *in << ": ok\n";
+    return kExitOk;
+  };
+}
+
+const CommandRegistration registration{"capture", [](CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "capture",
+      "Captures: the phases and transfers of a program (docs/formats.md, Captures).\n"
+      "Synthesize them, convert between YAML and Cap'n Proto, print statistics, validate.");
+  cmd->require_subcommand(1);
+  add_common_options(*cmd);
+  auto runners = std::make_shared<std::vector<std::function<int()>>>(4);
+  add_synth(*cmd, (*runners)[0]);
+  add_convert(*cmd, (*runners)[1]);
+  add_stats(*cmd, (*runners)[2]);
+  add_validate(*cmd, (*runners)[3]);
+  return [runners]() {
+    for (auto& run : *runners) {
+      const int code = run();
+      if (code >= 0) return code;
+    }
+    return kExitBadInput;
+  };
+}};
+
+}  // namespace
+}  // namespace lockstep::cli
