@@ -1,0 +1,153 @@
+// place_order: earliest-fit list scheduling of messages on per-tile timelines.
+//
+// For a message of N items from s issued at event t:
+//   * s emits items at events t+1 .. t+N (one stream per tile);
+//   * receiver d selects them in the mux window [m, m+N), m = t + 1 + ttm(s, d); windows of
+//     one tile never overlap (write windows then cannot either: W(d) is fixed per tile);
+//   * d's controls: XPIC source at m, neutral at m+N (merged with a source starting there),
+//     PIC pointer at m + W(d) (the first write);
+//   * hazard 9: no control of a tile at the issue event t or first-item event t+1 of any of
+//     its messages;
+//   * every control at event >= 1 (it must be carried by an instruction that ends there);
+//   * hazard 2: s's read window [t, t+N] and any write window [m+W, last write + 6] of the
+//     same tile must not overlap in time when they share a memory element.
+#include "compiler/physical_schedule.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "compiler/schedule_intervals.hpp"
+
+namespace lockstep::compiler {
+namespace {
+
+constexpr int32_t kReceiveTail = 6;  // a receive row ends this many events after its last write
+
+// Per-element windows of one tile, created on first use.
+struct ElementWindows {
+  std::vector<std::pair<uint32_t, IntervalSet>> sets;
+  const IntervalSet* find(uint32_t bit) const {
+    for (const auto& [b, set] : sets)
+      if (b == bit) return &set;
+    return nullptr;
+  }
+  IntervalSet& get(uint32_t bit) {
+    for (auto& [b, set] : sets)
+      if (b == bit) return set;
+    sets.emplace_back(bit, IntervalSet{});
+    return sets.back().second;
+  }
+  // End of the latest window intersecting [a, b) on any element of `mask`, or a.
+  int32_t overlap_end(uint64_t mask, int32_t a, int32_t b) const {
+    int32_t end = a;
+    for (const auto& [bit, set] : sets)
+      if (mask >> bit & 1) end = std::max(end, set.overlap_end(a, b));
+    return end;
+  }
+  void add(uint64_t mask, int32_t a, int32_t b) {
+    for (uint32_t bit = 0; mask != 0; ++bit, mask >>= 1)
+      if (mask & 1) get(bit).add(a, b);
+  }
+};
+
+struct TileTimeline {
+  IntervalSet sends;    // events at which an item leaves
+  IntervalSet windows;  // XPIC windows
+  std::unordered_set<int32_t> controls;  // events with a control
+  std::unordered_set<int32_t> starts;    // issue and first-item events of messages
+  ElementWindows reads;
+  ElementWindows writes;
+};
+
+}  // namespace
+
+Placement place_order(const PhaseProblem& problem, const Order& order) {
+  std::vector<TileTimeline> tiles(problem.tiles);
+  Placement placement;
+  placement.issue.resize(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Message& message = order[i];
+    const TransferInfo& transfer = problem.transfers[message.transfer];
+    const int32_t n = static_cast<int32_t>(items_of(message));
+    TileTimeline& sender = tiles[transfer.source];
+    int32_t t = 0;
+    for (const ReceiverInfo& r : transfer.receivers) t = std::max(t, -r.ttm);
+    for (;;) {
+      const int32_t free = sender.sends.earliest_free(t + 1, n) - 1;
+      if (free != t) {
+        t = free;
+        continue;
+      }
+      if (sender.controls.count(t) || sender.controls.count(t + 1)) {
+        ++t;
+        continue;
+      }
+      const int32_t read_end = sender.writes.overlap_end(transfer.read_mask, t, t + n + 1);
+      if (read_end != t) {
+        t = read_end;
+        continue;
+      }
+      bool moved = false;
+      for (const ReceiverInfo& r : transfer.receivers) {
+        TileTimeline& receiver = tiles[r.tile];
+        const int32_t m = t + 1 + r.ttm;
+        const int32_t window = receiver.windows.earliest_free(m, n);
+        if (window != m) {
+          t += window - m;
+          moved = true;
+          break;
+        }
+        if (receiver.starts.count(m) || receiver.starts.count(m + n) || receiver.starts.count(m + r.write_delay)) {
+          ++t;
+          moved = true;
+          break;
+        }
+        const int32_t first_write = m + r.write_delay;
+        const int32_t write_end = receiver.reads.overlap_end(r.write_mask, first_write, first_write + n + kReceiveTail);
+        if (write_end != first_write) {
+          t += write_end - first_write;
+          moved = true;
+          break;
+        }
+      }
+      if (!moved) break;
+    }
+    placement.issue[i] = t;
+    sender.sends.add(t + 1, t + n + 1);
+    sender.starts.insert(t);
+    sender.starts.insert(t + 1);
+    if (transfer.read_mask) sender.reads.add(transfer.read_mask, t, t + n + 1);
+    for (const ReceiverInfo& r : transfer.receivers) {
+      TileTimeline& receiver = tiles[r.tile];
+      const int32_t m = t + 1 + r.ttm;
+      receiver.windows.add(m, m + n);
+      receiver.controls.insert(m);
+      receiver.controls.insert(m + n);
+      receiver.controls.insert(m + r.write_delay);
+      if (r.write_mask) receiver.writes.add(r.write_mask, m + r.write_delay, m + r.write_delay + n + kReceiveTail);
+    }
+  }
+  compute_horizon(problem, order, placement);
+  return placement;
+}
+
+void compute_horizon(const PhaseProblem& problem, const Order& order, Placement& placement) {
+  placement.horizon = 0;
+  placement.critical_tile = 0;
+  auto consider = [&](int32_t end, uint32_t tile) {
+    if (end > placement.horizon || (end == placement.horizon && tile < placement.critical_tile)) {
+      placement.horizon = end;
+      placement.critical_tile = tile;
+    }
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    const TransferInfo& transfer = problem.transfers[order[i].transfer];
+    const int32_t n = static_cast<int32_t>(items_of(order[i]));
+    const int32_t t = placement.issue[i];
+    consider(t + n, transfer.source);
+    for (const ReceiverInfo& r : transfer.receivers)
+      consider(t + 1 + r.ttm + n - 1 + r.write_delay + kReceiveTail, r.tile);
+  }
+}
+
+}  // namespace lockstep::compiler

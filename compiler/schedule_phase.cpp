@@ -1,0 +1,163 @@
+// schedule_phase: candidate orders -> deduplication -> physical scheduling -> the shortest
+// placement is encoded, and every row is decoded again and checked against its plan.
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <unordered_map>
+
+#include <tbb/parallel_for.h>
+
+#include "arch/errors.hpp"
+#include "compiler/encode_plan.hpp"
+#include "compiler/encode_row.hpp"
+#include "compiler/order.hpp"
+#include "compiler/phase_schedule.hpp"
+#include "compiler/physical_schedule.hpp"
+#include "compiler/row_check.hpp"
+
+namespace lockstep::compiler {
+namespace {
+
+constexpr uint32_t kDefaultChunk = 1024;
+constexpr int kRepairRounds = 4;
+
+uint64_t hash_order(const Order& order) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v;
+    h *= 0x100000001b3ull;
+  };
+  for (const Message& m : order) {
+    mix(m.transfer);
+    mix(m.offset);
+    mix(m.words);
+  }
+  return h;
+}
+
+// Keeps unique orders; counts what it saw and what it dropped.
+class CandidateSet {
+ public:
+  bool add(Order order) {
+    ++considered;
+    if (order.empty() && !orders.empty()) {
+      ++deduplicated;
+      return false;
+    }
+    const uint64_t h = hash_order(order);
+    auto [first, last] = seen_.equal_range(h);
+    for (auto it = first; it != last; ++it) {
+      if (orders[it->second] == order) {
+        ++deduplicated;
+        return false;
+      }
+    }
+    seen_.emplace(h, orders.size());
+    orders.push_back(std::move(order));
+    return true;
+  }
+  std::vector<Order> orders;
+  uint32_t considered = 0;
+  uint32_t deduplicated = 0;
+
+ private:
+  std::unordered_multimap<uint64_t, size_t> seen_;
+};
+
+struct Best {
+  Order order;
+  Placement placement;
+  bool set = false;
+};
+
+void consider(const PhaseProblem& problem, const std::vector<Order>& orders, size_t from, Best& best) {
+  std::vector<Placement> placements(orders.size() - from);
+  tbb::parallel_for(size_t{0}, placements.size(), [&](size_t i) { placements[i] = place_order(problem, orders[from + i]); });
+  for (size_t i = 0; i < placements.size(); ++i) {
+    if (!best.set || placements[i].horizon < best.placement.horizon) {
+      best.order = orders[from + i];
+      best.placement = std::move(placements[i]);
+      best.set = true;
+    }
+  }
+}
+
+uint32_t max_tile_load(const PhaseProblem& problem) {
+  uint64_t load = 0;
+  for (uint32_t t = 0; t < problem.tiles; ++t) load = std::max({load, problem.send_load[t], problem.recv_load[t]});
+  return static_cast<uint32_t>(std::min<uint64_t>(load, 0xffffffffu));
+}
+
+void base_candidates(const PhaseProblem& problem, const ScheduleConfig& config, CandidateSet& candidates) {
+  switch (config.order) {
+    case OrderKind::Stream:
+      candidates.add(stream_order(problem, config.words));
+      break;
+    case OrderKind::Balanced:
+      candidates.add(balanced_order(problem, config.words));
+      break;
+    case OrderKind::RemainingCombined:
+      candidates.add(remaining_combined_order(problem, kDefaultChunk));
+      break;
+    case OrderKind::Automatic:
+      candidates.add(phase_is_balanced(problem) ? balanced_order(problem, kDefaultChunk)
+                                                : stream_order(problem, kDefaultChunk));
+      break;
+    case OrderKind::Latency: {
+      const uint32_t wave = std::max<uint32_t>(64, max_tile_load(problem) / 16);
+      candidates.add(stream_order(problem, 0));
+      candidates.add(stream_order(problem, 256));
+      candidates.add(remaining_combined_order(problem, 256));
+      candidates.add(balanced_order(problem, wave));
+      Order matching = matching_order(problem, 256);
+      if (!matching.empty()) candidates.add(std::move(matching));
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+ScheduledPhase schedule_phase(const arch::CapturePhase& phase, const arch::MachineDescription& machine,
+                              const arch::Topology& topology, const ScheduleConfig& config) {
+  const PhaseProblem problem = make_problem(phase, machine, topology, Width::Word32);
+  ScheduledPhase result;
+  result.phase = phase.id;
+  result.width = Width::Word32;
+  result.lower_bound = phase_lower_bound(phase, topology, Width::Word32);
+  if (problem.transfers.empty()) return result;
+
+  CandidateSet candidates;
+  base_candidates(problem, config, candidates);
+  Best best;
+  consider(problem, candidates.orders, 0, best);
+  if (config.order == OrderKind::Latency) {
+    // Critical-path repair: move the messages of the tile that sets the horizon to the front.
+    for (int round = 0; round < kRepairRounds; ++round) {
+      if (best.placement.horizon <= static_cast<int32_t>(result.lower_bound)) break;
+      const size_t from = candidates.orders.size();
+      if (!candidates.add(promote_tile(problem, best.order, best.placement.critical_tile))) break;
+      consider(problem, candidates.orders, from, best);
+    }
+  }
+  result.orders_considered = candidates.considered;
+  result.orders_deduplicated = candidates.deduplicated;
+
+  const std::vector<TilePlan> plans = make_tile_plans(problem, best.order, best.placement);
+  result.rows.resize(plans.size());
+  tbb::parallel_for(size_t{0}, plans.size(), [&](size_t i) {
+    result.rows[i] = encode_tile_row(problem, best.order, plans[i]);
+    check_row(problem, best.order, plans[i], result.rows[i]);
+  });
+  std::sort(result.rows.begin(), result.rows.end(), [](const TileRow& a, const TileRow& b) { return a.tile < b.tile; });
+  for (const TileRow& row : result.rows) result.horizon = std::max(result.horizon, row.end_event);
+  if (result.horizon != static_cast<uint32_t>(best.placement.horizon))
+    throw CompilerError("encoding: phase " + std::to_string(phase.id) + ": rows end at " + std::to_string(result.horizon) +
+                        ", placement horizon " + std::to_string(best.placement.horizon));
+  if (result.horizon < result.lower_bound)
+    throw CompilerError("scheduling: phase " + std::to_string(phase.id) + ": horizon " + std::to_string(result.horizon) +
+                        " below the lower bound " + std::to_string(result.lower_bound));
+  return result;
+}
+
+}  // namespace lockstep::compiler

@@ -1,0 +1,92 @@
+// make_problem: a capture phase resolved against the topology, checked on the way.
+#include <algorithm>
+#include <string>
+
+#include "arch/errors.hpp"
+#include "compiler/schedule_model.hpp"
+
+namespace lockstep::compiler {
+namespace {
+
+[[noreturn]] void bad(const arch::CapturePhase& phase, size_t transfer, const std::string& what) {
+  throw InputError("phase " + std::to_string(phase.id) + ": transfer " + std::to_string(transfer) + ": " +
+                   what);
+}
+
+uint32_t element_index(const arch::MachineDescription& machine, uint64_t address) {
+  if (address < machine.interleaved_base) return static_cast<uint32_t>(address / machine.element_bytes);
+  // Keep interleaved elements apart from the low ones: offset past every low element.
+  const uint32_t low_count = machine.interleaved_base / machine.element_bytes;
+  return low_count + static_cast<uint32_t>((address - machine.interleaved_base) / machine.interleaved_element_bytes);
+}
+
+}  // namespace
+
+uint64_t element_mask(const arch::MachineDescription& machine, uint64_t address, uint64_t bytes) {
+  if (bytes == 0) return 0;
+  const uint32_t first = element_index(machine, address);
+  const uint32_t last = element_index(machine, address + bytes - 1);
+  uint64_t mask = 0;
+  for (uint32_t e = first; e <= last; ++e) {
+    mask |= uint64_t{1} << (e % 64);
+    if (mask == ~uint64_t{0}) break;
+  }
+  return mask;
+}
+
+PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDescription& machine,
+                          const arch::Topology& topology, Width width) {
+  PhaseProblem problem;
+  problem.phase = &phase;
+  problem.machine = &machine;
+  problem.topology = &topology;
+  problem.width = width;
+  problem.tiles = topology.tiles();
+  problem.send_load.assign(problem.tiles, 0);
+  problem.recv_load.assign(problem.tiles, 0);
+  problem.transfers.reserve(phase.transfers.size());
+  const uint32_t iterations = std::max<uint32_t>(phase.iterations, 1);
+  for (size_t i = 0; i < phase.transfers.size(); ++i) {
+    const arch::Transfer& transfer = phase.transfers[i];
+    if (transfer.words == 0) bad(phase, i, "words: must be at least 1");
+    if (transfer.source_tile >= machine.tiles) bad(phase, i, "source_tile: no tile " + std::to_string(transfer.source_tile));
+    if (transfer.source_addresses.size() != iterations)
+      bad(phase, i, "source_addresses: " + std::to_string(transfer.source_addresses.size()) + " given, phase has " +
+                        std::to_string(iterations) + " iterations");
+    if (transfer.destinations.empty()) bad(phase, i, "destinations: none");
+    const uint64_t bytes = uint64_t{transfer.words} * 4;
+    TransferInfo info;
+    info.source = topology.physical(transfer.source_tile);
+    info.words = transfer.words;
+    for (uint32_t address : transfer.source_addresses) {
+      if (address % 4 != 0 || !machine.in_sram(address, bytes))
+        bad(phase, i, "source_addresses: span at " + std::to_string(address) + " not 4-aligned inside SRAM");
+      info.read_mask |= element_mask(machine, address, bytes);
+    }
+    for (size_t k = 0; k < transfer.destinations.size(); ++k) {
+      const arch::Destination& dest = transfer.destinations[k];
+      if (dest.tile >= machine.tiles) bad(phase, i, "destinations." + std::to_string(k) + ".tile: no such tile");
+      if (dest.tile == transfer.source_tile) bad(phase, i, "destinations." + std::to_string(k) + ".tile: is the source");
+      if (dest.address % 4 != 0 || !machine.in_sram(dest.address, bytes))
+        bad(phase, i, "destinations." + std::to_string(k) + ".address: span not 4-aligned inside SRAM");
+      for (size_t j = 0; j < k; ++j)
+        if (transfer.destinations[j].tile == dest.tile)
+          bad(phase, i, "destinations." + std::to_string(k) + ".tile: repeated");
+      ReceiverInfo receiver;
+      receiver.tile = topology.physical(dest.tile);
+      receiver.ttm = topology.time_to_mux(info.source, receiver.tile);
+      receiver.write_delay = topology.write_delay(receiver.tile);
+      receiver.write_mask = element_mask(machine, dest.address, bytes);
+      receiver.address = dest.address;
+      info.sctl |= static_cast<uint32_t>(topology.direction(info.source, receiver.tile));
+      info.receivers.push_back(receiver);
+      problem.recv_load[receiver.tile] += transfer.words;
+    }
+    problem.send_load[info.source] += transfer.words;
+    problem.total_items += transfer.words;
+    problem.transfers.push_back(std::move(info));
+  }
+  return problem;
+}
+
+}  // namespace lockstep::compiler
