@@ -1,0 +1,30 @@
+#pragma once
+// The report's HTML: index.html (comparisons and the list of phases) and one page per
+// phase (its plot and its rows). Pages link only to files beside them, by relative name.
+#include <string>
+#include <vector>
+
+#include "replay/comparison.hpp"
+#include "replay/results.hpp"
+
+namespace lockstep::replay {
+
+// Escapes &, <, >, " for text and attribute values.
+std::string html_escape(const std::string& text);
+
+// File names of a phase's page and plot files: phase-18.html, phase-18.svg, ...
+std::string phase_file(uint32_t phase, const std::string& extension);
+
+struct ReportView {
+  const std::vector<ResultRow>& rows;
+  const std::vector<PhaseRows>& phases;
+  const std::vector<bool>& on_frontier;  // per row
+  const Comparison& comparison;
+  double clock_hz;
+};
+
+std::string index_html(const ReportView& view);
+// The page of phases[p]; links to its neighbours.
+std::string phase_html(const ReportView& view, size_t p);
+
+}  // namespace lockstep::replay

@@ -1,0 +1,15 @@
+#pragma once
+// Turning one phase's results rows into the data of its frontier plot.
+#include <vector>
+
+#include "replay/plot.hpp"
+#include "replay/results.hpp"
+#include "replay/sweep_definition.hpp"
+
+namespace lockstep::replay {
+
+// `on_frontier[i]` says whether rows[i] is a frontier point.
+PhasePlot make_phase_plot(const std::vector<ResultRow>& rows, const PhaseRows& phase,
+                          const std::vector<bool>& on_frontier, const PointRef& reference);
+
+}  // namespace lockstep::replay
