@@ -132,10 +132,11 @@ void draw_legend(cairo_t* cr, const std::string& reference_name) {
     show_text(cr, text, x, y + 4);
     x += text_width(cr, text) + 26;
   };
-  draw_marker(cr, x + 5, y, false, true, kFrontier);
+  // Shapes in ink, fills in colour: the legend keeps the two meanings apart.
+  draw_marker(cr, x + 5, y, false, false, kInk);
   x += 15;
   item("word32");
-  draw_marker(cr, x + 5, y, true, true, kFrontier);
+  draw_marker(cr, x + 5, y, true, false, kInk);
   x += 15;
   item("paired64 (name + p)");
   draw_marker(cr, x + 5, y, false, true, kFrontier);
