@@ -62,6 +62,23 @@ TEST(ReportCommand, BuildsTheReportAndEveryLinkResolves) {
   EXPECT_NE(result.out.find("13 points, 2 phases"), std::string::npos);
 }
 
+TEST(ReportCommand, TwoProcessesWriteIdenticalBytes) {
+  // Separate processes: nothing time- or process-dependent (PDF dates, cairo serial
+  // numbers) may reach the files.
+  const std::string a = sweep_dir("report-cmd-a", "two_phases.csv");
+  const std::string b = sweep_dir("report-cmd-b", "two_phases.csv");
+  ASSERT_EQ(testing::run_lockstep({"report", a}).exit_code, 0);
+  ASSERT_EQ(testing::run_lockstep({"report", b}).exit_code, 0);
+  size_t compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(a)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(testing::read_file(a + "/" + name) == testing::read_file(b + "/" + name))
+        << name << " differs";
+    ++compared;
+  }
+  EXPECT_EQ(compared, 1u + 3u + 2u * 4u + 1u);  // results.csv and the report
+}
+
 TEST(ReportCommand, OtherReferenceMachineAndSweepFile) {
   const std::string dir = sweep_dir("report-cmd-ref", "two_phases.csv");
   const std::string sweep = dir + "/sweep.yaml";
