@@ -1,0 +1,52 @@
+// `lockstep package convert IN OUT`: between the Cap'n Proto and YAML forms of a package.
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+#include "cli/command_registry.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+bool is_yaml_name(const std::string& path) {
+  const auto ends_with = [&](const std::string& suffix) {
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".yaml") || ends_with(".yml");
+}
+
+const CommandRegistration registration{"package", [](CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "package", "Work with package files (see docs/formats.md for both forms).");
+  cmd->require_subcommand(1);
+  add_common_options(*cmd);
+  auto* convert = cmd->add_subcommand(
+      "convert",
+      "Read a package in either form (picked from its content), validate it against the\n"
+      "machine it names (an embedded machine or a machine file path), and write it in the\n"
+      "form picked by OUT's extension: .yaml or .yml give the canonical YAML form, anything\n"
+      "else the Cap'n Proto form. The output is written to a temporary name, then renamed.");
+  auto in = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  convert->add_option("IN", *in, "the package to read")->required();
+  convert->add_option("OUT", *out, "the file to write")->required();
+  add_common_options(*convert);
+  return [in, out]() {
+    const arch::Package package = arch::read_package(*in);
+    const arch::MachineDescription machine = arch::load_machine(package.machine_name);
+    arch::validate_package(package, machine, *in);
+    if (is_yaml_name(*out)) {
+      arch::write_package_yaml(package, *out);
+    } else {
+      arch::write_package_capnp(package, *out);
+    }
+    spdlog::info("wrote {}", *out);
+    return kExitOk;
+  };
+}};
+
+}  // namespace
+}  // namespace lockstep::cli
