@@ -17,7 +17,94 @@ struct RawControl {
   uint32_t value;
 };
 
+struct Receive {
+  int32_t m;      // first mux event
+  int32_t n;      // items
+  int32_t write_delay;
+  uint32_t source;  // physical
+  uint32_t pic;     // destination word address
+};
+
+// The XPIC and PIC controls of a tile's receives. A PIC pointer goes on the first write
+// event m + W(d) unless an XPIC control already sits there: then it moves up to
+// kPicShift events earlier (still after the previous message's last write, and off the
+// tile's message starts, hazard 9), or is dropped when the destination continues the
+// previous message's (the pointer has auto-incremented to it). Only when neither is
+// possible do XPIC and PIC share an event (encoded with sendpicp).
+std::vector<RawControl> receive_controls(std::vector<Receive>& receives, const std::vector<SendSegment>& sends,
+                                         uint32_t neutral) {
+  std::sort(receives.begin(), receives.end(), [](const Receive& a, const Receive& b) { return a.m < b.m; });
+  std::vector<int32_t> xpic_events, starts;
+  for (const Receive& r : receives) {
+    xpic_events.push_back(r.m);
+    xpic_events.push_back(r.m + r.n);
+  }
+  std::sort(xpic_events.begin(), xpic_events.end());
+  for (const SendSegment& s : sends) {
+    starts.push_back(s.first_event - 1);
+    starts.push_back(s.first_event);
+  }
+  std::sort(starts.begin(), starts.end());
+  auto has = [](const std::vector<int32_t>& v, int32_t e) { return std::binary_search(v.begin(), v.end(), e); };
+  std::vector<RawControl> list;
+  list.reserve(receives.size() * 3);
+  int32_t previous_last_write = 0;
+  uint32_t previous_next_pic = 0;
+  bool have_previous = false;
+  for (const Receive& r : receives) {
+    list.push_back({r.m, 1, r.source});
+    list.push_back({r.m + r.n, 0, neutral});
+    const int32_t first_write = r.m + r.write_delay;
+    int32_t event = first_write;
+    if (has(xpic_events, first_write)) {
+      const bool continues = have_previous && previous_next_pic == r.pic;
+      event = -1;
+      for (int32_t q = first_write - 1; q >= first_write - kPicShift && q > previous_last_write && q >= 1; --q) {
+        if (!has(xpic_events, q) && !has(starts, q)) {
+          event = q;
+          break;
+        }
+      }
+      if (event < 0 && !continues) event = first_write;
+    }
+    if (event >= 0) list.push_back({event, 2, r.pic});
+    previous_last_write = first_write + r.n - 1;
+    previous_next_pic = r.pic + static_cast<uint32_t>(r.n);
+    have_previous = true;
+  }
+  return list;
+}
+
 }  // namespace
+
+uint32_t TilePlan::pointer_at(int32_t event) const {
+  const ControlEvent* last = nullptr;
+  for (const ControlEvent& c : controls) {
+    if (c.event >= event) break;
+    if (c.has_pic) last = &c;
+  }
+  if (!last) {
+    for (const ControlEvent& c : controls)
+      if (c.event >= event && c.has_pic) return c.pic;
+  }
+  if (!last) return 0;
+  uint32_t pointer = last->pic;
+  for (const auto& [first, items] : writes) {
+    const int32_t from = std::max(first, last->event);
+    const int32_t to = std::min(first + items, event);
+    if (to > from) pointer += static_cast<uint32_t>(to - from);
+  }
+  return pointer;
+}
+
+uint32_t TilePlan::xpic_at(int32_t event, uint32_t neutral) const {
+  uint32_t value = neutral;
+  for (const ControlEvent& c : controls) {
+    if (c.event >= event) break;
+    if (c.has_xpic) value = c.xpic;
+  }
+  return value;
+}
 
 uint32_t message_item_address(const PhaseProblem& problem, const Message& message, uint32_t iteration) {
   const arch::Transfer& transfer = problem.phase->transfers[message.transfer];
@@ -27,7 +114,7 @@ uint32_t message_item_address(const PhaseProblem& problem, const Message& messag
 std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& order, const Placement& placement) {
   const uint32_t neutral = problem.machine->neutral_mux;
   std::vector<std::vector<SendSegment>> sends(problem.tiles);
-  std::vector<std::vector<RawControl>> raw(problem.tiles);
+  std::vector<std::vector<Receive>> receives(problem.tiles);
   std::vector<int32_t> end(problem.tiles, -1);
   for (size_t i = 0; i < order.size(); ++i) {
     const Message& message = order[i];
@@ -41,10 +128,7 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
     for (size_t k = 0; k < transfer.receivers.size(); ++k) {
       const ReceiverInfo& r = transfer.receivers[k];
       const int32_t m = t + 1 + r.ttm;
-      auto& list = raw[r.tile];
-      list.push_back({m, 1, transfer.source});
-      list.push_back({m + n, 0, neutral});
-      list.push_back({m + r.write_delay, 2, dests[k].address / 4 + message.offset});
+      receives[r.tile].push_back({m, n, r.write_delay, transfer.source, dests[k].address / 4 + message.offset});
       end[r.tile] = std::max(end[r.tile], m + n - 1 + r.write_delay + kReceiveTail);
     }
   }
@@ -56,7 +140,7 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
     plan.sends = std::move(sends[tile]);
     std::sort(plan.sends.begin(), plan.sends.end(),
               [](const SendSegment& a, const SendSegment& b) { return a.first_event < b.first_event; });
-    auto& list = raw[tile];
+    std::vector<RawControl> list = receive_controls(receives[tile], plan.sends, neutral);
     std::sort(list.begin(), list.end(), [](const RawControl& a, const RawControl& b) {
       return a.event != b.event ? a.event < b.event : a.kind < b.kind;
     });
@@ -86,6 +170,7 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
       }
       plan.controls.push_back(control);
     }
+    for (const Receive& r : receives[tile]) plan.writes.emplace_back(r.m + r.write_delay, r.n);
     plan.end_event = end[tile];
     plans.push_back(std::move(plan));
   }

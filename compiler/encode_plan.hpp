@@ -9,6 +9,10 @@
 
 namespace lockstep::compiler {
 
+// How many events before its first write a PIC pointer may move to avoid sharing an event
+// with an XPIC control. The physical scheduler's write windows start this much earlier.
+inline constexpr int32_t kPicShift = 4;
+
 struct SendSegment {
   int32_t first_event = 0;  // item 0 leaves here; the send issues one event earlier
   uint32_t items = 0;
@@ -29,7 +33,14 @@ struct TilePlan {
   uint32_t tile = 0;  // physical
   std::vector<SendSegment> sends;     // by first_event
   std::vector<ControlEvent> controls; // by event, one entry per event
+  std::vector<std::pair<int32_t, int32_t>> writes;  // (first write event, items), by event
   int32_t end_event = 0;
+
+  // The PIC pointer in effect at the start of `event` (before any control on it): the last
+  // pointer set plus the words written since. Without an earlier pointer, the next one.
+  uint32_t pointer_at(int32_t event) const;
+  // The XPIC value in effect at the start of `event`, or `neutral`.
+  uint32_t xpic_at(int32_t event, uint32_t neutral) const;
 };
 
 // Plans of every tile that sends or receives, sorted by physical tile. Throws

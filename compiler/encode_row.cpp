@@ -40,13 +40,16 @@ struct Emitted {
   uint32_t item_offset = 0;   // items of that message before this instruction's first item
   bool pic = false;           // carries a PIC pointer
   uint32_t stream_sctl = 0;   // sctl of the open stream (for splitting a sendpic)
+  int32_t event = 0;          // event of the control it carries, if any
+  int32_t stream_message = -1;  // message whose items it sends (sendpic)
+  uint32_t stream_offset = 0;   // items of that message before its first item
 };
 
 uint32_t size_of(const Instruction& ins) { return ins.op == Opcode::SendPicP ? 2 : 1; }
 
 class RowBuilder {
  public:
-  RowBuilder(const PhaseProblem& problem, const TilePlan& plan) : problem_(problem), plan_(plan) {}
+  RowBuilder(const PhaseProblem& problem, TilePlan& plan) : problem_(problem), plan_(plan) {}
 
   std::vector<Emitted> build() {
     size_t next_control = 0;
@@ -61,6 +64,11 @@ class RowBuilder {
       next_control = send_segment(seg, next_control);
     }
     while (next_control < controls.size()) idle_control(controls[next_control++]);
+    if (!added_.empty()) {
+      plan_.controls.insert(plan_.controls.end(), added_.begin(), added_.end());
+      std::sort(plan_.controls.begin(), plan_.controls.end(),
+                [](const ControlEvent& a, const ControlEvent& b) { return a.event < b.event; });
+    }
     if (cursor_ > plan_.end_event) fail(cursor_, "row runs past its end event");
     idle_to(plan_.end_event);
     Instruction ret;
@@ -70,11 +78,11 @@ class RowBuilder {
   }
 
  private:
-  [[noreturn]] void fail(int32_t event, const std::string& what) const {
-    throw CompilerError("encoding: phase " + std::to_string(problem_.phase->id) + " tile " +
-                        std::to_string(problem_.topology->logical(plan_.tile)) + " event " + std::to_string(event) +
-                        ": " + what);
+  std::string where(int32_t event) const {
+    return "encoding: phase " + std::to_string(problem_.phase->id) + " tile " +
+           std::to_string(problem_.topology->logical(plan_.tile)) + " event " + std::to_string(event) + ": ";
   }
+  [[noreturn]] void fail(int32_t event, const std::string& what) const { throw CompilerError(where(event) + what); }
 
   void push(const Emitted& e) {
     words_ += size_of(e.ins);
@@ -115,7 +123,7 @@ class RowBuilder {
     ins.events = static_cast<uint32_t>(c.event - cursor_);
     ins.selector = c.has_xpic ? kXpicOrdinary : kPicPointer;
     ins.value = c.has_xpic ? c.xpic : c.pic;
-    push({ins, -1, 0, c.has_pic, 0});
+    push({ins, -1, 0, c.has_pic, 0, c.event});
     cursor_ = c.event;
   }
 
@@ -135,7 +143,7 @@ class RowBuilder {
       ins.words = count_until(kMaxSend, next_event(next_control));
       ins.address = seg.item_address;
       ins.sctl = seg.sctl;
-      push({ins, static_cast<int32_t>(seg.message), 0, false, seg.sctl});
+      push({ins, static_cast<int32_t>(seg.message), 0, false, seg.sctl, 0, static_cast<int32_t>(seg.message), 0});
       pos += static_cast<int32_t>(ins.words);
     }
     while (pos <= last) {
@@ -152,12 +160,12 @@ class RowBuilder {
           ins.pic = c.pic;
           cursor_ = pos - 1;
           align_for_sendpicp(pos);
-          push({ins, static_cast<int32_t>(seg.message), offset, true, seg.sctl});
+          push({ins, static_cast<int32_t>(seg.message), offset, true, seg.sctl, pos, static_cast<int32_t>(seg.message), offset});
         } else {
           ins.op = Opcode::SendPic;
           ins.selector = c.has_xpic ? kSendPicXpic : kSendPicPointer;
           ins.value = c.has_xpic ? c.xpic : c.pic;
-          push({ins, -1, 0, c.has_pic, seg.sctl});
+          push({ins, -1, 0, c.has_pic, seg.sctl, pos, static_cast<int32_t>(seg.message), offset});
         }
         pos += static_cast<int32_t>(ins.words);
       } else {
@@ -166,7 +174,7 @@ class RowBuilder {
         ins.words = count_until(kMaxSendOff, next_event(next_control));
         ins.delta = 0;
         ins.sctl = seg.sctl;
-        push({ins, -1, 0, false, seg.sctl});
+        push({ins, -1, 0, false, seg.sctl, 0, static_cast<int32_t>(seg.message), offset});
         pos += static_cast<int32_t>(ins.words);
       }
     }
@@ -180,7 +188,24 @@ class RowBuilder {
     if (words_ % 2 == 0) return;
     for (size_t k = out_.size(); k-- > 0;) {
       Emitted& e = out_[k];
-      if (e.ins.op == Opcode::SendPicP) break;
+      if (e.ins.op == Opcode::SendPicP) {
+        // Its tail can still be cut off: sendpicp keeps its index, the tail follows it.
+        if (e.ins.words < 2) break;
+        Instruction rest;
+        if (e.ins.sctl & 3u) {
+          rest.op = Opcode::SendOff;
+          rest.words = e.ins.words - 1;
+          rest.sctl = e.ins.sctl;
+        } else {
+          rest.op = Opcode::Delay;
+          rest.events = e.ins.words - 1;
+        }
+        const Emitted tail{rest, -1, 0, false, e.stream_sctl, 0, e.stream_message, e.stream_offset + 1};
+        e.ins.words = 1;
+        out_.insert(out_.begin() + static_cast<std::ptrdiff_t>(k) + 1, tail);
+        ++words_;
+        return;
+      }
       Emitted tail = e;
       bool split = false;
       switch (e.ins.op) {
@@ -206,7 +231,7 @@ class RowBuilder {
             rest.words = tail.ins.words - 1;
             rest.delta = 0;
             rest.sctl = e.stream_sctl;
-            tail = Emitted{rest, -1, 0, false, e.stream_sctl};
+            tail = Emitted{rest, -1, 0, false, e.stream_sctl, 0, e.stream_message, e.stream_offset + 1};
             split = true;
           }
           break;
@@ -219,20 +244,110 @@ class RowBuilder {
         return;
       }
     }
-    fail(event, "no instruction to split to align a sendpicp at an even word index");
+    if (widen_single_control()) return;
+    throw AlignmentError(where(event) + "no instruction to split or widen to align a sendpicp at an even word index");
+  }
+
+  // Every instruction since the last sendpicp takes one event: turn one at an even word index
+  // that carries a single control into a sendpicp carrying the same control plus a companion
+  // that changes nothing (the pointer's current value, or the mux's current source). One
+  // more word, no event moves; the companion joins the plan so the row check expects it.
+  bool widen_single_control() {
+    // Issue counter of every emitted instruction.
+    std::vector<int32_t> issue(out_.size());
+    int32_t counter = 0;
+    for (size_t k = 0; k < out_.size(); ++k) {
+      issue[k] = counter;
+      const Instruction& ins = out_[k].ins;
+      const bool sends = ins.op == Opcode::Send || ins.op == Opcode::SendOff || ins.op == Opcode::SendPic ||
+                         ins.op == Opcode::SendPicP;
+      counter += static_cast<int32_t>(sends ? ins.words : ins.events);
+    }
+    uint32_t index = words_;
+    for (size_t k = out_.size(); k-- > 0;) {
+      Emitted& e = out_[k];
+      index -= size_of(e.ins);
+      if (e.ins.op == Opcode::SendPicP) break;
+      if (index % 2 != 0) continue;
+      const int32_t event = issue[k] + 1;  // where a sendpicp in its place applies controls
+      const bool one_event = e.ins.events == 1;
+      const bool delay_xpic = e.ins.op == Opcode::DelayXpic && one_event;
+      const bool delay_pic = e.ins.op == Opcode::DelayPic && one_event;
+      const bool send_pic = e.ins.op == Opcode::SendPic;
+      const bool plain_delay = e.ins.op == Opcode::Delay && one_event;
+      const bool send_off = e.ins.op == Opcode::SendOff && e.ins.words <= kMaxSend && e.stream_message >= 0;
+      if (!delay_xpic && !delay_pic && !send_pic && !plain_delay && !send_off) continue;
+      if ((plain_delay || send_off) && is_message_start(event)) continue;
+      auto control = std::lower_bound(plan_.controls.begin(), plan_.controls.end(), event,
+                                      [](const ControlEvent& c, int32_t v) { return c.event < v; });
+      ControlEvent fresh{event};
+      if (plain_delay || send_off) {
+        // The walk over plan_.controls is still running: new entries are merged in after it.
+        if (control != plan_.controls.end() && control->event == event) continue;
+        added_.push_back(fresh);
+        control = plan_.controls.end();
+      } else if (control == plan_.controls.end() || control->event != event || (control->has_xpic && control->has_pic)) {
+        fail(event, "widening a control the plan does not hold");
+      }
+      // The companions change nothing: the mux keeps its source, the pointer its value.
+      ControlEvent& target = control == plan_.controls.end() ? added_.back() : *control;
+      if (!target.has_xpic) {
+        target.has_xpic = true;
+        target.xpic = plan_.xpic_at(event, problem_.machine->neutral_mux);
+      }
+      if (!target.has_pic) {
+        target.has_pic = true;
+        target.pic = plan_.pointer_at(event);
+      }
+      control = plan_.controls.end();
+      const ControlEvent& applied = target;
+      Instruction wide;
+      wide.op = Opcode::SendPicP;
+      wide.xpic = applied.xpic;
+      wide.pic = applied.pic;
+      if (send_pic || send_off) {
+        wide.words = e.ins.words;
+        wide.sctl = e.stream_sctl;
+        wide.address = message_item_address(problem_, order_->at(static_cast<size_t>(e.stream_message)), 0) +
+                       e.stream_offset;
+        e = Emitted{wide, e.stream_message, e.stream_offset, true, e.stream_sctl, event, e.stream_message,
+                    e.stream_offset};
+      } else {
+        wide.words = 1;
+        wide.sctl = 0;
+        e = Emitted{wide, -1, 0, true, 0, event};
+      }
+      ++words_;
+      return true;
+    }
+    return false;
+  }
+
+  bool is_message_start(int32_t event) const {
+    for (const SendSegment& s : plan_.sends)
+      if (event == s.first_event || event == s.first_event - 1) return true;
+    return false;
   }
 
   const PhaseProblem& problem_;
-  const TilePlan& plan_;
+  TilePlan& plan_;
+
+ public:
+  const Order* order_ = nullptr;
+
+ private:
   std::vector<Emitted> out_;
+  std::vector<ControlEvent> added_;  // companion controls created by widening
   uint32_t words_ = 0;
   int32_t cursor_ = 0;
 };
 
 }  // namespace
 
-TileRow encode_tile_row(const PhaseProblem& problem, const Order& order, const TilePlan& plan) {
-  const std::vector<Emitted> emitted = RowBuilder(problem, plan).build();
+TileRow encode_tile_row(const PhaseProblem& problem, const Order& order, TilePlan& plan) {
+  RowBuilder builder(problem, plan);
+  builder.order_ = &order;
+  const std::vector<Emitted> emitted = builder.build();
   TileRow row;
   row.tile = problem.topology->logical(plan.tile);
   row.incoming_base = 0;

@@ -10,12 +10,14 @@
 //     its messages;
 //   * every control at event >= 1 (it must be carried by an instruction that ends there);
 //   * hazard 2: s's read window [t, t+N] and any write window [m+W, last write + 6] of the
-//     same tile must not overlap in time when they share a memory element.
+//     same tile must not overlap in time when they share a memory element (the write
+//     window starts kPicShift events early: the pointer may move there).
 #include "compiler/physical_schedule.hpp"
 
 #include <algorithm>
 #include <unordered_set>
 
+#include "compiler/encode_plan.hpp"
 #include "compiler/schedule_intervals.hpp"
 
 namespace lockstep::compiler {
@@ -55,13 +57,15 @@ struct TileTimeline {
   IntervalSet windows;  // XPIC windows
   std::unordered_set<int32_t> controls;  // events with a control
   std::unordered_set<int32_t> starts;    // issue and first-item events of messages
+  std::unordered_set<int32_t> xpics;     // XPIC control events (single_controls only)
+  std::unordered_set<int32_t> pics;      // PIC control events (single_controls only)
   ElementWindows reads;
   ElementWindows writes;
 };
 
 }  // namespace
 
-Placement place_order(const PhaseProblem& problem, const Order& order) {
+Placement place_order(const PhaseProblem& problem, const Order& order, bool single_controls) {
   std::vector<TileTimeline> tiles(problem.tiles);
   Placement placement;
   placement.issue.resize(order.size());
@@ -102,10 +106,16 @@ Placement place_order(const PhaseProblem& problem, const Order& order) {
           moved = true;
           break;
         }
-        const int32_t first_write = m + r.write_delay;
-        const int32_t write_end = receiver.reads.overlap_end(r.write_mask, first_write, first_write + n + kReceiveTail);
-        if (write_end != first_write) {
-          t += write_end - first_write;
+        if (single_controls && (receiver.pics.count(m) || receiver.pics.count(m + n) ||
+                                receiver.xpics.count(m + r.write_delay) || n == r.write_delay)) {
+          ++t;
+          moved = true;
+          break;
+        }
+        const int32_t pointer = m + r.write_delay - kPicShift;
+        const int32_t write_end = receiver.reads.overlap_end(r.write_mask, pointer, pointer + kPicShift + n + kReceiveTail);
+        if (write_end != pointer) {
+          t += write_end - pointer;
           moved = true;
           break;
         }
@@ -124,7 +134,13 @@ Placement place_order(const PhaseProblem& problem, const Order& order) {
       receiver.controls.insert(m);
       receiver.controls.insert(m + n);
       receiver.controls.insert(m + r.write_delay);
-      if (r.write_mask) receiver.writes.add(r.write_mask, m + r.write_delay, m + r.write_delay + n + kReceiveTail);
+      if (single_controls) {
+        receiver.xpics.insert(m);
+        receiver.xpics.insert(m + n);
+        receiver.pics.insert(m + r.write_delay);
+      }
+      if (r.write_mask)
+        receiver.writes.add(r.write_mask, m + r.write_delay - kPicShift, m + r.write_delay + n + kReceiveTail);
     }
   }
   compute_horizon(problem, order, placement);

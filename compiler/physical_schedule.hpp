@@ -6,7 +6,9 @@
 
 namespace lockstep::compiler {
 
-Placement place_order(const PhaseProblem& problem, const Order& order);
+// With `single_controls`, no PIC control may share an event with an XPIC control on any
+// tile (so no row needs a sendpicp); used when a row could not align one.
+Placement place_order(const PhaseProblem& problem, const Order& order, bool single_controls = false);
 
 // The horizon a placement implies, and the tile that sets it (recomputed from the issues).
 void compute_horizon(const PhaseProblem& problem, const Order& order, Placement& placement);

@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
 
 #include "arch/errors.hpp"
@@ -116,6 +117,25 @@ void base_candidates(const PhaseProblem& problem, const ScheduleConfig& config, 
   }
 }
 
+// Encodes and checks every row. Returns false (when allowed) if some row could not align a
+// sendpicp; any other failure throws.
+bool encode_rows(const PhaseProblem& problem, const Best& best, bool last_try, ScheduledPhase& result) {
+  std::vector<TilePlan> plans = make_tile_plans(problem, best.order, best.placement);
+  result.rows.assign(plans.size(), TileRow{});
+  std::vector<char> misaligned(plans.size(), 0);
+  tbb::parallel_for(size_t{0}, plans.size(), [&](size_t i) {
+    try {
+      result.rows[i] = encode_tile_row(problem, best.order, plans[i]);
+    } catch (const AlignmentError&) {
+      if (last_try) throw;
+      misaligned[i] = 1;
+      return;
+    }
+    check_row(problem, best.order, plans[i], result.rows[i]);
+  });
+  return std::find(misaligned.begin(), misaligned.end(), 1) == misaligned.end();
+}
+
 }  // namespace
 
 ScheduledPhase schedule_phase(const arch::CapturePhase& phase, const arch::MachineDescription& machine,
@@ -143,12 +163,13 @@ ScheduledPhase schedule_phase(const arch::CapturePhase& phase, const arch::Machi
   result.orders_considered = candidates.considered;
   result.orders_deduplicated = candidates.deduplicated;
 
-  const std::vector<TilePlan> plans = make_tile_plans(problem, best.order, best.placement);
-  result.rows.resize(plans.size());
-  tbb::parallel_for(size_t{0}, plans.size(), [&](size_t i) {
-    result.rows[i] = encode_tile_row(problem, best.order, plans[i]);
-    check_row(problem, best.order, plans[i], result.rows[i]);
-  });
+  if (!encode_rows(problem, best, false, result)) {
+    // A row could not place a sendpicp at an even word index: place the same order again
+    // with no PIC and XPIC control on one event, so no row needs a sendpicp.
+    spdlog::debug("phase {}: sendpicp alignment failed; re-placing with single controls", phase.id);
+    best.placement = place_order(problem, best.order, true);
+    encode_rows(problem, best, true, result);
+  }
   std::sort(result.rows.begin(), result.rows.end(), [](const TileRow& a, const TileRow& b) { return a.tile < b.tile; });
   for (const TileRow& row : result.rows) result.horizon = std::max(result.horizon, row.end_event);
   if (result.horizon != static_cast<uint32_t>(best.placement.horizon))
