@@ -83,7 +83,10 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     }
   }
   const std::vector<uint32_t> tiles(tile_set.begin(), tile_set.end());
-  std::map<uint32_t, size_t> position_of;
+  if (!tiles.empty() && tiles.back() >= machine.tiles) {
+    throw CompilerError("packaging: tile " + std::to_string(tiles.back()) + " is not a tile of machine " + machine.name);
+  }
+  std::vector<size_t> position_of(machine.tiles, 0);
   for (size_t i = 0; i < tiles.size(); ++i) position_of[tiles[i]] = i;
   std::vector<TileState> states;
   states.reserve(tiles.size());
