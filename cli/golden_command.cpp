@@ -1,0 +1,66 @@
+// `lockstep golden check|bless`: the golden regression of the replay harness.
+#include <iostream>
+#include <memory>
+
+#include "cli/command_registry.hpp"
+#include "replay/golden.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+struct GoldenArgs {
+  std::string dir = "golden";
+  size_t jobs = 0;
+};
+
+void add_golden_options(CLI::App& cmd, GoldenArgs& args) {
+  cmd.add_option("--golden-dir", args.dir, "directory of the *.golden files")->capture_default_str();
+  cmd.add_option("--jobs,-j", args.jobs, "worker processes (default: every core)");
+  add_common_options(cmd);
+}
+
+int check(const GoldenArgs& args) {
+  const auto run = replay::run_golden(args.jobs);
+  const auto differences = replay::check_golden(run, args.dir);
+  for (const auto& d : differences) {
+    std::cout << d.file << ": " << d.key << ": expected " << d.expected << ", found " << d.found
+              << "\n";
+  }
+  if (!differences.empty()) {
+    std::cout << differences.size() << " difference(s) in " << run.files.size()
+              << " golden file(s); if the change is intended, run `lockstep golden bless`\n";
+    return kExitFailed;
+  }
+  std::cout << "golden: " << run.files.size() << " file(s) match\n";
+  return kExitOk;
+}
+
+int bless(const GoldenArgs& args) {
+  const auto run = replay::run_golden(args.jobs);
+  for (const auto& name : replay::bless_golden(run, args.dir)) {
+    std::cout << "wrote " << args.dir << "/" << name << "\n";
+  }
+  return kExitOk;
+}
+
+const CommandRegistration registration{"golden", [](CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "golden",
+      "Golden regression: every phase of a fixed set of captures (small synthetic captures\n"
+      "of every family, fixed seeds) under a subset of the configurations, with horizon,\n"
+      "row bytes, table bytes, patch words and a digest of the delivered payload.");
+  cmd->require_subcommand(1);
+  auto check_args = std::make_shared<GoldenArgs>();
+  auto* check_cmd = cmd->add_subcommand(
+      "check", "Recompute and compare with the golden files; print every difference (exit 1).");
+  add_golden_options(*check_cmd, *check_args);
+  auto bless_args = std::make_shared<GoldenArgs>();
+  auto* bless_cmd = cmd->add_subcommand(
+      "bless", "Recompute and rewrite the golden files (only when a change is intended).");
+  add_golden_options(*bless_cmd, *bless_args);
+  add_common_options(*cmd);
+  return [=]() { return check_cmd->parsed() ? check(*check_args) : bless(*bless_args); };
+}};
+
+}  // namespace
+}  // namespace lockstep::cli

@@ -1,0 +1,58 @@
+// The golden cases: small synthetic captures of every family with fixed seeds (so the
+// check exercises unicast, all-to-all, hot spots, multicast and Repeat phases) and the
+// embedded default workload lowered to a capture.
+#include <algorithm>
+
+#include "arch/machine.hpp"
+#include "compiler/synth.hpp"
+#include "replay/golden.hpp"
+
+namespace lockstep::replay {
+namespace {
+
+GoldenCase synthetic(compiler::SynthFamily family, const std::string& machine, uint32_t tiles,
+                     uint64_t seed, uint32_t phases) {
+  const std::string family_name = compiler::synth_family_name(family);
+  GoldenCase c;
+  c.name = "synth-" + family_name + "-t" + std::to_string(tiles) + "-s" + std::to_string(seed);
+  c.description = "lockstep capture synth --family " + family_name + " --tiles " +
+                  std::to_string(tiles) + " --seed " + std::to_string(seed) + " --phases " +
+                  std::to_string(phases) + " --machine " + machine;
+  c.machine = machine;
+  c.make = [=]() {
+    compiler::SynthOptions options;
+    options.family = family;
+    options.tiles = tiles;
+    options.seed = seed;
+    options.phases = phases;
+    return compiler::synthesize_capture(options, arch::load_machine(machine));
+  };
+  return c;
+}
+
+}  // namespace
+
+std::vector<GoldenCase> golden_cases() {
+  using compiler::SynthFamily;
+  std::vector<GoldenCase> cases{
+      synthetic(SynthFamily::Permutation, "ipu21-c600-t16", 16, 11, 3),
+      synthetic(SynthFamily::Uniform, "ipu21-c600-t16", 16, 12, 2),
+      synthetic(SynthFamily::Skewed, "ipu21-c600-t64", 32, 13, 2),
+      synthetic(SynthFamily::Multicast, "ipu21-c600-t64", 32, 14, 2),
+      synthetic(SynthFamily::Transformer, "ipu21-c600-t16", 16, 15, 4),
+  };
+  std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return cases;
+}
+
+const std::vector<PointSpec>& golden_configurations() {
+  // One of each order kind, a small and a large chunk, and one paired-width point.
+  static const std::vector<PointSpec> configurations{
+      {0, "latency", false}, {0, "automatic", false}, {0, "remaining-combined", false},
+      {0, "S64", false},     {0, "B256", false},      {0, "B1024", false},
+      {0, "B1024", true},
+  };
+  return configurations;
+}
+
+}  // namespace lockstep::replay

@@ -1,0 +1,178 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+#include "arch/errors.hpp"
+#include "arch/token.hpp"
+#include "replay/point_check.hpp"
+#include "replay/point_codec.hpp"
+#include "replay/replay_args.hpp"
+
+namespace lockstep::replay {
+namespace {
+
+// Tile memory as a sparse map of words; untouched memory reads as zero, like the model.
+class FakeMemory : public sim::MemoryView {
+ public:
+  void write_word(uint32_t tile, uint32_t address, uint32_t value) { words_[{tile, address}] = value; }
+  void read(uint32_t tile, uint32_t address, uint32_t bytes, uint8_t* out) const override {
+    for (uint32_t a = 0; a < bytes; a += 4) {
+      const auto it = words_.find({tile, address + a});
+      const uint32_t v = it == words_.end() ? 0 : it->second;
+      std::memcpy(out + a, &v, 4);
+    }
+  }
+
+ private:
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> words_;
+};
+
+arch::CapturePhase two_iteration_phase() {
+  arch::CapturePhase phase;
+  phase.id = 2;
+  phase.iterations = 2;
+  arch::Transfer a;
+  a.source_tile = 1;
+  a.source_addresses = {0x50000, 0x50100};
+  a.destinations = {{3, 0x60000}, {4, 0x60040}};
+  a.words = 4;
+  arch::Transfer b;
+  b.source_tile = 5;
+  b.source_addresses = {0x58000, 0x58000};
+  b.destinations = {{3, 0x61000}};
+  b.words = 2;
+  phase.transfers = {a, b};
+  return phase;
+}
+
+// Memory as a correct run leaves it after `iteration`.
+void deliver(FakeMemory& memory, const arch::CapturePhase& phase, uint32_t iteration, uint64_t seed) {
+  for (const auto& t : phase.transfers) {
+    for (const auto& d : t.destinations) {
+      for (uint32_t k = 0; k < t.words; ++k) {
+        memory.write_word(d.tile, d.address + 4 * k,
+                          arch::payload_token(seed, t.source_tile, t.source_addresses[iteration] + 4 * k));
+      }
+    }
+  }
+}
+
+TEST(ReplayCheck, CorrectDeliveryPassesEveryIteration) {
+  const auto phase = two_iteration_phase();
+  PointOptions options;
+  options.seed = 3;
+  options.payload_digest = true;
+  PointResult result;
+  result.iterations = 2;
+  PayloadChecker checker(phase, options, result);
+  FakeMemory memory;
+  for (uint32_t i = 0; i < 2; ++i) {
+    deliver(memory, phase, i, 3);
+    checker.after({2, i, 100, 50 + i}, memory);
+  }
+  EXPECT_TRUE(result.payload_ok());
+  EXPECT_EQ(result.words_checked, 2u * (8 + 2));
+  EXPECT_EQ(result.horizon, 51u);
+  EXPECT_NE(result.payload_digest, 0u);
+}
+
+TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
+  const auto phase = two_iteration_phase();
+  PointOptions options;
+  options.seed = 3;
+  PointResult result;
+  result.iterations = 2;
+  PayloadChecker checker(phase, options, result);
+  FakeMemory memory;
+  deliver(memory, phase, 0, 3);
+  checker.after({2, 0, 100, 50}, memory);
+  EXPECT_EQ(result.mismatch_count, 0u);
+  // Iteration 1 delivers nothing new: transfer a's words still hold iteration 0's tokens
+  // (transfer b reads the same source address in both iterations, so it still matches).
+  memory.write_word(3, 0x61004, 0xdeadbeef);
+  checker.after({2, 1, 200, 50}, memory);
+  EXPECT_FALSE(result.payload_ok());
+  EXPECT_EQ(result.mismatch_count, 8u + 1);
+  ASSERT_EQ(result.mismatches.size(), 9u);
+  const auto& first = result.mismatches.front();
+  EXPECT_EQ(first.tile, 3u);
+  EXPECT_EQ(first.address, 0x60000u);
+  EXPECT_EQ(first.iteration, 1u);
+  EXPECT_EQ(first.expected, arch::payload_token(3, 1, 0x50100));
+  EXPECT_EQ(first.found, arch::payload_token(3, 1, 0x50000));
+  EXPECT_EQ(result.mismatches.back().found, 0xdeadbeefu);
+}
+
+TEST(ReplayCheck, SampledCheckFindsTheOnlyDestinationOfACorruptTile) {
+  const auto phase = two_iteration_phase();
+  PointOptions options;
+  options.seed = 3;
+  options.samples = 2;  // one word per destination tile (tiles 3 and 4), whichever words
+  PointResult result;
+  result.iterations = 1;
+  arch::CapturePhase one = phase;
+  one.iterations = 1;
+  PayloadChecker checker(one, options, result);
+  FakeMemory memory;
+  deliver(memory, phase, 0, 3);
+  // Every word of tile 4 is wrong: a sample that covers every tile must see it.
+  for (uint32_t k = 0; k < 4; ++k) memory.write_word(4, 0x60040 + 4 * k, 0);
+  checker.after({2, 0, 0, 10}, memory);
+  EXPECT_EQ(result.words_checked, 2u);
+  EXPECT_EQ(result.mismatch_count, 1u);
+  EXPECT_EQ(result.mismatches.at(0).tile, 4u);
+}
+
+TEST(ReplayCheck, MissingExecutionsFail) {
+  PointResult result;
+  result.iterations = 27;
+  result.executions = 26;
+  EXPECT_FALSE(result.payload_ok());
+  result.executions = 27;
+  EXPECT_TRUE(result.payload_ok());
+}
+
+TEST(ReplayCheck, PointResultsSurviveEncoding) {
+  PointResult r;
+  r.spec = {7, "B256", true};
+  r.label = "layer.attn.qkv";
+  r.execution_count = 27;
+  r.horizon = 1234;
+  r.total_row_bytes = 1ull << 40;
+  r.compile_ms = 1.5;
+  r.mismatches = {{1, 2, 3, 4, 5}};
+  r.mismatch_count = 9;
+  r.hazards = {"mux-left-open tile 3"};
+  r.payload_digest = 0x0123456789abcdefull;
+  r.error = "";
+  const auto bytes = encode_point_result(r);
+  const auto back = decode_point_result(bytes);
+  EXPECT_EQ(encode_point_result(back), bytes);
+  EXPECT_EQ(back.spec.config, "B256");
+  EXPECT_TRUE(back.spec.paired);
+  EXPECT_EQ(back.mismatches, r.mismatches);
+  EXPECT_EQ(back.hazards, r.hazards);
+  EXPECT_EQ(back.total_row_bytes, r.total_row_bytes);
+  EXPECT_THROW(decode_point_result(bytes.substr(0, bytes.size() - 1)), std::runtime_error);
+}
+
+TEST(ReplayArgs, PhaseListsAndConfigNames) {
+  EXPECT_EQ(parse_phase_list("3"), (std::vector<uint32_t>{3}));
+  EXPECT_EQ(parse_phase_list("9,3,5-7,3"), (std::vector<uint32_t>{3, 5, 6, 7, 9}));
+  EXPECT_THROW(parse_phase_list("3,"), InputError);
+  EXPECT_THROW(parse_phase_list("7-5"), InputError);
+  EXPECT_THROW(parse_phase_list("x"), InputError);
+  const auto paired = parse_point_config("B256p", 4);
+  EXPECT_EQ(paired.config, "B256");
+  EXPECT_TRUE(paired.paired);
+  EXPECT_EQ(paired.compiler_config(), "B256+paired");
+  EXPECT_EQ(paired.display_name(), "B256p");
+  EXPECT_TRUE(parse_point_config("S64+paired", 0).paired);
+  EXPECT_FALSE(parse_point_config("latency", 0).paired);
+  EXPECT_THROW(parse_point_config("B0256", 0), InputError);
+  EXPECT_THROW(parse_point_config("fastest", 0), InputError);
+}
+
+}  // namespace
+}  // namespace lockstep::replay
