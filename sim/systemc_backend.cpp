@@ -112,6 +112,8 @@ class SystemCBackend : public Backend {
       return std::make_tuple(a.cycle, a.tile, static_cast<int>(a.kind), a.phase, a.row_offset, a.detail) <
              std::make_tuple(b.cycle, b.tile, static_cast<int>(b.kind), b.phase, b.row_offset, b.detail);
     });
+    // Without keep_going the run ends at the first hazard: report that one alone.
+    if (!options.keep_going && result.hazards.size() > 1) result.hazards.resize(1);
     if (!monitor.stopping()) check_expectations(package, view, result);
     collect_outputs(package, view, result);
     chip.reset();
