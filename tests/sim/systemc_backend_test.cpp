@@ -1,0 +1,124 @@
+// The SystemC backend in-process: fresh simulation contexts for repeated runs, the
+// after-exchange observer, hazard collection and ordering, inputs and outputs.
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
+#include "arch/errors.hpp"
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+#include "sim/backend.hpp"
+#include "support/test_support.hpp"
+
+namespace lockstep::sim {
+namespace {
+
+arch::Package load(const std::string& name) {
+  return arch::read_package(testing::source_path("tests/integration/packages/" + name + ".yaml"));
+}
+
+TEST(SystemCBackend, RunsTwiceInOneProcessWithTheSameResult) {
+  const auto package = load("p2p_3w");
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  const RunResult a = backend->run(package, {});
+  const RunResult b = backend->run(package, {});
+  EXPECT_TRUE(a.ok());
+  EXPECT_EQ(a.total_cycles, 145u);
+  EXPECT_EQ(a.total_cycles, b.total_cycles);
+  ASSERT_EQ(b.executions.size(), 1u);
+  EXPECT_EQ(b.executions[0].horizon, 61u);
+}
+
+TEST(SystemCBackend, AfterExchangeSeesTheLandedWords) {
+  const auto package = load("p2p_3w");
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  RunOptions options;
+  int calls = 0;
+  std::vector<uint8_t> seen(12);
+  options.after_exchange = [&](const PhaseExecution& e, const MemoryView& memory) {
+    ++calls;
+    EXPECT_EQ(e.phase, 1u);
+    memory.read(1, 0x70000, 12, seen.data());
+  };
+  const RunResult r = backend->run(package, options);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(seen, package.expectations[0].bytes);
+  EXPECT_TRUE(r.ok());
+}
+
+TEST(SystemCBackend, StopsAtTheFirstHazardOrCollectsAllSorted) {
+  const auto package = load("hazard_mux_left_open");
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  const RunResult first = backend->run(package, {});
+  ASSERT_EQ(first.hazards.size(), 1u);
+  EXPECT_TRUE(first.expectation_failures.empty());  // not checked after a stop
+  RunOptions all;
+  all.keep_going = true;
+  const RunResult every = backend->run(package, all);
+  EXPECT_GE(every.hazards.size(), first.hazards.size());
+  for (size_t i = 1; i < every.hazards.size(); ++i) {
+    const auto& a = every.hazards[i - 1];
+    const auto& b = every.hazards[i];
+    EXPECT_LE(std::make_tuple(a.cycle, a.tile, int(a.kind)), std::make_tuple(b.cycle, b.tile, int(b.kind)));
+  }
+  bool open = false;
+  for (const auto& h : every.hazards) open = open || h.kind == HazardKind::MuxLeftOpen;
+  EXPECT_TRUE(open);
+  EXPECT_EQ(hazard_name(HazardKind::MuxLeftOpen), "mux-left-open");
+}
+
+TEST(SystemCBackend, PatchedRowsAndIteratedPointers) {
+  const auto package = load("repeat27");
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  const RunResult r = backend->run(package, {});
+  EXPECT_TRUE(r.ok()) << (r.hazards.empty() ? "" : describe(r.hazards[0]));
+  EXPECT_EQ(r.executions.size(), 27u);
+  EXPECT_TRUE(r.expectation_failures.empty());
+}
+
+TEST(SystemCBackend, UnknownKernelIsBadInput) {
+  auto package = load("p2p_3w");
+  package.tiles[0].steps.push_back({arch::KernelStep{"no-such-kernel", {}, {}}});
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  EXPECT_THROW(backend->run(package, {}), InputError);
+  package.tiles[0].steps.back() = {arch::KernelStep{"fill", {{0x60000, false}}, {6, 1}}};
+  EXPECT_THROW(backend->run(package, {}), InputError);
+}
+
+TEST(SystemCBackend, InputsAndOutputs) {
+  auto package = load("p2p_3w");
+  package.expectations.clear();
+  package.bindings.push_back({"src", arch::BindingKind::Input, {{0, 0x60000, 12}}});
+  package.bindings.push_back({"dst", arch::BindingKind::Output, {{1, 0x70000, 12}}});
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  RunOptions options;
+  options.inputs["src"] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const RunResult r = backend->run(package, options);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.outputs.at("dst"), options.inputs["src"]);
+  options.inputs["src"].pop_back();
+  EXPECT_THROW(backend->run(package, options), InputError);
+}
+
+TEST(SystemCBackend, TraceTileLogsEveryExchangeEventOfThatTile) {
+  const auto package = load("p2p_3w");
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64);
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("trace-test", sink));
+  spdlog::set_level(spdlog::level::debug);
+  RunOptions options;
+  options.trace_tile = 1;
+  backend->run(package, options);
+  spdlog::set_default_logger(previous);
+  spdlog::set_level(spdlog::level::warn);
+  std::string all;
+  for (const auto& line : sink->last_formatted()) all += line;
+  // L0 -> L1: XPIC at 1, neutral at 4, PIC at 53, three words written from event 53.
+  EXPECT_NE(all.find("event 1: XPIC <- 0x0"), std::string::npos) << all;
+  EXPECT_NE(all.find("event 53: write 12 bytes at 0x70000 from tile 0 0x60000"), std::string::npos) << all;
+  EXPECT_NE(all.find("event 61: row ends"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace lockstep::sim
