@@ -1,0 +1,124 @@
+// `lockstep lower WORKLOAD -o CAPTURE [--program PROGRAM] [--stats]`: lower a ViT encoder.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "arch/capture.hpp"
+#include "arch/errors.hpp"
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+#include "cli/command_registry.hpp"
+#include "compiler/lower.hpp"
+#include "compiler/workload.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+bool is_yaml(const std::string& path) {
+  const auto ends = [&](const std::string& s) {
+    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".yaml") || ends(".yml");
+}
+
+void print_stats(const compiler::Lowered& lowered, double seconds) {
+  const arch::CaptureStats stats = arch::capture_stats(lowered.capture);
+  std::cout << "phases " << stats.phases.size() << "\n";
+  std::cout << "transfers " << stats.transfers << "\n";
+  std::cout << "source_addresses " << stats.source_addresses << "\n";
+  std::cout << "words " << stats.words << "\n";
+  std::cout << "words_delivered " << stats.words_delivered << "\n";
+  uint64_t executed = 0;
+  for (const auto& p : stats.phases) executed += p.words_delivered * p.execution_count;
+  std::cout << "words_delivered_per_run " << executed << "\n";
+  std::cout << "owners " << lowered.owners << "\n";
+  const auto peak = std::max_element(lowered.memory.begin(), lowered.memory.end(),
+                                     [](const auto& a, const auto& b) { return a.peak_bytes < b.peak_bytes; });
+  const auto resident = std::max_element(
+      lowered.memory.begin(), lowered.memory.end(),
+      [](const auto& a, const auto& b) { return a.persistent_bytes < b.persistent_bytes; });
+  if (peak != lowered.memory.end()) {
+    std::cout << "peak_sram_bytes " << peak->peak_bytes << " (tile " << peak->tile << ")\n";
+    std::cout << "resident_sram_bytes " << resident->persistent_bytes << " (tile " << resident->tile
+              << ")\n";
+  }
+  std::cout << "lowering_seconds " << seconds << "\n";
+  std::cout << "gemm,in,out,k_blocks,o_blocks,chunks\n";
+  for (const auto& g : lowered.gemms) {
+    std::cout << g.name << "," << g.in << "," << g.out << "," << g.k_blocks << "," << g.o_blocks
+              << "," << g.chunks << "\n";
+  }
+  std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,words_delivered\n";
+  for (const auto& p : stats.phases) {
+    std::cout << p.id << "," << p.label << "," << p.execution_count << "," << p.iterations << ","
+              << p.transfers << "," << p.destinations << "," << p.words << "," << p.words_delivered
+              << "\n";
+  }
+  std::cout << "tile,resident_bytes,peak_bytes\n";
+  for (const auto& m : lowered.memory) {
+    std::cout << m.tile << "," << m.persistent_bytes << "," << m.peak_bytes << "\n";
+  }
+}
+
+const CommandRegistration registration{"lower", [](CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "lower",
+      "Lower a ViT encoder workload (configs/workloads/*.yaml) onto its machine's tiles:\n"
+      "writes the exchange capture (every phase of transfers; the layer body is a Repeat\n"
+      "whose transfers carry one source address per layer) and, with --program, the per-tile\n"
+      "resident program as a package without rows (weight segments, kernel steps, exchange\n"
+      "steps, the layer Repeat with iterated weight pointers). --stats prints phases,\n"
+      "transfers, words per phase, GEMM splits and per-tile SRAM use. Output forms follow\n"
+      "the file names (.yaml/.yml YAML, else Cap'n Proto). See docs/lowering.md.");
+  struct Options {
+    std::string workload;
+    std::string capture;
+    std::string program;
+    std::string machine;
+    bool stats = false;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("WORKLOAD", o->workload, "workload file or embedded name, e.g. configs/workloads/vit-tiny.yaml")
+      ->required();
+  cmd->add_option("-o,--output", o->capture, "capture file to write");
+  cmd->add_option("--program", o->program, "package file to write with the per-tile program");
+  cmd->add_option("--machine", o->machine, "override the workload's machine (name or YAML file)");
+  cmd->add_flag("--stats", o->stats, "print phases, transfers, words per phase and SRAM use");
+  add_common_options(*cmd);
+  return [o]() {
+    if (o->capture.empty() && o->program.empty() && !o->stats) {
+      throw InputError("lower: nothing to do: give -o CAPTURE, --program PROGRAM or --stats");
+    }
+    const compiler::Workload workload = compiler::load_workload(o->workload);
+    const arch::MachineDescription machine =
+        arch::load_machine(o->machine.empty() ? workload.machine : o->machine);
+    const auto start = std::chrono::steady_clock::now();
+    const compiler::Lowered lowered = compiler::lower_workload(workload, machine);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    spdlog::info("lowered {} in {:.2f} s", workload.name, seconds);
+    arch::validate_capture(lowered.capture, machine, o->workload);
+    if (!o->capture.empty()) {
+      if (is_yaml(o->capture)) {
+        arch::write_capture_yaml(lowered.capture, o->capture);
+      } else {
+        arch::write_capture_capnp(lowered.capture, o->capture);
+      }
+    }
+    if (!o->program.empty()) {
+      if (is_yaml(o->program)) {
+        arch::write_package_yaml(lowered.program, o->program);
+      } else {
+        arch::write_package_capnp(lowered.program, o->program);
+      }
+    }
+    if (o->stats) print_stats(lowered, seconds);
+    return kExitOk;
+  };
+}};
+
+}  // namespace
+}  // namespace lockstep::cli

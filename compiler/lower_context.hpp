@@ -1,0 +1,103 @@
+#pragma once
+// The state the lowering builds up: tile memory, the capture's phases, each tile's steps
+// (top level and layer Repeat body), segments and iterated pointers. Shared by lower.cpp,
+// lower_gemm.cpp and lower_attention.cpp.
+#include <string>
+#include <vector>
+
+#include "arch/capture.hpp"
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+#include "compiler/lower.hpp"
+#include "compiler/placement.hpp"
+#include "compiler/workload.hpp"
+
+namespace lockstep::compiler {
+
+// Bytes of one FP16 value and one FP32 value.
+inline constexpr uint32_t kHalf = 2;
+inline constexpr uint32_t kFloat = 4;
+
+// A tensor stored once per layer, layer l at base + l * stride, read through a pointer
+// slot that the layer Repeat advances by `stride` (or a plain address outside it).
+struct LayerTensor {
+  uint32_t base = 0;
+  uint32_t stride = 0;
+  uint32_t slot = 0;  // pointer slot address; 0 = not iterated, use base directly
+  arch::Operand operand() const {
+    return slot ? arch::Operand{slot, true} : arch::Operand{base, false};
+  }
+};
+
+class LowerContext {
+ public:
+  LowerContext(const Workload& workload, const arch::MachineDescription& machine);
+
+  const Workload& workload;
+  const arch::MachineDescription& machine;
+  const uint32_t tiles;
+  TileMemory memory;
+  arch::Capture capture;
+  std::vector<GemmPlan> gemm_plans;
+
+  // Owners: tiles holding activation rows, balanced whole rows, spread over the chip.
+  uint32_t owners = 0;
+  uint32_t owner_tile(uint32_t owner) const;
+  Span owner_rows(uint32_t owner) const { return balanced_part(workload.rows(), owners, owner); }
+  uint32_t owner_of_row(uint32_t row) const { return balanced_part_of(workload.rows(), owners, row); }
+
+  // Steps go to the layer Repeat's body between begin_layers() and end_layers().
+  void begin_layers();
+  void end_layers();
+  bool in_layers() const { return in_layers_; }
+  uint32_t iterations() const { return in_layers_ ? workload.layers : 1; }
+
+  // A new exchange phase; every tile gets its exchange step. Returns the phase index.
+  size_t phase(const std::string& label, const std::string& operation);
+  // A transfer in phase `index`; destinations equal to the source must not be passed.
+  void transfer(size_t index, uint32_t source_tile, uint32_t source_address,
+                std::vector<arch::Destination> destinations, uint32_t words);
+  void kernel(uint32_t tile, std::string name, std::vector<arch::Operand> operands,
+              std::vector<int64_t> scalars);
+  // Tokens-filled weights: per layer when `per_layer`, with a pointer slot inside the Repeat.
+  LayerTensor place_weights(uint32_t tile, const std::string& name, uint32_t bytes, bool per_layer);
+
+  arch::Package finish(std::vector<arch::Binding> bindings);
+
+ private:
+  std::vector<arch::Step>& steps(uint32_t tile) { return in_layers_ ? body_[tile] : top_[tile]; }
+  bool in_layers_ = false;
+  std::vector<std::vector<arch::Step>> top_;
+  std::vector<std::vector<arch::Step>> body_;
+  std::vector<std::vector<arch::IteratedPointer>> pointers_;
+  std::vector<std::vector<arch::Segment>> segments_;
+};
+
+// Owner-side addresses of a row-major [rows, columns] FP16 activation, one per owner.
+struct Activation {
+  std::string name;
+  uint32_t columns = 0;
+  std::vector<uint32_t> address;  // per owner
+};
+Activation place_activation(LowerContext& context, const std::string& name, uint32_t columns,
+                            uint32_t bytes_per_value = kHalf);
+
+// A GEMM [rows, in] x [in, out] with weights resident on a K x O grid of tiles.
+struct GemmLayout {
+  GemmPlan plan;
+  uint32_t tile_offset = 0;
+  std::vector<LayerTensor> weights;  // per grid tile (kb * O + ob)
+  std::vector<LayerTensor> bias;     // per grid tile: bias of its output columns
+  uint32_t grid_tile(uint32_t kb, uint32_t ob) const;
+  uint32_t tiles = 0;
+};
+GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out,
+                     bool per_layer, uint32_t tile_offset);
+void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input,
+               const Activation& output);
+
+// Multi-head attention from the fused QKV activation [rows, 3 * hidden] into `context_out`.
+void emit_attention(LowerContext& context, const Activation& qkv, const Activation& context_out,
+                    uint32_t tile_offset);
+
+}  // namespace lockstep::compiler
