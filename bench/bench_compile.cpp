@@ -23,6 +23,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 int main(int argc, char** argv) {
   using namespace lockstep;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured
   uint32_t tiles = 0;
   uint64_t seed = 1;
   std::string config = "B1024";

@@ -23,9 +23,11 @@ std::vector<uint8_t> little_endian(uint64_t value, int bytes) {
   return out;
 }
 
-// One digest slot array: `count` 8-byte digests of `span`, one per iteration.
+// One digest slot array: one 8-byte digest per iteration of the tile's destination ranges
+// in a phase. One range is hashed straight into the slot; several are hashed into a scratch
+// array first, which is then hashed into the slot, so only destination bytes are read.
 struct Checksum {
-  Span span;
+  std::vector<Span> ranges;
   uint32_t slot_address = 0;
   std::optional<uint32_t> pointer_address;  // iterated: the pointer advancing through the slots
 };
@@ -39,6 +41,7 @@ struct TileState {
   std::vector<std::vector<Span>> destinations;  // per phase position, merged
   std::vector<std::vector<Checksum>> checksums;  // per phase position
   uint32_t pointer_count = 0;
+  uint32_t scratch_count = 0;  // 8-byte digests of the longest multi-range checksum
   uint32_t slot_count = 0;
   uint32_t area_address = 0;
   std::vector<arch::Step> steps;
@@ -160,16 +163,17 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     for (size_t p = 0; p < phase_count; ++p) {
       if (!needed[p][t]) continue;
       const uint32_t iterations = std::max<uint32_t>(phases[p].capture->iterations, 1);
-      for (const Span& span : checksum_spans(state.destinations[p], state.data, machine)) {
-        Checksum checksum;
-        checksum.span = span;
-        checksum.slot_address = state.slot_count;  // slot index for now, an address below
-        if (iterations > 1) checksum.pointer_address = state.pointer_count++;
-        state.slot_count += iterations;
-        state.checksums[p].push_back(checksum);
+      Checksum checksum;
+      checksum.ranges = state.destinations[p];
+      checksum.slot_address = state.slot_count;  // slot index for now, an address below
+      if (iterations > 1) checksum.pointer_address = state.pointer_count++;
+      state.slot_count += iterations;
+      if (checksum.ranges.size() > 1) {
+        state.scratch_count = std::max(state.scratch_count, static_cast<uint32_t>(checksum.ranges.size()));
       }
+      state.checksums[p].push_back(checksum);
     }
-    const uint32_t proof_bytes = align8(state.pointer_count * 4) + state.slot_count * 8;
+    const uint32_t proof_bytes = align8(state.pointer_count * 4) + (state.scratch_count + state.slot_count) * 8;
     area_bytes[t] = table_max + std::max(machine.fetch_lookahead_bytes, proof_bytes);
   }
 
@@ -182,7 +186,7 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     TileState& state = states[t];
     state.area_address = areas[t];
     const uint32_t pointers = state.area_address + table_max;
-    const uint32_t slots = pointers + align8(state.pointer_count * 4);
+    const uint32_t slots = pointers + align8(state.pointer_count * 4) + state.scratch_count * 8;
     for (auto& list : state.checksums) {
       for (Checksum& checksum : list) {
         checksum.slot_address = slots + 8 * checksum.slot_address;
@@ -237,17 +241,30 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       }
       body.push_back(arch::Step{exchange});
       std::vector<arch::IteratedPointer> pointers;
+      const uint32_t scratch = state.area_address + table_max + align8(state.pointer_count * 4);
       for (const Checksum& checksum : state.checksums[p]) {
+        Span hashed = checksum.ranges.front();
+        if (checksum.ranges.size() > 1) {
+          for (size_t r = 0; r < checksum.ranges.size(); ++r) {
+            arch::KernelStep kernel;
+            kernel.name = "checksum";
+            kernel.operands = {arch::Operand{checksum.ranges[r].address, false},
+                               arch::Operand{scratch + 8 * static_cast<uint32_t>(r), false}};
+            kernel.scalars = {checksum.ranges[r].bytes};
+            body.push_back(arch::Step{kernel});
+          }
+          hashed = Span{scratch, 8 * static_cast<uint32_t>(checksum.ranges.size())};
+        }
         arch::KernelStep kernel;
         kernel.name = "checksum";
-        kernel.operands.push_back(arch::Operand{checksum.span.address, false});
+        kernel.operands.push_back(arch::Operand{hashed.address, false});
         if (checksum.pointer_address) {
           kernel.operands.push_back(arch::Operand{*checksum.pointer_address, true});
           pointers.push_back(arch::IteratedPointer{*checksum.pointer_address, 8});
         } else {
           kernel.operands.push_back(arch::Operand{checksum.slot_address, false});
         }
-        kernel.scalars.push_back(checksum.span.bytes);
+        kernel.scalars.push_back(hashed.bytes);
         body.push_back(arch::Step{kernel});
       }
       if (iterations > 1) {
@@ -281,8 +298,14 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
         }
         for (const TileState& state : states) {
           for (const Checksum& checksum : state.checksums[p]) {
-            const std::vector<uint8_t> bytes = memory.bytes(state.tile, checksum.span.address, checksum.span.bytes);
-            const std::vector<uint8_t> digest = little_endian(arch::fnv1a64(bytes.data(), bytes.size()), 8);
+            std::vector<uint8_t> digests;
+            for (const Span& range : checksum.ranges) {
+              const std::vector<uint8_t> bytes = memory.bytes(state.tile, range.address, range.bytes);
+              const std::vector<uint8_t> digest = little_endian(arch::fnv1a64(bytes.data(), bytes.size()), 8);
+              digests.insert(digests.end(), digest.begin(), digest.end());
+            }
+            const std::vector<uint8_t> digest =
+                checksum.ranges.size() == 1 ? digests : little_endian(arch::fnv1a64(digests.data(), digests.size()), 8);
             auto& slot = slot_bytes[{state.tile, checksum.slot_address}];
             slot.insert(slot.end(), digest.begin(), digest.end());
           }
@@ -345,7 +368,11 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       program.segments.push_back(std::move(table));
     }
     const uint32_t pointers = state.area_address + table_max;
-    const uint32_t slots = pointers + align8(state.pointer_count * 4);
+    const uint32_t scratch = pointers + align8(state.pointer_count * 4);
+    const uint32_t slots = scratch + state.scratch_count * 8;
+    if (state.scratch_count > 0) {
+      program.segments.push_back(arch::Segment{scratch, state.scratch_count * 8, arch::FillKind::Zero, {}, 0});
+    }
     if (state.pointer_count > 0) {
       arch::Segment segment{pointers, state.pointer_count * 4, arch::FillKind::Bytes, {}, 0};
       for (const auto& list : state.checksums) {

@@ -20,32 +20,6 @@ std::vector<Span> merge_spans(std::vector<Span> ranges) {
   return merged;
 }
 
-std::vector<Span> checksum_spans(const std::vector<Span>& destinations, const ElementUse& data,
-                                 const arch::MachineDescription& machine) {
-  std::vector<Span> spans;
-  for (const Span& range : merge_spans(destinations)) {
-    if (!spans.empty()) {
-      const uint32_t gap_begin = spans.back().address + spans.back().bytes;
-      bool separated = false;
-      // Only elements inside the gap and below the row region can hold the reserved area.
-      for (uint32_t a = gap_begin; a < range.address && a < machine.row_region_end;) {
-        const uint32_t element = machine.element_of(a);
-        if (!data.used(element)) {
-          separated = true;
-          break;
-        }
-        a = (a / machine.element_bytes + 1) * machine.element_bytes;
-      }
-      if (!separated) {
-        spans.back().bytes = range.address + range.bytes - spans.back().address;
-        continue;
-      }
-    }
-    spans.push_back(range);
-  }
-  return spans;
-}
-
 std::vector<std::vector<bool>> checksum_needed(const std::vector<const arch::CapturePhase*>& phases,
                                                const std::vector<std::vector<std::vector<Span>>>& destinations) {
   const size_t tiles = destinations.empty() ? 0 : destinations.front().size();

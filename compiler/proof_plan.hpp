@@ -7,7 +7,6 @@
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
-#include "compiler/table_layout.hpp"
 
 namespace lockstep::compiler {
 
@@ -18,12 +17,6 @@ struct Span {
 
 // Byte ranges, sorted and merged (touching ranges join).
 std::vector<Span> merge_spans(std::vector<Span> ranges);
-
-// Destination ranges of one tile in one phase grouped into spans a `checksum` kernel can
-// hash: neighbours join unless an element below row_region_end that the tile's data does
-// not use lies between them (the reserved area can only lie in such elements).
-std::vector<Span> checksum_spans(const std::vector<Span>& destinations, const ElementUse& data,
-                                 const arch::MachineDescription& machine);
 
 // Per phase position, per tile position: whether a checksum follows the exchange. Iterated
 // phases always do (each iteration overwrites the last); others only when a later phase

@@ -16,6 +16,20 @@
 namespace lockstep::compiler {
 namespace {
 
+// Hazards and expectation failures of a run, one line each (first few), for test output.
+std::string describe(const sim::RunResult& run) {
+  std::string text;
+  for (size_t i = 0; i < run.hazards.size() && i < 3; ++i) {
+    text += "hazard " + sim::hazard_name(run.hazards[i].kind) + " tile " + std::to_string(run.hazards[i].tile) +
+            " phase " + std::to_string(run.hazards[i].phase) + ": " + run.hazards[i].detail + "\n";
+  }
+  for (size_t i = 0; i < run.expectation_failures.size() && i < 3; ++i) {
+    text += "expectation tile " + std::to_string(run.expectation_failures[i].tile) + " address " +
+            std::to_string(run.expectation_failures[i].address) + "\n";
+  }
+  return text;
+}
+
 class CompileCapture : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -41,7 +55,7 @@ TEST_F(CompileCapture, SelectedPhasesRunInCaptureOrder) {
   EXPECT_EQ(result.package.phases[1].id, capture.phases[3].id);
   EXPECT_EQ(result.report.phases[1].label, capture.phases[3].label);
   const sim::RunResult run = sim::make_systemc_backend(machine)->run(result.package, {});
-  EXPECT_TRUE(run.ok());
+  EXPECT_TRUE(run.ok()) << describe(run);
 }
 
 TEST_F(CompileCapture, UnknownPhaseIsBadInput) {
@@ -75,7 +89,7 @@ TEST_F(CompileCapture, SharingShrinksTheTableAndBothPackagesRun) {
   EXPECT_EQ(unshared.package.tiles.front().table.size, (unshared.report.table_bytes_unshared + 7) / 8 * 8);
   for (const auto* result : {&shared, &unshared}) {
     const sim::RunResult run = sim::make_systemc_backend(machine)->run(result->package, {});
-    EXPECT_TRUE(run.ok()) << run.hazards.size() << " hazards, " << run.expectation_failures.size() << " failures";
+    EXPECT_TRUE(run.ok()) << describe(run);
   }
 }
 
