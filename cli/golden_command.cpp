@@ -31,7 +31,15 @@ int check(const GoldenArgs& args) {
               << " golden file(s); if the change is intended, run `lockstep golden bless`\n";
     return kExitFailed;
   }
-  std::cout << "golden: " << run.files.size() << " file(s) match\n";
+  size_t points = 0, failed = 0, errors = 0;
+  for (const auto& [name, text] : run.files) {
+    for (size_t at = 0; (at = text.find(" horizon ", at)) != std::string::npos; ++at) ++points;
+    for (size_t at = 0; (at = text.find(" payload fail\n", at)) != std::string::npos; ++at) ++failed;
+    for (size_t at = 0; (at = text.find(" error ", at)) != std::string::npos; ++at) ++errors;
+  }
+  std::cout << "golden: " << run.files.size() << " file(s) match: " << points + errors
+            << " points, of which " << failed << " fail their payload check and " << errors
+            << " could not be compiled or run (as recorded)\n";
   return kExitOk;
 }
 

@@ -92,7 +92,10 @@ int run_sweep_command(const SweepArgs& args) {
             << failed << " fail)\n"
             << "results    " << replay::join_path(args.out, "results.csv") << "\n"
             << "report     " << replay::join_path(args.out, "index.html") << "\n";
-  if (errors > 0) return kExitInternal;
+  if (errors > 0) {
+    std::cerr << errors << " point(s) could not be compiled or simulated\n";
+    return kExitInternal;
+  }
   return failed == 0 ? kExitOk : kExitFailed;
 }
 

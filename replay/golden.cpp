@@ -12,6 +12,7 @@
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"
 #include "replay/report_files.hpp"
+#include "replay/sweep.hpp"
 
 namespace lockstep::replay {
 namespace {
@@ -133,6 +134,10 @@ GoldenRun run_golden(size_t jobs) {
         const auto& t = tasks[i];
         return encode_point_result(run_point(captures[t.case_index], machines[t.case_index],
                                              t.spec, options));
+      },
+      {},
+      [&](size_t i, const std::string& how) {
+        return encode_point_result(crashed_point(captures[tasks[i].case_index], tasks[i].spec, how));
       });
   std::vector<std::vector<PointResult>> per_case(cases.size());
   for (size_t i = 0; i < tasks.size(); ++i) {

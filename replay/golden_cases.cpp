@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "arch/machine.hpp"
+#include "compiler/lower.hpp"
 #include "compiler/synth.hpp"
+#include "compiler/workload.hpp"
 #include "replay/golden.hpp"
 
 namespace lockstep::replay {
@@ -30,16 +32,29 @@ GoldenCase synthetic(compiler::SynthFamily family, const std::string& machine, u
   return c;
 }
 
+GoldenCase lowered(const std::string& name, const std::string& workload_file) {
+  const auto workload = compiler::load_workload(workload_file);
+  GoldenCase c;
+  c.name = name;
+  c.description = "lockstep lower " + workload_file;
+  c.machine = workload.machine;
+  c.make = [workload]() {
+    return compiler::lower_workload(workload, arch::load_machine(workload.machine)).capture;
+  };
+  return c;
+}
+
 }  // namespace
 
 std::vector<GoldenCase> golden_cases() {
   using compiler::SynthFamily;
   std::vector<GoldenCase> cases{
-      synthetic(SynthFamily::Permutation, "ipu21-c600-t16", 16, 11, 3),
-      synthetic(SynthFamily::Uniform, "ipu21-c600-t16", 16, 12, 2),
-      synthetic(SynthFamily::Skewed, "ipu21-c600-t64", 32, 13, 2),
-      synthetic(SynthFamily::Multicast, "ipu21-c600-t64", 32, 14, 2),
-      synthetic(SynthFamily::Transformer, "ipu21-c600-t16", 16, 15, 4),
+      lowered("vit-tiny", "configs/workloads/vit-tiny.yaml"),
+      synthetic(SynthFamily::Permutation, "ipu21-c600", 16, 11, 3),
+      synthetic(SynthFamily::Uniform, "ipu21-c600", 16, 12, 2),
+      synthetic(SynthFamily::Skewed, "ipu21-c600", 32, 13, 2),
+      synthetic(SynthFamily::Multicast, "ipu21-c600", 32, 14, 2),
+      synthetic(SynthFamily::Transformer, "ipu21-c600", 16, 15, 4),
   };
   std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return cases;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -110,6 +111,15 @@ Worker start_worker(const std::function<std::string(size_t)>& task, std::vector<
   return Worker{pid, to_child[1], to_parent[0], std::nullopt};
 }
 
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "stopped";
+}
+
 std::vector<std::string> run_here(size_t count, const std::function<std::string(size_t)>& task,
                                   const std::function<void(size_t)>& on_done) {
   std::vector<std::string> results(count);
@@ -134,9 +144,12 @@ size_t available_cores() {
 
 std::vector<std::string> run_in_processes(size_t count, size_t jobs,
                                           const std::function<std::string(size_t)>& task,
-                                          const std::function<void(size_t)>& on_done) {
+                                          const std::function<void(size_t)>& on_done,
+                                          const CrashResult& on_crash) {
   if (jobs > count) jobs = count;
-  if (jobs <= 1) return run_here(count, task, on_done);
+  if (count == 0) return {};
+  if (jobs <= 1 && !on_crash) return run_here(count, task, on_done);
+  jobs = std::max<size_t>(jobs, 1);
 
   // A worker that dies must not kill us with SIGPIPE when we hand it the next task.
   struct sigaction ignore {}, previous {};
@@ -185,12 +198,25 @@ std::vector<std::string> run_in_processes(size_t count, size_t jobs,
         uint64_t index = 0, size = 0;
         uint8_t status = 0;
         if (!read_all(w->result_fd, &index, sizeof index)) {
-          if (w->running && error.empty()) {
-            error_status = kFailure;
-            error = "worker process died while running task " + std::to_string(*w->running);
-          }
           close_fd(w->result_fd);
           close_fd(w->task_fd);
+          int wait_status = 0;
+          ::waitpid(w->pid, &wait_status, 0);
+          w->pid = -1;
+          if (!w->running) continue;
+          const size_t lost = *w->running;
+          w->running.reset();
+          if (on_crash && error.empty()) {
+            results[lost] = on_crash(lost, describe_exit(wait_status));
+            ++finished;
+            if (on_done) on_done(lost);
+            *w = start_worker(task, workers);
+            give_next(*w);
+          } else if (error.empty()) {
+            error_status = kFailure;
+            error = "worker process died while running task " + std::to_string(lost) + " (" +
+                    describe_exit(wait_status) + ")";
+          }
           continue;
         }
         if (!read_all(w->result_fd, &status, 1) || !read_all(w->result_fd, &size, sizeof size)) {
@@ -229,7 +255,7 @@ std::vector<std::string> run_in_processes(size_t count, size_t jobs,
   }
   for (auto& w : workers) {
     int status = 0;
-    ::waitpid(w.pid, &status, 0);
+    if (w.pid > 0) ::waitpid(w.pid, &status, 0);
   }
   ::sigaction(SIGPIPE, &previous, nullptr);
   if (error_status == kInputError) throw InputError(error);

@@ -13,9 +13,16 @@ namespace lockstep::replay {
 // depends on `jobs`. Tasks go out one at a time to whichever worker is free. on_done is
 // called in this process after every finished task. A task that throws stops the run:
 // InputError is rethrown as InputError, anything else as std::runtime_error naming the task.
+//
+// With `on_crash`, a worker that dies (a signal, an exit) does not stop the run: its task
+// gets on_crash(index, "killed by signal 11 (Segmentation fault)") as its result and a
+// fresh worker takes its place; tasks then always run in worker processes, even for
+// jobs <= 1, so a crash never takes this process down.
+using CrashResult = std::function<std::string(size_t index, const std::string& how)>;
 std::vector<std::string> run_in_processes(size_t count, size_t jobs,
                                           const std::function<std::string(size_t)>& task,
-                                          const std::function<void(size_t)>& on_done = {});
+                                          const std::function<void(size_t)>& on_done = {},
+                                          const CrashResult& on_crash = {});
 
 // Cores this process may use (sched_getaffinity), at least 1.
 size_t available_cores();

@@ -79,8 +79,12 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
   const auto compile_start = std::chrono::steady_clock::now();
   try {
     compiled = compiler::compile_capture(one, machine, compile_options);
-  } catch (const InputError&) {
-    throw;  // the user's capture or configuration: stop the whole command
+  } catch (const InputError& e) {
+    // The capture was validated and the configuration parsed before: the compiler
+    // rejecting it now is recorded so a sweep can go on, as bad input (exit 2).
+    result.error = std::string("compile: ") + e.what();
+    result.error_exit_code = 2;
+    return result;
   } catch (const std::exception& e) {
     result.error = std::string("compile: ") + e.what();
     result.error_exit_code = 3;

@@ -75,8 +75,9 @@ struct PointResult {
 const arch::CapturePhase& find_phase(const arch::Capture& capture, uint32_t phase_id);
 
 // Compiles, simulates and checks one point. InputError for a phase id not in the capture
-// or a configuration the compiler does not know; other failures of the compiler or the
-// simulator are recorded in PointResult::error so a sweep can go on.
+// or a configuration the compiler does not know; every failure of the compiler or the
+// simulator after that is recorded in PointResult::error (exit code 2 when the compiler
+// called it bad input, 3 otherwise) so a sweep can go on.
 PointResult run_point(const arch::Capture& capture, const arch::MachineDescription& machine,
                       const PointSpec& spec, const PointOptions& options);
 

@@ -35,6 +35,19 @@ std::vector<PointSpec> plan_sweep(const arch::Capture& capture, const SweepDefin
   return plan;
 }
 
+PointResult crashed_point(const arch::Capture& capture, const PointSpec& spec,
+                          const std::string& how) {
+  const auto& phase = find_phase(capture, spec.phase);
+  PointResult r;
+  r.spec = spec;
+  r.label = phase.label;
+  r.execution_count = phase.execution_count;
+  r.iterations = phase.iterations;
+  r.error = "worker process " + how + " while compiling or simulating this point";
+  r.error_exit_code = 3;
+  return r;
+}
+
 size_t default_jobs(const MpiSession& mpi) {
   return std::max<size_t>(1, available_cores() / static_cast<size_t>(mpi.local_size()));
 }
@@ -57,7 +70,10 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
         [&](size_t i) {
           return encode_point_result(run_point(capture, machine, plan[mine[i]], options.point));
         },
-        [&](size_t) { progress.advance(); });
+        [&](size_t) { progress.advance(); },
+        [&](size_t i, const std::string& how) {
+          return encode_point_result(crashed_point(capture, plan[mine[i]], how));
+        });
     for (size_t i = 0; i < mine.size(); ++i) local.emplace_back(mine[i], std::move(encoded[i]));
   } catch (const InputError& e) {
     status = 2;

@@ -37,6 +37,11 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
                                    const std::vector<PointSpec>& plan, const SweepOptions& options,
                                    const MpiSession& mpi);
 
+// The result of a point whose worker process died (a crash in the compiler or simulator):
+// an error, so the sweep goes on and reports it.
+PointResult crashed_point(const arch::Capture& capture, const PointSpec& spec,
+                          const std::string& how);
+
 ResultRow to_result_row(const PointResult& point, bool timings);
 
 // Worker processes for this rank when the user gave none.

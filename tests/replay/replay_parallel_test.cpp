@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <stdexcept>
 
 #include "arch/errors.hpp"
@@ -58,6 +60,22 @@ TEST(ReplayParallel, AWorkerThatDiesIsReported) {
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("died while running task 3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReplayParallel, ACrashBecomesThatTasksResultWhenAsked) {
+  for (size_t jobs : {1u, 2u}) {
+    const auto results = run_in_processes(
+        6, jobs,
+        [](size_t i) -> std::string {
+          if (i == 1 || i == 4) ::raise(SIGSEGV);
+          return "ok " + std::to_string(i);
+        },
+        {}, [](size_t i, const std::string& how) { return "crash " + std::to_string(i) + ": " + how; });
+    ASSERT_EQ(results.size(), 6u);
+    EXPECT_EQ(results[0], "ok 0");
+    EXPECT_EQ(results[5], "ok 5");
+    EXPECT_EQ(results[4].rfind("crash 4: killed by signal 11", 0), 0u) << results[4];
   }
 }
 

@@ -20,9 +20,9 @@ const SmallSweep& small_sweep() {
     SmallSweep s;
     s.dir = testing::temp_dir("sweep-small");
     s.capture = s.dir + "/capture.yaml";
-    const auto synth = testing::run_lockstep({"capture", "synth", "--family", "multicast", "--tiles",
-                                              "16", "--seed", "3", "--phases", "2", "--machine",
-                                              "ipu21-c600-t16", "-o", s.capture});
+    const auto synth = testing::run_lockstep({"capture", "synth", "--family", "permutation",
+                                              "--tiles", "16", "--seed", "3", "--phases", "2",
+                                              "--machine", "ipu21-c600", "-o", s.capture});
     EXPECT_EQ(synth.exit_code, 0) << synth.err;
     s.sweep = s.dir + "/sweep.yaml";
     testing::write_file(s.sweep,

@@ -1,0 +1,160 @@
+// Sweep throughput: points per second of `lockstep sweep` on the embedded default workload
+// and on the full-size 27-layer capture, and the wall time of the whole full-size frontier
+// (every phase x 19 configurations x 2 widths): measured when it fits the time budget,
+// otherwise extrapolated from evenly spaced phases (by points and by delivered words).
+//
+//   bench_sweep [--budget SECONDS] [--jobs N] [--samples N]
+//     --budget   seconds to spend on the full-size capture (default 240; 0 = run it all)
+//     --samples  check N sampled destination words per iteration instead of all
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "arch/machine.hpp"
+#include "compiler/lower.hpp"
+#include "compiler/workload.hpp"
+#include "replay/mpi.hpp"
+#include "replay/parallel.hpp"
+#include "replay/sampling.hpp"
+#include "replay/sweep.hpp"
+#include "replay/sweep_definition.hpp"
+
+namespace {
+
+using namespace lockstep;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct Lowered {
+  arch::Capture capture;
+  arch::MachineDescription machine;
+  double seconds = 0;
+};
+
+Lowered lower(const std::string& file) {
+  const auto start = Clock::now();
+  const auto workload = compiler::load_workload(file);
+  Lowered l{{}, arch::load_machine(workload.machine), 0};
+  l.capture = compiler::lower_workload(workload, l.machine).capture;
+  l.seconds = seconds_since(start);
+  return l;
+}
+
+struct Measured {
+  size_t points = 0;
+  size_t failed = 0;
+  double seconds = 0;
+};
+
+Measured sweep(const Lowered& l, const replay::SweepDefinition& definition,
+               replay::SweepOptions options, const std::vector<uint32_t>& phases,
+               const replay::MpiSession& mpi) {
+  options.phases = phases;
+  const auto plan = replay::plan_sweep(l.capture, definition, options);
+  const auto start = Clock::now();
+  const auto results = replay::run_sweep(l.capture, l.machine, plan, options, mpi);
+  Measured m{plan.size(), 0, seconds_since(start)};
+  for (const auto& r : results) m.failed += !r.payload_ok();
+  return m;
+}
+
+std::vector<uint32_t> all_phases(const arch::Capture& capture) {
+  std::vector<uint32_t> ids;
+  for (const auto& p : capture.phases) ids.push_back(p.id);
+  return ids;
+}
+
+uint64_t delivered_words(const arch::CapturePhase& phase) {
+  return replay::count_destination_words(phase) * phase.iterations;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double budget = 240;
+  size_t jobs = 0;
+  uint64_t samples = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--budget")) budget = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--jobs")) jobs = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--samples")) samples = std::strtoull(argv[i + 1], nullptr, 10);
+  }
+  try {
+    replay::MpiSession mpi;
+    const auto definition = replay::load_sweep_definition(replay::kDefaultSweep);
+    replay::SweepOptions options;
+    options.jobs = jobs;
+    options.timings = true;
+    options.progress = false;
+    if (samples > 0) options.point.samples = samples;
+    const size_t workers = jobs ? jobs : replay::default_jobs(mpi);
+    const std::string check =
+        samples ? std::to_string(samples) + " sampled destination words per iteration"
+                : std::string("every destination word of every iteration");
+    std::printf("sweep: %zu configurations x 2 widths per phase, %zu worker processes, %s checked\n",
+                definition.configurations.size(), workers, check.c_str());
+
+    // The default workload: the whole frontier.
+    const auto tiny = lower("configs/workloads/vit-tiny.yaml");
+    const auto t = sweep(tiny, definition, options, all_phases(tiny.capture), mpi);
+    std::printf("vit-tiny: %zu phases, %zu points in %.2f s: %.1f points/s (%zu failed)\n",
+                tiny.capture.phases.size(), t.points, t.seconds, t.points / t.seconds, t.failed);
+
+    // The full-size capture: phases in an evenly spaced order until the budget is spent.
+    const auto full = lower("configs/workloads/siglip-so400m.yaml");
+    const size_t phase_count = full.capture.phases.size();
+    uint64_t total_words = 0;
+    for (const auto& p : full.capture.phases) total_words += delivered_words(p);
+    std::printf("siglip-so400m: lowered in %.2f s: %zu phases, %llu destination words over all "
+                "iterations\n",
+                full.seconds, phase_count, static_cast<unsigned long long>(total_words));
+    std::vector<size_t> order;  // bit-reversal-like spread: 0, n/2, n/4, 3n/4, ...
+    std::vector<bool> taken(phase_count, false);
+    for (size_t step = phase_count; order.size() < phase_count; step = std::max<size_t>(1, step / 2)) {
+      for (size_t i = 0; i < phase_count; i += step) {
+        if (!taken[i]) {
+          taken[i] = true;
+          order.push_back(i);
+        }
+      }
+    }
+    Measured done;
+    uint64_t done_words = 0;
+    size_t phases_done = 0;
+    for (size_t index : order) {
+      if (budget > 0 && done.seconds >= budget) break;
+      const auto& phase = full.capture.phases[index];
+      const auto m = sweep(full, definition, options, {phase.id}, mpi);
+      done.points += m.points;
+      done.failed += m.failed;
+      done.seconds += m.seconds;
+      done_words += delivered_words(phase);
+      ++phases_done;
+    }
+    const size_t full_points = phase_count * definition.configurations.size() * 2;
+    std::printf("siglip-so400m: measured %zu of %zu phases, %zu points in %.1f s: %.2f points/s "
+                "(%zu failed)\n",
+                phases_done, phase_count, done.points, done.seconds, done.points / done.seconds,
+                done.failed);
+    if (phases_done == phase_count) {
+      std::printf("siglip-so400m full frontier: %zu points, measured %.1f s (%.1f min)\n",
+                  full_points, done.seconds, done.seconds / 60);
+    } else {
+      const double by_points = done.seconds * double(full_points) / double(done.points);
+      const double by_words = done.seconds * double(total_words) / double(std::max<uint64_t>(1, done_words));
+      std::printf("siglip-so400m full frontier: %zu points, extrapolated %.1f min by points, "
+                  "%.1f min by delivered words (not run in full: over the %.0f s budget)\n",
+                  full_points, by_points / 60, by_words / 60, budget);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_sweep: %s\n", e.what());
+    return 3;
+  }
+  return 0;
+}
