@@ -15,7 +15,6 @@
 #include "compiler/physical_schedule.hpp"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "compiler/encode_plan.hpp"
 #include "compiler/schedule_intervals.hpp"
@@ -52,13 +51,30 @@ struct ElementWindows {
   }
 };
 
+// Marks on a tile's event clock, one byte per event (grown on demand): O(1) membership.
+class EventMarks {
+ public:
+  static constexpr uint8_t kControl = 1;  // any control
+  static constexpr uint8_t kStart = 2;    // issue or first-item event of a message
+  static constexpr uint8_t kXpic = 4;     // XPIC control (single_controls only)
+  static constexpr uint8_t kPic = 8;      // PIC control (single_controls only)
+  bool has(int32_t event, uint8_t mark) const {
+    return event >= 0 && static_cast<size_t>(event) < marks_.size() && (marks_[static_cast<size_t>(event)] & mark);
+  }
+  void set(int32_t event, uint8_t mark) {
+    const size_t e = static_cast<size_t>(event);
+    if (e >= marks_.size()) marks_.resize(std::max<size_t>({e + 1, marks_.size() * 2, 1024}), 0);
+    marks_[e] |= mark;
+  }
+
+ private:
+  std::vector<uint8_t> marks_;
+};
+
 struct TileTimeline {
   IntervalSet sends;    // events at which an item leaves
   IntervalSet windows;  // XPIC windows
-  std::unordered_set<int32_t> controls;  // events with a control
-  std::unordered_set<int32_t> starts;    // issue and first-item events of messages
-  std::unordered_set<int32_t> xpics;     // XPIC control events (single_controls only)
-  std::unordered_set<int32_t> pics;      // PIC control events (single_controls only)
+  EventMarks marks;
   ElementWindows reads;
   ElementWindows writes;
 };
@@ -82,7 +98,7 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
         t = free;
         continue;
       }
-      if (sender.controls.count(t) || sender.controls.count(t + 1)) {
+      if (sender.marks.has(t, EventMarks::kControl) || sender.marks.has(t + 1, EventMarks::kControl)) {
         ++t;
         continue;
       }
@@ -101,13 +117,14 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
           moved = true;
           break;
         }
-        if (receiver.starts.count(m) || receiver.starts.count(m + n) || receiver.starts.count(m + r.write_delay)) {
+        if (receiver.marks.has(m, EventMarks::kStart) || receiver.marks.has(m + n, EventMarks::kStart) ||
+            receiver.marks.has(m + r.write_delay, EventMarks::kStart)) {
           ++t;
           moved = true;
           break;
         }
-        if (single_controls && (receiver.pics.count(m) || receiver.pics.count(m + n) ||
-                                receiver.xpics.count(m + r.write_delay) || n == r.write_delay)) {
+        if (single_controls && (receiver.marks.has(m, EventMarks::kPic) || receiver.marks.has(m + n, EventMarks::kPic) ||
+                                receiver.marks.has(m + r.write_delay, EventMarks::kXpic) || n == r.write_delay)) {
           ++t;
           moved = true;
           break;
@@ -124,21 +141,18 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
     }
     placement.issue[i] = t;
     sender.sends.add(t + 1, t + n + 1);
-    sender.starts.insert(t);
-    sender.starts.insert(t + 1);
+    sender.marks.set(t, EventMarks::kStart);
+    sender.marks.set(t + 1, EventMarks::kStart);
     if (transfer.read_mask) sender.reads.add(transfer.read_mask, t, t + n + 1);
     for (const ReceiverInfo& r : transfer.receivers) {
       TileTimeline& receiver = tiles[r.tile];
       const int32_t m = t + 1 + r.ttm;
       receiver.windows.add(m, m + n);
-      receiver.controls.insert(m);
-      receiver.controls.insert(m + n);
-      receiver.controls.insert(m + r.write_delay);
-      if (single_controls) {
-        receiver.xpics.insert(m);
-        receiver.xpics.insert(m + n);
-        receiver.pics.insert(m + r.write_delay);
-      }
+      const uint8_t xpic = EventMarks::kControl | (single_controls ? EventMarks::kXpic : 0);
+      const uint8_t pic = EventMarks::kControl | (single_controls ? EventMarks::kPic : 0);
+      receiver.marks.set(m, xpic);
+      receiver.marks.set(m + n, xpic);
+      receiver.marks.set(m + r.write_delay, pic);
       if (r.write_mask)
         receiver.writes.add(r.write_mask, m + r.write_delay - kPicShift, m + r.write_delay + n + kReceiveTail);
     }
