@@ -1,10 +1,10 @@
 // Sweep throughput: points per second of `lockstep sweep` on the embedded default workload
 // and on the full-size 27-layer capture, and the wall time of the whole full-size frontier
-// (every phase x 19 configurations x 2 widths): measured when it fits the time budget,
-// otherwise extrapolated from evenly spaced phases (by points and by delivered words).
+// (every phase x 19 configurations x 2 widths), extrapolated from probe points of evenly
+// spread phases (the whole frontier takes far longer than a benchmark should).
 //
 //   bench_sweep [--budget SECONDS] [--jobs N] [--samples N]
-//     --budget   seconds to spend on the full-size capture (default 240; 0 = run it all)
+//     --budget   seconds of probing on the full-size capture (default 240; 0 = every phase)
 //     --samples  check N sampled destination words per iteration instead of all
 #include <chrono>
 #include <cstdio>
@@ -106,15 +106,20 @@ int main(int argc, char** argv) {
     std::printf("vit-tiny: %zu phases, %zu points in %.2f s: %.1f points/s (%zu failed)\n",
                 tiny.capture.phases.size(), t.points, t.seconds, t.points / t.seconds, t.failed);
 
-    // The full-size capture: phases in an evenly spaced order until the budget is spent.
+    // The full-size capture. A whole phase is 38 points; within the budget, probe phases in
+    // an evenly spread order with two points each (the first configuration and the
+    // reference, word32), and extrapolate: a phase costs its mean probe point x 38, and a
+    // phase never probed costs in proportion to the words it delivers.
     const auto full = lower("configs/workloads/siglip-so400m.yaml");
     const size_t phase_count = full.capture.phases.size();
+    const size_t per_phase = definition.configurations.size() * 2;
     uint64_t total_words = 0;
     for (const auto& p : full.capture.phases) total_words += delivered_words(p);
     std::printf("siglip-so400m: lowered in %.2f s: %zu phases, %llu destination words over all "
                 "iterations\n",
                 full.seconds, phase_count, static_cast<unsigned long long>(total_words));
-    std::vector<size_t> order;  // bit-reversal-like spread: 0, n/2, n/4, 3n/4, ...
+    std::fflush(stdout);
+    std::vector<size_t> order;  // 0, n/2, n/4, 3n/4, ...: spread over the model
     std::vector<bool> taken(phase_count, false);
     for (size_t step = phase_count; order.size() < phase_count; step = std::max<size_t>(1, step / 2)) {
       for (size_t i = 0; i < phase_count; i += step) {
@@ -124,34 +129,42 @@ int main(int argc, char** argv) {
         }
       }
     }
+    replay::SweepDefinition probe = definition;
+    probe.configurations = {definition.configurations.front()};
+    if (definition.reference.config != probe.configurations.front()) {
+      probe.configurations.push_back(definition.reference.config);
+    }
+    replay::SweepOptions probe_options = options;
+    probe_options.paired = false;
     Measured done;
-    uint64_t done_words = 0;
+    double estimated_probed = 0;
+    uint64_t probed_words = 0;
     size_t phases_done = 0;
     for (size_t index : order) {
       if (budget > 0 && done.seconds >= budget) break;
       const auto& phase = full.capture.phases[index];
-      const auto m = sweep(full, definition, options, {phase.id}, mpi);
+      const auto m = sweep(full, probe, probe_options, {phase.id}, mpi);
       done.points += m.points;
       done.failed += m.failed;
       done.seconds += m.seconds;
-      done_words += delivered_words(phase);
+      // Worker processes ran the points side by side: wall time per point x points.
+      estimated_probed += m.seconds / double(m.points) * double(per_phase);
+      probed_words += delivered_words(phase);
       ++phases_done;
+      std::printf("  phase %u (%s): %zu points in %.1f s\n", phase.id, phase.label.c_str(), m.points,
+                  m.seconds);
+      std::fflush(stdout);
     }
-    const size_t full_points = phase_count * definition.configurations.size() * 2;
-    std::printf("siglip-so400m: measured %zu of %zu phases, %zu points in %.1f s: %.2f points/s "
+    const size_t full_points = phase_count * per_phase;
+    std::printf("siglip-so400m: measured %zu points (%zu of %zu phases) in %.1f s: %.3f points/s "
                 "(%zu failed)\n",
-                phases_done, phase_count, done.points, done.seconds, done.points / done.seconds,
+                done.points, phases_done, phase_count, done.seconds, done.points / done.seconds,
                 done.failed);
-    if (phases_done == phase_count) {
-      std::printf("siglip-so400m full frontier: %zu points, measured %.1f s (%.1f min)\n",
-                  full_points, done.seconds, done.seconds / 60);
-    } else {
-      const double by_points = done.seconds * double(full_points) / double(done.points);
-      const double by_words = done.seconds * double(total_words) / double(std::max<uint64_t>(1, done_words));
-      std::printf("siglip-so400m full frontier: %zu points, extrapolated %.1f min by points, "
-                  "%.1f min by delivered words (not run in full: over the %.0f s budget)\n",
-                  full_points, by_points / 60, by_words / 60, budget);
-    }
+    const double estimate =
+        estimated_probed * double(total_words) / double(std::max<uint64_t>(1, probed_words));
+    std::printf("siglip-so400m full frontier (%zu phases x %zu configurations x 2 widths = %zu "
+                "points): extrapolated %.1f min on %zu workers (not run in full)\n",
+                phase_count, definition.configurations.size(), full_points, estimate / 60, workers);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_sweep: %s\n", e.what());
     return 3;
