@@ -41,7 +41,11 @@ TEST_P(CompileSynth, PackageRunsAndProvesEveryDestinationWord) {
   ASSERT_EQ(result.report.phases.size(), capture.phases.size());
   for (const auto& phase : result.report.phases) EXPECT_GE(phase.horizon, phase.lower_bound);
 
-  const sim::RunResult run = sim::make_systemc_backend(machine)->run(result.package, {});
+  // keep_going: a hazard must not hide whether the payload arrived, so both are reported.
+  sim::RunOptions run_options;
+  run_options.keep_going = true;
+  const sim::RunResult run = sim::make_systemc_backend(machine)->run(result.package, run_options);
+  EXPECT_TRUE(run.expectation_failures.empty()) << run.expectation_failures.size() << " expectations failed";
   for (const auto& hazard : run.hazards) {
     ADD_FAILURE() << sim::hazard_name(hazard.kind) << " tile " << hazard.tile << " phase " << hazard.phase << ": "
                   << hazard.detail;
