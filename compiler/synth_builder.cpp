@@ -8,7 +8,10 @@ SynthRegions SynthRegions::of(const arch::MachineDescription& machine) {
   SynthRegions r;
   r.source_begin = std::max(machine.sram_base, arch::kTableReservedEnd);
   r.receive_end = machine.sram_end & ~7u;
-  r.source_end = (r.source_begin + (r.receive_end - r.source_begin) / 2) & ~7u;
+  // The split falls on a memory-element boundary (the larger, interleaved element size), so
+  // no tile ever sends from and receives into one element in a phase (hazard 2).
+  const uint32_t element = std::max(machine.element_bytes, machine.interleaved_element_bytes);
+  r.source_end = (r.source_begin + (r.receive_end - r.source_begin) / 2) / element * element;
   r.receive_begin = r.source_end;
   return r;
 }
