@@ -54,7 +54,7 @@ std::vector<GoldenCase> golden_cases() {
       synthetic(SynthFamily::Uniform, "ipu21-c600", 16, 12, 2),
       synthetic(SynthFamily::Skewed, "ipu21-c600", 32, 13, 2),
       synthetic(SynthFamily::Multicast, "ipu21-c600", 32, 14, 2),
-      synthetic(SynthFamily::Transformer, "ipu21-c600", 16, 15, 4),
+      synthetic(SynthFamily::Transformer, "ipu21-c600", 16, 15, 6),
   };
   std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return cases;
