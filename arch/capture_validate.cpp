@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <unordered_map>
+#include <vector>
 
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
@@ -18,7 +19,12 @@ std::string hex(uint64_t value) {
 class Checker {
  public:
   Checker(const MachineDescription& machine, const std::string& file)
-      : machine_(machine), file_(file) {}
+      : machine_(machine),
+        file_(file),
+        words_((machine.element_of(machine.sram_end - 1) + 64) / 64),
+        sends_(size_t{machine.tiles} * words_, 0),
+        receives_(size_t{machine.tiles} * words_, 0),
+        is_touched_(machine.tiles, false) {}
 
   void phase(const CapturePhase& p, size_t index) {
     where_ = file_ + ": phase " + std::to_string(p.id) + " (" + p.label + "): ";
@@ -32,10 +38,77 @@ class Checker {
     for (size_t t = 0; t < p.transfers.size(); ++t) {
       transfer(p.transfers[t], p.iterations, t);
     }
+    shared_elements(p);
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw InputError(where_ + what); }
+
+  // Hazard 2 (docs/ipu21-exchange.md section 7): a send's read window and a receive's write
+  // window both run to the end of the tile's row, so within one phase no tile may send
+  // from and receive into one memory element. Per tile, a bitset of the elements it sends
+  // from and one of those it receives into.
+  void mark(std::vector<uint64_t>& bits, uint32_t tile, uint32_t address, uint32_t words) {
+    if (!is_touched_[tile]) {
+      is_touched_[tile] = true;
+      touched_.push_back(tile);
+    }
+    const uint32_t first = machine_.element_of(address);
+    const uint32_t last = machine_.element_of(address + words * 4 - 1);
+    for (uint32_t e = first; e <= last; ++e) bits[size_t{tile} * words_ + e / 64] |= uint64_t{1} << (e % 64);
+  }
+  bool covers(uint32_t address, uint32_t words, uint32_t element) const {
+    return machine_.element_of(address) <= element && element <= machine_.element_of(address + words * 4 - 1);
+  }
+
+  void shared_elements(const CapturePhase& p) {
+    std::sort(touched_.begin(), touched_.end());
+    uint32_t bad_tile = 0, bad_element = 0;
+    bool bad = false;
+    for (const uint32_t tile : touched_) {
+      for (size_t w = 0; w < words_ && !bad; ++w) {
+        const uint64_t both = sends_[tile * words_ + w] & receives_[tile * words_ + w];
+        if (both == 0) continue;
+        bad = true;
+        bad_tile = tile;
+        bad_element = static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(both)));
+      }
+      if (bad) break;
+    }
+    for (const uint32_t tile : touched_) {
+      std::fill_n(sends_.begin() + tile * words_, words_, 0);
+      std::fill_n(receives_.begin() + tile * words_, words_, 0);
+      is_touched_[tile] = false;
+    }
+    touched_.clear();
+    if (!bad) return;
+    size_t source = 0, destination = 0;
+    bool found_source = false, found_destination = false;
+    for (size_t i = 0; i < p.transfers.size() && !(found_source && found_destination); ++i) {
+      const Transfer& t = p.transfers[i];
+      if (!found_source && t.source_tile == bad_tile) {
+        for (const uint32_t a : t.source_addresses) {
+          if (covers(a, t.words, bad_element)) {
+            found_source = true;
+            source = i;
+            break;
+          }
+        }
+      }
+      if (!found_destination) {
+        for (const Destination& d : t.destinations) {
+          if (d.tile == bad_tile && covers(d.address, t.words, bad_element)) {
+            found_destination = true;
+            destination = i;
+            break;
+          }
+        }
+      }
+    }
+    fail("tile " + std::to_string(bad_tile) + " sends from and receives into memory element " +
+         std::to_string(bad_element) + " (hazard 2): transfer " + std::to_string(source) +
+         " source / transfer " + std::to_string(destination) + " destination");
+  }
 
   template <typename Field>
   void tile(uint32_t value, const Field& field) const {
@@ -79,6 +152,7 @@ class Checker {
     for (size_t k = 0; k < t.source_addresses.size(); ++k) {
       span(t.source_addresses[k], t.words,
            [&] { return here() + "source_addresses[" + std::to_string(k) + "]"; });
+      mark(sends_, t.source_tile, t.source_addresses[k], t.words);
     }
     if (t.destinations.empty()) fail_here("destinations: a transfer needs at least one");
     for (size_t i = 0; i < t.destinations.size(); ++i) {
@@ -95,6 +169,7 @@ class Checker {
         }
       }
       span(d.address, t.words, [&] { return field() + ".address"; });
+      mark(receives_, d.tile, d.address, t.words);
     }
   }
 
@@ -102,6 +177,11 @@ class Checker {
   const std::string& file_;
   std::string where_;
   std::unordered_map<uint32_t, size_t> seen_ids_;
+  size_t words_;                    // uint64_t words of one tile's element bitset
+  std::vector<uint64_t> sends_;     // per tile: elements it sends from in this phase
+  std::vector<uint64_t> receives_;  // per tile: elements it receives into
+  std::vector<uint32_t> touched_;   // tiles with bits set (cleared after each phase)
+  std::vector<bool> is_touched_;
 };
 
 }  // namespace

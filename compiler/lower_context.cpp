@@ -20,7 +20,7 @@ LowerContext::LowerContext(const Workload& w, const arch::MachineDescription& m)
     : workload(w),
       machine(m),
       tiles(m.tiles),
-      memory(m.tiles, data_begin(m), data_end(m), w.file),
+      memory(m.tiles, data_begin(m), data_end(m), w.file, &m),
       top_(m.tiles),
       body_(m.tiles),
       pointers_(m.tiles),
@@ -142,7 +142,8 @@ Activation place_activation(LowerContext& context, const std::string& name, uint
   a.columns = columns;
   for (uint32_t o = 0; o < context.owners; ++o) {
     a.address.push_back(context.memory.place(
-        context.owner_tile(o), name, uint64_t{context.owner_rows(o).size()} * columns * bytes_per_value));
+        context.owner_tile(o), name, uint64_t{context.owner_rows(o).size()} * columns * bytes_per_value,
+        /*exchanged=*/true));
   }
   return a;
 }

@@ -23,7 +23,31 @@ uint32_t max_columns(uint32_t columns, uint32_t parts) {
   return 2 * ((columns / 2 + parts - 1) / parts);
 }
 
-// Scratch bytes of one grid tile for a chunk of `rows`.
+// Scratch of one grid tile for a chunk of `rows`, in placement order: the FP32 partial,
+// the gathered input, then the reduce buffers, which must share no memory element with
+// the partial (the reduce phase sends the partial while receiving into reduce_in, hazard
+// 2); the input between them often keeps them apart for free.
+struct ChunkScratch {
+  uint32_t part = 0, input = 0, reduce_in = 0, reduce_out = 0;
+  uint64_t end = 0;
+};
+ChunkScratch chunk_scratch(const TileMemory& memory, uint32_t tile, uint32_t rows, uint32_t k_blocks,
+                           uint32_t reduce_rows, uint32_t kw, uint32_t ow) {
+  const auto next = [](uint64_t address, uint64_t bytes) { return ((address + 7) & ~uint64_t{7}) + bytes; };
+  ChunkScratch s;
+  s.part = memory.scratch_start(tile);
+  const uint64_t part_end = next(s.part, uint64_t{rows} * ow * kFloat);
+  const uint64_t input_end = next(part_end, uint64_t{rows} * kw * kHalf);
+  s.input = static_cast<uint32_t>(input_end - uint64_t{rows} * kw * kHalf);
+  if (input_end > memory.end()) return {0, 0, 0, 0, input_end};
+  s.reduce_in = memory.apart(static_cast<uint32_t>(input_end), static_cast<uint32_t>(part_end));
+  const uint64_t reduce_in_end = next(s.reduce_in, uint64_t{k_blocks} * reduce_rows * ow * kFloat);
+  s.end = next(reduce_in_end, uint64_t{reduce_rows} * ow * kHalf);
+  s.reduce_out = static_cast<uint32_t>(s.end - uint64_t{reduce_rows} * ow * kHalf);
+  return s;
+}
+
+// Resident weights plus a share of the per-row scratch, for choosing K.
 uint64_t scratch_bytes(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t ow) {
   const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
   return uint64_t{rows} * kw * kHalf + uint64_t{rows} * ow * kFloat +
@@ -84,17 +108,24 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
   const uint32_t rows = context.workload.rows();
   const uint32_t kw_max = max_columns(plan.in, K);
   const uint32_t ow_max = max_columns(plan.out, O);
-  uint64_t room = std::numeric_limits<uint64_t>::max();
-  for (uint32_t kb = 0; kb < K; ++kb) {
-    for (uint32_t ob = 0; ob < O; ++ob) {
-      room = std::min<uint64_t>(room, context.memory.free_after_persistent(layout.grid_tile(kb, ob)));
+  // As few row chunks as the scratch allows on every grid tile (each chunk repeats the
+  // three phases); the largest chunk and block sizes bound every other.
+  const auto fits = [&](uint32_t chunks) {
+    const uint32_t crow = (rows + chunks - 1) / chunks;
+    const uint32_t reduce_rows = (crow + K - 1) / K;
+    for (uint32_t kb = 0; kb < K; ++kb) {
+      for (uint32_t ob = 0; ob < O; ++ob) {
+        const uint32_t tile = layout.grid_tile(kb, ob);
+        if (chunk_scratch(context.memory, tile, crow, K, reduce_rows, kw_max, ow_max).end >
+            context.memory.end()) {
+          return false;
+        }
+      }
     }
-  }
-  // As few row chunks as the scratch allows (each chunk repeats the three phases).
+    return true;
+  };
   uint32_t chunks = 1;
-  while (chunks < rows && scratch_bytes((rows + chunks - 1) / chunks, K, kw_max, ow_max) > room) {
-    ++chunks;
-  }
+  while (chunks < rows && !fits(chunks)) ++chunks;
   plan.chunks = chunks;
   context.gemm_plans.push_back(plan);
   const int64_t scale = context.workload.weight_scale;
@@ -113,10 +144,12 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
         const uint32_t kw = pair_columns(plan.in, K, kb).size();
         const uint32_t ow = pair_columns(plan.out, O, ob).size();
         const uint32_t reduce_rows = balanced_part(crow, K, kb).size();
-        in_buf[g] = context.memory.scratch(tile, plan.name + ".input", uint64_t{crow} * kw * kHalf);
+        // Order and element separation as in chunk_scratch().
         part[g] = context.memory.scratch(tile, plan.name + ".partial", uint64_t{crow} * ow * kFloat);
-        recv[g] = context.memory.scratch(tile, plan.name + ".reduce_in",
-                                         uint64_t{K} * reduce_rows * ow * kFloat);
+        const uint32_t part_end = part[g] + crow * ow * kFloat;
+        in_buf[g] = context.memory.scratch(tile, plan.name + ".input", uint64_t{crow} * kw * kHalf);
+        recv[g] = context.memory.scratch_apart(tile, plan.name + ".reduce_in",
+                                               uint64_t{K} * reduce_rows * ow * kFloat, part_end);
         out_buf[g] = context.memory.scratch(tile, plan.name + ".reduce_out",
                                             uint64_t{reduce_rows} * ow * kHalf);
       }
