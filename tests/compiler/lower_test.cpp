@@ -52,6 +52,28 @@ TEST(Placement, FailureNamesTileTensorAndBytes) {
   }
 }
 
+TEST(Placement, ScratchKeepsSendsAndReceivesInDifferentElements) {
+  // Hazard 2: element 23 is [0x5c000, 0x60000); interleaved elements above 0x80000 are 32 KiB.
+  const auto machine = arch::load_machine("ipu21-c600-t16");
+  TileMemory memory(2, 0x5c000, 0xe7bb0, "m.yaml", &machine);
+  EXPECT_EQ(memory.place(0, "x", 0x100, /*exchanged=*/true), 0x5c000u);
+  EXPECT_EQ(memory.place(0, "weight", 0x3000), 0x5c100u);
+  EXPECT_EQ(memory.place(1, "weight", 0x3000), 0x5c000u);  // nothing exchanged on tile 1
+  memory.begin_scratch();
+  EXPECT_EQ(memory.scratch(0, "partial", 0x10), 0x60000u);  // out of x's element 23
+  EXPECT_EQ(memory.scratch(1, "partial", 0x10), 0x5f000u);
+  EXPECT_EQ(memory.scratch_apart(0, "reduce_in", 8, 0x60010), 0x64000u);
+  EXPECT_EQ(memory.scratch_apart(1, "reduce_in", 8, 0x5c000), 0x5f010u);  // already apart
+  EXPECT_EQ(memory.apart(0x80010, 0x80008), 0x88000u);
+  EXPECT_EQ(memory.apart(0x7fff8, 0x7c008), 0x80000u);
+  EXPECT_EQ(memory.apart(0x7fff8, 0x7c000), 0x7fff8u);
+  // Without the machine there is no element rule.
+  TileMemory plain(1, 0x5c000, 0xe7bb0, "m.yaml");
+  plain.place(0, "x", 0x100, true);
+  plain.begin_scratch();
+  EXPECT_EQ(plain.scratch(0, "partial", 0x10), 0x5c100u);
+}
+
 TEST(Lower, SmallModelPhasesAndRepeat) {
   const auto machine = arch::load_machine("ipu21-c600-t16");
   const Lowered lowered = lower_workload(small(), machine);
