@@ -13,6 +13,9 @@ class Topology {
   explicit Topology(const MachineDescription& machine);
 
   uint32_t tiles() const { return tiles_; }
+  // Physical ids range over the whole chip even when only the first `tiles` logical tiles
+  // are in use: size per-physical-tile arrays by this.
+  uint32_t physical_tiles() const { return chip_tiles_; }
   uint32_t physical(uint32_t logical) const { return physical_of_[logical]; }
   uint32_t logical(uint32_t physical) const { return logical_of_[physical]; }
   static uint32_t partner(uint32_t physical) { return physical ^ 2u; }

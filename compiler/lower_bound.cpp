@@ -29,11 +29,12 @@ namespace lockstep::compiler {
 
 uint32_t phase_lower_bound(const arch::CapturePhase& phase, const arch::Topology& topology, Width width) {
   (void)width;  // Paired64 transfers fall back to Word32 items when infeasible; Word32 bounds both.
-  const uint32_t tiles = topology.tiles();
+  const uint32_t tiles = topology.tiles();            // logical ids
+  const uint32_t physical = topology.physical_tiles();  // per-tile arrays are by physical id
   constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
   constexpr int64_t kTail = 6;
-  std::vector<int64_t> send_items(tiles, 0), recv_items(tiles, 0);
-  std::vector<int64_t> first_send(tiles, kNone), first_recv(tiles, kNone), route_tail(tiles, kNone);
+  std::vector<int64_t> send_items(physical, 0), recv_items(physical, 0);
+  std::vector<int64_t> first_send(physical, kNone), first_recv(physical, kNone), route_tail(physical, kNone);
   for (const arch::Transfer& transfer : phase.transfers) {
     if (transfer.source_tile >= tiles) continue;
     const uint32_t s = topology.physical(transfer.source_tile);
@@ -51,7 +52,7 @@ uint32_t phase_lower_bound(const arch::CapturePhase& phase, const arch::Topology
     first_send[s] = std::min(first_send[s], 1 + earliest_issue);
   }
   int64_t bound = 0;
-  for (uint32_t t = 0; t < tiles; ++t) {
+  for (uint32_t t = 0; t < physical; ++t) {
     if (send_items[t] > 0) {
       const int64_t last = first_send[t] + send_items[t] - 1;
       bound = std::max(bound, last + std::max<int64_t>(0, route_tail[t] == kNone ? 0 : route_tail[t]));

@@ -124,11 +124,14 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
           break;
         }
         if (single_controls && (receiver.marks.has(m, EventMarks::kPic) || receiver.marks.has(m + n, EventMarks::kPic) ||
-                                receiver.marks.has(m + r.write_delay, EventMarks::kXpic) || n == r.write_delay)) {
+                                receiver.marks.has(m + r.write_delay, EventMarks::kXpic))) {
           ++t;
           moved = true;
           break;
         }
+        // A message of exactly W(d) items has its own neutral XPIC on its first write event;
+        // no shift of t can change that (it used to loop forever here). The encoder moves
+        // that PIC up to kPicShift events earlier instead (encode_plan.cpp).
         const int32_t pointer = m + r.write_delay - kPicShift;
         const int32_t write_end = receiver.reads.overlap_end(r.write_mask, pointer, pointer + kPicShift + n + kReceiveTail);
         if (write_end != pointer) {

@@ -41,7 +41,7 @@ PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDe
   problem.machine = &machine;
   problem.topology = &topology;
   problem.width = width;
-  problem.tiles = topology.tiles();
+  problem.tiles = topology.physical_tiles();  // physical id space (schedule_model.hpp)
   problem.send_load.assign(problem.tiles, 0);
   problem.recv_load.assign(problem.tiles, 0);
   problem.transfers.reserve(phase.transfers.size());

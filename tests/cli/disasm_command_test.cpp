@@ -24,23 +24,25 @@ TEST(DisasmCommand, PrintsOneInstructionPerLine) {
 
 TEST(DisasmCommand, JsonUsesTheSpecFieldNames) {
   const auto r = run_lockstep({"disasm", "--json", "--words", "40a00086", "64008640", "70e0c001",
-                               "f26c0802", "048d9000", "43a00000"});
+                               "40a00000", "f26c0802", "048d9000", "43a00000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.size(), 5u);
+  // sendpicp must sit at an even word index: the delay 1 before it keeps it there.
+  ASSERT_EQ(j.size(), 6u);
   EXPECT_EQ(j[0], nlohmann::json::parse(
                       R"({"offset":0,"words":["40a00086"],"op":"delay","fields":{"events":135}})"));
   EXPECT_EQ(j[1]["fields"],
             nlohmann::json::parse(R"({"events":3,"selector":0,"value":1600})"));
   EXPECT_EQ(j[2]["fields"], nlohmann::json::parse(R"({"words":200,"delta":0,"sctl":1})"));
-  EXPECT_EQ(j[3]["offset"], 12);
-  EXPECT_EQ(j[3]["words"], nlohmann::json::parse(R"(["f26c0802","048d9000"])"));
-  EXPECT_EQ(j[3]["op"], "sendpicp");
-  EXPECT_EQ(j[3]["fields"], nlohmann::json::parse(
+  EXPECT_EQ(j[3]["fields"], nlohmann::json::parse(R"({"events":1})"));
+  EXPECT_EQ(j[4]["offset"], 16);
+  EXPECT_EQ(j[4]["words"], nlohmann::json::parse(R"(["f26c0802","048d9000"])"));
+  EXPECT_EQ(j[4]["op"], "sendpicp");
+  EXPECT_EQ(j[4]["fields"], nlohmann::json::parse(
                                 R"({"words":20,"address":98560,"sctl":2,"ps":0,"xpic":291,
                                     "xpic_paired":0,"pic":102400})"));
-  EXPECT_EQ(j[4], nlohmann::json::parse(
-                      R"({"offset":20,"words":["43a00000"],"op":"br","fields":{}})"));
+  EXPECT_EQ(j[5], nlohmann::json::parse(
+                      R"({"offset":24,"words":["43a00000"],"op":"br","fields":{}})"));
 }
 
 TEST(DisasmCommand, BadWordsAreBadInputWithTheirOffset) {
