@@ -13,7 +13,7 @@ echo "== lowering $workload"
 "$lockstep" lower "$workload" -o "$out/capture.capnp"
 "$lockstep" capture stats "$out/capture.capnp" | sed 's/^/   /'
 
-echo "== sweeping (configs/sweeps/frontier.yaml, every phase x 19 configurations x 2 widths)"
+echo "== sweeping (configs/sweeps/frontier.yaml, every phase x 19 configurations)"
 start=$(date +%s)
 status=0
 "$lockstep" sweep "$out/capture.capnp" -o "$out/sweep" || status=$?
