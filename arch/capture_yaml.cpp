@@ -6,6 +6,7 @@
 #include "arch/errors.hpp"
 #include "arch/mapped_file.hpp"
 #include "arch/yaml_reader.hpp"
+#include "arch/yaml_writer.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -65,30 +66,9 @@ CapturePhase parse_phase(const YAML::Node& node, const std::string& file, const 
   return phase;
 }
 
-std::string hex(uint32_t value) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "0x%x", value);
-  return buffer;
-}
+std::string hex(uint64_t value) { return yaml_hex(value); }
 
-// Double-quoted YAML scalar, so labels with ':' or '#' survive.
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\x%02x", u);
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string quoted(const std::string& text) { return yaml_quoted(text); }
 
 }  // namespace
 

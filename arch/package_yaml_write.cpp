@@ -5,6 +5,7 @@
 
 #include "arch/mapped_file.hpp"
 #include "arch/package_io.hpp"
+#include "arch/yaml_writer.hpp"
 
 namespace lockstep::arch {
 
@@ -12,11 +13,7 @@ namespace {
 
 constexpr size_t kWordsPerLine = 8;
 
-std::string hex(uint64_t value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-  return buf;
-}
+std::string hex(uint64_t value) { return yaml_hex(value); }
 
 std::string word(uint32_t value) {
   char buf[16];
@@ -24,23 +21,7 @@ std::string word(uint32_t value) {
   return buf;
 }
 
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string quoted(const std::string& text) { return yaml_quoted(text); }
 
 std::string hex_bytes(const std::vector<uint8_t>& bytes) {
   std::string out = "\"";
