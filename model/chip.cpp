@@ -39,19 +39,18 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
     auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program,
                                     machine, topology.physical(program.tile), monitor);
     t->barrier(*barrier_);
+    if (program.tile >= by_logical_.size()) by_logical_.resize(program.tile + 1, nullptr);
     by_logical_[program.tile] = t.get();
     tiles_.push_back(std::move(t));
   }
 }
 
 Tile* Chip::tile(uint32_t logical) {
-  const auto it = by_logical_.find(logical);
-  return it == by_logical_.end() ? nullptr : it->second;
+  return logical < by_logical_.size() ? by_logical_[logical] : nullptr;
 }
 
 const Tile* Chip::tile(uint32_t logical) const {
-  const auto it = by_logical_.find(logical);
-  return it == by_logical_.end() ? nullptr : it->second;
+  return logical < by_logical_.size() ? by_logical_[logical] : nullptr;
 }
 
 }  // namespace lockstep::model

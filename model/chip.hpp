@@ -30,7 +30,7 @@ class Chip : public sc_core::sc_module {
 
  private:
   std::vector<std::unique_ptr<Tile>> tiles_;
-  std::map<uint32_t, Tile*> by_logical_;
+  std::vector<Tile*> by_logical_;  // indexed by logical tile; nullptr where none
   std::unique_ptr<ExchangeFabric> fabric_;
   std::unique_ptr<Barrier> barrier_;
 };

@@ -4,12 +4,14 @@
 // copies the landed words between SRAMs and reports hazards.
 #include <systemc>
 
+#include <map>
 #include <span>
 #include <vector>
 
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "model/chip_interfaces.hpp"
+#include "model/exchange_phase.hpp"
 #include "model/run_monitor.hpp"
 
 namespace lockstep::model {
@@ -24,9 +26,30 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
  private:
   std::vector<uint32_t> read_row(const Tile& tile, uint32_t address) const;
 
+  // The phase's outcome, computed again only when its inputs (rows as SRAM holds them,
+  // CSR state) differ from the last execution of that phase: a Repeat whose rows are not
+  // patched between iterations then costs one execution plus the word copies.
+  struct SourceRead {
+    uint32_t sender = 0;
+    uint32_t address = 0;
+    uint32_t bytes = 0;
+  };
+  struct Executed {
+    std::vector<PhaseTile> inputs;
+    PhaseOutcome outcome;
+    // Each distinct source range is read once (a multicast run feeds many receivers):
+    // reads in buffer order, and where in the buffer each write's bytes start.
+    std::vector<SourceRead> reads;
+    std::vector<size_t> write_offset;
+    size_t buffer_bytes = 0;
+  };
+  const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs);
+
   const arch::MachineDescription& machine_;
   const arch::Topology& topology_;
   RunMonitor& monitor_;
+  std::map<uint32_t, Executed> last_execution_;  // by phase id
+  std::vector<uint8_t> copy_buffer_;
 };
 
 }  // namespace lockstep::model

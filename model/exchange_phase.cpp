@@ -479,10 +479,12 @@ class PhaseExecutor {
     w.first_mux_event = piece.mux_event + (event - piece.write_event);
     out_.writes.push_back(w);
     write_selection_.push_back(piece.selection);
-    trace(d, event,
-          "write " + std::to_string(bytes) + " bytes at " + hex(address) + " from tile " +
+    if (trace_index_ && *trace_index_ == d) {
+      trace(d, event,
+            "write " + std::to_string(bytes) + " bytes at " + hex(address) + " from tile " +
               std::to_string(tile(piece.sender).logical) + " " + hex(source) +
               " (selected at mux event " + std::to_string(w.first_mux_event) + ")");
+    }
   }
 
   // Hazards 5 and 12: a message must be taken whole by every tile that takes any of it.

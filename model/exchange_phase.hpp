@@ -27,6 +27,8 @@ struct PhaseTile {
   uint32_t incoming_format = 0;        // INCOMING_FORMAT at event 0
   uint32_t incoming_mux = 0x640;       // INCOMING_MUX at event 0 (set, or carried over)
   uint32_t paired_mux = 0x640;         // paired mux at event 0 (carried over)
+
+  bool operator==(const PhaseTile&) const = default;
 };
 
 // Words that land: `bytes` copied from the sender's SRAM at `source_address` to the

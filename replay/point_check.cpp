@@ -1,8 +1,10 @@
 #include "replay/point_check.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "arch/package.hpp"
+#include "arch/token.hpp"
 
 namespace lockstep::replay {
 
@@ -12,7 +14,7 @@ PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptio
   if (options.samples) sample_ = sample_destination_words(phase, options.seed, options.samples);
 }
 
-void PayloadChecker::after(const sim::PhaseExecution& execution, const sim::MemoryView& memory) {
+void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView& memory) {
   if (execution.phase != phase_.id) return;
   ++result_.executions;
   result_.horizon = std::max(result_.horizon, execution.horizon);
@@ -21,10 +23,11 @@ void PayloadChecker::after(const sim::PhaseExecution& execution, const sim::Memo
                  " of a phase with " + std::to_string(phase_.iterations));
     return;
   }
+  const bool poison = execution.iteration + 1 < phase_.iterations;
   if (options_.samples) {
-    check_sample(execution.iteration, memory);
+    check_sample(execution.iteration, memory, poison);
   } else {
-    check_all(execution.iteration, memory);
+    check_all(execution.iteration, memory, poison);
   }
   if (options_.payload_digest && execution.iteration + 1 == phase_.iterations) {
     digest(memory);
@@ -46,7 +49,7 @@ uint32_t PayloadChecker::word_at(const uint8_t* bytes) {
          uint32_t(bytes[3]) << 24;
 }
 
-void PayloadChecker::check_sample(uint32_t iteration, const sim::MemoryView& memory) {
+void PayloadChecker::check_sample(uint32_t iteration, sim::MemoryView& memory, bool poison) {
   uint8_t bytes[4];
   for (const auto& w : sample_) {
     const auto& d = phase_.transfers[w.transfer].destinations[w.destination];
@@ -54,24 +57,53 @@ void PayloadChecker::check_sample(uint32_t iteration, const sim::MemoryView& mem
     memory.read(d.tile, address, 4, bytes);
     compare(d.tile, address, iteration, expected_token(phase_, w, iteration, options_.seed),
             word_at(bytes));
+    if (poison) {
+      put_word(bytes, ~expected_token(phase_, w, iteration + 1, options_.seed));
+      memory.write(d.tile, address, 4, bytes);
+    }
   }
 }
 
-void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory) {
-  for (uint32_t t = 0; t < phase_.transfers.size(); ++t) {
-    const auto& transfer = phase_.transfers[t];
-    buffer_.resize(size_t(transfer.words) * 4);
-    for (uint32_t d = 0; d < transfer.destinations.size(); ++d) {
-      const auto& dest = transfer.destinations[d];
-      if (transfer.words == 0) continue;
-      memory.read(dest.tile, dest.address, transfer.words * 4, buffer_.data());
+void PayloadChecker::check_all(uint32_t iteration, sim::MemoryView& memory, bool poison) {
+  for (const auto& transfer : phase_.transfers) {
+    if (transfer.words == 0) continue;
+    const size_t bytes = size_t(transfer.words) * 4;
+    buffer_.resize(bytes);
+    expected_.resize(transfer.words);
+    for (uint32_t k = 0; k < transfer.words; ++k) {
+      expected_[k] = arch::payload_token(options_.seed, transfer.source_tile,
+                                         transfer.source_addresses[iteration] + 4 * k);
+    }
+    if (poison) {
+      poison_.resize(bytes);
       for (uint32_t k = 0; k < transfer.words; ++k) {
-        compare(dest.tile, dest.address + 4 * k, iteration,
-                expected_token(phase_, {t, d, k}, iteration, options_.seed),
-                word_at(&buffer_[size_t(k) * 4]));
+        put_word(&poison_[size_t(k) * 4],
+                 ~arch::payload_token(options_.seed, transfer.source_tile,
+                                      transfer.source_addresses[iteration + 1] + 4 * k));
       }
     }
+    expected_bytes_.resize(bytes);
+    for (uint32_t k = 0; k < transfer.words; ++k) put_word(&expected_bytes_[size_t(k) * 4], expected_[k]);
+    for (const auto& dest : transfer.destinations) {
+      memory.read(dest.tile, dest.address, transfer.words * 4, buffer_.data());
+      if (std::memcmp(buffer_.data(), expected_bytes_.data(), bytes) == 0) {
+        result_.words_checked += transfer.words;
+      } else {
+        for (uint32_t k = 0; k < transfer.words; ++k) {
+          compare(dest.tile, dest.address + 4 * k, iteration, expected_[k],
+                  word_at(&buffer_[size_t(k) * 4]));
+        }
+      }
+      if (poison) memory.write(dest.tile, dest.address, transfer.words * 4, poison_.data());
+    }
   }
+}
+
+void PayloadChecker::put_word(uint8_t* bytes, uint32_t value) {
+  bytes[0] = uint8_t(value);
+  bytes[1] = uint8_t(value >> 8);
+  bytes[2] = uint8_t(value >> 16);
+  bytes[3] = uint8_t(value >> 24);
 }
 
 // Transfers in capture order, destinations in capture order: a fixed, canonical order.

@@ -13,17 +13,21 @@ namespace lockstep::replay {
 
 // Records into `result`: executions, horizon (max), words checked, mismatches, and the
 // payload digest after the last iteration when options.payload_digest.
+// After every iteration but the last, each checked word is overwritten with the complement
+// of the token the next iteration must deliver there: a Repeat whose iterations read the
+// same source addresses (same tokens) then cannot pass on a word an earlier one left.
 class PayloadChecker {
  public:
   PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options, PointResult& result);
-  void after(const sim::PhaseExecution& execution, const sim::MemoryView& memory);
+  void after(const sim::PhaseExecution& execution, sim::MemoryView& memory);
 
  private:
   void compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected,
                uint32_t found);
   static uint32_t word_at(const uint8_t* bytes);
-  void check_sample(uint32_t iteration, const sim::MemoryView& memory);
-  void check_all(uint32_t iteration, const sim::MemoryView& memory);
+  static void put_word(uint8_t* bytes, uint32_t value);
+  void check_sample(uint32_t iteration, sim::MemoryView& memory, bool poison);
+  void check_all(uint32_t iteration, sim::MemoryView& memory, bool poison);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
   void record_error(const std::string& what);
@@ -32,7 +36,8 @@ class PayloadChecker {
   const PointOptions& options_;
   PointResult& result_;
   std::vector<DestinationWord> sample_;
-  std::vector<uint8_t> buffer_;
+  std::vector<uint8_t> buffer_, poison_, expected_bytes_;
+  std::vector<uint32_t> expected_;
 };
 
 }  // namespace lockstep::replay

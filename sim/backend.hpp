@@ -66,6 +66,9 @@ class MemoryView {
  public:
   virtual ~MemoryView() = default;
   virtual void read(uint32_t tile, uint32_t address, uint32_t bytes, uint8_t* out) const = 0;
+  // Writes between phases, as a host harness may (a replay poisons checked words so a
+  // later iteration cannot pass on stale data); outside a tile's SRAM it does nothing.
+  virtual void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) = 0;
 };
 
 struct RunOptions {
@@ -74,7 +77,7 @@ struct RunOptions {
   std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
   std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
   // Called after every phase execution, with memory as it stands at the end of it.
-  std::function<void(const PhaseExecution&, const MemoryView&)> after_exchange;
+  std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;
 };
 
 struct RunResult {

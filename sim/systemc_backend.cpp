@@ -33,7 +33,7 @@ std::string hex_digest(uint64_t v) {
 
 class ChipMemoryView : public MemoryView {
  public:
-  explicit ChipMemoryView(const model::Chip& chip) : chip_(chip) {}
+  explicit ChipMemoryView(model::Chip& chip) : chip_(chip) {}
   void read(uint32_t tile, uint32_t address, uint32_t bytes, uint8_t* out) const override {
     const model::Tile* t = chip_.tile(tile);
     if (t == nullptr || !t->memory().contains(address, bytes)) {
@@ -42,9 +42,14 @@ class ChipMemoryView : public MemoryView {
     }
     t->memory().read(address, bytes, out);
   }
+  void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) override {
+    model::Tile* t = chip_.tile(tile);
+    if (t == nullptr || !t->memory().contains(address, bytes)) return;
+    t->memory().write(address, bytes, data);
+  }
 
  private:
-  const model::Chip& chip_;
+  model::Chip& chip_;
 };
 
 // Kernel names and arguments are checked before anything runs.

@@ -23,6 +23,13 @@ class FakeMemory : public sim::MemoryView {
       std::memcpy(out + a, &v, 4);
     }
   }
+  void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) override {
+    for (uint32_t a = 0; a < bytes; a += 4) {
+      uint32_t v;
+      std::memcpy(&v, data + a, 4);
+      words_[{tile, address + a}] = v;
+    }
+  }
 
  private:
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> words_;
@@ -88,19 +95,24 @@ TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
   deliver(memory, phase, 0, 3);
   checker.after({2, 0, 100, 50}, memory);
   EXPECT_EQ(result.mismatch_count, 0u);
-  // Iteration 1 delivers nothing new: transfer a's words still hold iteration 0's tokens
-  // (transfer b reads the same source address in both iterations, so it still matches).
+  // Iteration 1 delivers nothing new. The checker poisoned every checked word after
+  // iteration 0, so even transfer b, which reads the same source address (same tokens) in
+  // both iterations, cannot pass on what iteration 0 left.
   memory.write_word(3, 0x61004, 0xdeadbeef);
   checker.after({2, 1, 200, 50}, memory);
   EXPECT_FALSE(result.payload_ok());
-  EXPECT_EQ(result.mismatch_count, 8u + 1);
-  ASSERT_EQ(result.mismatches.size(), 9u);
+  EXPECT_EQ(result.mismatch_count, 8u + 2);
+  ASSERT_EQ(result.mismatches.size(), 10u);
   const auto& first = result.mismatches.front();
   EXPECT_EQ(first.tile, 3u);
   EXPECT_EQ(first.address, 0x60000u);
   EXPECT_EQ(first.iteration, 1u);
   EXPECT_EQ(first.expected, arch::payload_token(3, 1, 0x50100));
-  EXPECT_EQ(first.found, arch::payload_token(3, 1, 0x50000));
+  EXPECT_EQ(first.found, ~arch::payload_token(3, 1, 0x50100));
+  const auto& same_source = result.mismatches[8];
+  EXPECT_EQ(same_source.address, 0x61000u);
+  EXPECT_EQ(same_source.expected, arch::payload_token(3, 5, 0x58000));
+  EXPECT_EQ(same_source.found, ~arch::payload_token(3, 5, 0x58000));
   EXPECT_EQ(result.mismatches.back().found, 0xdeadbeefu);
 }
 
