@@ -28,6 +28,9 @@ struct ScheduleConfig {
   uint32_t words = 0;  // W for Stream / Balanced
   Width width = Width::Word32;
   WidthPolicy width_policy = WidthPolicy::Fixed;
+  // Drop identical candidate orders before physical scheduling (always on in production;
+  // off only to measure what it saves: bench_scheduler --no-dedup).
+  bool deduplicate_orders = true;
 };
 
 // Parses "latency", "automatic", "remaining-combined", "S<W>", "B<W>", with an optional

@@ -39,11 +39,16 @@ uint64_t hash_order(const Order& order) {
 // Keeps unique orders; counts what it saw and what it dropped.
 class CandidateSet {
  public:
+  explicit CandidateSet(bool deduplicate) : deduplicate_(deduplicate) {}
   bool add(Order order) {
     ++considered;
     if (order.empty() && !orders.empty()) {
       ++deduplicated;
       return false;
+    }
+    if (!deduplicate_) {
+      orders.push_back(std::move(order));
+      return true;
     }
     const uint64_t h = hash_order(order);
     auto [first, last] = seen_.equal_range(h);
@@ -62,6 +67,7 @@ class CandidateSet {
   uint32_t deduplicated = 0;
 
  private:
+  bool deduplicate_;
   std::unordered_multimap<uint64_t, size_t> seen_;
 };
 
@@ -147,7 +153,7 @@ ScheduledPhase schedule_phase(const arch::CapturePhase& phase, const arch::Machi
   result.lower_bound = phase_lower_bound(phase, topology, Width::Word32);
   if (problem.transfers.empty()) return result;
 
-  CandidateSet candidates;
+  CandidateSet candidates(config.deduplicate_orders);
   base_candidates(problem, config, candidates);
   Best best;
   consider(problem, candidates.orders, 0, best);

@@ -159,6 +159,24 @@ TEST(SchedulePhase, RepeatSourceAddressesPerIteration) {
   }
 }
 
+// Short transfers make stream_order(0) and stream_order(256) the same order: the latency
+// policy drops the copy, and placing it anyway changes nothing but the work done.
+TEST(SchedulePhase, DuplicateOrdersAreDroppedWithoutChangingTheRows) {
+  arch::CapturePhase phase;
+  for (uint32_t t = 0; t < 8; ++t) phase.transfers.push_back(transfer(t, 0x4c000, {{t + 100, 0x64000}}, 40 + t));
+  ScheduleConfig config = parse_config("latency");
+  const ScheduledPhase with = schedule_phase(phase, c600(), c600_topology(), config);
+  config.deduplicate_orders = false;
+  const ScheduledPhase without = schedule_phase(phase, c600(), c600_topology(), config);
+  EXPECT_GE(with.orders_deduplicated, 1u);
+  EXPECT_LT(without.orders_deduplicated, with.orders_deduplicated);
+  EXPECT_EQ(with.orders_considered, without.orders_considered);
+  EXPECT_EQ(with.horizon, without.horizon);
+  ASSERT_EQ(with.rows.size(), without.rows.size());
+  for (size_t i = 0; i < with.rows.size(); ++i) EXPECT_EQ(with.rows[i].words, without.rows[i].words);
+  expect_delivers(phase, with);
+}
+
 TEST(SchedulePhase, EmptyPhaseHasNoRows) {
   arch::CapturePhase phase;
   const ScheduledPhase result = schedule_phase(phase, c600(), c600_topology(), parse_config("latency"));
