@@ -264,14 +264,23 @@ class PhaseExecutor {
   void check_controls() {
     for (uint32_t i = 0; i < tiles_.size(); ++i) {
       const auto& controls = schedule(i).controls;
-      std::map<std::pair<int64_t, bool>, std::vector<uint32_t>> per_event;
-      for (const auto& c : controls) per_event[{c.event, is_xpic(c.kind)}].push_back(c.instruction);
-      for (const auto& [key, list] : per_event) {
-        if (list.size() > 1) {
-          hazard(HazardClass::SimultaneousControls, i, key.first, list[1],
-                 std::to_string(list.size()) + (key.second ? " XPIC" : " PIC") +
-                     " controls at event " + std::to_string(key.first));
+      // Controls are sorted by event: per event, PIC controls then XPIC ones, in row order.
+      std::vector<uint32_t> pic, xpic;
+      for (size_t a = 0; a < controls.size();) {
+        size_t b = a;
+        pic.clear();
+        xpic.clear();
+        for (; b < controls.size() && controls[b].event == controls[a].event; ++b) {
+          (is_xpic(controls[b].kind) ? xpic : pic).push_back(controls[b].instruction);
         }
+        for (const auto* list : {&pic, &xpic}) {
+          if (list->size() > 1) {
+            hazard(HazardClass::SimultaneousControls, i, controls[a].event, (*list)[1],
+                   std::to_string(list->size()) + (list == &xpic ? " XPIC" : " PIC") +
+                       " controls at event " + std::to_string(controls[a].event));
+          }
+        }
+        a = b;
       }
       for (const auto& r : schedule(i).runs) {
         const auto& in = schedule(i).instructions[r.instruction].instruction;
@@ -306,16 +315,52 @@ class PhaseExecutor {
     return true;
   }
 
+  // Per sender, its windows moved into the sender's frame (start and end minus the route
+  // latency) and sorted, so each run meets only the windows it can intersect; candidates
+  // are then taken in the windows' original order, so selections keep a fixed order.
   void select_ordinary() {
+    struct Framed {
+      int64_t start, end;
+      uint32_t index;  // in ordinary_by_sender_[s]
+    };
+    std::vector<Framed> framed;
+    std::vector<uint32_t> candidates;
     for (uint32_t s = 0; s < tiles_.size(); ++s) {
       const auto& windows = ordinary_by_sender_[s];
       if (windows.empty()) continue;
+      const uint32_t ps = tile(s).physical;
+      framed.clear();
+      int64_t longest = 0;
+      for (uint32_t k = 0; k < windows.size(); ++k) {
+        const Window& w = windows[k];
+        const uint32_t pd = tile(w.receiver).physical;
+        if (ps == pd) continue;
+        const int64_t latency = topology_.time_to_mux(ps, pd);
+        const int64_t end = w.end >= kForever ? kForever : w.end - latency;
+        framed.push_back({w.start - latency, end, k});
+        longest = std::max(longest, end >= kForever ? kForever : end - (w.start - latency));
+      }
+      std::sort(framed.begin(), framed.end(),
+                [](const Framed& a, const Framed& b) { return a.start < b.start; });
       const auto& runs = schedule(s).runs;
       for (uint32_t r = 0; r < runs.size(); ++r) {
         if (runs[r].directions() == 0 || runs[r].wide()) continue;
-        for (const auto& w : windows) {
-          const uint32_t ps = tile(s).physical, pd = tile(w.receiver).physical;
-          if (ps == pd) continue;
+        const int64_t first = runs[r].first_event, last = first + runs[r].items;
+        // A window can meet [first, last) only if it starts before `last` and, being at
+        // most `longest` long, after `first - longest`.
+        const int64_t from = longest >= kForever ? std::numeric_limits<int64_t>::min() : first - longest;
+        auto lo = std::upper_bound(framed.begin(), framed.end(), from,
+                                   [](int64_t v, const Framed& f) { return v < f.start; });
+        auto hi = std::lower_bound(framed.begin(), framed.end(), last,
+                                   [](const Framed& f, int64_t v) { return f.start < v; });
+        candidates.clear();
+        for (auto it = lo; it != hi; ++it) {
+          if (it->end > first) candidates.push_back(it->index);
+        }
+        std::sort(candidates.begin(), candidates.end());
+        for (uint32_t k : candidates) {
+          const Window& w = windows[k];
+          const uint32_t pd = tile(w.receiver).physical;
           if ((uint32_t(topology_.direction(ps, pd)) & runs[r].directions()) == 0) continue;
           uint32_t k0, count;
           int64_t mux;
@@ -494,28 +539,53 @@ class PhaseExecutor {
       uint32_t window = 0;
       int64_t event = 0;
     };
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Taken> taken;  // (sender, message, receiver)
-    std::map<uint32_t, uint32_t> first_message_of_window;
-    for (const auto& sel : selections_) {
+    struct Take {
+      uint32_t sender, message, receiver, selection;
+    };
+    std::vector<Take> takes;
+    takes.reserve(selections_.size());
+    std::vector<uint32_t> first_message_of_window(windows_.size(), UINT32_MAX);
+    for (uint32_t k = 0; k < selections_.size(); ++k) {
+      const auto& sel = selections_[k];
       const uint32_t message = schedule(sel.sender).runs[sel.run].message;
-      auto& t = taken[{sel.sender, message, sel.receiver}];
-      if (t.items == 0) {
-        t.window = sel.window;
-        t.event = sel.mux_event;
-      }
-      t.items += sel.items;
-      auto [it, inserted] = first_message_of_window.emplace(sel.window, message);
-      if (!inserted) it->second = std::min(it->second, message);
+      takes.push_back({sel.sender, message, sel.receiver, k});
+      first_message_of_window[sel.window] = std::min(first_message_of_window[sel.window], message);
     }
-    std::map<std::pair<uint32_t, uint32_t>, uint64_t> message_items;
+    std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
+      return std::tie(a.sender, a.message, a.receiver, a.selection) <
+             std::tie(b.sender, b.message, b.receiver, b.selection);
+    });
+    // (sender, message, receiver) -> items taken, window and event of its first selection.
+    std::vector<std::pair<std::tuple<uint32_t, uint32_t, uint32_t>, Taken>> taken;
+    for (size_t a = 0; a < takes.size();) {
+      const Take& head = takes[a];
+      Taken t;
+      t.window = selections_[head.selection].window;
+      t.event = selections_[head.selection].mux_event;
+      size_t b = a;
+      for (; b < takes.size() && takes[b].sender == head.sender && takes[b].message == head.message &&
+             takes[b].receiver == head.receiver;
+           ++b) {
+        t.items += selections_[takes[b].selection].items;
+      }
+      taken.push_back({{head.sender, head.message, head.receiver}, t});
+      a = b;
+    }
+    std::vector<std::vector<uint64_t>> items_of_message(tiles_.size());
     for (uint32_t s = 0; s < tiles_.size(); ++s) {
+      auto& items = items_of_message[s];
       for (const auto& r : schedule(s).runs) {
-        if (r.directions() != 0) message_items[{s, r.message}] += r.items;
+        if (r.directions() == 0) continue;
+        if (r.message >= items.size()) items.resize(r.message + 1, 0);
+        items[r.message] += r.items;
       }
     }
+    auto message_items = [&](uint32_t s, uint32_t message) -> uint64_t {
+      return message < items_of_message[s].size() ? items_of_message[s][message] : 0;
+    };
     for (const auto& [key, t] : taken) {
       const auto [s, message, d] = key;
-      const uint64_t total = message_items[{s, message}];
+      const uint64_t total = message_items(s, message);
       if (t.items >= total) continue;
       const bool spill = first_message_of_window[t.window] < message;
       const std::string what = std::to_string(t.items) + " of " + std::to_string(total) +
@@ -538,30 +608,51 @@ class PhaseExecutor {
       uint32_t window;
       uint32_t sender, message;
     };
-    std::vector<std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Interval>> mux(tiles_.size()),
-        write(tiles_.size());
-    auto add = [](auto& m, uint32_t window, uint32_t sender, uint32_t message, int64_t a, int64_t b) {
-      auto [it, inserted] = m.try_emplace({window, sender, message}, Interval{a, b, window, sender, message});
-      if (!inserted) {
-        it->second.start = std::min(it->second.start, a);
-        it->second.end = std::max(it->second.end, b);
-      }
+    // Per receiver, one interval per (window, sender, message): the span of its pieces.
+    struct Piece {
+      uint32_t receiver;
+      Interval interval;
     };
+    auto merge = [&](std::vector<Piece>& pieces) {
+      std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+        return std::tie(a.receiver, a.interval.window, a.interval.sender, a.interval.message) <
+               std::tie(b.receiver, b.interval.window, b.interval.sender, b.interval.message);
+      });
+      std::vector<std::vector<Interval>> by_receiver(tiles_.size());
+      for (size_t a = 0; a < pieces.size();) {
+        Interval merged = pieces[a].interval;
+        size_t b = a + 1;
+        for (; b < pieces.size() && pieces[b].receiver == pieces[a].receiver &&
+               pieces[b].interval.window == merged.window && pieces[b].interval.sender == merged.sender &&
+               pieces[b].interval.message == merged.message;
+             ++b) {
+          merged.start = std::min(merged.start, pieces[b].interval.start);
+          merged.end = std::max(merged.end, pieces[b].interval.end);
+        }
+        by_receiver[pieces[a].receiver].push_back(merged);
+        a = b;
+      }
+      return by_receiver;
+    };
+    std::vector<Piece> pieces;
+    pieces.reserve(selections_.size());
     for (const auto& sel : selections_) {
-      add(mux[sel.receiver], sel.window, sel.sender, schedule(sel.sender).runs[sel.run].message,
-          sel.mux_event, sel.mux_event + sel.items - 1);
+      pieces.push_back({sel.receiver, Interval{sel.mux_event, sel.mux_event + sel.items - 1, sel.window, sel.sender,
+                                               schedule(sel.sender).runs[sel.run].message}});
     }
+    const auto mux = merge(pieces);
+    pieces.clear();
     for (size_t k = 0; k < out_.writes.size(); ++k) {
       const auto& w = out_.writes[k];
       const auto& sel = selections_[write_selection_[k]];
-      add(write[w.receiver], sel.window, sel.sender, schedule(sel.sender).runs[sel.run].message,
-          w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1);
+      pieces.push_back({w.receiver, Interval{w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1,
+                                             sel.window, sel.sender, schedule(sel.sender).runs[sel.run].message}});
     }
-    auto check = [&](uint32_t d, const auto& m, const char* what) {
-      std::vector<Interval> list;
-      for (const auto& [k, v] : m) list.push_back(v);
+    const auto write = merge(pieces);
+    auto check = [&](uint32_t d, std::vector<Interval> list, const char* what) {
       std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
-        return std::tie(a.start, a.end, a.window) < std::tie(b.start, b.end, b.window);
+        return std::tie(a.start, a.end, a.window, a.sender, a.message) <
+               std::tie(b.start, b.end, b.window, b.sender, b.message);
       });
       int64_t reach = std::numeric_limits<int64_t>::min();
       for (const auto& iv : list) {

@@ -70,17 +70,12 @@ void PayloadChecker::check_all(uint32_t iteration, sim::MemoryView& memory, bool
     const size_t bytes = size_t(transfer.words) * 4;
     buffer_.resize(bytes);
     expected_.resize(transfer.words);
-    for (uint32_t k = 0; k < transfer.words; ++k) {
-      expected_[k] = arch::payload_token(options_.seed, transfer.source_tile,
-                                         transfer.source_addresses[iteration] + 4 * k);
-    }
+    fill_tokens(transfer.source_tile, transfer.source_addresses[iteration], expected_, false);
     if (poison) {
+      poison_words_.resize(transfer.words);
+      fill_tokens(transfer.source_tile, transfer.source_addresses[iteration + 1], poison_words_, true);
       poison_.resize(bytes);
-      for (uint32_t k = 0; k < transfer.words; ++k) {
-        put_word(&poison_[size_t(k) * 4],
-                 ~arch::payload_token(options_.seed, transfer.source_tile,
-                                      transfer.source_addresses[iteration + 1] + 4 * k));
-      }
+      for (uint32_t k = 0; k < transfer.words; ++k) put_word(&poison_[size_t(k) * 4], poison_words_[k]);
     }
     expected_bytes_.resize(bytes);
     for (uint32_t k = 0; k < transfer.words; ++k) put_word(&expected_bytes_[size_t(k) * 4], expected_[k]);
@@ -97,6 +92,15 @@ void PayloadChecker::check_all(uint32_t iteration, sim::MemoryView& memory, bool
       if (poison) memory.write(dest.tile, dest.address, transfer.words * 4, poison_.data());
     }
   }
+}
+
+// payload_token(seed, tile, address + 4k) for every k, with the seed's mix computed once.
+void PayloadChecker::fill_tokens(uint32_t tile, uint32_t address, std::vector<uint32_t>& out,
+                                 bool complement) const {
+  const uint32_t mix = arch::token_seed_mix(options_.seed) ^ (complement ? 0xffffffffu : 0u);
+  const uint32_t high = tile << 18;
+  const uint32_t first = address >> 2;
+  for (uint32_t k = 0; k < out.size(); ++k) out[k] = mix ^ (high | ((first + k) & 0x3ffffu));
 }
 
 void PayloadChecker::put_word(uint8_t* bytes, uint32_t value) {

@@ -26,6 +26,7 @@ class PayloadChecker {
                uint32_t found);
   static uint32_t word_at(const uint8_t* bytes);
   static void put_word(uint8_t* bytes, uint32_t value);
+  void fill_tokens(uint32_t tile, uint32_t address, std::vector<uint32_t>& out, bool complement) const;
   void check_sample(uint32_t iteration, sim::MemoryView& memory, bool poison);
   void check_all(uint32_t iteration, sim::MemoryView& memory, bool poison);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
@@ -37,7 +38,7 @@ class PayloadChecker {
   PointResult& result_;
   std::vector<DestinationWord> sample_;
   std::vector<uint8_t> buffer_, poison_, expected_bytes_;
-  std::vector<uint32_t> expected_;
+  std::vector<uint32_t> expected_, poison_words_;
 };
 
 }  // namespace lockstep::replay
