@@ -10,7 +10,7 @@
 
 #include "support/test_support.hpp"
 
-namespace lockstep::replay {
+namespace lockstep::integration {
 namespace {
 
 std::string find_mpirun() {
@@ -78,4 +78,4 @@ TEST(SweepMpi, TwoRanksWriteTheSameBytesAsOne) {
 }
 
 }  // namespace
-}  // namespace lockstep::replay
+}  // namespace lockstep::integration
