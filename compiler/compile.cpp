@@ -44,11 +44,6 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
     throw InputError("capture: machine: the capture is for machine '" + capture.machine_name + "', not '" +
                      machine.name + "'");
   }
-  if (options.config.width == Width::Paired64 && options.config.width_policy == WidthPolicy::Fixed) {
-    // Refuse rather than quietly send Word32 under a paired name (docs/scheduling.md).
-    throw InputError("config: " + options.config.name +
-                     ": Paired64 transfers are not implemented by the scheduler yet");
-  }
   arch::validate_capture(capture, machine, "capture");
   const std::vector<const arch::CapturePhase*> selected = selected_phases(capture, options);
   const arch::Topology topology(machine);

@@ -11,9 +11,11 @@ namespace {
 
 constexpr int32_t kReceiveTail = 6;
 
+enum class RawKind : uint8_t { Neutral, Source, PairedNeutral, PairedSource, Pointer, Format };
+
 struct RawControl {
   int32_t event;
-  uint8_t kind;  // 0 neutral XPIC, 1 source XPIC, 2 PIC pointer
+  RawKind kind;
   uint32_t value;
 };
 
@@ -21,8 +23,11 @@ struct Receive {
   int32_t m;      // first mux event
   int32_t n;      // items
   int32_t write_delay;
-  uint32_t source;  // physical
+  uint32_t source;  // XPIC value selecting the sender (paired: source XOR (tile AND 2))
   uint32_t pic;     // destination word address
+  bool paired = false;
+  bool early = false;    // paired: this tile issues the paired XPIC controls
+  uint32_t format = 0;   // paired: format value
 };
 
 // The XPIC and PIC controls of a tile's receives. A PIC pointer goes on the first write
@@ -30,12 +35,15 @@ struct Receive {
 // kPicShift events earlier (still after the previous message's last write, and off the
 // tile's message starts, hazard 9), or is dropped when the destination continues the
 // previous message's (the pointer has auto-incremented to it). Only when neither is
-// possible do XPIC and PIC share an event (encoded with sendpicp).
+// possible do XPIC and PIC share an event (encoded with sendpicp). A paired receive keeps
+// its pointer on the first write and adds the format controls (paired_format_event, and
+// 0 at first write + items - 2); only its early member opens the paired mux.
 std::vector<RawControl> receive_controls(std::vector<Receive>& receives, const std::vector<SendSegment>& sends,
                                          uint32_t neutral) {
   std::sort(receives.begin(), receives.end(), [](const Receive& a, const Receive& b) { return a.m < b.m; });
   std::vector<int32_t> xpic_events, starts;
   for (const Receive& r : receives) {
+    if (r.paired && !r.early) continue;
     xpic_events.push_back(r.m);
     xpic_events.push_back(r.m + r.n);
   }
@@ -52,9 +60,22 @@ std::vector<RawControl> receive_controls(std::vector<Receive>& receives, const s
   uint32_t previous_next_pic = 0;
   bool have_previous = false;
   for (const Receive& r : receives) {
-    list.push_back({r.m, 1, r.source});
-    list.push_back({r.m + r.n, 0, neutral});
     const int32_t first_write = r.m + r.write_delay;
+    if (r.paired) {
+      if (r.early) {
+        list.push_back({r.m, RawKind::PairedSource, r.source});
+        list.push_back({r.m + r.n, RawKind::PairedNeutral, neutral});
+      }
+      list.push_back({paired_format_event(first_write, r.n, r.write_delay), RawKind::Format, r.format});
+      list.push_back({paired_format_off_event(first_write, r.n), RawKind::Format, 0});
+      list.push_back({first_write, RawKind::Pointer, r.pic});
+      previous_last_write = paired_write_end(first_write, r.n) - 1;  // covers the format-off event
+      previous_next_pic = r.pic + 2 * static_cast<uint32_t>(r.n);
+      have_previous = true;
+      continue;
+    }
+    list.push_back({r.m, RawKind::Source, r.source});
+    list.push_back({r.m + r.n, RawKind::Neutral, neutral});
     int32_t event = first_write;
     if (has(xpic_events, first_write)) {
       const bool continues = have_previous && previous_next_pic == r.pic;
@@ -67,7 +88,7 @@ std::vector<RawControl> receive_controls(std::vector<Receive>& receives, const s
       }
       if (event < 0 && !continues) event = first_write;
     }
-    if (event >= 0) list.push_back({event, 2, r.pic});
+    if (event >= 0) list.push_back({event, RawKind::Pointer, r.pic});
     previous_last_write = first_write + r.n - 1;
     previous_next_pic = r.pic + static_cast<uint32_t>(r.n);
     have_previous = true;
@@ -89,10 +110,10 @@ uint32_t TilePlan::pointer_at(int32_t event) const {
   }
   if (!last) return 0;
   uint32_t pointer = last->pic;
-  for (const auto& [first, items] : writes) {
-    const int32_t from = std::max(first, last->event);
-    const int32_t to = std::min(first + items, event);
-    if (to > from) pointer += static_cast<uint32_t>(to - from);
+  for (const PlannedWrite& w : writes) {
+    const int32_t from = std::max(w.first_event, last->event);
+    const int32_t to = std::min(w.first_event + w.items, event);
+    if (to > from) pointer += static_cast<uint32_t>(to - from) * w.item_words;
   }
   return pointer;
 }
@@ -101,14 +122,15 @@ uint32_t TilePlan::xpic_at(int32_t event, uint32_t neutral) const {
   uint32_t value = neutral;
   for (const ControlEvent& c : controls) {
     if (c.event >= event) break;
-    if (c.has_xpic) value = c.xpic;
+    if (c.has_xpic && !c.xpic_paired) value = c.xpic;
   }
   return value;
 }
 
 uint32_t message_item_address(const PhaseProblem& problem, const Message& message, uint32_t iteration) {
   const arch::Transfer& transfer = problem.phase->transfers[message.transfer];
-  return transfer.source_addresses[iteration] / 4 + message.offset;
+  const uint32_t item_bytes = 4 * problem.transfers[message.transfer].item_words();
+  return transfer.source_addresses[iteration] / item_bytes + message.offset;
 }
 
 std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& order, const Placement& placement) {
@@ -128,10 +150,19 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
     for (size_t k = 0; k < transfer.receivers.size(); ++k) {
       const ReceiverInfo& r = transfer.receivers[k];
       const int32_t m = t + 1 + r.ttm;
-      receives[r.tile].push_back({m, n, r.write_delay, transfer.source, dests[k].address / 4 + message.offset});
+      Receive receive{m, n, r.write_delay, transfer.source, dests[k].address / 4 + message.offset * transfer.item_words()};
+      if (transfer.paired) {
+        receive.paired = true;
+        receive.early = r.early;
+        receive.format = r.format;
+        receive.source = transfer.source ^ (r.tile & 2u);  // the early member's paired XPIC value
+      }
+      receives[r.tile].push_back(receive);
       end[r.tile] = std::max(end[r.tile], m + n - 1 + r.write_delay + kReceiveTail);
     }
   }
+  // A paired sender's partner is busy until the sender's row ends: a delay-only row.
+  for (uint32_t partner : problem.busy_partners) end[partner] = std::max(end[partner], end[arch::Topology::partner(partner)]);
   std::vector<TilePlan> plans;
   for (uint32_t tile = 0; tile < problem.tiles; ++tile) {
     if (end[tile] < 0) continue;
@@ -147,30 +178,53 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
     for (size_t i = 0; i < list.size();) {
       ControlEvent control;
       control.event = list[i].event;
-      bool neutral_seen = false;
+      bool neutral_seen = false, paired_neutral_seen = false;
       for (; i < list.size() && list[i].event == control.event; ++i) {
         const RawControl& c = list[i];
         const std::string where = "scheduling: phase " + std::to_string(problem.phase->id) + " tile " +
                                   std::to_string(problem.topology->logical(tile)) + " event " + std::to_string(c.event);
-        if (c.kind == 0) {
-          neutral_seen = true;
-        } else if (c.kind == 1) {
-          if (control.has_xpic) throw CompilerError(where + ": two mux windows open on one event");
-          control.has_xpic = true;
-          control.xpic = c.value;
-        } else {
-          if (control.has_pic) throw CompilerError(where + ": two PIC pointers on one event");
-          control.has_pic = true;
-          control.pic = c.value;
+        switch (c.kind) {
+          case RawKind::Neutral:
+            neutral_seen = true;
+            break;
+          case RawKind::PairedNeutral:
+            paired_neutral_seen = true;
+            break;
+          case RawKind::Source:
+          case RawKind::PairedSource:
+            if (control.has_xpic) throw CompilerError(where + ": two mux windows open on one event");
+            control.has_xpic = true;
+            control.xpic_paired = c.kind == RawKind::PairedSource;
+            control.xpic = c.value;
+            break;
+          case RawKind::Pointer:
+          case RawKind::Format:
+            if (control.has_pic || control.has_format) {
+              throw CompilerError(where + ": two PIC controls on one event");
+            }
+            (c.kind == RawKind::Pointer ? control.has_pic : control.has_format) = true;
+            (c.kind == RawKind::Pointer ? control.pic : control.format) = c.value;
+            break;
         }
       }
-      if (neutral_seen && !control.has_xpic) {
+      // A neutral is replaced by a source on the same mux; one on the other mux cannot share the event.
+      if ((neutral_seen && control.has_xpic && control.xpic_paired) ||
+          (paired_neutral_seen && control.has_xpic && !control.xpic_paired) || (neutral_seen && paired_neutral_seen))
+        throw CompilerError("scheduling: phase " + std::to_string(problem.phase->id) + " tile " +
+                            std::to_string(problem.topology->logical(tile)) + " event " + std::to_string(control.event) +
+                            ": ordinary and paired mux controls on one event");
+      if ((neutral_seen || paired_neutral_seen) && !control.has_xpic) {
         control.has_xpic = true;
+        control.xpic_paired = paired_neutral_seen;
         control.xpic = neutral;
       }
+      if (control.has_format && control.has_xpic)
+        throw CompilerError("scheduling: phase " + std::to_string(problem.phase->id) + " tile " +
+                            std::to_string(problem.topology->logical(tile)) + " event " + std::to_string(control.event) +
+                            ": a format control shares its event with a mux control");
       plan.controls.push_back(control);
     }
-    for (const Receive& r : receives[tile]) plan.writes.emplace_back(r.m + r.write_delay, r.n);
+    for (const Receive& r : receives[tile]) plan.writes.push_back({r.m + r.write_delay, r.n, r.paired ? 2u : 1u});
     plan.end_event = end[tile];
     plans.push_back(std::move(plan));
   }

@@ -29,9 +29,13 @@ constexpr uint32_t kMaxDelay = 1u << 19;
 constexpr uint32_t kMaxDelayPic = 128;
 constexpr uint32_t kMaxDelayXpic = 4096;
 constexpr uint32_t kXpicOrdinary = 0;
+constexpr uint32_t kXpicPaired = 1;
 constexpr uint32_t kPicPointer = 0;
+constexpr uint32_t kPicFormat = 1;
 constexpr uint32_t kSendPicXpic = 0;
+constexpr uint32_t kSendPicPairedXpic = 1;
 constexpr uint32_t kSendPicPointer = 2;
+constexpr uint32_t kSendPicFormat = 3;
 constexpr int32_t kNever = std::numeric_limits<int32_t>::max();
 
 struct Emitted {
@@ -102,7 +106,8 @@ class RowBuilder {
 
   void idle_control(const ControlEvent& c) {
     if (c.event <= cursor_) fail(c.event, "control on or before the current event");
-    if (c.has_xpic && c.has_pic) {
+    if (c.has_xpic && (c.has_pic || c.has_format)) {
+      if (c.has_format) fail(c.event, "a format control cannot share an event with a mux control");
       idle_to(c.event - 1);
       Instruction ins;
       ins.op = Opcode::SendPicP;
@@ -110,6 +115,7 @@ class RowBuilder {
       ins.sctl = 0;
       ins.address = 0;
       ins.xpic = c.xpic;
+      ins.xpic_paired = c.xpic_paired;
       ins.pic = c.pic;
       align_for_sendpicp(c.event);
       push({ins, -1, 0, true, 0});
@@ -121,8 +127,8 @@ class RowBuilder {
     Instruction ins;
     ins.op = c.has_xpic ? Opcode::DelayXpic : Opcode::DelayPic;
     ins.events = static_cast<uint32_t>(c.event - cursor_);
-    ins.selector = c.has_xpic ? kXpicOrdinary : kPicPointer;
-    ins.value = c.has_xpic ? c.xpic : c.pic;
+    ins.selector = c.has_xpic ? (c.xpic_paired ? kXpicPaired : kXpicOrdinary) : (c.has_format ? kPicFormat : kPicPointer);
+    ins.value = c.has_xpic ? c.xpic : c.has_format ? c.format : c.pic;
     push({ins, -1, 0, c.has_pic, 0, c.event});
     cursor_ = c.event;
   }
@@ -152,19 +158,22 @@ class RowBuilder {
         const ControlEvent& c = controls[next_control++];
         Instruction ins;
         ins.words = count_until(kMaxSend, next_event(next_control));
+        if (c.has_xpic && c.has_format) fail(pos, "a format control cannot share an event with a mux control");
         if (c.has_xpic && c.has_pic) {
           ins.op = Opcode::SendPicP;
           ins.address = seg.item_address + offset;
           ins.sctl = seg.sctl;
           ins.xpic = c.xpic;
+          ins.xpic_paired = c.xpic_paired;
           ins.pic = c.pic;
           cursor_ = pos - 1;
           align_for_sendpicp(pos);
           push({ins, static_cast<int32_t>(seg.message), offset, true, seg.sctl, pos, static_cast<int32_t>(seg.message), offset});
         } else {
           ins.op = Opcode::SendPic;
-          ins.selector = c.has_xpic ? kSendPicXpic : kSendPicPointer;
-          ins.value = c.has_xpic ? c.xpic : c.pic;
+          ins.selector = c.has_xpic ? (c.xpic_paired ? kSendPicPairedXpic : kSendPicXpic)
+                                    : (c.has_format ? kSendPicFormat : kSendPicPointer);
+          ins.value = c.has_xpic ? c.xpic : c.has_format ? c.format : c.pic;
           push({ins, -1, 0, c.has_pic, seg.sctl, pos, static_cast<int32_t>(seg.message), offset});
         }
         pos += static_cast<int32_t>(ins.words);
@@ -272,8 +281,9 @@ class RowBuilder {
       const int32_t event = issue[k] + 1;  // where a sendpicp in its place applies controls
       const bool one_event = e.ins.events == 1;
       const bool delay_xpic = e.ins.op == Opcode::DelayXpic && one_event;
-      const bool delay_pic = e.ins.op == Opcode::DelayPic && one_event;
-      const bool send_pic = e.ins.op == Opcode::SendPic;
+      // A format control has no sendpicp form: it is never widened.
+      const bool delay_pic = e.ins.op == Opcode::DelayPic && one_event && e.ins.selector == kPicPointer;
+      const bool send_pic = e.ins.op == Opcode::SendPic && e.ins.selector != kSendPicFormat;
       const bool plain_delay = e.ins.op == Opcode::Delay && one_event;
       const bool send_off = e.ins.op == Opcode::SendOff && e.ins.words <= kMaxSend && e.stream_message >= 0;
       if (!delay_xpic && !delay_pic && !send_pic && !plain_delay && !send_off) continue;
@@ -286,7 +296,8 @@ class RowBuilder {
         if (control != plan_.controls.end() && control->event == event) continue;
         added_.push_back(fresh);
         control = plan_.controls.end();
-      } else if (control == plan_.controls.end() || control->event != event || (control->has_xpic && control->has_pic)) {
+      } else if (control == plan_.controls.end() || control->event != event || (control->has_xpic && control->has_pic) ||
+                 control->has_format) {
         fail(event, "widening a control the plan does not hold");
       }
       // The companions change nothing: the mux keeps its source, the pointer its value.
@@ -304,6 +315,7 @@ class RowBuilder {
       Instruction wide;
       wide.op = Opcode::SendPicP;
       wide.xpic = applied.xpic;
+      wide.xpic_paired = applied.xpic_paired;
       wide.pic = applied.pic;
       if (send_pic || send_off) {
         wide.words = e.ins.words;

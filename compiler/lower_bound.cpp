@@ -19,36 +19,46 @@
 //    >= min_s max(1, 1 + ttm(s,d)) + R_d - 1; its write is W(d) later and the row ends 6
 //    after that.
 // The phase bound is the maximum over all tiles of both.
+//
+// Paired64: a transfer that may pair (paired_eligible) costs words / 2 items at its sender
+// and at each receiver (both members of a pair write one item per event), and its sender
+// may issue as early as max_d -pttm(s,d) (<= the Word32 value: pttm >= ttm). Every other
+// term keeps its Word32 value, which is never larger than the paired one (pttm >= ttm,
+// paired write delay = W + 1), so the bound holds whichever width each such transfer gets.
 #include <algorithm>
 #include <limits>
 #include <vector>
 
 #include "compiler/phase_schedule.hpp"
+#include "compiler/schedule_model.hpp"
 
 namespace lockstep::compiler {
 
 uint32_t phase_lower_bound(const arch::CapturePhase& phase, const arch::Topology& topology, Width width) {
-  (void)width;  // Paired64 transfers fall back to Word32 items when infeasible; Word32 bounds both.
+  std::vector<bool> paired(phase.transfers.size(), false);
+  if (width == Width::Paired64) paired = paired_eligible(phase, topology);
   const uint32_t tiles = topology.tiles();            // logical ids
   const uint32_t physical = topology.physical_tiles();  // per-tile arrays are by physical id
   constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
   constexpr int64_t kTail = 6;
   std::vector<int64_t> send_items(physical, 0), recv_items(physical, 0);
   std::vector<int64_t> first_send(physical, kNone), first_recv(physical, kNone), route_tail(physical, kNone);
-  for (const arch::Transfer& transfer : phase.transfers) {
+  for (size_t i = 0; i < phase.transfers.size(); ++i) {
+    const arch::Transfer& transfer = phase.transfers[i];
     if (transfer.source_tile >= tiles) continue;
+    const int64_t items = paired[i] ? transfer.words / 2 : transfer.words;
     const uint32_t s = topology.physical(transfer.source_tile);
     int64_t earliest_issue = 0;
     for (const arch::Destination& dest : transfer.destinations) {
       if (dest.tile >= tiles) continue;
       const uint32_t d = topology.physical(dest.tile);
       const int64_t ttm = topology.time_to_mux(s, d);
-      earliest_issue = std::max(earliest_issue, -ttm);
-      recv_items[d] += transfer.words;
+      earliest_issue = std::max<int64_t>(earliest_issue, paired[i] ? -topology.paired_time_to_mux(s, d) : -ttm);
+      recv_items[d] += items;
       first_recv[d] = std::min(first_recv[d], std::max<int64_t>(1, 1 + ttm));
       route_tail[s] = std::min(route_tail[s], ttm + topology.write_delay(d) + kTail);
     }
-    send_items[s] += transfer.words;
+    send_items[s] += items;
     first_send[s] = std::min(first_send[s], 1 + earliest_issue);
   }
   int64_t bound = 0;

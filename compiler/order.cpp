@@ -24,9 +24,9 @@ uint64_t endpoint_load(const PhaseProblem& problem, const TransferInfo& transfer
   return load;
 }
 
-void append_chunks(Order& order, uint32_t transfer, uint32_t words, uint32_t chunk) {
-  for (uint32_t offset = 0; offset < words; offset += std::min(chunk, words - offset))
-    order.push_back({transfer, offset, std::min(chunk, words - offset)});
+void append_chunks(Order& order, uint32_t transfer, uint32_t items, uint32_t chunk) {
+  for (uint32_t offset = 0; offset < items; offset += std::min(chunk, items - offset))
+    order.push_back({transfer, offset, std::min(chunk, items - offset)});
 }
 
 }  // namespace
@@ -39,7 +39,7 @@ Order stream_order(const PhaseProblem& problem, uint32_t chunk_words) {
   for (uint32_t i = 0; i < key.size(); ++i) key[i] = endpoint_load(problem, problem.transfers[i]);
   std::stable_sort(transfers.begin(), transfers.end(), [&](uint32_t a, uint32_t b) { return key[a] > key[b]; });
   Order order;
-  for (uint32_t i : transfers) append_chunks(order, i, problem.transfers[i].words, chunk);
+  for (uint32_t i : transfers) append_chunks(order, i, problem.transfers[i].items, chunk);
   return order;
 }
 
@@ -62,13 +62,13 @@ Order balanced_order(const PhaseProblem& problem, uint32_t wave_words) {
     uint32_t wave = send_hint[transfer.source];
     for (const ReceiverInfo& r : transfer.receivers) wave = std::max(wave, recv_hint[r.tile]);
     for (;; ++wave) {
-      bool fits = room(sent[transfer.source], wave, m.words);
+      bool fits = room(sent[transfer.source], wave, m.items);
       for (size_t k = 0; fits && k < transfer.receivers.size(); ++k)
-        fits = room(received[transfer.receivers[k].tile], wave, m.words);
+        fits = room(received[transfer.receivers[k].tile], wave, m.items);
       if (fits) break;
     }
-    add(sent[transfer.source], wave, m.words);
-    for (const ReceiverInfo& r : transfer.receivers) add(received[r.tile], wave, m.words);
+    add(sent[transfer.source], wave, m.items);
+    for (const ReceiverInfo& r : transfer.receivers) add(received[r.tile], wave, m.items);
     // A wave a tile has filled is never fitted again; advance its hint past full waves.
     auto advance = [&](std::vector<uint32_t>& loads, uint32_t& hint) {
       while (hint < loads.size() && loads[hint] >= cap) ++hint;
@@ -110,12 +110,12 @@ Order remaining_combined_order(const PhaseProblem& problem, uint32_t chunk_words
       continue;
     }
     const TransferInfo& transfer = problem.transfers[i];
-    const uint32_t words = std::min(chunk, transfer.words - next_offset[i]);
+    const uint32_t words = std::min(chunk, transfer.items - next_offset[i]);
     order.push_back({i, next_offset[i], words});
     next_offset[i] += words;
     remaining[transfer.source] -= words;
     for (const ReceiverInfo& r : transfer.receivers) remaining[r.tile] -= words;
-    if (next_offset[i] < transfer.words) heap.push({priority(i), neg});
+    if (next_offset[i] < transfer.items) heap.push({priority(i), neg});
   }
   return order;
 }
@@ -152,7 +152,7 @@ Order matching_order(const PhaseProblem& problem, uint32_t chunk_words) {
   while (left > 0) {
     std::fill(match_recv.begin(), match_recv.end(), none);
     std::fill(match_send.begin(), match_send.end(), none);
-    auto alive = [&](uint32_t transfer) { return next_offset[transfer] < problem.transfers[transfer].words; };
+    auto alive = [&](uint32_t transfer) { return next_offset[transfer] < problem.transfers[transfer].items; };
     // Hopcroft-Karp: BFS layers from free senders, DFS augmenting paths.
     for (;;) {
       std::vector<uint32_t> queue;
@@ -211,10 +211,10 @@ Order matching_order(const PhaseProblem& problem, uint32_t chunk_words) {
     for (uint32_t s = 0; s < problem.tiles; ++s) {
       const uint32_t transfer = match_send[s];
       if (transfer == none) continue;
-      const uint32_t words = std::min(chunk, problem.transfers[transfer].words - next_offset[transfer]);
+      const uint32_t words = std::min(chunk, problem.transfers[transfer].items - next_offset[transfer]);
       result.push_back({transfer, next_offset[transfer], words});
       next_offset[transfer] += words;
-      if (next_offset[transfer] == problem.transfers[transfer].words) --left;
+      if (next_offset[transfer] == problem.transfers[transfer].items) --left;
       progressed = true;
     }
     if (!progressed) break;

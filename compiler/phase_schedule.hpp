@@ -48,6 +48,11 @@ struct ScheduledPhase {
 ScheduledPhase schedule_phase(const arch::CapturePhase& phase, const arch::MachineDescription& machine,
                               const arch::Topology& topology, const ScheduleConfig& config);
 
+// The width policies' choice between the Word32 and Paired64 schedules of one phase: true
+// when `paired` wins. LatencyOriented: a shorter horizon. StorageFirst: smaller max row
+// bytes, then smaller total row bytes, then a shorter horizon. Ties keep Word32.
+bool prefer_paired(WidthPolicy policy, const ScheduledPhase& word, const ScheduledPhase& paired);
+
 // The lower bound alone (cheap): used by reports and tests.
 uint32_t phase_lower_bound(const arch::CapturePhase& phase, const arch::Topology& topology, Width width);
 

@@ -15,6 +15,9 @@
 #include "compiler/physical_schedule.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+
+#include "arch/topology.hpp"
 
 #include "compiler/encode_plan.hpp"
 #include "compiler/schedule_intervals.hpp"
@@ -58,6 +61,9 @@ class EventMarks {
   static constexpr uint8_t kStart = 2;    // issue or first-item event of a message
   static constexpr uint8_t kXpic = 4;     // XPIC control (single_controls only)
   static constexpr uint8_t kPic = 8;      // PIC control (single_controls only)
+  static constexpr uint8_t kXpicOrdinary = 16;  // ordinary XPIC control
+  static constexpr uint8_t kXpicPaired = 32;    // paired XPIC control
+  static constexpr uint8_t kFormat = 64;        // PIC format control
   bool has(int32_t event, uint8_t mark) const {
     return event >= 0 && static_cast<size_t>(event) < marks_.size() && (marks_[static_cast<size_t>(event)] & mark);
   }
@@ -73,11 +79,90 @@ class EventMarks {
 
 struct TileTimeline {
   IntervalSet sends;    // events at which an item leaves
-  IntervalSet windows;  // XPIC windows
+  IntervalSet windows;  // XPIC windows (ordinary, and paired on an early member)
+  IntervalSet writes;   // write windows (a paired one from its format control)
   EventMarks marks;
   ElementWindows reads;
-  ElementWindows writes;
+  ElementWindows writes_by_element;
 };
+
+// How far issue event t must move for receiver r of a message of n items to obey the
+// receive-side rules (0: it may stay).
+int32_t receiver_shift(std::vector<TileTimeline>& tiles, const TransferInfo& transfer, const ReceiverInfo& r, int32_t t,
+                       int32_t n, bool single_controls) {
+  TileTimeline& receiver = tiles[r.tile];
+  const int32_t m = t + 1 + r.ttm;
+  const int32_t first_write = m + r.write_delay;
+  const bool opens_mux = !transfer.paired || r.early;
+  if (opens_mux) {
+    const int32_t window = receiver.windows.earliest_free(m, n);
+    if (window != m) return window - m;
+  }
+  const int32_t write_from = transfer.paired ? paired_format_event(first_write, n, r.write_delay) : first_write;
+  const int32_t write_end = transfer.paired ? paired_write_end(first_write, n) : first_write + n;
+  const int32_t write = receiver.writes.earliest_free(write_from, write_end - write_from);
+  if (write != write_from) return write - write_from;
+  using M = EventMarks;
+  auto any = [](const TileTimeline& tile, std::initializer_list<int32_t> events, uint8_t mark) {
+    for (int32_t e : events)
+      if (tile.marks.has(e, mark)) return true;
+    return false;
+  };
+  if (!transfer.paired) {
+    if (any(receiver, {m, m + n, first_write}, M::kStart)) return 1;
+    // One XPIC-class control per event; no format control where an XPIC must go.
+    if (any(receiver, {m, m + n}, M::kXpicPaired | M::kFormat)) return 1;
+    if (single_controls && (any(receiver, {m, m + n}, M::kPic) || receiver.marks.has(first_write, M::kXpic))) return 1;
+  } else {
+    const TileTimeline& partner = tiles[arch::Topology::partner(r.tile)];
+    const int32_t format_on = paired_format_event(first_write, n, r.write_delay);
+    const int32_t format_off = paired_format_off_event(first_write, n);
+    if (any(receiver, {first_write, format_on, format_off}, M::kStart)) return 1;
+    // Hazard 10: no format change on a paired XPIC event of the tile or its partner; and a
+    // format control cannot share an event with any XPIC control (no instruction carries both).
+    if (any(receiver, {format_on, format_off}, M::kXpicOrdinary | M::kXpicPaired)) return 1;
+    if (any(partner, {format_on, format_off}, M::kXpicPaired)) return 1;
+    if (opens_mux) {
+      if (any(receiver, {m, m + n}, M::kStart | M::kXpicOrdinary | M::kFormat)) return 1;
+      if (any(partner, {m, m + n}, M::kFormat)) return 1;
+    }
+    if (single_controls && ((opens_mux && any(receiver, {m, m + n}, M::kPic)) || receiver.marks.has(first_write, M::kXpic)))
+      return 1;
+  }
+  // A message of exactly W(d) items has its own neutral XPIC on its first write event;
+  // no shift of t can change that (it used to loop forever here). The encoder moves
+  // that PIC up to kPicShift events earlier instead (encode_plan.cpp).
+  const int32_t pointer = first_write - kPicShift;
+  const int32_t read_end = receiver.reads.overlap_end(r.write_mask, pointer, pointer + kPicShift + n + kReceiveTail);
+  if (read_end != pointer) return read_end - pointer;
+  return 0;
+}
+
+void reserve_receive(std::vector<TileTimeline>& tiles, const TransferInfo& transfer, const ReceiverInfo& r, int32_t t,
+                     int32_t n, bool single_controls) {
+  using M = EventMarks;
+  TileTimeline& receiver = tiles[r.tile];
+  const int32_t m = t + 1 + r.ttm;
+  const int32_t first_write = m + r.write_delay;
+  const uint8_t xpic = M::kControl | (single_controls ? M::kXpic : 0) |
+                       (transfer.paired ? M::kXpicPaired : M::kXpicOrdinary);
+  const uint8_t pic = M::kControl | (single_controls ? M::kPic : 0);
+  if (!transfer.paired || r.early) {
+    receiver.windows.add(m, m + n);
+    receiver.marks.set(m, xpic);
+    receiver.marks.set(m + n, xpic);
+  }
+  receiver.marks.set(first_write, pic);
+  int32_t write_from = first_write;
+  if (transfer.paired) {
+    write_from = paired_format_event(first_write, n, r.write_delay);
+    receiver.marks.set(write_from, M::kControl | M::kFormat);
+    receiver.marks.set(paired_format_off_event(first_write, n), M::kControl | M::kFormat);
+  }
+  receiver.writes.add(write_from, transfer.paired ? paired_write_end(first_write, n) : first_write + n);
+  if (r.write_mask)
+    receiver.writes_by_element.add(r.write_mask, first_write - kPicShift, first_write + n + kReceiveTail);
+}
 
 }  // namespace
 
@@ -102,40 +187,16 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
         ++t;
         continue;
       }
-      const int32_t read_end = sender.writes.overlap_end(transfer.read_mask, t, t + n + 1);
+      const int32_t read_end = sender.writes_by_element.overlap_end(transfer.read_mask, t, t + n + 1);
       if (read_end != t) {
         t = read_end;
         continue;
       }
       bool moved = false;
       for (const ReceiverInfo& r : transfer.receivers) {
-        TileTimeline& receiver = tiles[r.tile];
-        const int32_t m = t + 1 + r.ttm;
-        const int32_t window = receiver.windows.earliest_free(m, n);
-        if (window != m) {
-          t += window - m;
-          moved = true;
-          break;
-        }
-        if (receiver.marks.has(m, EventMarks::kStart) || receiver.marks.has(m + n, EventMarks::kStart) ||
-            receiver.marks.has(m + r.write_delay, EventMarks::kStart)) {
-          ++t;
-          moved = true;
-          break;
-        }
-        if (single_controls && (receiver.marks.has(m, EventMarks::kPic) || receiver.marks.has(m + n, EventMarks::kPic) ||
-                                receiver.marks.has(m + r.write_delay, EventMarks::kXpic))) {
-          ++t;
-          moved = true;
-          break;
-        }
-        // A message of exactly W(d) items has its own neutral XPIC on its first write event;
-        // no shift of t can change that (it used to loop forever here). The encoder moves
-        // that PIC up to kPicShift events earlier instead (encode_plan.cpp).
-        const int32_t pointer = m + r.write_delay - kPicShift;
-        const int32_t write_end = receiver.reads.overlap_end(r.write_mask, pointer, pointer + kPicShift + n + kReceiveTail);
-        if (write_end != pointer) {
-          t += write_end - pointer;
+        const int32_t shift = receiver_shift(tiles, transfer, r, t, n, single_controls);
+        if (shift != 0) {
+          t += shift;
           moved = true;
           break;
         }
@@ -147,18 +208,7 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
     sender.marks.set(t, EventMarks::kStart);
     sender.marks.set(t + 1, EventMarks::kStart);
     if (transfer.read_mask) sender.reads.add(transfer.read_mask, t, t + n + 1);
-    for (const ReceiverInfo& r : transfer.receivers) {
-      TileTimeline& receiver = tiles[r.tile];
-      const int32_t m = t + 1 + r.ttm;
-      receiver.windows.add(m, m + n);
-      const uint8_t xpic = EventMarks::kControl | (single_controls ? EventMarks::kXpic : 0);
-      const uint8_t pic = EventMarks::kControl | (single_controls ? EventMarks::kPic : 0);
-      receiver.marks.set(m, xpic);
-      receiver.marks.set(m + n, xpic);
-      receiver.marks.set(m + r.write_delay, pic);
-      if (r.write_mask)
-        receiver.writes.add(r.write_mask, m + r.write_delay - kPicShift, m + r.write_delay + n + kReceiveTail);
-    }
+    for (const ReceiverInfo& r : transfer.receivers) reserve_receive(tiles, transfer, r, t, n, single_controls);
   }
   compute_horizon(problem, order, placement);
   return placement;

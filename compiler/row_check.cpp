@@ -26,8 +26,11 @@ struct Control {
   int64_t event;
   bool has_xpic = false;
   bool has_pic = false;
+  bool has_format = false;
+  bool xpic_paired = false;
   uint32_t xpic = 0;
   uint32_t pic = 0;
+  uint32_t format = 0;
   bool operator==(const Control&) const = default;
 };
 
@@ -78,21 +81,24 @@ class Checker {
     }
     return controls_.back();
   }
+  // Selector 1 is the paired mux (XPIC) or the format (PIC): only rows of a phase with
+  // paired transfers may use them.
   void xpic(int64_t event, uint32_t selector, uint32_t value) {
     if (event < 1) fail(event, "control before event 1");
-    if (selector != 0) fail(event, "paired XPIC control in a 32-bit row");
+    if (selector != 0 && problem_.paired_transfers == 0) fail(event, "paired XPIC control in a 32-bit phase");
     Control& c = control_at(event);
     if (c.has_xpic) fail(event, "two XPIC controls on one event");
     c.has_xpic = true;
+    c.xpic_paired = selector != 0;
     c.xpic = value;
   }
   void pic(int64_t event, uint32_t selector, uint32_t value) {
     if (event < 1) fail(event, "control before event 1");
-    if (selector != 0) fail(event, "PIC format control in a 32-bit row");
+    if (selector != 0 && problem_.paired_transfers == 0) fail(event, "PIC format control in a 32-bit phase");
     Control& c = control_at(event);
-    if (c.has_pic) fail(event, "two PIC controls on one event");
-    c.has_pic = true;
-    c.pic = value;
+    if (c.has_pic || c.has_format) fail(event, "two PIC controls on one event");
+    (selector == 0 ? c.has_pic : c.has_format) = true;
+    (selector == 0 ? c.pic : c.format) = value;
   }
 
   void execute(const std::vector<arch::DecodedInstruction>& decoded) {
@@ -189,7 +195,8 @@ class Checker {
 
   void compare_controls() {
     std::vector<Control> planned;
-    for (const ControlEvent& c : plan_.controls) planned.push_back({c.event, c.has_xpic, c.has_pic, c.xpic, c.pic});
+    for (const ControlEvent& c : plan_.controls)
+      planned.push_back({c.event, c.has_xpic, c.has_pic, c.has_format, c.xpic_paired, c.xpic, c.pic, c.format});
     const size_t n = std::min(planned.size(), controls_.size());
     for (size_t i = 0; i < n; ++i) {
       if (!(planned[i] == controls_[i])) {

@@ -31,7 +31,7 @@ uint64_t hash_order(const Order& order) {
   for (const Message& m : order) {
     mix(m.transfer);
     mix(m.offset);
-    mix(m.words);
+    mix(m.items);
   }
   return h;
 }
@@ -142,15 +142,29 @@ bool encode_rows(const PhaseProblem& problem, const Best& best, bool last_try, S
   return std::find(misaligned.begin(), misaligned.end(), 1) == misaligned.end();
 }
 
-}  // namespace
+// Row sizes of a schedule, for StorageFirst.
+struct RowBytes {
+  uint32_t max = 0;
+  uint64_t total = 0;
+};
+RowBytes row_bytes(const ScheduledPhase& scheduled) {
+  RowBytes bytes;
+  for (const TileRow& row : scheduled.rows) {
+    const uint32_t b = static_cast<uint32_t>(row.words.size() * 4);
+    bytes.max = std::max(bytes.max, b);
+    bytes.total += b;
+  }
+  return bytes;
+}
 
-ScheduledPhase schedule_phase(const arch::CapturePhase& phase, const arch::MachineDescription& machine,
-                              const arch::Topology& topology, const ScheduleConfig& config) {
-  const PhaseProblem problem = make_problem(phase, machine, topology, Width::Word32);
+ScheduledPhase schedule_width(const arch::CapturePhase& phase, const arch::MachineDescription& machine,
+                              const arch::Topology& topology, const ScheduleConfig& config, Width width) {
+  const PhaseProblem problem = make_problem(phase, machine, topology, width);
   ScheduledPhase result;
   result.phase = phase.id;
-  result.width = Width::Word32;
-  result.lower_bound = phase_lower_bound(phase, topology, Width::Word32);
+  // Paired64 only when some transfer went paired: otherwise the schedule is the Word32 one.
+  result.width = problem.paired_transfers > 0 ? Width::Paired64 : Width::Word32;
+  result.lower_bound = phase_lower_bound(phase, topology, result.width);
   if (problem.transfers.empty()) return result;
 
   CandidateSet candidates(config.deduplicate_orders);
@@ -185,6 +199,31 @@ ScheduledPhase schedule_phase(const arch::CapturePhase& phase, const arch::Machi
     throw CompilerError("scheduling: phase " + std::to_string(phase.id) + ": horizon " + std::to_string(result.horizon) +
                         " below the lower bound " + std::to_string(result.lower_bound));
   return result;
+}
+
+}  // namespace
+
+// See phase_schedule.hpp. True when the Paired64 schedule should replace the Word32 one (ties keep Word32).
+bool prefer_paired(WidthPolicy policy, const ScheduledPhase& word, const ScheduledPhase& paired) {
+  if (policy == WidthPolicy::LatencyOriented) return paired.horizon < word.horizon;
+  const RowBytes w = row_bytes(word), p = row_bytes(paired);
+  if (p.max != w.max) return p.max < w.max;
+  if (p.total != w.total) return p.total < w.total;
+  return paired.horizon < word.horizon;
+}
+
+ScheduledPhase schedule_phase(const arch::CapturePhase& phase, const arch::MachineDescription& machine,
+                              const arch::Topology& topology, const ScheduleConfig& config) {
+  if (config.width_policy == WidthPolicy::Fixed) return schedule_width(phase, machine, topology, config, config.width);
+  ScheduledPhase word = schedule_width(phase, machine, topology, config, Width::Word32);
+  const std::vector<bool> eligible = paired_eligible(phase, topology);
+  if (std::find(eligible.begin(), eligible.end(), true) == eligible.end()) return word;
+  ScheduledPhase paired = schedule_width(phase, machine, topology, config, Width::Paired64);
+  paired.orders_considered += word.orders_considered;
+  paired.orders_deduplicated += word.orders_deduplicated;
+  word.orders_considered = paired.orders_considered;
+  word.orders_deduplicated = paired.orders_deduplicated;
+  return prefer_paired(config.width_policy, word, paired) ? std::move(paired) : std::move(word);
 }
 
 }  // namespace lockstep::compiler

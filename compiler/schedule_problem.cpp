@@ -20,7 +20,40 @@ uint32_t element_index(const arch::MachineDescription& machine, uint64_t address
   return low_count + static_cast<uint32_t>((address - machine.interleaved_base) / machine.interleaved_element_bytes);
 }
 
+constexpr uint32_t kMinPairedWords = 128;
+constexpr uint32_t kMaxPairedItems = 4148;
+
 }  // namespace
+
+std::vector<bool> paired_eligible(const arch::CapturePhase& phase, const arch::Topology& topology) {
+  const uint32_t tiles = topology.tiles();
+  std::vector<bool> eligible(phase.transfers.size(), false);
+  std::vector<uint8_t> takes_part(tiles, 0);  // by logical id
+  for (const arch::Transfer& t : phase.transfers) {
+    if (t.source_tile < tiles) takes_part[t.source_tile] = 1;
+    for (const arch::Destination& d : t.destinations)
+      if (d.tile < tiles) takes_part[d.tile] = 1;
+  }
+  // Section 2: the logical partner of L is L XOR 1 (physical XOR 2).
+  auto partner = [](uint32_t logical) { return logical ^ 1u; };
+  for (size_t i = 0; i < phase.transfers.size(); ++i) {
+    const arch::Transfer& t = phase.transfers[i];
+    if (!t.allow_paired || t.words % 2 != 0 || t.words < kMinPairedWords || t.words / 2 > kMaxPairedItems) continue;
+    if (t.source_tile >= tiles || partner(t.source_tile) >= tiles || takes_part[partner(t.source_tile)]) continue;
+    if (std::any_of(t.source_addresses.begin(), t.source_addresses.end(), [](uint32_t a) { return a % 8 != 0; }))
+      continue;
+    bool pairs = !t.destinations.empty();
+    for (const arch::Destination& d : t.destinations) {
+      if (!pairs) break;
+      pairs = d.tile < tiles && d.address % 8 == 0 &&
+              std::any_of(t.destinations.begin(), t.destinations.end(), [&](const arch::Destination& other) {
+                return other.tile == partner(d.tile) && other.address == d.address;
+              });
+    }
+    eligible[i] = pairs;
+  }
+  return eligible;
+}
 
 uint64_t element_mask(const arch::MachineDescription& machine, uint64_t address, uint64_t bytes) {
   if (bytes == 0) return 0;
@@ -46,6 +79,8 @@ PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDe
   problem.recv_load.assign(problem.tiles, 0);
   problem.transfers.reserve(phase.transfers.size());
   const uint32_t iterations = std::max<uint32_t>(phase.iterations, 1);
+  std::vector<bool> paired(phase.transfers.size(), false);
+  if (width == Width::Paired64) paired = paired_eligible(phase, topology);
   for (size_t i = 0; i < phase.transfers.size(); ++i) {
     const arch::Transfer& transfer = phase.transfers[i];
     if (transfer.words == 0) bad(phase, i, "words: must be at least 1");
@@ -58,6 +93,8 @@ PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDe
     TransferInfo info;
     info.source = topology.physical(transfer.source_tile);
     info.words = transfer.words;
+    info.paired = paired[i];
+    info.items = info.paired ? transfer.words / 2 : transfer.words;
     for (uint32_t address : transfer.source_addresses) {
       if (address % 4 != 0 || !machine.in_sram(address, bytes))
         bad(phase, i, "source_addresses: span at " + std::to_string(address) + " not 4-aligned inside SRAM");
@@ -78,12 +115,28 @@ PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDe
       receiver.write_delay = topology.write_delay(receiver.tile);
       receiver.write_mask = element_mask(machine, dest.address, bytes);
       receiver.address = dest.address;
+      if (info.paired) {
+        // Section 6: the member with the smaller ttm (ties: the pair's primary) is early.
+        const uint32_t other = arch::Topology::partner(receiver.tile);
+        const int32_t other_ttm = topology.time_to_mux(info.source, other);
+        receiver.early = receiver.ttm < other_ttm || (receiver.ttm == other_ttm && receiver.tile < other);
+        receiver.ttm = topology.paired_time_to_mux(info.source, receiver.tile);
+        receiver.write_delay = topology.paired_write_delay(receiver.tile);
+        receiver.format = static_cast<uint32_t>(topology.direction(info.source, receiver.tile));
+      }
       info.sctl |= static_cast<uint32_t>(topology.direction(info.source, receiver.tile));
       info.receivers.push_back(receiver);
-      problem.recv_load[receiver.tile] += transfer.words;
+      problem.recv_load[receiver.tile] += info.items;
     }
-    problem.send_load[info.source] += transfer.words;
-    problem.total_items += transfer.words;
+    if (info.paired) {
+      info.sctl |= 4u;
+      ++problem.paired_transfers;
+      const uint32_t partner = arch::Topology::partner(info.source);
+      if (std::find(problem.busy_partners.begin(), problem.busy_partners.end(), partner) == problem.busy_partners.end())
+        problem.busy_partners.push_back(partner);
+    }
+    problem.send_load[info.source] += info.items;
+    problem.total_items += info.items;
     problem.transfers.push_back(std::move(info));
   }
   return problem;

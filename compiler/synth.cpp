@@ -84,15 +84,43 @@ void skewed_phase(SynthPhaseBuilder& b, SynthRandom& random, uint32_t tiles) {
   }
 }
 
+// A quarter of the pairs (L, L+1) keep their second tile out of the phase so that the
+// first may send 64-bit paired items (its partner must idle, docs/scheduling.md "Paired64"):
+// it multicasts 128..256 words to complete pairs. Everyone else multicasts as before, among
+// the tiles that take part.
 void multicast_phase(SynthPhaseBuilder& b, SynthRandom& random, uint32_t tiles) {
   std::vector<uint32_t> pool;
-  for (uint32_t s = 0; s < tiles; ++s) {
+  std::vector<uint8_t> quiet(tiles, 0);
+  for (uint32_t p = 0; p + 1 < tiles; p += 2) quiet[p + 1] = random.chance(1, 4) ? 1 : 0;
+  std::vector<uint32_t> active, open_pairs, index(tiles, 0);
+  for (uint32_t t = 0; t < tiles; ++t) {
+    if (quiet[t]) continue;
+    index[t] = static_cast<uint32_t>(active.size());
+    active.push_back(t);
+    if (t % 2 == 0 && t + 1 < tiles && !quiet[t + 1]) open_pairs.push_back(t);
+  }
+  const auto active_count = static_cast<uint32_t>(active.size());
+  const auto pair_count = static_cast<uint32_t>(open_pairs.size());
+  std::vector<uint32_t> dests;
+  for (uint32_t s : active) {
+    const bool sends_pairs = s % 2 == 0 && s + 1 < tiles && quiet[s + 1] && pair_count > 0;
     for (int k = 0; k < 3; ++k) {
       const uint32_t pick = random.below(100);
       const uint32_t fanout = pick < 50 ? random.between(2, 4)
                               : pick < 85 ? random.between(5, 16)
                                           : random.between(17, 64);
-      const auto dests = distinct_others(random, tiles, s, fanout, pool);
+      dests.clear();
+      if (sends_pairs) {
+        // Index pair_count stands for no pair: distinct_others never picks it.
+        for (uint32_t i : distinct_others(random, pair_count + 1, pair_count, std::max(1u, fanout / 2), pool)) {
+          dests.push_back(open_pairs[i]);
+          dests.push_back(open_pairs[i] + 1);
+        }
+        b.add(s, dests, random.log_between(128, 256));
+        continue;
+      }
+      if (active_count < 2) break;
+      for (uint32_t i : distinct_others(random, active_count, index[s], fanout, pool)) dests.push_back(active[i]);
       b.add(s, dests, random.log_between(1, 256));
     }
   }

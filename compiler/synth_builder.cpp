@@ -35,14 +35,22 @@ bool SynthPhaseBuilder::add(uint32_t source, std::span<const uint32_t> destinati
     if (room(d) >= 8) kept.push_back(d);
   }
   if (kept.empty()) return false;
-  for (uint32_t d : kept) words = std::min(words, room(d) / 4);
+  // Destinations that come as complete logical pairs (L, L XOR 1) get one shared address and
+  // an even word count, so the transfer may go as 64-bit paired items (docs/scheduling.md).
+  const bool complete_pairs = std::all_of(kept.begin(), kept.end(), [&](uint32_t d) {
+    return std::find(kept.begin(), kept.end(), d ^ 1u) != kept.end();
+  });
+  uint32_t shared = 0;
+  for (uint32_t d : kept) shared = std::max(shared, next_receive_[d]);
+  for (uint32_t d : kept) words = std::min(words, (complete_pairs ? regions_.receive_end - shared : room(d)) / 4);
   words = std::min(words, arch::kMaxTransferWords);
+  if (complete_pairs && words > 1) words &= ~1u;
   if (words == 0) return false;
 
   arch::Transfer t;
   t.source_tile = source;
   t.words = words;
-  t.allow_paired = random_.chance(1, 2);
+  t.allow_paired = complete_pairs || random_.chance(1, 2);
   const uint32_t bytes = words * 4;
   // 8-aligned base; a quarter of the transfers that may not pair start on an odd word.
   const uint32_t slots = (source_bytes - walk - bytes) / 8;
@@ -55,6 +63,7 @@ bool SynthPhaseBuilder::add(uint32_t source, std::span<const uint32_t> destinati
   t.destinations.reserve(kept.size());
   const uint32_t reserved = (bytes + 7) & ~7u;
   for (uint32_t d : kept) {
+    if (complete_pairs) next_receive_[d] = shared;
     t.destinations.push_back(arch::Destination{d, next_receive_[d]});
     next_receive_[d] += reserved;
   }
