@@ -5,7 +5,8 @@
 //   bench_scheduler [--families a,b] [--configs x,y] [--whole CONFIG] [--seed N]
 //
 // Prints one line per configuration: phases, median / p95 / max of horizon/bound, median /
-// p95 / max compile ms per phase; for a configuration that dropped duplicate candidate
+// p95 / max compile ms per phase, the largest row of any tile in any phase and the row
+// bytes of all phases together; for a configuration that dropped duplicate candidate
 // orders, the same phases again with deduplication off and the time it saved; then the
 // whole-model total.
 #include <algorithm>
@@ -81,13 +82,13 @@ int main(int argc, char** argv) {
   for (const auto& p : phases) transfers += p.transfers.size();
   std::printf("sample: %zu phases, %llu transfers, 1472 tiles, seed %llu\n", phases.size(),
               static_cast<unsigned long long>(transfers), static_cast<unsigned long long>(seed));
-  std::printf("%-20s %6s %8s %8s %8s %9s %9s %9s %8s %8s\n", "config", "phases", "ratio.md", "ratio.p95", "ratio.max",
-              "ms.md", "ms.p95", "ms.max", "orders", "dedup");
+  std::printf("%-20s %6s %8s %8s %8s %9s %9s %9s %8s %10s %8s %8s\n", "config", "phases", "ratio.md", "ratio.p95",
+              "ratio.max", "ms.md", "ms.p95", "ms.max", "maxrow.B", "rows.B", "orders", "dedup");
   for (const std::string& name : configs) {
     const compiler::ScheduleConfig config = compiler::parse_config(name);
     std::vector<double> ratios, ms;
     std::vector<uint32_t> horizons;
-    uint64_t orders = 0, dedup = 0;
+    uint64_t orders = 0, dedup = 0, max_row = 0, total_rows = 0;
     double total_ms = 0;
     for (const auto& phase : phases) {
       if (phase.transfers.empty()) continue;
@@ -96,13 +97,18 @@ int main(int argc, char** argv) {
       ms.push_back(now_ms() - start);
       total_ms += ms.back();
       horizons.push_back(result.horizon);
+      for (const auto& row : result.rows) {
+        max_row = std::max<uint64_t>(max_row, row.words.size() * 4);
+        total_rows += row.words.size() * 4;
+      }
       ratios.push_back(static_cast<double>(result.horizon) / std::max<uint32_t>(1, result.lower_bound));
       orders += result.orders_considered;
       dedup += result.orders_deduplicated;
     }
-    std::printf("%-20s %6zu %8.3f %9.3f %9.3f %9.1f %9.1f %9.1f %8llu %8llu\n", name.c_str(), ratios.size(),
-                quantile(ratios, 0.5), quantile(ratios, 0.95), quantile(ratios, 1.0), quantile(ms, 0.5),
-                quantile(ms, 0.95), quantile(ms, 1.0), static_cast<unsigned long long>(orders),
+    std::printf("%-20s %6zu %8.3f %9.3f %9.3f %9.1f %9.1f %9.1f %8llu %10llu %8llu %8llu\n", name.c_str(),
+                ratios.size(), quantile(ratios, 0.5), quantile(ratios, 0.95), quantile(ratios, 1.0),
+                quantile(ms, 0.5), quantile(ms, 0.95), quantile(ms, 1.0), static_cast<unsigned long long>(max_row),
+                static_cast<unsigned long long>(total_rows), static_cast<unsigned long long>(orders),
                 static_cast<unsigned long long>(dedup));
     std::fflush(stdout);
     if (dedup > 0) {

@@ -31,6 +31,10 @@ struct ScheduleConfig {
   // Drop identical candidate orders before physical scheduling (always on in production;
   // off only to measure what it saves: bench_scheduler --no-dedup).
   bool deduplicate_orders = true;
+  // Latency policy only: also schedule the phase with wide multicast transfers cut into
+  // receiver groups of 4 and of 3 (compiler/multicast_split.hpp) and keep the shortest.
+  // Off only to measure it (bench_multicast_split).
+  bool split_multicast = true;
 };
 
 // Parses "latency", "automatic", "remaining-combined", "S<W>", "B<W>", with an optional

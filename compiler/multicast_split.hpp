@@ -1,0 +1,20 @@
+#pragma once
+// Receiver groups for wide multicast transfers. A multicast message needs every receiver's
+// mux on the sender at once, so a transfer to dozens of tiles waits for a window that is
+// free on all of them together. Sending the same words again to smaller groups trades
+// sender time, usually idle in multicast phases, for windows that are easy to find.
+#include <cstdint>
+
+#include "arch/capture.hpp"
+#include "arch/topology.hpp"
+
+namespace lockstep::compiler {
+
+// The phase with each transfer of more than `group` destinations cut into groups of at most
+// `group` destinations (neighbouring physical tiles together), largest fan-out first, as
+// long as the sender's items stay within the phase's largest per-tile receive load. Same
+// source addresses, so every destination word still comes from the same source word.
+arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::Topology& topology,
+                                   uint32_t group);
+
+}  // namespace lockstep::compiler
