@@ -1,6 +1,7 @@
 #pragma once
 // Orders: the sequence of messages (chunks of transfers) handed to the physical scheduler.
-// Definitions in docs/scheduling.md ("Orders").
+// Definitions in docs/scheduling.md ("Orders"). Chunk sizes, waves and loads count items
+// (a 32-bit word, or a 64-bit pair of words of a paired transfer), written W "words" below.
 #include <vector>
 
 #include "compiler/schedule_model.hpp"

@@ -175,7 +175,6 @@ TEST(SchedulePaired, OneTransferToAPairHasTheSpecsRowShape) {
 }
 
 TEST(SchedulePaired, IneligibleTransfersGoAsWord32) {
-  const ScheduledPhase reference = schedule(one_pair_phase(), "S256");
   auto expect_word32 = [&](const arch::CapturePhase& phase, const char* why) {
     const ScheduledPhase s = schedule(phase, "S256+paired");
     EXPECT_EQ(s.width, Width::Word32) << why;
@@ -216,7 +215,6 @@ TEST(SchedulePaired, IneligibleTransfersGoAsWord32) {
     p.transfers.push_back(transfer(9, 0x4c000, {{1, 0x64000}}, 8));
     expect_word32(p, "the sender's partner receives");
   }
-  (void)reference;
 }
 
 TEST(SchedulePaired, MulticastToSeveralPairsRepeatAndMixedWidths) {
