@@ -8,7 +8,12 @@
 #include <vector>
 
 #include "arch/instruction.hpp"
+#include "compiler/encode_plan.hpp"
+#include "compiler/encode_row.hpp"
+#include "compiler/order.hpp"
 #include "compiler/phase_schedule.hpp"
+#include "compiler/physical_schedule.hpp"
+#include "compiler/row_check.hpp"
 #include "compiler/schedule_model.hpp"
 #include "compiler/schedule_test_support.hpp"
 
@@ -305,6 +310,36 @@ TEST(SchedulePaired, RandomMixedPhasesDeliverUnderEveryOrder) {
       EXPECT_EQ(s.width, Width::Paired64);
       EXPECT_GE(s.horizon, s.lower_bound);
       expect_delivers(phase, s);
+    }
+  }
+}
+
+// The fallback placement (no PIC control on an XPIC control's event, so no row needs a
+// sendpicp) must hold for paired receives too: rows encode without any sendpicp, pass the
+// row check and deliver.
+TEST(SchedulePaired, SingleControlPlacementNeedsNoSendpicp) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const arch::CapturePhase phase = random_paired_phase(seed);
+    const PhaseProblem problem = make_problem(phase, c600(), c600_topology(), Width::Paired64);
+    ASSERT_GT(problem.paired_transfers, 0u);
+    for (uint32_t chunk : {16u, 256u}) {
+      const Order order = stream_order(problem, chunk);
+      const Placement placement = place_order(problem, order, true);
+      std::vector<TilePlan> plans = make_tile_plans(problem, order, placement);
+      ScheduledPhase scheduled;
+      scheduled.width = Width::Paired64;
+      for (TilePlan& plan : plans) {
+        TileRow row = encode_tile_row(problem, order, plan);
+        check_row(problem, order, plan, row);
+        for (const auto& d : arch::decode_row(row.words)) EXPECT_NE(d.instruction.op, arch::Opcode::SendPicP);
+        scheduled.horizon = std::max(scheduled.horizon, row.end_event);
+        scheduled.rows.push_back(std::move(row));
+      }
+      std::sort(scheduled.rows.begin(), scheduled.rows.end(),
+                [](const TileRow& a, const TileRow& b) { return a.tile < b.tile; });
+      EXPECT_EQ(scheduled.horizon, static_cast<uint32_t>(placement.horizon));
+      expect_delivers(phase, scheduled);
     }
   }
 }
