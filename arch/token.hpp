@@ -18,4 +18,13 @@ inline uint32_t payload_token(uint64_t seed, uint32_t tile, uint32_t byte_addres
   return token_seed_mix(seed) ^ ((tile << 18) | ((byte_address >> 2) & 0x3ffffu));
 }
 
+// The token of Repeat iteration `iteration` (0: payload_token). XOR with a constant keeps the
+// tokens of one iteration unique; the salt `iteration << 18` makes consecutive iterations
+// differ in bits 18 and up, while two words of one source tile differ only in bits 0-17, so
+// a word left from the previous iteration never equals the one expected now, even when
+// every iteration reads the same source addresses.
+inline uint32_t payload_token(uint64_t seed, uint32_t tile, uint32_t byte_address, uint32_t iteration) {
+  return payload_token(seed, tile, byte_address) ^ (iteration << 18);
+}
+
 }  // namespace lockstep::arch

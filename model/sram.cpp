@@ -54,6 +54,26 @@ void Sram::write(uint32_t address, uint32_t bytes, const uint8_t* data) {
   }
 }
 
+bool Sram::equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
+  if (!contains(address, bytes)) {
+    throw std::out_of_range("SRAM compare outside memory at " + std::to_string(address));
+  }
+  uint32_t offset = address - base_;
+  while (bytes > 0) {
+    const uint32_t chunk = offset / kChunk, within = offset % kChunk;
+    const uint32_t n = std::min(bytes, kChunk - within);
+    if (chunks_[chunk]) {
+      if (std::memcmp(chunks_[chunk]->data() + within, expected, n) != 0) return false;
+    } else if (!std::all_of(expected, expected + n, [](uint8_t b) { return b == 0; })) {
+      return false;
+    }
+    expected += n;
+    offset += n;
+    bytes -= n;
+  }
+  return true;
+}
+
 uint32_t Sram::read_word(uint32_t address) const {
   uint8_t b[4];
   read(address, 4, b);

@@ -19,6 +19,7 @@ class Sram {
   // Both throw std::out_of_range outside SRAM.
   void read(uint32_t address, uint32_t bytes, uint8_t* out) const;
   void write(uint32_t address, uint32_t bytes, const uint8_t* data);
+  bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const;  // throws outside SRAM
   uint32_t read_word(uint32_t address) const;
   void write_word(uint32_t address, uint32_t value);
   size_t allocated_bytes() const;

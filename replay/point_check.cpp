@@ -23,12 +23,12 @@ void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView
                  " of a phase with " + std::to_string(phase_.iterations));
     return;
   }
-  const bool poison = execution.iteration + 1 < phase_.iterations;
   if (options_.samples) {
-    check_sample(execution.iteration, memory, poison);
+    check_sample(execution.iteration, memory);
   } else {
-    check_all(execution.iteration, memory, poison);
+    check_all(execution.iteration, memory);
   }
+  if (execution.iteration + 1 < phase_.iterations) refill_sources(execution.iteration + 1, memory);
   if (options_.payload_digest && execution.iteration + 1 == phase_.iterations) {
     digest(memory);
   }
@@ -49,7 +49,7 @@ uint32_t PayloadChecker::word_at(const uint8_t* bytes) {
          uint32_t(bytes[3]) << 24;
 }
 
-void PayloadChecker::check_sample(uint32_t iteration, sim::MemoryView& memory, bool poison) {
+void PayloadChecker::check_sample(uint32_t iteration, const sim::MemoryView& memory) {
   uint8_t bytes[4];
   for (const auto& w : sample_) {
     const auto& d = phase_.transfers[w.transfer].destinations[w.destination];
@@ -57,50 +57,50 @@ void PayloadChecker::check_sample(uint32_t iteration, sim::MemoryView& memory, b
     memory.read(d.tile, address, 4, bytes);
     compare(d.tile, address, iteration, expected_token(phase_, w, iteration, options_.seed),
             word_at(bytes));
-    if (poison) {
-      put_word(bytes, ~expected_token(phase_, w, iteration + 1, options_.seed));
-      memory.write(d.tile, address, 4, bytes);
-    }
   }
 }
 
-void PayloadChecker::check_all(uint32_t iteration, sim::MemoryView& memory, bool poison) {
+void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory) {
   for (const auto& transfer : phase_.transfers) {
     if (transfer.words == 0) continue;
-    const size_t bytes = size_t(transfer.words) * 4;
-    buffer_.resize(bytes);
-    expected_.resize(transfer.words);
-    fill_tokens(transfer.source_tile, transfer.source_addresses[iteration], expected_, false);
-    if (poison) {
-      poison_words_.resize(transfer.words);
-      fill_tokens(transfer.source_tile, transfer.source_addresses[iteration + 1], poison_words_, true);
-      poison_.resize(bytes);
-      for (uint32_t k = 0; k < transfer.words; ++k) put_word(&poison_[size_t(k) * 4], poison_words_[k]);
-    }
-    expected_bytes_.resize(bytes);
-    for (uint32_t k = 0; k < transfer.words; ++k) put_word(&expected_bytes_[size_t(k) * 4], expected_[k]);
+    tokens(transfer.source_tile, transfer.source_addresses[iteration], transfer.words, iteration);
     for (const auto& dest : transfer.destinations) {
-      memory.read(dest.tile, dest.address, transfer.words * 4, buffer_.data());
-      if (std::memcmp(buffer_.data(), expected_bytes_.data(), bytes) == 0) {
+      if (memory.equal(dest.tile, dest.address, transfer.words * 4, token_bytes_.data())) {
         result_.words_checked += transfer.words;
-      } else {
-        for (uint32_t k = 0; k < transfer.words; ++k) {
-          compare(dest.tile, dest.address + 4 * k, iteration, expected_[k],
-                  word_at(&buffer_[size_t(k) * 4]));
-        }
+        continue;
       }
-      if (poison) memory.write(dest.tile, dest.address, transfer.words * 4, poison_.data());
+      buffer_.resize(token_bytes_.size());
+      memory.read(dest.tile, dest.address, transfer.words * 4, buffer_.data());
+      for (uint32_t k = 0; k < transfer.words; ++k) {
+        compare(dest.tile, dest.address + 4 * k, iteration, word_at(&token_bytes_[size_t(k) * 4]),
+                word_at(&buffer_[size_t(k) * 4]));
+      }
     }
   }
 }
 
-// payload_token(seed, tile, address + 4k) for every k, with the seed's mix computed once.
-void PayloadChecker::fill_tokens(uint32_t tile, uint32_t address, std::vector<uint32_t>& out,
-                                 bool complement) const {
-  const uint32_t mix = arch::token_seed_mix(options_.seed) ^ (complement ? 0xffffffffu : 0u);
+// The next iteration's sources get that iteration's tokens, as a host harness would write
+// them between iterations (sources never share memory with destinations: the capture
+// validation refuses that).
+void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
+  for (const auto& transfer : phase_.transfers) {
+    if (transfer.words == 0) continue;
+    tokens(transfer.source_tile, transfer.source_addresses[iteration], transfer.words, iteration);
+    memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4,
+                 token_bytes_.data());
+  }
+}
+
+// token_bytes_ = the little-endian tokens of `words` source words from `address` on, in
+// `iteration` (arch::payload_token, with the seed's mix computed once).
+void PayloadChecker::tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t iteration) {
+  const uint32_t mix = arch::token_seed_mix(options_.seed) ^ (iteration << 18);  // as payload_token
   const uint32_t high = tile << 18;
   const uint32_t first = address >> 2;
-  for (uint32_t k = 0; k < out.size(); ++k) out[k] = mix ^ (high | ((first + k) & 0x3ffffu));
+  token_bytes_.resize(size_t(words) * 4);
+  for (uint32_t k = 0; k < words; ++k) {
+    put_word(&token_bytes_[size_t(k) * 4], mix ^ (high | ((first + k) & 0x3ffffu)));
+  }
 }
 
 void PayloadChecker::put_word(uint8_t* bytes, uint32_t value) {

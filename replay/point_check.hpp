@@ -13,9 +13,10 @@ namespace lockstep::replay {
 
 // Records into `result`: executions, horizon (max), words checked, mismatches, and the
 // payload digest after the last iteration when options.payload_digest.
-// After every iteration but the last, each checked word is overwritten with the complement
-// of the token the next iteration must deliver there: a Repeat whose iterations read the
-// same source addresses (same tokens) then cannot pass on a word an earlier one left.
+// After every iteration but the last, it writes the next iteration's tokens (arch/token.hpp:
+// salted by the iteration) into that iteration's source words, so every source word of every
+// iteration holds a unique token, and a word an iteration fails to write cannot pass on
+// what the previous one left, even when every iteration reads the same addresses.
 class PayloadChecker {
  public:
   PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options, PointResult& result);
@@ -26,9 +27,10 @@ class PayloadChecker {
                uint32_t found);
   static uint32_t word_at(const uint8_t* bytes);
   static void put_word(uint8_t* bytes, uint32_t value);
-  void fill_tokens(uint32_t tile, uint32_t address, std::vector<uint32_t>& out, bool complement) const;
-  void check_sample(uint32_t iteration, sim::MemoryView& memory, bool poison);
-  void check_all(uint32_t iteration, sim::MemoryView& memory, bool poison);
+  void check_sample(uint32_t iteration, const sim::MemoryView& memory);
+  void check_all(uint32_t iteration, const sim::MemoryView& memory);
+  void refill_sources(uint32_t iteration, sim::MemoryView& memory);
+  void tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t iteration);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
   void record_error(const std::string& what);
@@ -37,8 +39,7 @@ class PayloadChecker {
   const PointOptions& options_;
   PointResult& result_;
   std::vector<DestinationWord> sample_;
-  std::vector<uint8_t> buffer_, poison_, expected_bytes_;
-  std::vector<uint32_t> expected_, poison_words_;
+  std::vector<uint8_t> buffer_, token_bytes_;
 };
 
 }  // namespace lockstep::replay

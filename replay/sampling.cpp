@@ -106,7 +106,7 @@ uint32_t expected_token(const arch::CapturePhase& phase, const DestinationWord& 
                         uint32_t iteration, uint64_t seed) {
   const auto& transfer = phase.transfers[word.transfer];
   return arch::payload_token(seed, transfer.source_tile,
-                             transfer.source_addresses[iteration] + 4 * word.word);
+                             transfer.source_addresses[iteration] + 4 * word.word, iteration);
 }
 
 }  // namespace lockstep::replay

@@ -28,7 +28,8 @@ std::vector<DestinationWord> sample_destination_words(const arch::CapturePhase& 
                                                       uint64_t seed,
                                                       std::optional<uint64_t> samples);
 
-// The token the word must hold after iteration `iteration` of the phase.
+// The token the word must hold after iteration `iteration` of the phase (the iteration's
+// salted token of its source word: arch/token.hpp).
 uint32_t expected_token(const arch::CapturePhase& phase, const DestinationWord& word,
                         uint32_t iteration, uint64_t seed);
 

@@ -69,6 +69,8 @@ class MemoryView {
   // Writes between phases, as a host harness may (a replay poisons checked words so a
   // later iteration cannot pass on stale data); outside a tile's SRAM it does nothing.
   virtual void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) = 0;
+  // Whether [address, address + bytes) holds exactly `expected` (no copy out).
+  virtual bool equal(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* expected) const = 0;
 };
 
 struct RunOptions {

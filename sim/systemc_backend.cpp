@@ -42,6 +42,13 @@ class ChipMemoryView : public MemoryView {
     }
     t->memory().read(address, bytes, out);
   }
+  bool equal(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* expected) const override {
+    const model::Tile* t = chip_.tile(tile);
+    if (t == nullptr || !t->memory().contains(address, bytes)) {
+      return std::all_of(expected, expected + bytes, [](uint8_t b) { return b == 0; });
+    }
+    return t->memory().equal(address, bytes, expected);
+  }
   void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) override {
     model::Tile* t = chip_.tile(tile);
     if (t == nullptr || !t->memory().contains(address, bytes)) return;

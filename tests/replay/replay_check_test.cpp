@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <map>
+#include <vector>
 
 #include "arch/errors.hpp"
 #include "arch/token.hpp"
@@ -22,6 +23,11 @@ class FakeMemory : public sim::MemoryView {
       const uint32_t v = it == words_.end() ? 0 : it->second;
       std::memcpy(out + a, &v, 4);
     }
+  }
+  bool equal(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* expected) const override {
+    std::vector<uint8_t> found(bytes);
+    read(tile, address, bytes, found.data());
+    return std::memcmp(found.data(), expected, bytes) == 0;
   }
   void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) override {
     for (uint32_t a = 0; a < bytes; a += 4) {
@@ -59,7 +65,7 @@ void deliver(FakeMemory& memory, const arch::CapturePhase& phase, uint32_t itera
     for (const auto& d : t.destinations) {
       for (uint32_t k = 0; k < t.words; ++k) {
         memory.write_word(d.tile, d.address + 4 * k,
-                          arch::payload_token(seed, t.source_tile, t.source_addresses[iteration] + 4 * k));
+                          arch::payload_token(seed, t.source_tile, t.source_addresses[iteration] + 4 * k, iteration));
       }
     }
   }
@@ -84,6 +90,30 @@ TEST(ReplayCheck, CorrectDeliveryPassesEveryIteration) {
   EXPECT_NE(result.payload_digest, 0u);
 }
 
+TEST(ReplayCheck, SourcesGetTheNextIterationsTokens) {
+  const auto phase = two_iteration_phase();
+  PointOptions options;
+  options.seed = 3;
+  PointResult result;
+  result.iterations = 2;
+  PayloadChecker checker(phase, options, result);
+  FakeMemory memory;
+  deliver(memory, phase, 0, 3);
+  checker.after({2, 0, 100, 50}, memory);
+  uint8_t word[4];
+  for (uint32_t k = 0; k < 4; ++k) {
+    memory.read(1, 0x50100 + 4 * k, 4, word);
+    uint32_t v;
+    std::memcpy(&v, word, 4);
+    EXPECT_EQ(v, arch::payload_token(3, 1, 0x50100 + 4 * k, 1)) << k;
+  }
+  memory.read(5, 0x58000, 4, word);
+  uint32_t same;
+  std::memcpy(&same, word, 4);
+  EXPECT_EQ(same, arch::payload_token(3, 5, 0x58000, 1));
+  EXPECT_NE(same, arch::payload_token(3, 5, 0x58000, 0));
+}
+
 TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
   const auto phase = two_iteration_phase();
   PointOptions options;
@@ -95,9 +125,9 @@ TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
   deliver(memory, phase, 0, 3);
   checker.after({2, 0, 100, 50}, memory);
   EXPECT_EQ(result.mismatch_count, 0u);
-  // Iteration 1 delivers nothing new. The checker poisoned every checked word after
-  // iteration 0, so even transfer b, which reads the same source address (same tokens) in
-  // both iterations, cannot pass on what iteration 0 left.
+  // Iteration 1 delivers nothing new. Its tokens are salted by the iteration, so even
+  // transfer b, which reads the same source address in both iterations, cannot pass on
+  // what iteration 0 left.
   memory.write_word(3, 0x61004, 0xdeadbeef);
   checker.after({2, 1, 200, 50}, memory);
   EXPECT_FALSE(result.payload_ok());
@@ -107,12 +137,12 @@ TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
   EXPECT_EQ(first.tile, 3u);
   EXPECT_EQ(first.address, 0x60000u);
   EXPECT_EQ(first.iteration, 1u);
-  EXPECT_EQ(first.expected, arch::payload_token(3, 1, 0x50100));
-  EXPECT_EQ(first.found, ~arch::payload_token(3, 1, 0x50100));
+  EXPECT_EQ(first.expected, arch::payload_token(3, 1, 0x50100, 1));
+  EXPECT_EQ(first.found, arch::payload_token(3, 1, 0x50000));
   const auto& same_source = result.mismatches[8];
   EXPECT_EQ(same_source.address, 0x61000u);
-  EXPECT_EQ(same_source.expected, arch::payload_token(3, 5, 0x58000));
-  EXPECT_EQ(same_source.found, ~arch::payload_token(3, 5, 0x58000));
+  EXPECT_EQ(same_source.expected, arch::payload_token(3, 5, 0x58000, 1));
+  EXPECT_EQ(same_source.found, arch::payload_token(3, 5, 0x58000));
   EXPECT_EQ(result.mismatches.back().found, 0xdeadbeefu);
 }
 
