@@ -25,6 +25,7 @@ struct SweepArgs {
   std::string phases;
   size_t jobs = 0;
   bool no_timings = false;
+  bool word32_only = false;
   uint64_t samples = 0;
   uint64_t seed = 1;
   std::string machine;
@@ -39,9 +40,7 @@ int run_sweep_command(const SweepArgs& args) {
   const auto definition = replay::load_sweep_definition(args.configs);
   replay::SweepOptions options;
   if (!args.phases.empty()) options.phases = replay::parse_phase_list(args.phases);
-  // Paired-width alternatives join the plan once the scheduler implements Paired64
-  // (compile_capture refuses it today rather than mislabel Word32 points).
-  options.paired = false;
+  options.paired = !args.word32_only;
   options.timings = !args.no_timings;
   options.jobs = args.jobs;
   options.point.seed = args.seed;
@@ -103,10 +102,10 @@ int run_sweep_command(const SweepArgs& args) {
 const CommandRegistration registration{"sweep", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "sweep",
-      "Sweep a capture: every phase under every configuration of a sweep file (paired-width\n"
-      "alternatives join once the scheduler implements Paired64). Every point is compiled,\n"
-      "simulated for every\n"
-      "Repeat iteration and payload-checked (every destination word unless --samples).\n"
+      "Sweep a capture: every phase under every configuration of a sweep file and the\n"
+      "paired-width alternative of each (B256 and B256p). Every point is compiled, simulated\n"
+      "for every Repeat iteration and payload-checked (every destination word unless\n"
+      "--samples).\n"
       "Writes DIR/results.csv and the report (frontier.csv, comparisons.csv, index.html,\n"
       "phase pages and plots). Runs on --jobs worker processes; under `mpirun -np N` the\n"
       "points are split across ranks. Outputs are byte-identical whatever the job or rank\n"
@@ -121,6 +120,8 @@ const CommandRegistration registration{"sweep", [](CLI::App& app) {
                   "worker processes (default: the cores, shared among local MPI ranks)");
   cmd->add_flag("--no-timings", args->no_timings,
                 "write compile_ms and simulate_ms as 0.000 (byte-identical results.csv)");
+  cmd->add_flag("--word32-only", args->word32_only,
+                "leave out the paired-width alternatives (half the points)");
   cmd->add_option("--samples", args->samples,
                   "check this many sampled destination words per iteration instead of all");
   cmd->add_option("--seed", args->seed, "payload token and sampling seed")->capture_default_str();

@@ -7,7 +7,7 @@
 namespace lockstep::compiler {
 
 arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::Topology& topology,
-                                   uint32_t group) {
+                                   uint32_t group, bool keep_paired) {
   if (group == 0) return phase;
   const uint32_t tiles = topology.tiles();
   std::vector<uint64_t> send(tiles, 0), receive(tiles, 0);
@@ -38,7 +38,7 @@ arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::
   std::vector<uint32_t> groups(phase.transfers.size(), 1);
   for (size_t i : order) {
     const arch::Transfer& t = phase.transfers[i];
-    if (t.destinations.size() <= group) continue;
+    if (t.destinations.size() <= group || (keep_paired && t.allow_paired)) continue;
     const uint32_t want = static_cast<uint32_t>((t.destinations.size() + group - 1) / group);
     const uint64_t extra = uint64_t(t.words) * (want - 1);
     if (send[t.source_tile] + extra > budget) continue;

@@ -239,6 +239,18 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
         phase_report.max_patch_words_per_tile = std::max(phase_report.max_patch_words_per_tile, words);
         body.push_back(arch::Step{arch::PatchStep{method, patches.repeat}});
       }
+      if (options.with_proof && iterations > 1) {
+        // Destinations zeroed before every iteration's exchange: when the iterations read the
+        // same source addresses (the same tokens), a word an iteration fails to deliver then
+        // shows as zero instead of passing on what the previous iteration left.
+        for (const Span& span : state.destinations[p]) {
+          arch::KernelStep fill;
+          fill.name = "fill";
+          fill.operands = {arch::Operand{span.address, false}};
+          fill.scalars = {span.bytes, 0};
+          body.push_back(arch::Step{fill});
+        }
+      }
       body.push_back(arch::Step{exchange});
       std::vector<arch::IteratedPointer> pointers;
       const uint32_t scratch = state.area_address + table_max + align8(state.pointer_count * 4);
@@ -292,6 +304,13 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
         for (const arch::Transfer& transfer : capture.transfers) {
           const uint32_t address = transfer.source_addresses[i % transfer.source_addresses.size()];
           reads.push_back(memory.read(transfer.source_tile, address, transfer.words * 4));
+        }
+        if (iterations > 1) {
+          for (const TileState& state : states) {
+            for (const Span& span : state.destinations[p]) {
+              memory.write(state.tile, span.address, {ProofMemory::Piece{0, span.bytes, false, 0, 0}});
+            }
+          }
         }
         for (size_t k = 0; k < capture.transfers.size(); ++k) {
           for (const arch::Destination& d : capture.transfers[k].destinations) memory.write(d.tile, d.address, reads[k]);

@@ -61,11 +61,11 @@ std::vector<GoldenCase> golden_cases() {
 }
 
 const std::vector<PointSpec>& golden_configurations() {
-  // One of each order kind, a small and a large chunk. (Paired-width points join when the
-  // scheduler implements Paired64.)
+  // One of each order kind, a small and a large chunk, and the paired width of two.
   static const std::vector<PointSpec> configurations{
       {0, "latency", false}, {0, "automatic", false}, {0, "remaining-combined", false},
       {0, "S64", false},     {0, "B256", false},      {0, "B1024", false},
+      {0, "latency", true},  {0, "B1024", true},
   };
   return configurations;
 }

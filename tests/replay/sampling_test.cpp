@@ -75,7 +75,7 @@ TEST(Sampling, ExpectedTokenFollowsTheIteration) {
   const auto phase = uneven_phase();
   const DestinationWord w{3, 0, 5};
   for (uint32_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(expected_token(phase, w, i, 9), arch::payload_token(9, 3, 0x50000 + 0x1000 * i + 20));
+    EXPECT_EQ(expected_token(phase, w, i, 9), arch::payload_token(9, 3, 0x50000 + 0x1000 * i + 20, i));
   }
 }
 

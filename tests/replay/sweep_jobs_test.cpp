@@ -62,10 +62,13 @@ TEST(SweepJobs, EveryPointPassesAndOutputIsIndependentOfJobs) {
     EXPECT_TRUE(first.count(name)) << name;
   }
   const auto rows = parse_results_csv(first.at("results.csv"), "results.csv");
-  ASSERT_EQ(rows.size(), 2u * 3);  // phases x configurations (Word32 only until Paired64 exists)
-  EXPECT_EQ(rows[0].config, "latency");
-  EXPECT_EQ(rows[1].config, "S64");
-  for (const auto& row : rows) EXPECT_EQ(row.width, compiler::Width::Word32);
+  ASSERT_EQ(rows.size(), 2u * 3 * 2);  // phases x configurations x widths
+  EXPECT_EQ(point_name(rows[0]), "latency");
+  EXPECT_EQ(point_name(rows[1]), "latencyp");
+  EXPECT_EQ(point_name(rows[2]), "S64");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].width, i % 2 ? compiler::Width::Paired64 : compiler::Width::Word32) << i;
+  }
   for (const auto& row : rows) {
     EXPECT_TRUE(row.payload_pass) << row.phase << " " << point_name(row);
     EXPECT_GT(row.horizon, 0u);
@@ -78,7 +81,7 @@ TEST(SweepJobs, TimingsAndOptions) {
   const auto& s = small_sweep();
   const std::string out = s.dir + "/out-timed";
   const auto r = testing::run_lockstep({"sweep", s.capture, "--configs", s.sweep, "--phases", "1",
-                                        "--samples", "64", "-o", out});
+                                        "--samples", "64", "--word32-only", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = read_results_csv(out + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
