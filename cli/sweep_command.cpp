@@ -1,5 +1,5 @@
-// `lockstep sweep CAPTURE -o DIR`: every phase under every configuration of a sweep file
-// (paired widths once Paired64 exists), each point compiled, simulated and payload-checked, in
+// `lockstep sweep CAPTURE -o DIR`: every phase under every configuration of a sweep file and
+// its paired-width alternative, each point compiled, simulated and payload-checked, in
 // worker processes (and MPI ranks under mpirun); then results.csv and the report.
 #include <filesystem>
 #include <iostream>
