@@ -1,7 +1,9 @@
 // Sweep throughput: points per second of `lockstep sweep` on the embedded default workload
 // and on the full-size 27-layer capture, and the wall time of the whole full-size frontier
 // (every phase x 19 configurations x 2 widths), extrapolated from probe points of evenly
-// spread phases (the whole frontier takes far longer than a benchmark should).
+// spread phases, two configurations per phase taken in turn from the sweep file (the whole
+// frontier takes far longer than a benchmark should). Paired points are not probed: the
+// lowered workload has no pair-eligible transfer, so they cost what their Word32 twins do.
 //
 //   bench_sweep [--budget SECONDS] [--jobs N] [--samples N]
 //     --budget   seconds of probing on the full-size capture (default 240; 0 = every phase)
@@ -115,8 +117,8 @@ int main(int argc, char** argv) {
     }
 
     // The full-size capture. A whole phase is 38 points; within the budget, probe phases in
-    // an evenly spread order with two points each (the first configuration and the
-    // reference, word32), and extrapolate: a phase costs its mean probe point x 38, and a
+    // an evenly spread order with two word32 points each (configurations in turn), and
+    // extrapolate: a phase costs its mean probe point x 38, and a
     // phase never probed costs in proportion to the words it delivers.
     const auto full = lower("configs/workloads/siglip-so400m.yaml");
     const size_t phase_count = full.capture.phases.size();
@@ -137,11 +139,11 @@ int main(int argc, char** argv) {
         }
       }
     }
+    // Probe configurations rotate through the sweep file (two per phase), so cheap and costly
+    // ones (S16 cuts every transfer into 16-word messages) are both sampled.
     replay::SweepDefinition probe = definition;
-    probe.configurations = {definition.configurations.front()};
-    if (definition.reference.config != probe.configurations.front()) {
-      probe.configurations.push_back(definition.reference.config);
-    }
+    const auto& configurations = definition.configurations;
+    size_t next_config = 0;
     replay::SweepOptions probe_options = options;
     probe_options.paired = false;
     Measured done;
@@ -151,6 +153,9 @@ int main(int argc, char** argv) {
     for (size_t index : order) {
       if (budget > 0 && done.seconds >= budget) break;
       const auto& phase = full.capture.phases[index];
+      probe.configurations = {configurations[next_config % configurations.size()],
+                              configurations[(next_config + 1) % configurations.size()]};
+      next_config += 2;
       const auto m = sweep(full, probe, probe_options, {phase.id}, mpi);
       done.points += m.points;
       done.failed += m.failed;
@@ -159,8 +164,8 @@ int main(int argc, char** argv) {
       estimated_probed += m.seconds / double(m.points) * double(per_phase);
       probed_words += delivered_words(phase);
       ++phases_done;
-      std::printf("  phase %u (%s): %zu points in %.1f s\n", phase.id, phase.label.c_str(), m.points,
-                  m.seconds);
+      std::printf("  phase %u (%s): %s and %s in %.1f s\n", phase.id, phase.label.c_str(),
+                  probe.configurations[0].c_str(), probe.configurations[1].c_str(), m.seconds);
       std::fflush(stdout);
     }
     const size_t full_points = phase_count * per_phase;
