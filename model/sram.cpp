@@ -16,62 +16,49 @@ bool Sram::contains(uint64_t address, uint64_t bytes) const {
   return address >= base_ && address + bytes <= end_;
 }
 
-void Sram::read(uint32_t address, uint32_t bytes, uint8_t* out) const {
+void Sram::check(uint32_t address, uint32_t bytes, const char* what) const {
   if (!contains(address, bytes)) {
-    throw std::out_of_range("SRAM read outside memory at " + std::to_string(address));
+    throw std::out_of_range(std::string("SRAM ") + what + " outside memory at " + std::to_string(address));
   }
-  uint32_t offset = address - base_;
-  while (bytes > 0) {
-    const uint32_t chunk = offset / kChunk, within = offset % kChunk;
-    const uint32_t n = std::min(bytes, kChunk - within);
-    if (chunks_[chunk]) {
-      std::memcpy(out, chunks_[chunk]->data() + within, n);
+}
+
+void Sram::read(uint32_t address, uint32_t bytes, uint8_t* out) const {
+  check(address, bytes, "read");
+  for_each_piece(address, bytes, [&](const Chunk* chunk, uint32_t within, uint32_t n) {
+    if (chunk) {
+      std::memcpy(out, chunk->data() + within, n);
     } else {
       std::memset(out, 0, n);
     }
     out += n;
-    offset += n;
-    bytes -= n;
-  }
+    return true;
+  });
 }
 
 void Sram::write(uint32_t address, uint32_t bytes, const uint8_t* data) {
-  if (!contains(address, bytes)) {
-    throw std::out_of_range("SRAM write outside memory at " + std::to_string(address));
-  }
+  check(address, bytes, "write");
   uint32_t offset = address - base_;
-  while (bytes > 0) {
-    const uint32_t chunk = offset / kChunk, within = offset % kChunk;
-    const uint32_t n = std::min(bytes, kChunk - within);
-    if (!chunks_[chunk]) {
-      chunks_[chunk] = std::make_unique<std::array<uint8_t, kChunk>>();
-      chunks_[chunk]->fill(0);
+  for_each_piece(address, bytes, [&](const Chunk*, uint32_t within, uint32_t n) {
+    auto& chunk = chunks_[offset / kChunk];
+    if (!chunk) {
+      chunk = std::make_unique<Chunk>();
+      chunk->fill(0);
     }
-    std::memcpy(chunks_[chunk]->data() + within, data, n);
+    std::memcpy(chunk->data() + within, data, n);
     data += n;
     offset += n;
-    bytes -= n;
-  }
+    return true;
+  });
 }
 
 bool Sram::equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
-  if (!contains(address, bytes)) {
-    throw std::out_of_range("SRAM compare outside memory at " + std::to_string(address));
-  }
-  uint32_t offset = address - base_;
-  while (bytes > 0) {
-    const uint32_t chunk = offset / kChunk, within = offset % kChunk;
-    const uint32_t n = std::min(bytes, kChunk - within);
-    if (chunks_[chunk]) {
-      if (std::memcmp(chunks_[chunk]->data() + within, expected, n) != 0) return false;
-    } else if (!std::all_of(expected, expected + n, [](uint8_t b) { return b == 0; })) {
-      return false;
-    }
+  check(address, bytes, "compare");
+  return for_each_piece(address, bytes, [&](const Chunk* chunk, uint32_t within, uint32_t n) {
+    const bool same = chunk ? std::memcmp(chunk->data() + within, expected, n) == 0
+                            : std::all_of(expected, expected + n, [](uint8_t b) { return b == 0; });
     expected += n;
-    offset += n;
-    bytes -= n;
-  }
-  return true;
+    return same;
+  });
 }
 
 uint32_t Sram::read_word(uint32_t address) const {

@@ -2,6 +2,7 @@
 // One tile's SRAM: 16 KiB memory elements allocated on first write, so idle memory costs
 // nothing. Little-endian; untouched memory reads as zero; addresses outside SRAM are
 // refused (callers report hazard 4 first).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -26,9 +27,25 @@ class Sram {
 
  private:
   static constexpr uint32_t kChunk = 0x4000;
+  using Chunk = std::array<uint8_t, kChunk>;
+  void check(uint32_t address, uint32_t bytes, const char* what) const;
+  // Calls fn(chunk or nullptr, offset within it, bytes) for each chunk piece of the range, in
+  // address order, while fn returns true; returns false if fn stopped it.
+  template <typename Fn>
+  bool for_each_piece(uint32_t address, uint32_t bytes, Fn fn) const {
+    uint32_t offset = address - base_;
+    while (bytes > 0) {
+      const uint32_t within = offset % kChunk;
+      const uint32_t n = std::min(bytes, kChunk - within);
+      if (!fn(chunks_[offset / kChunk].get(), within, n)) return false;
+      offset += n;
+      bytes -= n;
+    }
+    return true;
+  }
   uint32_t base_;
   uint32_t end_;
-  std::vector<std::unique_ptr<std::array<uint8_t, kChunk>>> chunks_;
+  std::vector<std::unique_ptr<Chunk>> chunks_;
 };
 
 }  // namespace lockstep::model

@@ -9,7 +9,7 @@
 #include "arch/package.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/synth.hpp"
-#include "sim/backend.hpp"
+#include "support/package_run.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -41,23 +41,7 @@ TEST_P(CompileSynth, PackageRunsAndProvesEveryDestinationWord) {
   ASSERT_EQ(result.report.phases.size(), capture.phases.size());
   for (const auto& phase : result.report.phases) EXPECT_GE(phase.horizon, phase.lower_bound);
 
-  // keep_going: a hazard must not hide whether the payload arrived, so both are reported.
-  sim::RunOptions run_options;
-  run_options.keep_going = true;
-  const sim::RunResult run = sim::make_systemc_backend(machine)->run(result.package, run_options);
-  EXPECT_TRUE(run.expectation_failures.empty()) << run.expectation_failures.size() << " expectations failed";
-  for (const auto& hazard : run.hazards) {
-    ADD_FAILURE() << sim::hazard_name(hazard.kind) << " tile " << hazard.tile << " phase " << hazard.phase << ": "
-                  << hazard.detail;
-    break;
-  }
-  size_t shown = 0;
-  for (const auto& failure : run.expectation_failures) {
-    if (shown++ == 3) break;
-    ADD_FAILURE() << "tile " << failure.tile << " 0x" << std::hex << failure.address << ": expected "
-                  << failure.expected << " found " << failure.found;
-  }
-  EXPECT_TRUE(run.ok());
+  testing::expect_package_proves_payload(result.package, machine);
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
