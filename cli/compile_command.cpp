@@ -131,7 +131,8 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       "expected destination bytes) that `lockstep run` checks.\n"
       "Policy: --exchange-stream-words W is the production policy B(W); without it the\n"
       "latency-oriented order is used; --config NAME picks any configuration (latency,\n"
-      "automatic, remaining-combined, S<W>, B<W>, optionally +paired).\n"
+      "automatic, remaining-combined, S<W>, B<W>; +paired for the 64-bit width, or\n"
+      "+latency-width / +storage-width to schedule both widths and keep one).\n"
       "The package form follows -o's name: .yaml/.yml is YAML, anything else Cap'n Proto.");
   struct Options {
     std::string capture;
@@ -147,7 +148,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("CAPTURE", o->capture, "capture to compile (YAML or Cap'n Proto)")->required();
-  auto* config = cmd->add_option("--config", o->config, "scheduling configuration, e.g. latency, S256, B1024+paired");
+  auto* config = cmd->add_option("--config", o->config, "scheduling configuration, e.g. latency, S256, B1024+paired, B1024+latency-width");
   auto* words = cmd->add_option("--exchange-stream-words", o->stream_words,
                                 "production policy B(W): balanced waves of at most W words per tile");
   config->excludes(words);

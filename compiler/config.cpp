@@ -8,12 +8,24 @@
 namespace lockstep::compiler {
 namespace {
 
-constexpr const char* kPairedSuffix = "+paired";
 constexpr uint32_t kMaxChunkWords = 1u << 20;
+
+// Width suffixes: a fixed Paired64 width, or a policy that schedules both widths and picks.
+struct WidthSuffix {
+  const char* text;
+  Width width;
+  WidthPolicy policy;
+};
+constexpr WidthSuffix kWidthSuffixes[] = {
+    {"+paired", Width::Paired64, WidthPolicy::Fixed},
+    {"+latency-width", Width::Word32, WidthPolicy::LatencyOriented},
+    {"+storage-width", Width::Word32, WidthPolicy::StorageFirst},
+};
 
 [[noreturn]] void reject(const std::string& name, const std::string& what) {
   throw InputError("config '" + name + "': " + what +
-                   " (expected latency, automatic, remaining-combined, S<W> or B<W>, optionally +paired)");
+                   " (expected latency, automatic, remaining-combined, S<W> or B<W>, optionally +paired, "
+                   "+latency-width or +storage-width)");
 }
 
 uint32_t parse_words(const std::string& full, const std::string& digits) {
@@ -32,10 +44,14 @@ ScheduleConfig parse_config(const std::string& name) {
   ScheduleConfig config;
   config.name = name;
   std::string base = name;
-  const std::string suffix = kPairedSuffix;
-  if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    base.resize(base.size() - suffix.size());
-    config.width = Width::Paired64;
+  for (const WidthSuffix& s : kWidthSuffixes) {
+    const std::string suffix = s.text;
+    if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      base.resize(base.size() - suffix.size());
+      config.width = s.width;
+      config.width_policy = s.policy;
+      break;
+    }
   }
   if (base == "latency") {
     config.order = OrderKind::Latency;

@@ -203,7 +203,13 @@ TEST(ParseConfig, NamesAndErrors) {
   EXPECT_EQ(b.words, 1024u);
   EXPECT_EQ(b.width, Width::Paired64);
   EXPECT_EQ(b.name, "B1024+paired");
-  for (const char* bad : {"", "S", "S0", "S012", "B-1", "X12", "latency+", "latency+paired+paired", "s256", "S99999999999"})
+  const ScheduleConfig latency_width = parse_config("B256+latency-width");
+  EXPECT_EQ(latency_width.words, 256u);
+  EXPECT_EQ(latency_width.width_policy, WidthPolicy::LatencyOriented);
+  EXPECT_EQ(parse_config("latency+storage-width").width_policy, WidthPolicy::StorageFirst);
+  EXPECT_EQ(parse_config("S64+paired").width_policy, WidthPolicy::Fixed);
+  for (const char* bad : {"", "S", "S0", "S012", "B-1", "X12", "latency+", "latency+paired+paired", "s256", "S99999999999",
+                          "B256+paired+latency-width", "B256+width"})
     EXPECT_THROW(parse_config(bad), InputError) << bad;
 }
 
