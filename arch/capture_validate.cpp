@@ -6,15 +6,10 @@
 
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
+#include "arch/hex.hpp"
 
 namespace lockstep::arch {
 namespace {
-
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
 
 class Checker {
  public:

@@ -4,6 +4,7 @@
 
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
+#include "arch/hex.hpp"
 #include "arch/mapped_file.hpp"
 #include "arch/yaml_reader.hpp"
 #include "arch/yaml_writer.hpp"
@@ -66,7 +67,6 @@ CapturePhase parse_phase(const YAML::Node& node, const std::string& file, const 
   return phase;
 }
 
-std::string hex(uint64_t value) { return yaml_hex(value); }
 
 std::string quoted(const std::string& text) { return yaml_quoted(text); }
 

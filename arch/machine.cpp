@@ -9,6 +9,7 @@
 
 #include "arch/embedded_configs.hpp"
 #include "arch/errors.hpp"
+#include "arch/hex.hpp"
 #include "arch/yaml_reader.hpp"
 
 namespace lockstep::arch {
@@ -17,12 +18,6 @@ namespace {
 constexpr uint32_t kC600ChipTiles = 1472;
 constexpr int kMaxBaseDepth = 8;
 constexpr uint32_t kXpicValueLimit = 1u << 13;  // XPIC values are 13 bits (section 4)
-
-std::string hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 bool power_of_two(uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }
 

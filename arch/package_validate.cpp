@@ -5,17 +5,12 @@
 #include <set>
 
 #include "arch/errors.hpp"
+#include "arch/hex.hpp"
 #include "arch/package_io.hpp"
 
 namespace lockstep::arch {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string range(uint64_t address, uint64_t bytes) {
   return "[" + hex(address) + ", " + hex(address + bytes) + ")";

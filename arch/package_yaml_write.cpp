@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "arch/mapped_file.hpp"
+#include "arch/hex.hpp"
 #include "arch/package_io.hpp"
 #include "arch/yaml_writer.hpp"
 
@@ -13,7 +14,6 @@ namespace {
 
 constexpr size_t kWordsPerLine = 8;
 
-std::string hex(uint64_t value) { return yaml_hex(value); }
 
 std::string word(uint32_t value) {
   char buf[16];

@@ -4,12 +4,6 @@
 
 namespace lockstep::arch {
 
-std::string yaml_hex(uint64_t value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
-
 std::string yaml_quoted(const std::string& text) {
   std::string out = "\"";
   for (const char c : text) {

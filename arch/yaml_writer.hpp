@@ -5,8 +5,6 @@
 
 namespace lockstep::arch {
 
-// "0x4c000": lower-case hex with a 0x prefix.
-std::string yaml_hex(uint64_t value);
 // A double-quoted scalar, so labels with ':' or '#' survive; control bytes as \xNN.
 std::string yaml_quoted(const std::string& text);
 

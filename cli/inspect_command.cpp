@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "arch/hex.hpp"
 #include "arch/package.hpp"
 #include "arch/package_io.hpp"
 #include "arch/package_summary.hpp"
@@ -12,11 +13,7 @@
 namespace lockstep::cli {
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using arch::hex;
 
 uint64_t binding_bytes(const arch::Binding& b) {
   uint64_t total = 0;

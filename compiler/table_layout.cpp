@@ -5,15 +5,12 @@
 #include <string>
 
 #include "arch/errors.hpp"
+#include "arch/hex.hpp"
 
 namespace lockstep::compiler {
 namespace {
 
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
+using arch::hex;
 
 }  // namespace
 

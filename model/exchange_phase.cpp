@@ -4,22 +4,18 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
+#include "arch/hex.hpp"
 #include "model/memory_elements.hpp"
 
 namespace lockstep::model {
 namespace {
 
+using arch::hex;
+
 constexpr int64_t kForever = std::numeric_limits<int64_t>::max() / 4;
 constexpr uint32_t kNoInstruction = UINT32_MAX;
-
-std::string hex(uint64_t v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << v;
-  return s.str();
-}
 
 // A register's value over the phase: initial value, then changes at events.
 struct Timeline {

@@ -1,19 +1,12 @@
 #include "model/tile.hpp"
 
-#include <sstream>
-
+#include "arch/hex.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/supervisor_costs.hpp"
 
 namespace lockstep::model {
 
-namespace {
-std::string hex(uint64_t v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << v;
-  return s.str();
-}
-}  // namespace
+using arch::hex;
 
 Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program,
            const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor)
