@@ -2,6 +2,7 @@
 // Payload tokens: a unique 32-bit value per (tile, word address) for a given seed, so a
 // replay can tell exactly which source word landed where.
 #include <cstdint>
+#include <span>
 
 namespace lockstep::arch {
 
@@ -25,6 +26,14 @@ inline uint32_t payload_token(uint64_t seed, uint32_t tile, uint32_t byte_addres
 // every iteration reads the same source addresses.
 inline uint32_t payload_token(uint64_t seed, uint32_t tile, uint32_t byte_address, uint32_t iteration) {
   return payload_token(seed, tile, byte_address) ^ (iteration << 18);
+}
+
+// The tokens of out.size() consecutive words from byte_address on (the seed's mix once).
+inline void payload_tokens(uint64_t seed, uint32_t tile, uint32_t byte_address, uint32_t iteration,
+                           std::span<uint32_t> out) {
+  const uint32_t first = payload_token(seed, tile, byte_address, iteration);
+  const uint32_t word = (byte_address >> 2) & 0x3ffffu;
+  for (uint32_t k = 0; k < out.size(); ++k) out[k] = first ^ word ^ ((word + k) & 0x3ffffu);
 }
 
 }  // namespace lockstep::arch

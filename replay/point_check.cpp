@@ -92,15 +92,12 @@ void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory)
 }
 
 // token_bytes_ = the little-endian tokens of `words` source words from `address` on, in
-// `iteration` (arch::payload_token, with the seed's mix computed once).
+// `iteration`.
 void PayloadChecker::tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t iteration) {
-  const uint32_t mix = arch::token_seed_mix(options_.seed) ^ (iteration << 18);  // as payload_token
-  const uint32_t high = tile << 18;
-  const uint32_t first = address >> 2;
+  token_words_.resize(words);
+  arch::payload_tokens(options_.seed, tile, address, iteration, token_words_);
   token_bytes_.resize(size_t(words) * 4);
-  for (uint32_t k = 0; k < words; ++k) {
-    put_word(&token_bytes_[size_t(k) * 4], mix ^ (high | ((first + k) & 0x3ffffu)));
-  }
+  for (uint32_t k = 0; k < words; ++k) put_word(&token_bytes_[size_t(k) * 4], token_words_[k]);
 }
 
 void PayloadChecker::put_word(uint8_t* bytes, uint32_t value) {

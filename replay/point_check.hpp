@@ -40,6 +40,7 @@ class PayloadChecker {
   PointResult& result_;
   std::vector<DestinationWord> sample_;
   std::vector<uint8_t> buffer_, token_bytes_;
+  std::vector<uint32_t> token_words_;
 };
 
 }  // namespace lockstep::replay
