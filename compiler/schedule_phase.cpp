@@ -216,19 +216,20 @@ ScheduledPhase schedule_width(const arch::CapturePhase& phase, const arch::Machi
   ScheduledPhase best = schedule_orders(phase, machine, topology, config, width);
   const bool close = uint64_t(best.horizon) * 10 <= uint64_t(best.lower_bound) * 11;
   if (config.order != OrderKind::Latency || !config.split_multicast || close) return best;
+  uint32_t considered = best.orders_considered, deduplicated = best.orders_deduplicated;
   for (const uint32_t group : kMulticastGroups) {
     const arch::CapturePhase split = split_multicast(phase, topology, group, width == Width::Paired64);
     if (split.transfers.size() == phase.transfers.size()) continue;
     ScheduledPhase candidate = schedule_orders(split, machine, topology, config, width);
-    candidate.orders_considered += best.orders_considered;
-    candidate.orders_deduplicated += best.orders_deduplicated;
-    best.orders_considered = candidate.orders_considered;
-    best.orders_deduplicated = candidate.orders_deduplicated;
+    considered += candidate.orders_considered;
+    deduplicated += candidate.orders_deduplicated;
     if (candidate.horizon < best.horizon) {
       candidate.lower_bound = best.lower_bound;
       best = std::move(candidate);
     }
   }
+  best.orders_considered = considered;
+  best.orders_deduplicated = deduplicated;
   return best;
 }
 

@@ -24,8 +24,8 @@ void Sram::check(uint32_t address, uint32_t bytes, const char* what) const {
 
 void Sram::read(uint32_t address, uint32_t bytes, uint8_t* out) const {
   check(address, bytes, "read");
-  for_each_piece(address, bytes, [&](const Chunk* chunk, uint32_t within, uint32_t n) {
-    if (chunk) {
+  for_each_piece(address, bytes, [&](uint32_t index, uint32_t within, uint32_t n) {
+    if (const Chunk* chunk = chunks_[index].get()) {
       std::memcpy(out, chunk->data() + within, n);
     } else {
       std::memset(out, 0, n);
@@ -37,23 +37,22 @@ void Sram::read(uint32_t address, uint32_t bytes, uint8_t* out) const {
 
 void Sram::write(uint32_t address, uint32_t bytes, const uint8_t* data) {
   check(address, bytes, "write");
-  uint32_t offset = address - base_;
-  for_each_piece(address, bytes, [&](const Chunk*, uint32_t within, uint32_t n) {
-    auto& chunk = chunks_[offset / kChunk];
+  for_each_piece(address, bytes, [&](uint32_t index, uint32_t within, uint32_t n) {
+    auto& chunk = chunks_[index];
     if (!chunk) {
       chunk = std::make_unique<Chunk>();
       chunk->fill(0);
     }
     std::memcpy(chunk->data() + within, data, n);
     data += n;
-    offset += n;
     return true;
   });
 }
 
 bool Sram::equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
   check(address, bytes, "compare");
-  return for_each_piece(address, bytes, [&](const Chunk* chunk, uint32_t within, uint32_t n) {
+  return for_each_piece(address, bytes, [&](uint32_t index, uint32_t within, uint32_t n) {
+    const Chunk* chunk = chunks_[index].get();
     const bool same = chunk ? std::memcmp(chunk->data() + within, expected, n) == 0
                             : std::all_of(expected, expected + n, [](uint8_t b) { return b == 0; });
     expected += n;

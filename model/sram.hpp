@@ -29,15 +29,15 @@ class Sram {
   static constexpr uint32_t kChunk = 0x4000;
   using Chunk = std::array<uint8_t, kChunk>;
   void check(uint32_t address, uint32_t bytes, const char* what) const;
-  // Calls fn(chunk or nullptr, offset within it, bytes) for each chunk piece of the range, in
-  // address order, while fn returns true; returns false if fn stopped it.
+  // Calls fn(chunk index, offset within the chunk, bytes) for each chunk piece of the range,
+  // in address order, while fn returns true; returns false if fn stopped it.
   template <typename Fn>
   bool for_each_piece(uint32_t address, uint32_t bytes, Fn fn) const {
     uint32_t offset = address - base_;
     while (bytes > 0) {
       const uint32_t within = offset % kChunk;
       const uint32_t n = std::min(bytes, kChunk - within);
-      if (!fn(chunks_[offset / kChunk].get(), within, n)) return false;
+      if (!fn(offset / kChunk, within, n)) return false;
       offset += n;
       bytes -= n;
     }
