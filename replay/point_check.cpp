@@ -1,7 +1,6 @@
 #include "replay/point_check.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "arch/package.hpp"
 #include "arch/token.hpp"
