@@ -1,4 +1,5 @@
-// Bit-level encoding of the exchange instructions (IPU21-EXCHANGE.md section 4).
+// Bit-level encoding of the exchange row instructions (IPU21-EXCHANGE.md section 4) and of
+// the supervisor words (IPU21-DEVICE.md sections 5.1 and 5.2).
 #include <cstdio>
 #include <stdexcept>
 
@@ -7,142 +8,409 @@
 namespace lockstep::arch {
 namespace {
 
-// Fixed bit patterns (mask -> value) of section 4.
-constexpr uint32_t kDelayMask = 0xfff80000u, kDelayValue = 0x40a00000u;
-constexpr uint32_t kPicMask = 0xfc000000u, kDelayPicValue = 0x60000000u,
-                   kDelayXpicValue = 0x64000000u;
-constexpr uint32_t kSendMask = 0xf8000000u, kSendValue = 0x78000000u;
-constexpr uint32_t kSendOffMask = 0xf8100000u, kSendOffValue = 0x70000000u,
-                   kSendPicValue = 0x70100000u;
-constexpr uint32_t kSendPicPMask = 0xf0000000u, kSendPicPValue = 0xf0000000u;
-constexpr uint32_t kSyncBase = 0x41800000u;
-constexpr uint32_t kSansBase = 0x40c00000u;
-constexpr uint32_t kReturnWord = 0x43a00000u;  // br $m10
-// sync and sans carry a zone in their low bits; the spec names zones 0..15.
+// Fixed bit patterns (mask -> value). No word matches two patterns, except that br $m10
+// (Return) is also a br word: Return is tried first.
+struct Pattern {
+  uint32_t mask;
+  uint32_t value;
+  Opcode op;
+};
+constexpr Pattern kPatterns[] = {
+    {0xf0000000u, 0xf0000000u, Opcode::SendPicP},
+    {0xf8000000u, 0x78000000u, Opcode::Send},
+    {0xf8100000u, 0x70000000u, Opcode::SendOff},
+    {0xf8100000u, 0x70100000u, Opcode::SendPic},
+    {0xfc000000u, 0x60000000u, Opcode::DelayPic},
+    {0xfc000000u, 0x64000000u, Opcode::DelayXpic},
+    {0xfff80000u, 0x40a00000u, Opcode::Delay},
+    {0xfffffff0u, 0x41800000u, Opcode::Sync},  // zone in bits 0-3
+    {0xfffffff0u, 0x40c00000u, Opcode::Sans},
+    {0xffffffffu, 0x43a00000u, Opcode::Return},
+    // nop (0x19e00000) is also setzi $m14, 0 (IPU21-DEVICE.md 5.2); it decodes as setzi.
+    {0xff000000u, 0x19000000u, Opcode::SetZi},
+    {0xff000000u, 0x22000000u, Opcode::Add},
+    // and and shl share 0x42: bits 12-15 tell them apart (0 = and, 0xa = shl).
+    {0xff00f000u, 0x42000000u, Opcode::And},
+    {0xff00f000u, 0x4200a000u, Opcode::Shl},
+    {0xff000000u, 0x01000000u, Opcode::Ld32},
+    {0xff000000u, 0x4f000000u, Opcode::St32},
+    {0xff0fff00u, 0x43008000u, Opcode::Put},
+    // get has bits 20-23 zero, which keeps it apart from sync and trap (bits 20-23 = 8).
+    {0xfff0ff00u, 0x41000000u, Opcode::Get},
+    {0xff0fffffu, 0x43000000u, Opcode::Br},
+    {0xff080000u, 0x18000000u, Opcode::Call},  // bit 19 above the 19-bit word target
+    {0xff080000u, 0x13000000u, Opcode::Brz},
+    {0xfffffff0u, 0x41801000u, Opcode::Trap},
+};
+
+constexpr uint32_t base_of(Opcode op) {
+  for (const Pattern& p : kPatterns) {
+    if (p.op == op) return p.value;
+  }
+  return 0;
+}
+
+// sync, sans and trap carry a 4-bit number; the spec names sync zones 0..15.
 constexpr uint32_t kZoneLimit = 16;
+constexpr uint32_t kRegisterLimit = 16;
+constexpr uint32_t kReturnRegister = 10;
+constexpr uint32_t kTargetLimit = 1u << 21;  // 19-bit word field
 
 constexpr uint32_t bits(uint32_t word, unsigned low, unsigned count) {
   return (word >> low) & ((1u << count) - 1u);
 }
 
-std::string opname(Opcode op) { return mnemonic(op); }
-
-void check_range(const Instruction& in, const char* field, uint64_t value, uint64_t min,
-                 uint64_t max) {
+void check_range(const Instruction& in, const char* field, int64_t value, int64_t min,
+                 int64_t max) {
   if (value < min || value > max) {
-    throw std::invalid_argument(opname(in.op) + ": " + field + " = " + std::to_string(value) +
+    throw std::invalid_argument(mnemonic(in.op) + ": " + field + " = " + std::to_string(value) +
                                 " does not fit (allowed " + std::to_string(min) + ".." +
                                 std::to_string(max) + ")");
   }
 }
+void check_register(const Instruction& in, const char* field, uint32_t value) {
+  check_range(in, field, value, 0, kRegisterLimit - 1);
+}
+
+// The fields of Instruction, as bits of a "uses" mask.
+enum Uses : uint32_t {
+  kEvents = 1u << 0,
+  kWords = 1u << 1,
+  kAddress = 1u << 2,
+  kDelta = 1u << 3,
+  kSctl = 1u << 4,
+  kSelector = 1u << 5,
+  kValue = 1u << 6,
+  kPayload = 1u << 7,
+  kZone = 1u << 8,
+  kReg = 1u << 9,
+  kDest = 1u << 10,
+  kSource = 1u << 11,
+  kBase = 1u << 12,
+  kIndex = 1u << 13,
+  kOffset = 1u << 14,
+  kImmediate = 1u << 15,
+  kCsr = 1u << 16,
+  kTarget = 1u << 17,
+  kBreakpoint = 1u << 18,
+};
 
 // A field the instruction does not have must keep its default, so that a caller who sets
 // `events` on a send (instead of `words`) hears about it instead of sending one word.
-void check_unused(const Instruction& in, bool uses_events, bool uses_words, bool uses_address,
-                  bool uses_delta, bool uses_sctl, bool uses_selector, bool uses_value,
-                  bool uses_payload, bool uses_zone) {
+void check_unused(const Instruction& in, uint32_t uses) {
   const Instruction defaults;
-  auto require = [&](bool used, const char* field, bool is_default) {
-    if (!used && !is_default) {
-      throw std::invalid_argument(opname(in.op) + ": field " + field +
+  auto require = [&](uint32_t field, const char* name, bool is_default) {
+    if ((uses & field) == 0 && !is_default) {
+      throw std::invalid_argument(mnemonic(in.op) + ": field " + name +
                                   " is not part of this instruction and must keep its default");
     }
   };
-  require(uses_events, "events", in.events == defaults.events);
-  require(uses_words, "words", in.words == defaults.words);
-  require(uses_address, "address", in.address == defaults.address);
-  require(uses_delta, "delta", in.delta == defaults.delta);
-  require(uses_sctl, "sctl", in.sctl == defaults.sctl);
-  require(uses_selector, "selector", in.selector == defaults.selector);
-  require(uses_value, "value", in.value == defaults.value);
-  require(uses_payload, "pic", in.pic == defaults.pic);
-  require(uses_payload, "xpic", in.xpic == defaults.xpic);
-  require(uses_payload, "xpic_paired", in.xpic_paired == defaults.xpic_paired);
-  require(uses_payload, "ps", in.paired_stream == defaults.paired_stream);
-  require(uses_zone, "zone", in.zone == defaults.zone);
+  require(kEvents, "events", in.events == defaults.events);
+  require(kWords, "words", in.words == defaults.words);
+  require(kAddress, "address", in.address == defaults.address);
+  require(kDelta, "delta", in.delta == defaults.delta);
+  require(kSctl, "sctl", in.sctl == defaults.sctl);
+  require(kSelector, "selector", in.selector == defaults.selector);
+  require(kValue, "value", in.value == defaults.value);
+  require(kPayload, "pic", in.pic == defaults.pic);
+  require(kPayload, "xpic", in.xpic == defaults.xpic);
+  require(kPayload, "xpic_paired", in.xpic_paired == defaults.xpic_paired);
+  require(kPayload, "ps", in.pic_selector == defaults.pic_selector);
+  require(kZone, "zone", in.zone == defaults.zone);
+  require(kReg, "reg", in.reg == defaults.reg);
+  require(kDest, "dest", in.dest == defaults.dest);
+  require(kSource, "source", in.source == defaults.source);
+  require(kBase, "base", in.base == defaults.base);
+  require(kIndex, "index", in.index == defaults.index);
+  require(kOffset, "offset", in.offset == defaults.offset);
+  require(kImmediate, "immediate", in.immediate == defaults.immediate);
+  require(kCsr, "csr", in.csr == defaults.csr);
+  require(kTarget, "target", in.target == defaults.target);
+  require(kBreakpoint, "breakpoint", in.breakpoint == defaults.breakpoint);
 }
 
-[[noreturn]] void reject(size_t index, uint32_t word, const char* why) {
-  char text[128];
-  std::snprintf(text, sizeof text, "byte offset %zu: word %08x: %s", index * 4, word, why);
-  throw DecodeError(index * 4, text);
+[[noreturn]] void reject(size_t index, uint32_t word, const std::string& why) {
+  char text[48];
+  std::snprintf(text, sizeof text, "byte offset %zu: word %08x: ", index * 4, word);
+  throw DecodeError(index * 4, text + why);
 }
 
-}  // namespace
-
-void encode_into(const Instruction& in, std::vector<uint32_t>& out) {
+void encode_row_family(const Instruction& in, std::vector<uint32_t>& out) {
+  const uint32_t base = base_of(in.op);
   switch (in.op) {
     case Opcode::Delay:
-      check_unused(in, true, false, false, false, false, false, false, false, false);
+      check_unused(in, kEvents);
       check_range(in, "events", in.events, 1, 1u << 19);
-      out.push_back(kDelayValue | (in.events - 1));
+      out.push_back(base | (in.events - 1));
       return;
     case Opcode::DelayPic:
-      check_unused(in, true, false, false, false, false, true, true, false, false);
+      check_unused(in, kEvents | kSelector | kValue);
       check_range(in, "events", in.events, 1, 128);
       check_range(in, "selector", in.selector, 0, 1);
       check_range(in, "value", in.value, 0, (1u << 18) - 1);
-      out.push_back(kDelayPicValue | ((in.events - 1) << 19) | (in.selector << 18) | in.value);
+      out.push_back(base | ((in.events - 1) << 19) | (in.selector << 18) | in.value);
       return;
     case Opcode::DelayXpic:
-      check_unused(in, true, false, false, false, false, true, true, false, false);
+      check_unused(in, kEvents | kSelector | kValue);
       check_range(in, "events", in.events, 1, 4096);
       check_range(in, "selector", in.selector, 0, 1);
       check_range(in, "value", in.value, 0, (1u << 13) - 1);
-      out.push_back(kDelayXpicValue | ((in.events - 1) << 14) | (in.selector << 13) | in.value);
+      out.push_back(base | ((in.events - 1) << 14) | (in.selector << 13) | in.value);
       return;
     case Opcode::Send:
-      check_unused(in, false, true, true, false, true, false, false, false, false);
+      check_unused(in, kWords | kAddress | kSctl);
       check_range(in, "words", in.words, 1, 64);
       check_range(in, "address", in.address, 0, (1u << 18) - 1);
       check_range(in, "sctl", in.sctl, 0, 7);
-      out.push_back(kSendValue | ((in.words - 1) << 21) | (in.address << 3) | in.sctl);
+      out.push_back(base | ((in.words - 1) << 21) | (in.address << 3) | in.sctl);
       return;
     case Opcode::SendOff: {
-      check_unused(in, false, true, false, true, true, false, false, false, false);
+      check_unused(in, kWords | kDelta | kSctl);
       check_range(in, "words", in.words, 1, 4096);
       check_range(in, "delta", in.delta, 0, (1u << 11) - 1);
       check_range(in, "sctl", in.sctl, 0, 7);
       const uint32_t n = in.words - 1;
-      out.push_back(kSendOffValue | ((n & 0x3fu) << 21) | ((n >> 6) << 14) | (in.delta << 3) |
-                    in.sctl);
+      out.push_back(base | ((n & 0x3fu) << 21) | ((n >> 6) << 14) | (in.delta << 3) | in.sctl);
       return;
     }
     case Opcode::SendPic:
-      check_unused(in, false, true, false, false, false, true, true, false, false);
+      check_unused(in, kWords | kSelector | kValue);
       check_range(in, "words", in.words, 1, 64);
       check_range(in, "selector", in.selector, 0, 3);
       // Selectors 0/1 are the XPIC forms, whose value is 13 bits wide.
       check_range(in, "value", in.value, 0, in.selector < 2 ? (1u << 13) - 1 : (1u << 18) - 1);
-      out.push_back(kSendPicValue | ((in.words - 1) << 21) | (in.selector << 18) | in.value);
+      out.push_back(base | ((in.words - 1) << 21) | (in.selector << 18) | in.value);
       return;
     case Opcode::SendPicP:
-      check_unused(in, false, true, true, false, true, false, false, true, false);
+      check_unused(in, kWords | kAddress | kSctl | kPayload);
       check_range(in, "words", in.words, 1, 64);
       check_range(in, "address", in.address, 0, (1u << 18) - 1);
       check_range(in, "sctl", in.sctl, 0, 7);
+      check_range(in, "ps", in.pic_selector, 0, 1);
       check_range(in, "xpic", in.xpic, 0, (1u << 13) - 1);
       check_range(in, "pic", in.pic, 0, (1u << 18) - 1);
-      out.push_back(kSendPicPValue | (uint32_t{in.paired_stream} << 27) | ((in.words - 1) << 21) |
-                    (in.address << 3) | in.sctl);
+      out.push_back(base | (in.pic_selector << 27) | ((in.words - 1) << 21) | (in.address << 3) |
+                    in.sctl);
       out.push_back((uint32_t{in.xpic_paired} << 31) | (in.xpic << 18) | in.pic);
       return;
     case Opcode::Sync:
-      check_unused(in, false, false, false, false, false, false, false, false, true);
-      check_range(in, "zone", in.zone, 0, kZoneLimit - 1);
-      out.push_back(kSyncBase + in.zone);
-      return;
     case Opcode::Sans:
-      check_unused(in, false, false, false, false, false, false, false, false, true);
+      check_unused(in, kZone);
       check_range(in, "zone", in.zone, 0, kZoneLimit - 1);
-      out.push_back(kSansBase + in.zone);
+      out.push_back(base | in.zone);
       return;
     case Opcode::Return:
-      check_unused(in, false, false, false, false, false, false, false, false, false);
-      out.push_back(kReturnWord);
+      check_unused(in, 0);
+      out.push_back(base);
+      return;
+    default:
+      throw std::logic_error(mnemonic(in.op) + ": not a row instruction");
+  }
+}
+
+// ld32 and st32: <value register><<16 | base<<20 | index<<12 | offset.
+uint32_t encode_memory(const Instruction& in, const char* value_name, uint32_t value_register) {
+  check_unused(in, (in.op == Opcode::Ld32 ? kDest : kSource) | kBase | kIndex | kOffset);
+  check_register(in, value_name, value_register);
+  check_register(in, "base", in.base);
+  check_register(in, "index", in.index);
+  check_range(in, "offset", in.offset, 0, 4095);
+  return base_of(in.op) | (in.base << 20) | (value_register << 16) | (in.index << 12) | in.offset;
+}
+
+// add, and, shl: source<<20 | dest<<16 | immediate field.
+uint32_t encode_arithmetic(const Instruction& in, int64_t min, int64_t max) {
+  check_unused(in, kDest | kSource | kImmediate);
+  check_register(in, "dest", in.dest);
+  check_register(in, "source", in.source);
+  check_range(in, "immediate", in.immediate, min, max);
+  return base_of(in.op) | (in.source << 20) | (in.dest << 16) |
+         (static_cast<uint32_t>(in.immediate) & 0xffffu);
+}
+
+// call and brz: reg<<20 | target word address.
+uint32_t encode_branch(const Instruction& in) {
+  check_unused(in, kReg | kTarget);
+  check_register(in, "reg", in.reg);
+  check_range(in, "target", in.target, 0, kTargetLimit - 4);
+  if (in.target % 4 != 0) {
+    throw std::invalid_argument(mnemonic(in.op) + ": target = " + std::to_string(in.target) +
+                                " is not word aligned (a multiple of 4)");
+  }
+  return base_of(in.op) | (in.reg << 20) | (in.target >> 2);
+}
+
+uint32_t encode_supervisor(const Instruction& in) {
+  const uint32_t base = base_of(in.op);
+  switch (in.op) {
+    case Opcode::SetZi:
+      check_unused(in, kReg | kImmediate);
+      check_register(in, "reg", in.reg);
+      check_range(in, "immediate", in.immediate, 0, (1 << 20) - 1);
+      return base | (in.reg << 20) | static_cast<uint32_t>(in.immediate);
+    case Opcode::Add:
+      return encode_arithmetic(in, -32768, 32767);
+    case Opcode::And:
+    case Opcode::Shl:
+      return encode_arithmetic(in, 0, 4095);
+    case Opcode::Ld32:
+      return encode_memory(in, "dest", in.dest);
+    case Opcode::St32:
+      return encode_memory(in, "source", in.source);
+    case Opcode::Put:
+      check_unused(in, kReg | kCsr);
+      check_register(in, "reg", in.reg);
+      check_range(in, "csr", in.csr, 0, 255);
+      return base | (in.reg << 20) | in.csr;
+    case Opcode::Get:
+      check_unused(in, kDest | kCsr);
+      check_register(in, "dest", in.dest);
+      check_range(in, "csr", in.csr, 0, 255);
+      return base | (in.dest << 16) | in.csr;
+    case Opcode::Br:
+      check_unused(in, kReg);
+      check_register(in, "reg", in.reg);
+      if (in.reg == kReturnRegister) {
+        throw std::invalid_argument("br: reg = 10 is the row return: use Opcode::Return");
+      }
+      return base | (in.reg << 20);
+    case Opcode::Call:
+    case Opcode::Brz:
+      return encode_branch(in);
+    case Opcode::Trap:
+      check_unused(in, kBreakpoint);
+      check_range(in, "breakpoint", in.breakpoint, 0, kZoneLimit - 1);
+      return base | in.breakpoint;
+    default:
+      throw std::logic_error(mnemonic(in.op) + ": not a supervisor instruction");
+  }
+}
+
+const Pattern* find_pattern(uint32_t word) {
+  for (const Pattern& p : kPatterns) {
+    if ((word & p.mask) == p.value) return &p;
+  }
+  return nullptr;
+}
+
+bool is_known(Opcode op) { return static_cast<uint8_t>(op) <= static_cast<uint8_t>(Opcode::Trap); }
+
+void decode_row_family(uint32_t w, Instruction& in) {
+  switch (in.op) {
+    case Opcode::Delay:
+      in.events = bits(w, 0, 19) + 1;
+      return;
+    case Opcode::DelayPic:
+      in.events = bits(w, 19, 7) + 1;
+      in.selector = bits(w, 18, 1);
+      in.value = bits(w, 0, 18);
+      return;
+    case Opcode::DelayXpic:
+      in.events = bits(w, 14, 12) + 1;
+      in.selector = bits(w, 13, 1);
+      in.value = bits(w, 0, 13);
+      return;
+    case Opcode::Send:
+      in.words = bits(w, 21, 6) + 1;
+      in.address = bits(w, 3, 18);
+      in.sctl = bits(w, 0, 3);
+      return;
+    case Opcode::SendOff:
+      in.words = (bits(w, 21, 6) | (bits(w, 14, 6) << 6)) + 1;
+      in.delta = bits(w, 3, 11);
+      in.sctl = bits(w, 0, 3);
+      return;
+    case Opcode::SendPic:
+      in.words = bits(w, 21, 6) + 1;
+      in.selector = bits(w, 18, 2);
+      in.value = bits(w, 0, 18);
+      return;
+    case Opcode::Sync:
+    case Opcode::Sans:
+      in.zone = bits(w, 0, 4);
+      return;
+    default:
+      return;  // Return has no fields; sendpicp is decoded with its payload
+  }
+}
+
+void decode_supervisor(uint32_t w, Instruction& in) {
+  switch (in.op) {
+    case Opcode::SetZi:
+      in.reg = bits(w, 20, 4);
+      in.immediate = static_cast<int32_t>(bits(w, 0, 20));
+      return;
+    case Opcode::Add:
+      in.source = bits(w, 20, 4);
+      in.dest = bits(w, 16, 4);
+      in.immediate = static_cast<int16_t>(bits(w, 0, 16));
+      return;
+    case Opcode::And:
+    case Opcode::Shl:
+      in.source = bits(w, 20, 4);
+      in.dest = bits(w, 16, 4);
+      in.immediate = static_cast<int32_t>(bits(w, 0, 12));
+      return;
+    case Opcode::Ld32:
+    case Opcode::St32:
+      (in.op == Opcode::Ld32 ? in.dest : in.source) = bits(w, 16, 4);
+      in.base = bits(w, 20, 4);
+      in.index = bits(w, 12, 4);
+      in.offset = bits(w, 0, 12);
+      return;
+    case Opcode::Put:
+      in.reg = bits(w, 20, 4);
+      in.csr = bits(w, 0, 8);
+      return;
+    case Opcode::Get:
+      in.dest = bits(w, 16, 4);
+      in.csr = bits(w, 0, 8);
+      return;
+    case Opcode::Br:
+      in.reg = bits(w, 20, 4);
+      return;
+    case Opcode::Call:
+    case Opcode::Brz:
+      in.reg = bits(w, 20, 4);
+      in.target = bits(w, 0, 19) << 2;
+      return;
+    case Opcode::Trap:
+      in.breakpoint = bits(w, 0, 4);
+      return;
+    default:
       return;
   }
-  throw std::invalid_argument("op: unknown opcode " + std::to_string(static_cast<int>(in.op)));
+}
+
+void decode_send_pic_p(std::span<const uint32_t> words, size_t index, Instruction& in) {
+  const uint32_t w = words[index];
+  if (index % 2 != 0) reject(index, w, "sendpicp at an odd word index (must be 8-byte aligned)");
+  if (index + 1 >= words.size()) reject(index, w, "sendpicp without its payload word");
+  const uint32_t payload = words[index + 1];
+  in.pic_selector = bits(w, 27, 1);
+  in.words = bits(w, 21, 6) + 1;
+  in.address = bits(w, 3, 18);
+  in.sctl = bits(w, 0, 3);
+  in.xpic_paired = bits(payload, 31, 1) != 0;
+  in.xpic = bits(payload, 18, 13);
+  in.pic = bits(payload, 0, 18);
+}
+
+}  // namespace
+
+bool is_row_instruction(Opcode op) {
+  return static_cast<uint8_t>(op) <= static_cast<uint8_t>(Opcode::Return);
+}
+
+void encode_into(const Instruction& in, std::vector<uint32_t>& out) {
+  if (!is_known(in.op)) {
+    throw std::invalid_argument("op: unknown opcode " + std::to_string(static_cast<int>(in.op)));
+  }
+  if (is_row_instruction(in.op)) {
+    encode_row_family(in, out);
+  } else {
+    out.push_back(encode_supervisor(in));
+  }
 }
 
 std::vector<uint32_t> encode(const Instruction& instruction) {
@@ -158,63 +426,31 @@ DecodedInstruction decode(std::span<const uint32_t> words, size_t index) {
                                      ": past the end of the row (no br $m10)");
   }
   const uint32_t w = words[index];
+  const Pattern* match = find_pattern(w);
+  if (match == nullptr) reject(index, w, "not an exchange row or supervisor instruction");
   DecodedInstruction out{Instruction{}, 1};
   Instruction& in = out.instruction;
-  if ((w & kSendPicPMask) == kSendPicPValue) {
-    if (index % 2 != 0) reject(index, w, "sendpicp at an odd word index (must be 8-byte aligned)");
-    if (index + 1 >= words.size()) reject(index, w, "sendpicp without its payload word");
-    const uint32_t payload = words[index + 1];
-    in.op = Opcode::SendPicP;
-    in.paired_stream = bits(w, 27, 1) != 0;
-    in.words = bits(w, 21, 6) + 1;
-    in.address = bits(w, 3, 18);
-    in.sctl = bits(w, 0, 3);
-    in.xpic_paired = bits(payload, 31, 1) != 0;
-    in.xpic = bits(payload, 18, 13);
-    in.pic = bits(payload, 0, 18);
+  in.op = match->op;
+  if (in.op == Opcode::SendPicP) {
+    decode_send_pic_p(words, index, in);
     out.word_count = 2;
-  } else if ((w & kSendMask) == kSendValue) {
-    in.op = Opcode::Send;
-    in.words = bits(w, 21, 6) + 1;
-    in.address = bits(w, 3, 18);
-    in.sctl = bits(w, 0, 3);
-  } else if ((w & kSendOffMask) == kSendOffValue) {
-    in.op = Opcode::SendOff;
-    in.words = (bits(w, 21, 6) | (bits(w, 14, 6) << 6)) + 1;
-    in.delta = bits(w, 3, 11);
-    in.sctl = bits(w, 0, 3);
-  } else if ((w & kSendOffMask) == kSendPicValue) {
-    in.op = Opcode::SendPic;
-    in.words = bits(w, 21, 6) + 1;
-    in.selector = bits(w, 18, 2);
-    in.value = bits(w, 0, 18);
-    // XPIC forms hold a 13-bit value; bits 13-17 set there is not an encoding we know.
-    if (in.selector < 2 && in.value >= (1u << 13)) {
-      reject(index, w, "sendpic with an XPIC selector and a value wider than 13 bits");
-    }
-  } else if ((w & kPicMask) == kDelayPicValue) {
-    in.op = Opcode::DelayPic;
-    in.events = bits(w, 19, 7) + 1;
-    in.selector = bits(w, 18, 1);
-    in.value = bits(w, 0, 18);
-  } else if ((w & kPicMask) == kDelayXpicValue) {
-    in.op = Opcode::DelayXpic;
-    in.events = bits(w, 14, 12) + 1;
-    in.selector = bits(w, 13, 1);
-    in.value = bits(w, 0, 13);
-  } else if ((w & kDelayMask) == kDelayValue) {
-    in.op = Opcode::Delay;
-    in.events = bits(w, 0, 19) + 1;
-  } else if (w - kSyncBase < kZoneLimit) {
-    in.op = Opcode::Sync;
-    in.zone = w - kSyncBase;
-  } else if (w - kSansBase < kZoneLimit) {
-    in.op = Opcode::Sans;
-    in.zone = w - kSansBase;
-  } else if (w == kReturnWord) {
-    in.op = Opcode::Return;
+  } else if (is_row_instruction(in.op)) {
+    decode_row_family(w, in);
   } else {
-    reject(index, w, "not an exchange row instruction");
+    decode_supervisor(w, in);
+  }
+  // XPIC forms hold a 13-bit value; bits 13-17 set there is not an encoding we know.
+  if (in.op == Opcode::SendPic && in.selector < 2 && in.value >= (1u << 13)) {
+    reject(index, w, "sendpic with an XPIC selector and a value wider than 13 bits");
+  }
+  return out;
+}
+
+DecodedInstruction decode_row_word(std::span<const uint32_t> words, size_t index) {
+  const DecodedInstruction out = decode(words, index);
+  if (!is_row_instruction(out.instruction.op)) {
+    reject(index, words[index],
+           mnemonic(out.instruction.op) + " is supervisor code, not an exchange row instruction");
   }
   return out;
 }
@@ -227,7 +463,7 @@ std::vector<DecodedInstruction> decode_row(std::span<const uint32_t> words) {
       throw DecodeError(index * 4, "byte offset " + std::to_string(index * 4) +
                                        ": row runs off the end without br $m10");
     }
-    row.push_back(decode(words, index));
+    row.push_back(decode_row_word(words, index));
     if (row.back().instruction.op == Opcode::Return) return row;
     index += row.back().word_count;
   }

@@ -1,5 +1,5 @@
-// `lockstep disasm`: decode exchange row words given on the command line, or one tile's row
-// for one phase straight out of a package's SRAM image.
+// `lockstep disasm`: decode instruction words given on the command line (exchange row and
+// supervisor words), or one tile's row for one phase straight out of a package's SRAM image.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -181,7 +181,7 @@ int disasm_package(const DisasmOptions& options) {
     // A sendpicp (top nibble f) at an even index needs its payload word before decoding.
     if ((words[next] & 0xf0000000u) == 0xf0000000u && next % 2 == 0) fetch();
     try {
-      row.push_back(arch::decode(words, next));
+      row.push_back(arch::decode_row_word(words, next));
     } catch (const arch::DecodeError& e) {
       throw InputError(where + ": row at 0x" + hex8(row_address) + ": " + e.what());
     }
@@ -198,17 +198,22 @@ int disasm_package(const DisasmOptions& options) {
 const CommandRegistration registration{"disasm", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "disasm",
-      "Disassemble IPU21 exchange row words (docs/ipu21-exchange.md section 4).\n"
+      "Disassemble IPU21 instruction words (docs/ipu21-exchange.md section 4).\n"
       "  lockstep disasm --words 41800003 7fec0003 43a00000\n"
+      "  lockstep disasm --words 19870000 438080a4 18a18000\n"
       "  lockstep disasm PACKAGE --tile T --phase P\n"
-      "The second form reads logical tile T's row for phase P out of the package's SRAM\n"
-      "image (as stored, before any patch) up to its `br $m10`. One instruction per line:\n"
-      "byte offset from the row start, raw word(s), mnemonic and fields. Counts are shown\n"
-      "as events/words (the encoded field + 1); addresses are word (item) addresses.\n"
-      "A word that is no row instruction is bad input (exit 2) and names its byte offset.");
+      "--words decodes every word given, exchange row instructions and the supervisor words\n"
+      "(setzi, add, and, shl, ld32, st32, put, get, br, call, brz, sync, sans, trap). The\n"
+      "second form reads logical tile T's row for phase P out of the package's SRAM image\n"
+      "(as stored, before any patch) up to its `br $m10`. One instruction per line: byte\n"
+      "offset from the first word, raw word(s), mnemonic and fields. Counts are shown as\n"
+      "events/words (the encoded field + 1); addresses are word (item) addresses; registers\n"
+      "print as $mN; mux values are named (tile N, host endpoint 0xN, neutral).\n"
+      "A word that is no instruction, or in a package row a supervisor word, is bad input\n"
+      "(exit 2) and names its byte offset.");
   auto options = std::make_shared<DisasmOptions>();
   cmd->add_option("PACKAGE", options->package, "package file (Cap'n Proto or YAML)");
-  cmd->add_option("--words", options->words, "row words in hex (0x prefix optional)")
+  cmd->add_option("--words", options->words, "instruction words in hex (0x prefix optional)")
       ->expected(1, -1);
   cmd->add_option("--tile", options->tile, "logical tile id (with PACKAGE)");
   cmd->add_option("--phase", options->phase, "phase id (with PACKAGE)");

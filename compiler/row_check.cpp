@@ -150,7 +150,7 @@ class Checker {
         case Opcode::SendPicP:
           if (word % 2 != 0) fail(t_, "sendpicp at odd word index");
           xpic(t_ + 1, ins.xpic_paired ? 1 : 0, ins.xpic);
-          pic(t_ + 1, 0, ins.pic);
+          pic(t_ + 1, ins.pic_selector, ins.pic);
           if (ins.sctl & 3u) {
             next = ins.address;
             sctl = ins.sctl;

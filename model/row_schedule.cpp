@@ -57,6 +57,12 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
     const arch::Instruction& in = decoded.instruction;
     const auto id = static_cast<uint32_t>(out.instructions.size());
     out.instructions.push_back({in, static_cast<uint32_t>(index * 4), t});
+    if (!arch::is_row_instruction(in.op)) {
+      // Supervisor code has no event timing and may branch away: the row stops here.
+      out.issues.push_back({t, out.instructions.back().byte_offset, id,
+                            arch::mnemonic(in.op) + " is not an exchange row instruction"});
+      break;
+    }
     index += decoded.word_count;
     switch (in.op) {
       case arch::Opcode::Delay:
@@ -106,7 +112,8 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
       case arch::Opcode::SendPicP:
         out.controls.push_back(
             {t + 1, in.xpic_paired ? ControlKind::PairedXpic : ControlKind::Xpic, in.xpic, id});
-        out.controls.push_back({t + 1, ControlKind::PicPointer, in.pic, id});
+        // ps (prefix bit 27) is the payload PIC value's selector: pointer or format.
+        out.controls.push_back({t + 1, pic_kind(in.pic_selector), in.pic, id});
         if ((in.sctl & 3u) != 0) {
           // A transmitting sendpicp restarts the stream at its own first item's address.
           stream = {true, in.address, in.sctl, messages++};
@@ -132,6 +139,8 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
         out.horizon = t;
         out.row_bytes = static_cast<uint32_t>(index * 4);
         return out;
+      default:
+        break;  // supervisor instructions ended the row above
     }
   }
   std::stable_sort(out.controls.begin(), out.controls.end(),

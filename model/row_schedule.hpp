@@ -68,7 +68,8 @@ struct RowSchedule {
 };
 
 // Schedules the row whose words start at words[0]. Stops at the first Return; a word that
-// is not an instruction, or running off the end, ends the row with an issue.
+// is not an instruction, a supervisor instruction (setzi, put, call, ...), or running off
+// the end ends the row with an issue.
 RowSchedule schedule_row(std::span<const uint32_t> words);
 
 }  // namespace lockstep::model

@@ -1,6 +1,8 @@
-// The exchange instruction codec against IPU21-EXCHANGE.md sections 4 and 9.
+// The instruction codec against IPU21-EXCHANGE.md sections 4 and 9 and IPU21-DEVICE.md
+// sections 5 and 8.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "arch/instruction.hpp"
@@ -15,6 +17,27 @@ Instruction decode_one(std::vector<uint32_t> words) {
 }
 
 std::string text_of(std::vector<uint32_t> words) { return describe(decode_one(words)); }
+
+constexpr Opcode kAllOpcodes[] = {
+    Opcode::Delay, Opcode::DelayPic, Opcode::DelayXpic, Opcode::Send,   Opcode::SendOff,
+    Opcode::SendPic, Opcode::SendPicP, Opcode::Sync,    Opcode::Sans,   Opcode::Return,
+    Opcode::SetZi, Opcode::Add,      Opcode::And,       Opcode::Shl,    Opcode::Ld32,
+    Opcode::St32,  Opcode::Put,      Opcode::Get,       Opcode::Br,     Opcode::Call,
+    Opcode::Brz,   Opcode::Trap};
+
+std::vector<uint32_t> encode_all(const std::vector<Instruction>& instructions) {
+  std::vector<uint32_t> words;
+  for (const auto& in : instructions) encode_into(in, words);
+  return words;
+}
+
+std::vector<std::string> texts_of(const std::vector<uint32_t>& words) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < words.size(); i += decode(words, i).word_count) {
+    out.push_back(describe(decode(words, i).instruction));
+  }
+  return out;
+}
 
 uint64_t offset_of_failure(const std::vector<uint32_t>& words, size_t index) {
   try {
@@ -41,7 +64,8 @@ TEST(InstructionCodec, SpecExamples) {
   EXPECT_EQ(text_of({0x70e0c001}), "sendoff words=200 delta=0 sctl=1");
   EXPECT_EQ(text_of({0x71398010}), "sendpic words=10 selector=2 value=0x18010");
   EXPECT_EQ(text_of({0xf26c0802, 0x048d9000}),
-            "sendpicp words=20 address=0x18100 sctl=2 ps=0 xpic=0x123 xpic_paired=0 pic=0x19000");
+            "sendpicp words=20 address=0x18100 sctl=2 ps=0 xpic=0x123 (tile 291) xpic_paired=0 "
+            "pic=0x19000");
   EXPECT_EQ(text_of({0x43a00000}), "br $m10");
   EXPECT_EQ(text_of({0x41800003}), "sync zone=3");
   EXPECT_EQ(text_of({0x40c00000}), "sans zone=0");
@@ -65,21 +89,21 @@ TEST(InstructionCodec, SectionNineSenderRows) {
 }
 
 TEST(InstructionCodec, SectionNineReceiverRows) {
-  EXPECT_EQ(text_of({0x641c0000}), "delayxpic events=113 selector=0 value=0x0");
-  EXPECT_EQ(text_of({0x641c0000 | 53}), "delayxpic events=113 selector=0 value=0x35");
+  EXPECT_EQ(text_of({0x641c0000}), "delayxpic events=113 selector=0 value=0x0 (tile 0)");
+  EXPECT_EQ(text_of({0x641c0000 | 53}), "delayxpic events=113 selector=0 value=0x35 (tile 53)");
   // A
-  EXPECT_EQ(text_of({0x64008640}), "delayxpic events=3 selector=0 value=0x640");
+  EXPECT_EQ(text_of({0x64008640}), "delayxpic events=3 selector=0 value=0x640 (neutral)");
   EXPECT_EQ(text_of({0x61800000}), "delaypic events=49 selector=0 value=0x0");
   EXPECT_EQ(text_of({0x40a00007}), "delay events=8");
   // B
   EXPECT_EQ(text_of({0x61d00000}), "delaypic events=59 selector=0 value=0x0");
-  EXPECT_EQ(text_of({0x64000640}), "delayxpic events=1 selector=0 value=0x640");
+  EXPECT_EQ(text_of({0x64000640}), "delayxpic events=1 selector=0 value=0x640 (neutral)");
   EXPECT_EQ(text_of({0x40a00038}), "delay events=57");
   // C
   EXPECT_EQ(text_of({0x61980000}), "delaypic events=52 selector=0 value=0x0");
-  EXPECT_EQ(text_of({0x64030640}), "delayxpic events=13 selector=0 value=0x640");
+  EXPECT_EQ(text_of({0x64030640}), "delayxpic events=13 selector=0 value=0x640 (neutral)");
   // D
-  EXPECT_EQ(text_of({0x67ffc640}), "delayxpic events=4096 selector=0 value=0x640");
+  EXPECT_EQ(text_of({0x67ffc640}), "delayxpic events=4096 selector=0 value=0x640 (neutral)");
 }
 
 TEST(InstructionCodec, DecodesWholeVectorRows) {
@@ -135,6 +159,54 @@ TEST(InstructionCodec, EncodesSpecExamples) {
   EXPECT_EQ(encode(ret), std::vector<uint32_t>{0x43a00000});
 }
 
+// Fields of a supervisor instruction, each in range, chosen by pick(lo, hi).
+template <typename Pick>
+void random_supervisor_fields(Instruction& in, Pick pick) {
+  auto reg = [&] { return pick(0, 15); };
+  auto imm = [&](int32_t lo, int32_t hi) {
+    return static_cast<int32_t>(pick(0, static_cast<uint32_t>(hi - lo))) + lo;
+  };
+  switch (in.op) {
+    case Opcode::SetZi:
+      in.reg = reg();
+      in.immediate = imm(0, (1 << 20) - 1);
+      break;
+    case Opcode::Add:
+    case Opcode::And:
+    case Opcode::Shl:
+      in.dest = reg();
+      in.source = reg();
+      in.immediate = in.op == Opcode::Add ? imm(-32768, 32767) : imm(0, 4095);
+      break;
+    case Opcode::Ld32:
+    case Opcode::St32:
+      (in.op == Opcode::Ld32 ? in.dest : in.source) = reg();
+      in.base = reg();
+      in.index = reg();
+      in.offset = pick(0, 4095);
+      break;
+    case Opcode::Put:
+      in.reg = reg();
+      in.csr = pick(0, 255);
+      break;
+    case Opcode::Get:
+      in.dest = reg();
+      in.csr = pick(0, 255);
+      break;
+    case Opcode::Br:
+      in.reg = pick(0, 14);
+      if (in.reg >= 10) ++in.reg;  // br $m10 is Opcode::Return
+      break;
+    case Opcode::Call:
+    case Opcode::Brz:
+      in.reg = reg();
+      in.target = pick(0, (1u << 19) - 1) * 4;
+      break;
+    case Opcode::Trap: in.breakpoint = pick(0, 15); break;
+    default: break;
+  }
+}
+
 // Random instruction of the given opcode with every field in range; `edge` picks each
 // field's minimum or maximum instead.
 Instruction random_instruction(Opcode op, std::mt19937& rng, int edge) {
@@ -176,7 +248,7 @@ Instruction random_instruction(Opcode op, std::mt19937& rng, int edge) {
       in.words = pick(1, 64);
       in.address = pick(0, (1u << 18) - 1);
       in.sctl = pick(0, 7);
-      in.paired_stream = pick(0, 1) != 0;
+      in.pic_selector = pick(0, 1);
       in.xpic = pick(0, (1u << 13) - 1);
       in.xpic_paired = pick(0, 1) != 0;
       in.pic = pick(0, (1u << 18) - 1);
@@ -184,16 +256,14 @@ Instruction random_instruction(Opcode op, std::mt19937& rng, int edge) {
     case Opcode::Sync:
     case Opcode::Sans: in.zone = pick(0, 15); break;
     case Opcode::Return: break;
+    default: random_supervisor_fields(in, pick); break;
   }
   return in;
 }
 
 TEST(InstructionCodec, RoundTripsEveryOpcodeWithRandomAndEdgeFields) {
   std::mt19937 rng(20261129);
-  const Opcode ops[] = {Opcode::Delay,   Opcode::DelayPic, Opcode::DelayXpic, Opcode::Send,
-                        Opcode::SendOff, Opcode::SendPic,  Opcode::SendPicP,  Opcode::Sync,
-                        Opcode::Sans,    Opcode::Return};
-  for (const Opcode op : ops) {
+  for (const Opcode op : kAllOpcodes) {
     for (int trial = 0; trial < 2000; ++trial) {
       const int edge = trial < 2 ? trial + 1 : 0;
       const Instruction in = random_instruction(op, rng, edge);
@@ -232,10 +302,12 @@ TEST(InstructionCodec, EveryDecodableWordEncodesBackToItself) {
 TEST(InstructionCodec, RejectsWordsThatAreNoInstruction) {
   EXPECT_EQ(offset_of_failure({0x00000000}, 0), 0u);
   EXPECT_EQ(offset_of_failure({0x41800003, 0x40a00000, 0x7fe00001, 0x12345678}, 3), 12u);
-  EXPECT_EQ(offset_of_failure({0x43900000}, 0), 0u);  // br $m9 is not a row end
   EXPECT_EQ(offset_of_failure({0x41800010}, 0), 0u);  // sync zone 16
-  EXPECT_EQ(offset_of_failure({0x18000000}, 0), 0u);  // call: supervisor code, not row
   EXPECT_EQ(offset_of_failure({0x70102000}, 0), 0u);  // sendpic XPIC value over 13 bits
+  EXPECT_EQ(offset_of_failure({0x43018000}, 0), 0u);  // put with bits 16-19 set
+  EXPECT_EQ(offset_of_failure({0x41100000}, 0), 0u);  // get with bits 20-23 set (not sync)
+  EXPECT_EQ(offset_of_failure({0x4200b000}, 0), 0u);  // 0x42 with bits 12-15 neither and nor shl
+  EXPECT_EQ(offset_of_failure({0x18080000}, 0), 0u);  // call with bit 19 set
 }
 
 TEST(InstructionCodec, RejectsMisplacedOrTruncatedSendPicP) {
@@ -319,9 +391,268 @@ TEST(InstructionCodec, FieldsFollowTheSpecNames) {
   for (const auto& f : fields_of(p)) names.push_back(f.name);
   EXPECT_EQ(names, (std::vector<std::string>{"words", "address", "sctl", "ps", "xpic",
                                              "xpic_paired", "pic"}));
+  names.clear();
+  for (const auto& f : fields_of({.op = Opcode::Ld32})) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"dest", "base", "index", "offset"}));
+  names.clear();
+  for (const auto& f : fields_of({.op = Opcode::Put})) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"csr", "reg"}));
   Instruction r;
   r.op = Opcode::Return;
   EXPECT_TRUE(fields_of(r).empty());
+}
+
+// IPU21-DEVICE.md 5.1: the emitter's test vectors, each decoded, described and encoded back.
+TEST(InstructionCodec, SupervisorSpecVectors) {
+  const std::pair<uint32_t, const char*> vectors[] = {
+      {0x01b8f001, "ld32 dest=$m8 base=$m11 index=$m15 offset=1"},
+      {0x4fb2f000, "st32 source=$m2 base=$m11 index=$m15 offset=0"},
+      {0x22bbffe0, "add dest=$m11 source=$m11 immediate=-32"},
+      {0x42800001, "and dest=$m0 source=$m8 immediate=1"},
+      {0x427aa002, "shl dest=$m10 source=$m7 immediate=2"},
+      {0x13013040, "brz reg=$m0 target=0x4c100"},
+      {0x19870000, "setzi reg=$m8 immediate=0x70000"},
+      {0x438080a4, "put csr=0xa4 reg=$m8"},
+      {0x43f080a7, "put csr=0xa7 reg=$m15"},
+      {0x18a18000, "call reg=$m10 target=0x60000"},
+      {0x41010070, "get dest=$m1 csr=0x70"},
+      // 5.2 and the named constants of 5.1.
+      {0x41000000, "get dest=$m0 csr=0x0"},
+      {0x41000001, "get dest=$m0 csr=0x1"},
+      {0x43008070, "put csr=0x70 reg=$m0"},
+      {0x01f01000, "ld32 dest=$m0 base=$m15 index=$m1 offset=0"},
+      {0x4f10f000, "st32 source=$m0 base=$m1 index=$m15 offset=0"},
+      {0x43000000, "br reg=$m0"},
+      {0x41801000, "trap breakpoint=0"},
+      {0x41800007, "sync zone=7"},
+      {0x40c00001, "sans zone=1"},
+      // nop is the same word as setzi $m14, 0; it decodes as setzi.
+      {0x19e00000, "setzi reg=$m14 immediate=0x0"},
+  };
+  for (const auto& [word, text] : vectors) {
+    const Instruction in = decode_one({word});
+    EXPECT_EQ(describe(in), text) << std::hex << word;
+    EXPECT_EQ(encode(in), std::vector<uint32_t>{word}) << text;
+  }
+}
+
+TEST(InstructionCodec, EncodesSupervisorSpecVectorsFromFields) {
+  EXPECT_EQ(encode({.op = Opcode::Ld32, .dest = 8, .base = 11, .index = 15, .offset = 1}),
+            std::vector<uint32_t>{0x01b8f001});
+  EXPECT_EQ(encode({.op = Opcode::St32, .source = 2, .base = 11, .index = 15}),
+            std::vector<uint32_t>{0x4fb2f000});
+  EXPECT_EQ(encode({.op = Opcode::Add, .dest = 11, .source = 11, .immediate = -32}),
+            std::vector<uint32_t>{0x22bbffe0});
+  EXPECT_EQ(encode({.op = Opcode::And, .dest = 0, .source = 8, .immediate = 1}),
+            std::vector<uint32_t>{0x42800001});
+  EXPECT_EQ(encode({.op = Opcode::Shl, .dest = 10, .source = 7, .immediate = 2}),
+            std::vector<uint32_t>{0x427aa002});
+  EXPECT_EQ(encode({.op = Opcode::Brz, .reg = 0, .target = 0x4c100}),
+            std::vector<uint32_t>{0x13013040});
+  EXPECT_EQ(encode({.op = Opcode::SetZi, .reg = 8, .immediate = 0x70000}),
+            std::vector<uint32_t>{0x19870000});
+  EXPECT_EQ(encode({.op = Opcode::Put, .reg = 8, .csr = 0xa4}), std::vector<uint32_t>{0x438080a4});
+  EXPECT_EQ(encode({.op = Opcode::Put, .reg = 15, .csr = 0xa7}), std::vector<uint32_t>{0x43f080a7});
+  EXPECT_EQ(encode({.op = Opcode::Call, .reg = 10, .target = 0x60000}),
+            std::vector<uint32_t>{0x18a18000});
+  EXPECT_EQ(encode({.op = Opcode::Get, .dest = 1, .csr = 0x70}), std::vector<uint32_t>{0x41010070});
+}
+
+// IPU21-DEVICE.md 8.2: the active and inactive exchange step, word for word.
+TEST(InstructionCodec, ExchangeStepWorkedExample) {
+  const Instruction incoming_base{.op = Opcode::SetZi, .reg = 8, .immediate = 0x70000};
+  const Instruction put_incoming_base{.op = Opcode::Put, .reg = 8, .csr = 0xa4};
+  const Instruction put_outgoing_base{.op = Opcode::Put, .reg = 15, .csr = 0xa7};
+  const Instruction call_row{.op = Opcode::Call, .reg = 10, .target = 0x60000};
+  const std::vector<uint32_t> active = {0x19870000, 0x438080a4, 0x43f080a7, 0x18714000,
+                                        0x19800001, 0x438080a6, 0x41800003, 0x18a18000};
+  EXPECT_EQ(encode_all({incoming_base, put_incoming_base, put_outgoing_base,
+                        {.op = Opcode::Call, .reg = 7, .target = 0x50000},
+                        {.op = Opcode::SetZi, .reg = 8, .immediate = 1},
+                        {.op = Opcode::Put, .reg = 8, .csr = 0xa6},
+                        {.op = Opcode::Sync, .zone = 3},
+                        call_row}),
+            active);
+  EXPECT_EQ(texts_of(active),
+            (std::vector<std::string>{"setzi reg=$m8 immediate=0x70000", "put csr=0xa4 reg=$m8",
+                                      "put csr=0xa7 reg=$m15", "call reg=$m7 target=0x50000",
+                                      "setzi reg=$m8 immediate=0x1", "put csr=0xa6 reg=$m8",
+                                      "sync zone=3", "call reg=$m10 target=0x60000"}));
+  const std::vector<uint32_t> inactive = {0x19870000, 0x438080a4, 0x43f080a7,
+                                          0x40c00000, 0x41800001, 0x18a18000};
+  EXPECT_EQ(encode_all({incoming_base, put_incoming_base, put_outgoing_base,
+                        {.op = Opcode::Sans, .zone = 0},
+                        {.op = Opcode::Sync, .zone = 1},
+                        call_row}),
+            inactive);
+}
+
+// IPU21-DEVICE.md 8.3: a kernel launch with output, two inputs and one argument.
+TEST(InstructionCodec, ComputeStepWorkedExample) {
+  const std::vector<uint32_t> words = {0x19270000, 0x19371000, 0x19472000, 0x19500040, 0x18a14400};
+  EXPECT_EQ(encode_all({{.op = Opcode::SetZi, .reg = 2, .immediate = 0x70000},
+                        {.op = Opcode::SetZi, .reg = 3, .immediate = 0x71000},
+                        {.op = Opcode::SetZi, .reg = 4, .immediate = 0x72000},
+                        {.op = Opcode::SetZi, .reg = 5, .immediate = 64},
+                        {.op = Opcode::Call, .reg = 10, .target = 0x51000}}),
+            words);
+  EXPECT_EQ(texts_of(words).back(), "call reg=$m10 target=0x51000");
+}
+
+// The classes of the spec's tables (IPU21-EXCHANGE.md 4, IPU21-DEVICE.md 5.1-5.3), written
+// out here independently of the codec: mask -> value.
+struct SpecClass {
+  uint32_t mask, value;
+  Opcode op;
+};
+constexpr SpecClass kSpecClasses[] = {
+    {0xf0000000, 0xf0000000, Opcode::SendPicP}, {0xf8000000, 0x78000000, Opcode::Send},
+    {0xf8100000, 0x70000000, Opcode::SendOff},  {0xf8100000, 0x70100000, Opcode::SendPic},
+    {0xfc000000, 0x60000000, Opcode::DelayPic}, {0xfc000000, 0x64000000, Opcode::DelayXpic},
+    {0xfff80000, 0x40a00000, Opcode::Delay},    {0xfffffff0, 0x41800000, Opcode::Sync},
+    {0xfffffff0, 0x40c00000, Opcode::Sans},     {0xff000000, 0x19000000, Opcode::SetZi},
+    {0xff000000, 0x22000000, Opcode::Add},      {0xff00f000, 0x42000000, Opcode::And},
+    {0xff00f000, 0x4200a000, Opcode::Shl},      {0xff000000, 0x01000000, Opcode::Ld32},
+    {0xff000000, 0x4f000000, Opcode::St32},     {0xff0fff00, 0x43008000, Opcode::Put},
+    {0xfff0ff00, 0x41000000, Opcode::Get},      {0xff0fffff, 0x43000000, Opcode::Br},
+    {0xff080000, 0x18000000, Opcode::Call},     {0xff080000, 0x13000000, Opcode::Brz},
+    {0xfffffff0, 0x41801000, Opcode::Trap},
+};
+
+// Words near every class (its value, random free bits, a few flipped bits) and the
+// boundary values: each matches at most one class, decodes as that class (br $m10 as
+// Return), and encodes back to itself.
+TEST(InstructionCodec, EveryWordHasAtMostOneClassAndRoundTrips) {
+  std::mt19937 rng(20261130);
+  std::vector<uint32_t> samples = {0x00000000, 0xffffffff, 0x80000000, 0x7fffffff};
+  for (const SpecClass& c : kSpecClasses) {
+    samples.push_back(c.value);
+    samples.push_back(c.value | ~c.mask);
+    for (int i = 0; i < 4000; ++i) {
+      uint32_t w = c.value | (rng() & ~c.mask);
+      for (int flips = i % 3; flips > 0; --flips) w ^= 1u << (rng() % 32);
+      samples.push_back(w);
+    }
+  }
+  for (int i = 0; i < 100000; ++i) samples.push_back(rng());
+  std::map<Opcode, size_t> decoded_per_class;
+  for (const uint32_t w : samples) {
+    std::vector<Opcode> classes;
+    for (const SpecClass& c : kSpecClasses) {
+      if ((w & c.mask) == c.value) classes.push_back(c.op);
+    }
+    ASSERT_LE(classes.size(), 1u) << std::hex << w;
+    const std::vector<uint32_t> words = {w, static_cast<uint32_t>(rng())};
+    DecodedInstruction d;
+    try {
+      d = decode(words, 0);
+    } catch (const DecodeError&) {
+      continue;  // no class, a zone over 15, or an XPIC sendpic value over 13 bits
+    }
+    ASSERT_EQ(classes.size(), 1u) << std::hex << w;
+    const Opcode expected = w == 0x43a00000u ? Opcode::Return : classes[0];
+    ASSERT_EQ(d.instruction.op, expected) << std::hex << w;
+    ++decoded_per_class[expected];
+    const auto again = encode(d.instruction);
+    ASSERT_EQ(again.size(), d.word_count);
+    for (size_t i = 0; i < again.size(); ++i) ASSERT_EQ(again[i], words[i]) << std::hex << w;
+  }
+  for (const Opcode op : kAllOpcodes) {
+    if (op != Opcode::Return) {
+      EXPECT_GT(decoded_per_class[op], 100u) << mnemonic(op);
+    }
+  }
+}
+
+TEST(InstructionCodec, RowDecodingRejectsSupervisorWordsByName) {
+  const std::pair<uint32_t, const char*> words[] = {
+      {0x19870000, "setzi"}, {0x438080a4, "put"}, {0x18a18000, "call"}, {0x43900000, "br"},
+      {0x41010070, "get"},   {0x41801000, "trap"}, {0x4fb2f000, "st32"}};
+  for (const auto& [word, name] : words) {
+    const std::vector<uint32_t> row = {0x40a00000, word, 0x43a00000};
+    EXPECT_NO_THROW(decode(row, 1));  // a supervisor word on its own decodes
+    try {
+      decode_row(row);
+      ADD_FAILURE() << "decode_row accepted " << name;
+    } catch (const DecodeError& e) {
+      EXPECT_EQ(e.byte_offset(), 4u);
+      EXPECT_NE(std::string(e.what()).find(std::string(name) + " is supervisor code"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  try {
+    decode_row_word(std::vector<uint32_t>{0x12345678}, 0);
+    ADD_FAILURE() << "decode_row_word accepted an unknown word";
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("not an exchange row or supervisor instruction"),
+              std::string::npos);
+  }
+  EXPECT_TRUE(is_row_instruction(Opcode::Sync));
+  EXPECT_TRUE(is_row_instruction(Opcode::Return));
+  EXPECT_FALSE(is_row_instruction(Opcode::Br));
+}
+
+TEST(InstructionCodec, SupervisorEncodeNamesTheFieldThatDoesNotFit) {
+  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .immediate = 1 << 20}).find("immediate"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .immediate = -1}).find("immediate"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .reg = 16}).find("reg"), std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Add, .immediate = 32768}).find("immediate"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Add, .immediate = -32769}).find("immediate"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Shl, .immediate = 4096}).find("immediate"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Ld32, .offset = 4096}).find("offset"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::St32, .base = 16}).find("base"), std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Put, .csr = 256}).find("csr"), std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Call, .target = 0x60002}).find("word aligned"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Brz, .target = 1u << 21}).find("target"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Br, .reg = 10}).find("Return"), std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Trap, .breakpoint = 16}).find("breakpoint"),
+            std::string::npos);
+  // A field the instruction lacks must keep its default.
+  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .dest = 1}).find("field dest"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Ld32, .source = 1}).find("field source"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Get, .reg = 1}).find("field reg"), std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Send, .immediate = 1}).find("field immediate"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::Delay, .pic_selector = 1}).find("field ps"),
+            std::string::npos);
+  EXPECT_NE(encode_failure({.op = Opcode::SendPicP, .pic_selector = 2}).find("ps"),
+            std::string::npos);
+}
+
+TEST(InstructionCodec, SendPicPSelectorIsPrefixBit27) {
+  Instruction p{.op = Opcode::SendPicP, .words = 20, .address = 0x18100, .sctl = 2};
+  p.pic = 1;
+  p.pic_selector = 1;
+  EXPECT_EQ(encode(p), (std::vector<uint32_t>{0xfa6c0802, 0x00000001}));
+  EXPECT_EQ(decode_one({0xfa6c0802, 0x00000001}).pic_selector, 1u);
+  EXPECT_EQ(decode_one({0xf26c0802, 0x00000001}).pic_selector, 0u);
+}
+
+TEST(InstructionCodec, MuxValuesAreNamed) {
+  EXPECT_EQ(mux_value_name(0x640), "neutral");
+  EXPECT_EQ(mux_value_name(0x612), "host endpoint 0x12");
+  EXPECT_EQ(mux_value_name(0x600), "host endpoint 0x0");
+  EXPECT_EQ(mux_value_name(0x63f), "host endpoint 0x3f");
+  EXPECT_EQ(mux_value_name(53), "tile 53");
+  EXPECT_EQ(mux_value_name(1471), "tile 1471");
+  EXPECT_EQ(mux_value_name(1472), "unknown");
+  EXPECT_EQ(mux_value_name(0x641), "unknown");
+  EXPECT_EQ(text_of({0x70000612 | 0x00100000}),
+            "sendpic words=1 selector=0 value=0x612 (host endpoint 0x12)");
+  EXPECT_EQ(text_of({0x70140640}), "sendpic words=1 selector=1 value=0x640 (neutral)");
+  EXPECT_EQ(text_of({0x70180640}), "sendpic words=1 selector=2 value=0x640");  // a PIC value
+  EXPECT_EQ(text_of({0x60000640}), "delaypic events=1 selector=0 value=0x640");
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ TEST(DisasmCommand, PrintsOneInstructionPerLine) {
             "     0  41800003           sync zone=3\n"
             "     4  7fec0003           send words=64 address=0x18000 sctl=3\n"
             "     8  f26c0802 048d9000  sendpicp words=20 address=0x18100 sctl=2 ps=0 xpic=0x123 "
-            "xpic_paired=0 pic=0x19000\n"
+            "(tile 291) xpic_paired=0 pic=0x19000\n"
             "    16  43a00000           br $m10\n");
 }
 
@@ -61,6 +61,37 @@ TEST(DisasmCommand, BadWordsAreBadInputWithTheirOffset) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// IPU21-DEVICE.md 8.2: the active exchange step's supervisor words.
+TEST(DisasmCommand, PrintsSupervisorWords) {
+  const auto r = run_lockstep({"disasm", "--words", "19870000", "438080a4", "43f080a7", "18714000",
+                               "19800001", "438080a6", "41800003", "18a18000", "22bbffe0",
+                               "01b8f001", "43000000", "43a00000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "     0  19870000           setzi reg=$m8 immediate=0x70000\n"
+            "     4  438080a4           put csr=0xa4 reg=$m8\n"
+            "     8  43f080a7           put csr=0xa7 reg=$m15\n"
+            "    12  18714000           call reg=$m7 target=0x50000\n"
+            "    16  19800001           setzi reg=$m8 immediate=0x1\n"
+            "    20  438080a6           put csr=0xa6 reg=$m8\n"
+            "    24  41800003           sync zone=3\n"
+            "    28  18a18000           call reg=$m10 target=0x60000\n"
+            "    32  22bbffe0           add dest=$m11 source=$m11 immediate=-32\n"
+            "    36  01b8f001           ld32 dest=$m8 base=$m11 index=$m15 offset=1\n"
+            "    40  43000000           br reg=$m0\n"
+            "    44  43a00000           br $m10\n");
+
+  const auto j = run_lockstep({"disasm", "--json", "--words", "22bbffe0", "438080a4"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)[0]["fields"],
+            nlohmann::json::parse(R"({"dest":11,"source":11,"immediate":-32})"));
+  EXPECT_EQ(nlohmann::json::parse(j.out)[1]["fields"],
+            nlohmann::json::parse(R"({"csr":164,"reg":8})"));
+
+  const auto help = run_lockstep({"disasm", "--help"});
+  EXPECT_NE(help.out.find("supervisor words"), std::string::npos) << help.out;
+}
+
 // A package whose tile 1 holds a row for phase 2 inside a Repeat, and tile 0 is idle in it.
 std::string write_test_package() {
   using namespace arch;
@@ -90,12 +121,22 @@ std::string write_test_package() {
   repeat.body.push_back(Step{exchange});
   t1.steps.push_back(Step{SyncStep{}});
   t1.steps.push_back(Step{repeat});
+  // Tile 2's row holds a supervisor word: a row may not.
+  TileProgram t2 = t1;
+  t2.tile = 2;
+  const std::vector<uint32_t> bad_row = {0x40a00086, 0x19870000, 0x43a00000, 0x00000000};
+  t2.segments[0].bytes.clear();
+  for (const uint32_t w : bad_row) {
+    for (int b = 0; b < 4; ++b) t2.segments[0].bytes.push_back(static_cast<uint8_t>(w >> (8 * b)));
+  }
+  t2.segments[0].size = static_cast<uint32_t>(bad_row.size() * 4);
+  t2.table = TableRegion{0x4c000, t2.segments[0].size};
   TileProgram t0;
   t0.tile = 0;
   ExchangeStep idle;
   idle.phase = 2;
   t0.steps.push_back(Step{idle});
-  p.tiles = {t0, t1};
+  p.tiles = {t0, t1, t2};
   const std::string path = temp_dir("disasm_package") + "/package.yaml";
   write_package_yaml(p, path);
   return path;
@@ -110,7 +151,7 @@ TEST(DisasmCommand, ReadsARowOutOfAPackage) {
             "     0  40a00086           delay events=135\n"
             "     4  78400001           send words=3 address=0x0 sctl=1\n"
             "     8  f26c0802 048d9000  sendpicp words=20 address=0x18100 sctl=2 ps=0 xpic=0x123 "
-            "xpic_paired=0 pic=0x19000\n"
+            "(tile 291) xpic_paired=0 pic=0x19000\n"
             "    16  43a00000           br $m10\n");
 
   r = run_lockstep({"disasm", path, "--tile", "1", "--phase", "2", "--json"});
@@ -122,6 +163,11 @@ TEST(DisasmCommand, ReadsARowOutOfAPackage) {
   r = run_lockstep({"disasm", path, "--tile", "0", "--phase", "2", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "[]\n");
+
+  r = run_lockstep({"disasm", path, "--tile", "2", "--phase", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("byte offset 4: word 19870000: setzi is supervisor code"), std::string::npos)
+      << r.err;
 
   r = run_lockstep({"disasm", path, "--tile", "1", "--phase", "3"});
   EXPECT_EQ(r.exit_code, 2);

@@ -145,6 +145,32 @@ TEST(RowSchedule, SendoffWithoutStreamAndUnknownWordsAreEncodingIssues) {
   EXPECT_FALSE(schedule_row(std::vector<uint32_t>{0x40a00001}).returned);
 }
 
+// Supervisor words decode, but never inside a row: hazard 11 naming the instruction, and
+// the row stops there (it may branch away).
+TEST(RowSchedule, SupervisorWordsInARowAreEncodingIssues) {
+  std::vector<uint32_t> row;
+  arch::encode_into({.op = Opcode::Delay, .events = 5}, row);
+  arch::encode_into({.op = Opcode::SetZi, .reg = 8, .immediate = 0x70000}, row);
+  arch::encode_into({.op = Opcode::Delay, .events = 5}, row);
+  arch::encode_into({.op = Opcode::Return}, row);
+  const RowSchedule s = schedule_row(row);
+  ASSERT_EQ(s.issues.size(), 1u);
+  EXPECT_EQ(s.issues[0].byte_offset, 4u);
+  EXPECT_EQ(s.issues[0].event, 5);
+  EXPECT_EQ(s.issues[0].detail, "setzi is not an exchange row instruction");
+  ASSERT_EQ(s.issues[0].instruction, 1u);
+  EXPECT_EQ(arch::describe(s.instructions[1].instruction), "setzi reg=$m8 immediate=0x70000");
+  EXPECT_FALSE(s.returned);
+  EXPECT_EQ(s.horizon, 5);
+
+  const std::vector<PhaseTile> tiles{make_tile(0, {0x438080a4, 0x43a00000})};
+  const PhaseOutcome out = execute_phase(chip(), topology(), tiles);
+  ASSERT_FALSE(out.hazards.empty());
+  EXPECT_EQ(out.hazards[0].kind, HazardClass::Encoding);
+  EXPECT_EQ(out.hazards[0].instruction, "put csr=0xa4 reg=$m8");
+  EXPECT_EQ(out.hazards[0].detail, "put is not an exchange row instruction");
+}
+
 // Sender L0 multicasts (sctl 3) to L1 and L1286 at once; each receiver opens its mux at
 // its own arrival event t + 1 + ttm and points at its own destination.
 TEST(Phase, MulticastLandsAtEveryReceiver) {
