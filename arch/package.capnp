@@ -63,6 +63,8 @@ struct ExchangeStep {
   hasIncomingMux @4 :Bool;
   incomingMux @5 :UInt32;
   incomingFormat @6 :UInt32;
+  hasIncomingMuxpair @7 :Bool;
+  incomingMuxpair @8 :UInt32;
 }
 
 struct Operand {

@@ -43,7 +43,13 @@ struct ExchangeStep {
   std::optional<uint32_t> row_address;   // byte address of the row in this tile's table
   uint32_t incoming_base = 0;            // INCOMING_BASE (byte address)
   std::optional<uint32_t> incoming_mux;  // INCOMING_MUX written before the row, if any
-  uint32_t incoming_format = 0;          // INCOMING_FORMAT
+  // INCOMING_FORMAT: 0 = 32-bit items; in the CSR form of a paired receive 1 = early half,
+  // 2 = waiting half (IPU21-EXCHANGE.md section 6; a row's format control carries the
+  // route direction instead).
+  uint32_t incoming_format = 0;
+  // INCOMING_MUXPAIR (CSR 0xa1), written before the row if given: the paired mux selects
+  // sender `incoming_muxpair XOR 2` (the CSR form's value, sender XOR 2) from event 0.
+  std::optional<uint32_t> incoming_muxpair;
   bool operator==(const ExchangeStep&) const = default;
 };
 

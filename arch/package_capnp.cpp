@@ -35,6 +35,8 @@ void write_step(s::Step::Builder out, const Step& step) {
           e.setHasIncomingMux(v.incoming_mux.has_value());
           e.setIncomingMux(v.incoming_mux.value_or(0));
           e.setIncomingFormat(v.incoming_format);
+          e.setHasIncomingMuxpair(v.incoming_muxpair.has_value());
+          e.setIncomingMuxpair(v.incoming_muxpair.value_or(0));
         } else if constexpr (std::is_same_v<T, KernelStep>) {
           auto k = out.initKernel();
           k.setName(v.name);
@@ -183,6 +185,7 @@ struct Reader {
         out.incoming_base = e.getIncomingBase();
         if (e.getHasIncomingMux()) out.incoming_mux = e.getIncomingMux();
         out.incoming_format = e.getIncomingFormat();
+        if (e.getHasIncomingMuxpair()) out.incoming_muxpair = e.getIncomingMuxpair();
         return Step{out};
       }
       case s::Step::KERNEL: {

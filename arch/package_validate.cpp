@@ -211,6 +211,12 @@ class Validator {
     if (!phase_ids_.count(e.phase)) {
       fail(where + ": phase", "phase " + std::to_string(e.phase) + " is not in the package's phases");
     }
+    if (e.incoming_mux) mux_value(*e.incoming_mux, where + ": incoming_mux");
+    if (e.incoming_muxpair) mux_value(*e.incoming_muxpair, where + ": incoming_muxpair");
+    if (e.incoming_format > 2) {
+      fail(where + ": incoming_format", std::to_string(e.incoming_format) +
+                                            " is not a format (0 32-bit, 1 early half, 2 waiting half)");
+    }
     if (!e.row_address) return;
     const uint32_t row = *e.row_address;
     if (row % 8 != 0) fail(where + ": row_address", hex(row) + " is not 8-aligned");
@@ -219,6 +225,14 @@ class Validator {
                                         range(table_.address, table_.size));
     }
     if (!initialised(row)) fail(where + ": row_address", hex(row) + " is in no segment");
+  }
+
+  // A mux CSR holds a physical tile id, the neutral value or a host endpoint 0x600 + x.
+  void mux_value(uint32_t value, const std::string& field) {
+    const bool host = value >= 0x600 && value < 0x640;
+    if (value < m_.chip_tiles || value == m_.neutral_mux || host) return;
+    fail(field, hex(value) + " is no tile (0.." + std::to_string(m_.chip_tiles - 1) + "), not neutral " +
+                    hex(m_.neutral_mux) + " and no host endpoint 0x600..0x63f");
   }
 
   void kernel(const KernelStep& k, const std::string& where) {

@@ -220,6 +220,7 @@ class Parser {
       e.incoming_base = m.optional_unsigned<uint32_t>("incoming_base", 0);
       if (m.has("incoming_mux")) e.incoming_mux = m.required_unsigned<uint32_t>("incoming_mux");
       e.incoming_format = m.optional_unsigned<uint32_t>("incoming_format", 0);
+      if (m.has("incoming_muxpair")) e.incoming_muxpair = m.required_unsigned<uint32_t>("incoming_muxpair");
       out.kind = e;
     } else if (kind == "kernel") {
       KernelStep k;

@@ -140,6 +140,7 @@ class Writer {
     out_ << ", incoming_base: " << hex(e.incoming_base);
     if (e.incoming_mux) out_ << ", incoming_mux: " << hex(*e.incoming_mux);
     if (e.incoming_format != 0) out_ << ", incoming_format: " << e.incoming_format;
+    if (e.incoming_muxpair) out_ << ", incoming_muxpair: " << hex(*e.incoming_muxpair);
     out_ << "}\n";
   }
 

@@ -21,10 +21,13 @@
 // The phase bound is the maximum over all tiles of both.
 //
 // Paired64: a transfer that may pair (paired_eligible) costs words / 2 items at its sender
-// and at each receiver (both members of a pair write one item per event), and its sender
-// may issue as early as max_d -pttm(s,d) (<= the Word32 value: pttm >= ttm). Every other
-// term keeps its Word32 value, which is never larger than the paired one (pttm >= ttm,
-// paired write delay = W + 1), so the bound holds whichever width each such transfer gets.
+// and at each receiver (both members of a pair write one item per event). Its item k
+// reaches the early member's paired mux at issue + pttm(s,d) + k (section 6), so it may
+// issue at 1 - pttm(s,d) at the earliest; the bound takes -pttm(s,d), below both that and
+// the Word32 value -ttm (pttm >= ttm), so it holds whichever width the transfer gets. Every
+// other term keeps its Word32 value, which is never larger than the paired one: a paired
+// item reaches the mux no earlier than max(1, pttm) >= max(1, ttm) and is written
+// W + 1 events later, so its write and its row end come no earlier than a word's would.
 #include <algorithm>
 #include <limits>
 #include <vector>

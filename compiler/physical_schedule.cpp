@@ -12,7 +12,7 @@
 //   * hazard 2: s's read window [t, t+N] and any write window [m+W, last write + 6] of the
 //     same tile must not overlap in time when they share a memory element (the write
 //     window starts kPicShift events early: the pointer may move there).
-// A paired message (docs/scheduling.md "Paired64") uses m = t + 1 + pttm and the paired
+// A paired message (docs/scheduling.md "Paired64") uses m = t + pttm (spec section 6) and the paired
 // write delay for both members of each receiving pair; only the early member opens a (paired)
 // mux window; both keep a write window from the format control to the last write; formats
 // stay off every mux control event of the tile and every paired one of its partner.

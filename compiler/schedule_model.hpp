@@ -13,11 +13,13 @@
 namespace lockstep::compiler {
 
 // One receiver of a transfer. For a paired transfer both members of every receiving
-// physical pair are receivers, `ttm` is pttm(s, d) (the same for both members: the item
-// reaches the early member's paired mux then) and `write_delay` the paired write delay.
+// physical pair are receivers, `ttm` is pttm(s, d) - 1 (the same for both members: item k
+// of a send issued at t reaches the early member's paired mux at t + pttm + k, spec
+// section 6) and `write_delay` the paired write delay. Either way the first item is at the
+// mux at t + 1 + ttm.
 struct ReceiverInfo {
   uint32_t tile = 0;       // physical
-  int32_t ttm = 0;         // ttm(s, d), or pttm(s, d) when paired
+  int32_t ttm = 0;         // ttm(s, d), or pttm(s, d) - 1 when paired
   int32_t write_delay = 0; // W(d), or the paired write delay 53 + 2r when paired
   uint64_t write_mask = 0; // memory elements of the destination span
   uint32_t address = 0;    // destination byte address

@@ -120,7 +120,7 @@ PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDe
         const uint32_t other = arch::Topology::partner(receiver.tile);
         const int32_t other_ttm = topology.time_to_mux(info.source, other);
         receiver.early = receiver.ttm < other_ttm || (receiver.ttm == other_ttm && receiver.tile < other);
-        receiver.ttm = topology.paired_time_to_mux(info.source, receiver.tile);
+        receiver.ttm = topology.paired_leave_to_mux(info.source, receiver.tile);
         receiver.write_delay = topology.paired_write_delay(receiver.tile);
         receiver.format = static_cast<uint32_t>(topology.direction(info.source, receiver.tile));
       }

@@ -13,7 +13,34 @@ namespace lockstep::model {
 
 namespace {
 constexpr uint32_t kReturnWord = 0x43a00000;  // br $m10
+
+// Every tile's row end and the runs it received, write runs merged where one continues
+// the last (same sender, next addresses, next event).
+std::vector<TileRecord> tile_records(const PhaseOutcome& outcome, std::span<Tile* const> tiles) {
+  std::vector<TileRecord> records(tiles.size());
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    records[i].tile = tiles[i]->logical();
+    records[i].row_end = outcome.tile_horizon[i];
+  }
+  for (const WriteRun& w : outcome.writes) {  // in first-write-event order
+    auto& list = records[w.receiver].received;
+    const int64_t last = w.first_write_event + w.bytes / w.item_bytes - 1;
+    const uint32_t sender = tiles[w.sender]->logical();
+    if (!list.empty()) {
+      ReceivedRun& r = list.back();
+      if (r.sender == sender && r.address + r.bytes == w.address &&
+          r.source_address + r.bytes == w.source_address && r.last_write_event + 1 == w.first_write_event) {
+        r.bytes += w.bytes;
+        r.last_write_event = last;
+        continue;
+      }
+    }
+    list.push_back({sender, w.address, w.source_address, w.bytes, w.first_write_event, last});
+  }
+  std::sort(records.begin(), records.end(), [](const TileRecord& a, const TileRecord& b) { return a.tile < b.tile; });
+  return records;
 }
+}  // namespace
 
 ExchangeFabric::ExchangeFabric(sc_core::sc_module_name name,
                                const arch::MachineDescription& machine,
@@ -85,6 +112,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
     in.incoming_format = step.incoming_format;
     in.incoming_mux = step.incoming_mux.value_or(t.mux);
     in.paired_mux = t.paired_mux;
+    in.incoming_muxpair = step.incoming_muxpair;
   }
   const Executed& e = executed(phase, std::move(inputs));
   const PhaseOutcome& outcome = e.outcome;
@@ -112,7 +140,9 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
                     iteration, line.event, line.text);
     }
   }
-  monitor_.record({phase, iteration, release, static_cast<uint64_t>(outcome.horizon)});
+  PhaseRecord record{phase, iteration, release, static_cast<uint64_t>(outcome.horizon), {}};
+  if (monitor_.record_tiles) record.tiles = tile_records(outcome, tiles);
+  monitor_.record(record);
   for (const auto& h : outcome.hazards) {
     RecordedHazard r;
     r.cycle = release + static_cast<uint64_t>(std::max<int64_t>(0, h.event));

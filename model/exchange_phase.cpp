@@ -108,6 +108,8 @@ class PhaseExecutor {
 
   std::vector<Timeline> xpic_, paired_, pointer_, format_;
   std::vector<std::vector<uint32_t>> pointer_instr_;  // instruction of each pointer change
+  std::vector<std::vector<uint32_t>> format_instr_;   // instruction of each format change
+  std::set<std::pair<uint32_t, uint32_t>> format_checked_;  // (member, sender) pairs checked
   std::vector<std::vector<Window>> ordinary_by_sender_, paired_by_sender_;
   std::vector<Window> windows_;  // every window, by id
   std::vector<Selection> selections_;
@@ -190,6 +192,13 @@ class PhaseExecutor {
     }
   }
 
+  // The paired mux as a row's paired XPIC control writes it (value v on tile e selects
+  // v XOR (e AND 2)); INCOMING_MUXPAIR holds the sender XOR 2 (spec section 6, CSR form).
+  uint32_t paired_mux_of_muxpair(uint32_t muxpair, uint32_t physical) const {
+    if (muxpair >= machine_.chip_tiles) return muxpair;  // neutral, host endpoint
+    return muxpair ^ 2u ^ (physical & 2u);
+  }
+
   void build_timelines() {
     const size_t n = tiles_.size();
     xpic_.resize(n);
@@ -197,11 +206,13 @@ class PhaseExecutor {
     pointer_.resize(n);
     format_.resize(n);
     pointer_instr_.resize(n);
+    format_instr_.resize(n);
     ordinary_by_sender_.resize(n);
     paired_by_sender_.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       xpic_[i].initial = tile(i).incoming_mux;
-      paired_[i].initial = tile(i).paired_mux;
+      paired_[i].initial = tile(i).incoming_muxpair ? paired_mux_of_muxpair(*tile(i).incoming_muxpair, tile(i).physical)
+                                                    : tile(i).paired_mux;
       format_[i].initial = tile(i).incoming_format;
       pointer_[i].initial = 0;  // undefined until a control: tracked by pointer_[i].changes
       std::vector<uint32_t> xpic_instr, paired_instr;
@@ -221,6 +232,7 @@ class PhaseExecutor {
             break;
           case ControlKind::PicFormat:
             format_[i].changes.emplace_back(c.event, c.value);
+            format_instr_[i].push_back(c.instruction);
             break;
         }
       }
@@ -374,9 +386,10 @@ class PhaseExecutor {
     }
   }
 
-  // Paired 64-bit items (section 6 and the project decision in docs/timing.md): an item
-  // selected on the early member's paired mux at m is written at both members at
-  // m + 53 + 2r, by each member whose format is non-zero two events before the write.
+  // Paired 64-bit items (section 6 and the project decision in docs/timing.md): item k of a
+  // send issued at `issue` reaches the early member's paired mux at issue + pttm + k; an
+  // item selected there at m is written at both members at m + 53 + 2r, by each member
+  // whose format is non-zero two events before the write.
   void select_paired() {
     const size_t first_paired = selections_.size();
     for (uint32_t s = 0; s < tiles_.size(); ++s) {
@@ -390,7 +403,7 @@ class PhaseExecutor {
           if ((uint32_t(topology_.direction(ps, pe)) & runs[r].directions()) == 0) continue;
           uint32_t k0, count;
           int64_t mux;
-          if (!intersect(runs[r], topology_.paired_time_to_mux(ps, pe), w, k0, count, mux)) continue;
+          if (!intersect(runs[r], topology_.paired_leave_to_mux(ps, pe), w, k0, count, mux)) continue;
           selections_.push_back({w.receiver, s, r, k0, count, mux, w.id, true});
         }
       }
@@ -416,6 +429,9 @@ class PhaseExecutor {
           const uint64_t span = change >= kForever ? sel.items - item
                                                    : static_cast<uint64_t>(change - (write - 2));
           const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(span, sel.items - item));
+          if (fmt != 0 && format_checked_.insert({m, sel.sender}).second) {
+            check_format(m, early, sel.sender, fmt, write - 2);
+          }
           if (fmt != 0) {
             pieces_.push_back({m, sel.sender, run.byte_address() + uint64_t(sel.first_item + item) * 8,
                                n, 8, write, sel.mux_event + item, k});
@@ -439,6 +455,33 @@ class PhaseExecutor {
                    " does not take part in the phase");
       }
     }
+  }
+
+  // The two forms of a paired receive's format (spec section 6) told apart: a row's format
+  // control carries the route direction dir(s, member); the CSR form (INCOMING_FORMAT set
+  // before the row, no format control yet) names the tile's half: 1 early (its own paired
+  // mux selects the sender), 2 waiting (its partner's does). A value that does not fit its
+  // form is hazard 10.
+  void check_format(uint32_t member, uint32_t early, uint32_t sender, uint32_t format, int64_t event) {
+    const Timeline& line = format_[member];
+    const auto after = std::upper_bound(line.changes.begin(), line.changes.end(), event,
+                                        [](int64_t e, const auto& c) { return e < c.first; });
+    const std::string who = "tile " + std::to_string(tile(member).logical);
+    if (after == line.changes.begin()) {
+      const uint32_t half = member == early ? 1 : 2;
+      if (format == half) return;
+      hazard(HazardClass::Paired, member, event, kNoInstruction,
+             "INCOMING_FORMAT " + std::to_string(format) + " on " + who + ", which is the " +
+                 (half == 1 ? "early half (1): its own paired mux selects" : "waiting half (2): its partner's paired mux selects") +
+                 " tile " + std::to_string(tile(sender).logical));
+      return;
+    }
+    const auto direction = static_cast<uint32_t>(topology_.direction(tile(sender).physical, tile(member).physical));
+    if (format == direction) return;
+    const uint32_t instruction = format_instr_[member][static_cast<size_t>(after - line.changes.begin()) - 1];
+    hazard(HazardClass::Paired, member, event, instruction,
+           "format control " + std::to_string(format) + " on " + who + ", but a row's format carries the route " +
+               "direction dir(s, d) = " + std::to_string(direction) + " from tile " + std::to_string(tile(sender).logical));
   }
 
   // Pointer in effect at each write event; auto-increment per word (2 per paired item).

@@ -24,9 +24,10 @@ struct PhaseTile {
   uint32_t row_address = 0;            // byte address of the row
   std::vector<uint32_t> row_words;     // from row_address on, as SRAM holds them now
   uint32_t incoming_base = 0;          // INCOMING_BASE
-  uint32_t incoming_format = 0;        // INCOMING_FORMAT at event 0
+  uint32_t incoming_format = 0;        // INCOMING_FORMAT at event 0 (CSR form: 1 early, 2 waiting half)
   uint32_t incoming_mux = 0x640;       // INCOMING_MUX at event 0 (set, or carried over)
-  uint32_t paired_mux = 0x640;         // paired mux at event 0 (carried over)
+  uint32_t paired_mux = 0x640;         // paired mux at event 0, as a row control writes it (carried over)
+  std::optional<uint32_t> incoming_muxpair;  // INCOMING_MUXPAIR written before the row: overrides paired_mux
 
   bool operator==(const PhaseTile&) const = default;
 };

@@ -17,17 +17,37 @@ struct RecordedHazard {
   uint64_t cycle = 0;   // absolute tile cycle from the start of the run
 };
 
+// Words one tile took from one sender in one contiguous run: consecutive destination and
+// source addresses, one item per event.
+struct ReceivedRun {
+  uint32_t sender = 0;  // logical
+  uint32_t address = 0;
+  uint32_t source_address = 0;
+  uint32_t bytes = 0;
+  int64_t first_write_event = 0;
+  int64_t last_write_event = 0;
+};
+
+// One tile's part in a phase execution (recorded only when RunMonitor::record_tiles).
+struct TileRecord {
+  uint32_t tile = 0;     // logical
+  int64_t row_end = 0;   // the event its row returned at
+  std::vector<ReceivedRun> received;  // by first write event
+};
+
 struct PhaseRecord {
   uint32_t phase = 0;
   uint32_t iteration = 0;
   uint64_t release_cycle = 0;
   uint64_t horizon = 0;
+  std::vector<TileRecord> tiles;  // by logical tile; empty unless record_tiles
 };
 
 class RunMonitor {
  public:
   bool keep_going = false;
   std::optional<uint32_t> trace_tile;
+  bool record_tiles = false;  // keep every tile's row end and received runs per execution
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;
 

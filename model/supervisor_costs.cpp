@@ -9,6 +9,7 @@ uint64_t exchange_setup_instructions(const arch::ExchangeStep& step) {
   uint64_t n = 2;                             // setzi $m8, base; put INCOMING_BASE
   if (step.incoming_mux) n += 2;              // setzi; put INCOMING_MUX
   if (step.incoming_format != 0) n += 2;      // setzi; put INCOMING_FORMAT
+  if (step.incoming_muxpair) n += 2;          // setzi; put INCOMING_MUXPAIR
   n += 1;                                     // put OUTGOING_BASE, $m15
   if (step.row_address) {
     n += 2;                                   // call the worker barrier; its return

@@ -11,6 +11,7 @@
 
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
+#include "model/run_monitor.hpp"
 
 namespace lockstep::sim {
 
@@ -53,12 +54,17 @@ struct ExpectationFailure {
   std::string found;
 };
 
+// A tile's row end and its received runs in one phase execution (events from the release).
+using TileExecution = model::TileRecord;
+using model::ReceivedRun;
+
 // One execution of one phase's exchange.
 struct PhaseExecution {
   uint32_t phase = 0;
   uint32_t iteration = 0;
   uint64_t release_cycle = 0;  // barrier release: event 0 of the phase
   uint32_t horizon = 0;        // events from release to the end of the last tile's row
+  std::vector<TileExecution> tiles;  // every participant, by tile; only with RunOptions::record_tiles
 };
 
 // Read access to tile SRAM, for observers and results. Untouched memory reads as zero.
@@ -77,6 +83,7 @@ struct RunOptions {
   bool keep_going = false;                      // collect every hazard instead of stopping
   std::string source_name = "package";          // names the package in InputError messages
   std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
+  bool record_tiles = false;                    // fill PhaseExecution::tiles (row ends, received runs)
   std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
   // Called after every phase execution, with memory as it stands at the end of it.
   std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;

@@ -95,6 +95,7 @@ class SystemCBackend : public Backend {
     model::RunMonitor monitor;
     monitor.keep_going = options.keep_going;
     monitor.trace_tile = options.trace_tile;
+    monitor.record_tiles = options.record_tiles;
     auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor);
     ChipMemoryView view(*chip);
     RunResult result;
@@ -137,7 +138,7 @@ class SystemCBackend : public Backend {
   arch::Topology topology_;
 
   static PhaseExecution to_execution(const model::PhaseRecord& r) {
-    return {r.phase, r.iteration, r.release_cycle, static_cast<uint32_t>(r.horizon)};
+    return {r.phase, r.iteration, r.release_cycle, static_cast<uint32_t>(r.horizon), r.tiles};
   }
 
   static Hazard to_hazard(const model::RecordedHazard& r) {

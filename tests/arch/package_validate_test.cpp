@@ -132,6 +132,27 @@ TEST(PackageValidate, ExchangeRowAddress) {
   EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0 (exchange): row_address: 0x4c018 is in no segment");
 }
 
+TEST(PackageValidate, ExchangeCsrValues) {
+  Package p = p2p();
+  step_of<ExchangeStep>(p, 1, {0}).incoming_format = 3;
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: step 0 (exchange): incoming_format: 3 is not a format (0 32-bit, 1 early half, 2 waiting half)");
+  p = p2p();
+  step_of<ExchangeStep>(p, 1, {0}).incoming_muxpair = 0x5c0;
+  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0 (exchange): incoming_muxpair: 0x5c0 is no tile (0..1471), not neutral "
+                         "0x640 and no host endpoint 0x600..0x63f");
+  p = p2p();
+  step_of<ExchangeStep>(p, 1, {0}).incoming_mux = 0x641;
+  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0 (exchange): incoming_mux: 0x641 is no tile (0..1471), not neutral "
+                         "0x640 and no host endpoint 0x600..0x63f");
+  for (uint32_t ok : {0u, 1471u, 0x600u, 0x63du, 0x640u}) {
+    p = p2p();
+    step_of<ExchangeStep>(p, 1, {0}).incoming_muxpair = ok;
+    step_of<ExchangeStep>(p, 1, {0}).incoming_format = 2;
+    EXPECT_EQ(error_of(p), "(valid)") << ok;
+  }
+}
+
 TEST(PackageValidate, ExchangePhaseExists) {
   Package p = repeat();
   step_of<ExchangeStep>(p, 0, {0, 1}).phase = 5;

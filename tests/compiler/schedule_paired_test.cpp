@@ -119,8 +119,10 @@ TEST(SchedulePaired, OneTransferToAPairHasTheSpecsRowShape) {
   const uint32_t waiting = early ^ 2u;
   const int64_t pttm = topo.paired_time_to_mux(src, a);
   const int64_t items = 128;
-  const int64_t issue = std::max<int64_t>(0, -pttm);
-  const int64_t x = issue + 1 + pttm;                   // first item at the early member's paired mux
+  // Section 6: the send issues at shift = max(0, 1 - min pttm) and the early member's
+  // paired window opens at x = pttm + shift, where item 0 arrives.
+  const int64_t issue = std::max<int64_t>(0, 1 - pttm);
+  const int64_t x = pttm + issue;
   const int64_t f = x + 51 + 2 * topo.row(a);           // section 6: format at x + 51 + 2r
   const uint32_t dir = static_cast<uint32_t>(topo.direction(src, a));
   ASSERT_EQ(dir, static_cast<uint32_t>(topo.direction(src, b)));
@@ -166,8 +168,8 @@ TEST(SchedulePaired, OneTransferToAPairHasTheSpecsRowShape) {
   EXPECT_TRUE(p.controls.empty());
   EXPECT_EQ(p.end, sender.end);
 
-  // Horizon: max(1, 1 + pttm) + items - 1 + paired write delay (53 + 2r) + 6 (docs/scheduling.md).
-  EXPECT_EQ(int64_t{s.horizon}, std::max<int64_t>(1, 1 + pttm) + items - 1 + 53 + 2 * topo.row(a) + 6);
+  // Horizon: max(1, pttm) + items - 1 + paired write delay (53 + 2r) + 6 (docs/scheduling.md).
+  EXPECT_EQ(int64_t{s.horizon}, std::max<int64_t>(1, pttm) + items - 1 + 53 + 2 * topo.row(a) + 6);
   EXPECT_EQ(s.horizon, f + items + 7);
   EXPECT_GE(s.horizon, s.lower_bound);
   expect_delivers(phase, s);

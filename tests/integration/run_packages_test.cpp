@@ -82,6 +82,33 @@ TEST(Cycles, Section9VectorA) {
   EXPECT_EQ(j["executions"][0]["horizon"], 173);
 }
 
+// --json lists every tile's row end and received runs with their first and last write
+// events, so a schedule can be held against a device trace: vector A writes at 165..167.
+TEST(Cycles, JsonGivesRowEndsAndWriteEventsPerTile) {
+  const auto j = run_json("section9_a");
+  const auto& tiles = j["executions"][0]["tiles"];
+  ASSERT_EQ(tiles.size(), 2u);
+  EXPECT_EQ(tiles[0]["tile"], 0);
+  EXPECT_EQ(tiles[0]["row_end"], 138);
+  EXPECT_TRUE(tiles[0]["received"].empty());
+  EXPECT_EQ(tiles[1]["tile"], 1286);
+  EXPECT_EQ(tiles[1]["row_end"], 173);
+  ASSERT_EQ(tiles[1]["received"].size(), 1u);
+  const auto& run = tiles[1]["received"][0];
+  EXPECT_EQ(run["from_tile"], 0);
+  EXPECT_EQ(run["address"], 0x70000);
+  EXPECT_EQ(run["source_address"], 0x60000);
+  EXPECT_EQ(run["bytes"], 12);
+  EXPECT_EQ(run["first_write_event"], 165);
+  EXPECT_EQ(run["last_write_event"], 167);
+  // Vector D: a send and a sendoff land as one run of 4148 words, 165..4312.
+  const auto d = run_json("section9_d")["executions"][0]["tiles"][0]["received"];  // L32 -> L0
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["bytes"], 4148 * 4);
+  EXPECT_EQ(d[0]["first_write_event"], 165);
+  EXPECT_EQ(d[0]["last_write_event"], 4312);
+}
+
 // Receiver row ends 6 events after the last write: B 230, C 235, D 4318 (spec's trace).
 TEST(Cycles, Section9VectorsBCD) {
   EXPECT_EQ(run_json("section9_b")["executions"][0]["horizon"], 230);
