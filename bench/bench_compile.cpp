@@ -20,9 +20,9 @@
 #include "compiler/package_builder.hpp"
 #include "compiler/phase_schedule.hpp"
 #include "compiler/compile.hpp"
-#include "compiler/lower.hpp"
-#include "compiler/synth.hpp"
-#include "compiler/workload.hpp"
+#include "workload/lower.hpp"
+#include "workload/synth.hpp"
+#include "workload/workload.hpp"
 
 namespace {
 
@@ -45,12 +45,12 @@ int main(int argc, char** argv) {
   }
   try {
     const arch::MachineDescription machine = arch::load_machine(arch::kDefaultMachine);
-    compiler::SynthOptions synth;
-    synth.family = compiler::SynthFamily::Transformer;
+    workload::SynthOptions synth;
+    synth.family = workload::SynthFamily::Transformer;
     synth.tiles = tiles;
     synth.seed = seed;
     auto start = std::chrono::steady_clock::now();
-    const arch::Capture capture = compiler::synthesize_capture(synth, machine);
+    const arch::Capture capture = workload::synthesize_capture(synth, machine);
     const double synth_s = seconds_since(start);
     uint64_t transfers = 0, words = 0;
     for (const auto& phase : capture.phases) {
@@ -107,9 +107,9 @@ int main(int argc, char** argv) {
 
     // The whole model as the lowering produces it.
     {
-      const auto workload = compiler::load_workload("configs/workloads/siglip-so400m.yaml");
+      const auto workload = workload::load_workload("configs/workloads/siglip-so400m.yaml");
       const arch::MachineDescription full_machine = arch::load_machine(workload.machine);
-      const arch::Capture full = compiler::lower_workload(workload, full_machine).capture;
+      const arch::Capture full = workload::lower_workload(workload, full_machine).capture;
       uint64_t full_transfers = 0;
       for (const auto& phase : full.phases) full_transfers += phase.transfers.size();
       start = std::chrono::steady_clock::now();

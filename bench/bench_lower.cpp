@@ -9,17 +9,17 @@
 
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
-#include "compiler/lower.hpp"
-#include "compiler/workload.hpp"
+#include "workload/lower.hpp"
+#include "workload/workload.hpp"
 
 int main(int argc, char** argv) {
   using namespace lockstep;
   const std::string source = argc > 1 ? argv[1] : "configs/workloads/siglip-so400m.yaml";
   try {
-    const compiler::Workload workload = compiler::load_workload(source);
+    const workload::Workload workload = workload::load_workload(source);
     const arch::MachineDescription machine = arch::load_machine(workload.machine);
     const auto start = std::chrono::steady_clock::now();
-    const compiler::Lowered lowered = compiler::lower_workload(workload, machine);
+    const workload::Lowered lowered = workload::lower_workload(workload, machine);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const arch::CaptureStats stats = arch::capture_stats(lowered.capture);

@@ -14,7 +14,7 @@
 #include "arch/topology.hpp"
 #include "compiler/multicast_split.hpp"
 #include "compiler/phase_schedule.hpp"
-#include "compiler/synth.hpp"
+#include "workload/synth.hpp"
 
 using namespace lockstep;
 
@@ -30,11 +30,11 @@ int main(int argc, char** argv) {
   }
   const auto machine = arch::load_machine("ipu21-c600");
   const arch::Topology topology(machine);
-  compiler::SynthOptions options;
-  options.family = compiler::SynthFamily::Multicast;
+  workload::SynthOptions options;
+  options.family = workload::SynthFamily::Multicast;
   options.seed = 1;
   options.phases = phases;
-  const auto capture = compiler::synthesize_capture(options, machine);
+  const auto capture = workload::synthesize_capture(options, machine);
   auto config = compiler::parse_config(config_name);
   config.split_multicast = false;  // the groups below are the only splitting
   std::printf("multicast family, 1472 tiles, seed 1, %u phases, order %s (no further splitting)\n", phases,

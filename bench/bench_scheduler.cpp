@@ -20,7 +20,7 @@
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "compiler/phase_schedule.hpp"
-#include "compiler/synth.hpp"
+#include "workload/synth.hpp"
 
 using namespace lockstep;
 
@@ -72,10 +72,10 @@ int main(int argc, char** argv) {
   // repeat per layer).
   std::vector<arch::CapturePhase> phases;
   for (const std::string& name : families) {
-    compiler::SynthOptions options;
-    options.family = compiler::parse_synth_family(name);
+    workload::SynthOptions options;
+    options.family = workload::parse_synth_family(name);
     options.seed = seed;
-    arch::Capture capture = compiler::synthesize_capture(options, machine);
+    arch::Capture capture = workload::synthesize_capture(options, machine);
     for (size_t i = 0; i < capture.phases.size() && i < max_phases; ++i) phases.push_back(std::move(capture.phases[i]));
   }
   uint64_t transfers = 0;
@@ -130,10 +130,10 @@ int main(int argc, char** argv) {
   }
 
   if (!whole.empty()) {
-    compiler::SynthOptions options;
-    options.family = compiler::SynthFamily::Transformer;
+    workload::SynthOptions options;
+    options.family = workload::SynthFamily::Transformer;
     options.seed = seed;
-    const arch::Capture capture = compiler::synthesize_capture(options, machine);
+    const arch::Capture capture = workload::synthesize_capture(options, machine);
     uint64_t total = 0;
     for (const auto& p : capture.phases) total += p.transfers.size() * std::max<uint32_t>(1, p.iterations);
     const compiler::ScheduleConfig config = compiler::parse_config(whole);

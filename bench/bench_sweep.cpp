@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "compiler/lower.hpp"
-#include "compiler/workload.hpp"
+#include "workload/lower.hpp"
+#include "workload/workload.hpp"
 #include "replay/mpi.hpp"
 #include "replay/parallel.hpp"
 #include "replay/sampling.hpp"
@@ -42,9 +42,9 @@ struct Lowered {
 
 Lowered lower(const std::string& file) {
   const auto start = Clock::now();
-  const auto workload = compiler::load_workload(file);
+  const auto workload = workload::load_workload(file);
   Lowered l{{}, arch::load_machine(workload.machine), 0};
-  l.capture = compiler::lower_workload(workload, l.machine).capture;
+  l.capture = workload::lower_workload(workload, l.machine).capture;
   l.seconds = seconds_since(start);
   return l;
 }

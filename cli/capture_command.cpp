@@ -10,7 +10,7 @@
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "cli/command_registry.hpp"
-#include "compiler/synth.hpp"
+#include "workload/synth.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -76,8 +76,8 @@ void add_synth(CLI::App& parent, std::function<int()>& run) {
   run = [cmd, o]() {
     if (!cmd->parsed()) return -1;
     const auto machine = arch::load_machine(o->machine);
-    compiler::SynthOptions options;
-    options.family = compiler::parse_synth_family(o->family);
+    workload::SynthOptions options;
+    options.family = workload::parse_synth_family(o->family);
     options.tiles = o->tiles;
     options.seed = o->seed;
     options.phases = o->phases;
@@ -86,7 +86,7 @@ void add_synth(CLI::App& parent, std::function<int()>& run) {
       return std::chrono::duration<double>(Clock::now() - t).count();
     };
     auto start = Clock::now();
-    const arch::Capture capture = compiler::synthesize_capture(options, machine);
+    const arch::Capture capture = workload::synthesize_capture(options, machine);
     spdlog::info("synthesized {} phases in {:.2f} s", capture.phases.size(), seconds_since(start));
     start = Clock::now();
     arch::validate_capture(capture, machine, o->output);

@@ -11,8 +11,8 @@
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
-#include "compiler/lower.hpp"
-#include "compiler/workload.hpp"
+#include "workload/lower.hpp"
+#include "workload/workload.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -24,7 +24,7 @@ bool is_yaml(const std::string& path) {
   return ends(".yaml") || ends(".yml");
 }
 
-void print_stats(const compiler::Lowered& lowered, double seconds) {
+void print_stats(const workload::Lowered& lowered, double seconds) {
   const arch::CaptureStats stats = arch::capture_stats(lowered.capture);
   std::cout << "phases " << stats.phases.size() << "\n";
   std::cout << "transfers " << stats.transfers << "\n";
@@ -92,11 +92,11 @@ const CommandRegistration registration{"lower", [](CLI::App& app) {
     if (o->capture.empty() && o->program.empty() && !o->stats) {
       throw InputError("lower: nothing to do: give -o CAPTURE, --program PROGRAM or --stats");
     }
-    const compiler::Workload workload = compiler::load_workload(o->workload);
+    const workload::Workload workload = workload::load_workload(o->workload);
     const arch::MachineDescription machine =
         arch::load_machine(o->machine.empty() ? workload.machine : o->machine);
     const auto start = std::chrono::steady_clock::now();
-    const compiler::Lowered lowered = compiler::lower_workload(workload, machine);
+    const workload::Lowered lowered = workload::lower_workload(workload, machine);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     spdlog::info("lowered {} in {:.2f} s", workload.name, seconds);

@@ -4,17 +4,17 @@
 #include <algorithm>
 
 #include "arch/machine.hpp"
-#include "compiler/lower.hpp"
-#include "compiler/synth.hpp"
-#include "compiler/workload.hpp"
+#include "workload/lower.hpp"
+#include "workload/synth.hpp"
+#include "workload/workload.hpp"
 #include "replay/golden.hpp"
 
 namespace lockstep::replay {
 namespace {
 
-GoldenCase synthetic(compiler::SynthFamily family, const std::string& machine, uint32_t tiles,
+GoldenCase synthetic(workload::SynthFamily family, const std::string& machine, uint32_t tiles,
                      uint64_t seed, uint32_t phases) {
-  const std::string family_name = compiler::synth_family_name(family);
+  const std::string family_name = workload::synth_family_name(family);
   GoldenCase c;
   c.name = "synth-" + family_name + "-t" + std::to_string(tiles) + "-s" + std::to_string(seed);
   c.description = "lockstep capture synth --family " + family_name + " --tiles " +
@@ -22,32 +22,30 @@ GoldenCase synthetic(compiler::SynthFamily family, const std::string& machine, u
                   std::to_string(phases) + " --machine " + machine;
   c.machine = machine;
   c.make = [=]() {
-    compiler::SynthOptions options;
+    workload::SynthOptions options;
     options.family = family;
     options.tiles = tiles;
     options.seed = seed;
     options.phases = phases;
-    return compiler::synthesize_capture(options, arch::load_machine(machine));
+    return workload::synthesize_capture(options, arch::load_machine(machine));
   };
   return c;
 }
 
 GoldenCase lowered(const std::string& name, const std::string& workload_file) {
-  const auto workload = compiler::load_workload(workload_file);
+  const auto loaded = workload::load_workload(workload_file);
   GoldenCase c;
   c.name = name;
   c.description = "lockstep lower " + workload_file;
-  c.machine = workload.machine;
-  c.make = [workload]() {
-    return compiler::lower_workload(workload, arch::load_machine(workload.machine)).capture;
-  };
+  c.machine = loaded.machine;
+  c.make = [loaded]() { return workload::lower_workload(loaded, arch::load_machine(loaded.machine)).capture; };
   return c;
 }
 
 }  // namespace
 
 std::vector<GoldenCase> golden_cases() {
-  using compiler::SynthFamily;
+  using workload::SynthFamily;
   std::vector<GoldenCase> cases{
       lowered("vit-tiny", "configs/workloads/vit-tiny.yaml"),
       synthetic(SynthFamily::Permutation, "ipu21-c600", 16, 11, 3),

@@ -10,10 +10,11 @@
 #include "arch/package.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/proof_plan.hpp"
-#include "compiler/synth.hpp"
+#include "workload/synth.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::compiler {
+using namespace workload;  // the synthetic captures and lowered workloads compiled here
 namespace {
 
 // Hazards and expectation failures of a run, one line each (first few), for test output.

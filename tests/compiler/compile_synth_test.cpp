@@ -8,10 +8,11 @@
 
 #include "arch/package.hpp"
 #include "compiler/compile.hpp"
-#include "compiler/synth.hpp"
+#include "workload/synth.hpp"
 #include "support/package_run.hpp"
 
 namespace lockstep::compiler {
+using namespace workload;  // the synthetic captures and lowered workloads compiled here
 namespace {
 
 const std::vector<std::string> kConfigs = {"latency", "automatic", "remaining-combined", "S16",  "S32",

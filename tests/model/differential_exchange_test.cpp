@@ -21,7 +21,7 @@
 #include "arch/topology.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/phase_schedule.hpp"
-#include "compiler/synth.hpp"
+#include "workload/synth.hpp"
 #include "model/exchange_phase.hpp"
 #include "reference_exchange.hpp"
 
@@ -373,13 +373,13 @@ void schedule_and_compare(const arch::CapturePhase& phase, const std::string& co
 
 TEST(DifferentialExchange, ModelMatchesTheReferenceOnCompiledSyntheticPhases) {
   Tallies tallies;
-  for (const std::string& family : compiler::synth_family_names()) {
-    compiler::SynthOptions synth;
-    synth.family = compiler::parse_synth_family(family);
+  for (const std::string& family : workload::synth_family_names()) {
+    workload::SynthOptions synth;
+    synth.family = workload::parse_synth_family(family);
     synth.tiles = 64;
     synth.seed = 7;
-    synth.phases = synth.family == compiler::SynthFamily::Transformer ? 3 : 2;
-    const arch::Capture capture = compiler::synthesize_capture(synth, chip());
+    synth.phases = synth.family == workload::SynthFamily::Transformer ? 3 : 2;
+    const arch::Capture capture = workload::synthesize_capture(synth, chip());
     // Word32 schedules of two policies; Paired64 ones where the family has complete pairs.
     for (const std::string config : {"latency", "B256+paired"}) {
       for (const arch::CapturePhase& phase : capture.phases)

@@ -5,10 +5,10 @@
 
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
-#include "compiler/synth.hpp"
+#include "workload/synth.hpp"
 #include "support/test_support.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 namespace {
 
 arch::MachineDescription machine(uint32_t tiles) {
@@ -101,4 +101,4 @@ TEST(Synth, RejectsBadOptions) {
 }
 
 }  // namespace
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -9,9 +9,9 @@
 
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
-#include "compiler/synth_random.hpp"
+#include "workload/synth_random.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 // Per tile: sources in the lower half of the data area, receives in the upper half.
 struct SynthRegions {
@@ -43,4 +43,4 @@ class SynthPhaseBuilder {
   std::vector<uint32_t> next_receive_;  // bump pointer per tile
 };
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

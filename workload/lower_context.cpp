@@ -1,8 +1,8 @@
-#include "compiler/lower_context.hpp"
+#include "workload/lower_context.hpp"
 
 #include <algorithm>
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 namespace {
 
 // SRAM the lowering may use: above the exchange-table range, below the loader limit (every
@@ -148,4 +148,4 @@ Activation place_activation(LowerContext& context, const std::string& name, uint
   return a;
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

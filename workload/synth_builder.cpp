@@ -1,8 +1,8 @@
-#include "compiler/synth_builder.hpp"
+#include "workload/synth_builder.hpp"
 
 #include <algorithm>
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 SynthRegions SynthRegions::of(const arch::MachineDescription& machine) {
   SynthRegions r;
@@ -71,4 +71,4 @@ bool SynthPhaseBuilder::add(uint32_t source, std::span<const uint32_t> destinati
   return true;
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -11,9 +11,9 @@
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
-#include "compiler/workload.hpp"
+#include "workload/workload.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 struct TileMemoryUse {
   uint32_t tile = 0;
@@ -42,4 +42,4 @@ struct Lowered {
 // InputError (file: placement: tile T: tensor X: N bytes missing ...) when it cannot fit.
 Lowered lower_workload(const Workload& workload, const arch::MachineDescription& machine);
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

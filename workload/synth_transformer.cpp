@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "compiler/synth.hpp"
-#include "compiler/synth_builder.hpp"
-#include "compiler/synth_random.hpp"
+#include "workload/synth.hpp"
+#include "workload/synth_builder.hpp"
+#include "workload/synth_random.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 namespace {
 
 constexpr uint32_t kLayers = 27;
@@ -211,4 +211,4 @@ arch::Capture synthesize_transformer(const SynthOptions& options,
   return capture;
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

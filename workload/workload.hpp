@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 struct Workload {
   std::string file;     // where it came from, for error messages
@@ -33,4 +33,4 @@ struct Workload {
 Workload load_workload(const std::string& source);
 Workload parse_workload_yaml(const std::string& text, const std::string& file_name);
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -12,7 +12,7 @@
 
 #include "arch/machine.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 struct Span {
   uint32_t begin = 0;
@@ -75,4 +75,4 @@ class TileMemory {
   std::vector<uint32_t> peak_;
 };
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -9,12 +9,12 @@
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package_io.hpp"
-#include "compiler/lower.hpp"
-#include "compiler/placement.hpp"
-#include "compiler/workload.hpp"
+#include "workload/lower.hpp"
+#include "workload/placement.hpp"
+#include "workload/workload.hpp"
 #include "support/test_support.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 namespace {
 
 Workload small() { return load_workload(testing::source_path("tests/data/workloads/small.yaml")); }
@@ -213,4 +213,4 @@ TEST(Lower, ModelThatCannotFitNamesTileTensorAndBytes) {
 }
 
 }  // namespace
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -7,13 +7,13 @@
 //   final layernorm (affine) -> y16; cast y16 -> y (FP32 output)
 // Layernorm gains and biases inside the layers are folded into the following GEMM's
 // weights and bias, so the in-layer layernorm kernels take no parameters.
-#include "compiler/lower.hpp"
+#include "workload/lower.hpp"
 
 #include <functional>
 
-#include "compiler/lower_context.hpp"
+#include "workload/lower_context.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 namespace {
 
 void on_owners(LowerContext& c, const std::function<void(uint32_t owner, uint32_t tile, uint32_t rows)>& f) {
@@ -119,4 +119,4 @@ Lowered lower_workload(const Workload& w, const arch::MachineDescription& machin
   return out;
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -9,7 +9,7 @@
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 enum class SynthFamily : uint8_t {
   Permutation,  // every tile sends one block to its image under a random derangement
@@ -35,4 +35,4 @@ uint32_t synth_default_phases(SynthFamily family);
 arch::Capture synthesize_capture(const SynthOptions& options,
                                  const arch::MachineDescription& machine);
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

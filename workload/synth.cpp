@@ -1,15 +1,15 @@
 // The four plain traffic families and the entry point; the transformer family is in
 // synth_transformer.cpp.
-#include "compiler/synth.hpp"
+#include "workload/synth.hpp"
 
 #include <algorithm>
 #include <numeric>
 
 #include "arch/errors.hpp"
-#include "compiler/synth_builder.hpp"
-#include "compiler/synth_random.hpp"
+#include "workload/synth_builder.hpp"
+#include "workload/synth_random.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 arch::Capture synthesize_transformer(const SynthOptions& options,
                                      const arch::MachineDescription& machine, uint32_t tiles,
@@ -187,4 +187,4 @@ arch::Capture synthesize_capture(const SynthOptions& options,
   return capture;
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -8,11 +8,11 @@
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
-#include "compiler/lower.hpp"
-#include "compiler/placement.hpp"
-#include "compiler/workload.hpp"
+#include "workload/lower.hpp"
+#include "workload/placement.hpp"
+#include "workload/workload.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 // Bytes of one FP16 value and one FP32 value.
 inline constexpr uint32_t kHalf = 2;
@@ -100,4 +100,4 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
 void emit_attention(LowerContext& context, const Activation& qkv, const Activation& context_out,
                     uint32_t tile_offset);
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

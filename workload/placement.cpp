@@ -1,10 +1,10 @@
-#include "compiler/placement.hpp"
+#include "workload/placement.hpp"
 
 #include <algorithm>
 
 #include "arch/errors.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 namespace {
 uint64_t align8(uint64_t address) { return (address + 7) & ~uint64_t{7}; }
@@ -82,4 +82,4 @@ uint32_t TileMemory::scratch_apart(uint32_t tile, const std::string& tensor, uin
   return address;
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

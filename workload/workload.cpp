@@ -1,9 +1,9 @@
-#include "compiler/workload.hpp"
+#include "workload/workload.hpp"
 
 #include "arch/errors.hpp"
 #include "arch/yaml_reader.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 namespace {
 
 // Fails at the key's line: "file:line: model.heads: 5 does not divide hidden 256".
@@ -74,4 +74,4 @@ Workload load_workload(const std::string& source) {
   return parse_workload_yaml(arch::read_text_file(source), source);
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 class SynthRandom {
  public:
@@ -44,4 +44,4 @@ inline SynthRandom synth_stream(uint64_t seed, uint64_t purpose, uint64_t index)
   return SynthRandom(mix.next());
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

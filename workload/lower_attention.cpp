@@ -8,9 +8,9 @@
 //   attn.context : each context row slice goes back to its owner, columns h * head_dim.
 #include <algorithm>
 
-#include "compiler/lower_context.hpp"
+#include "workload/lower_context.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 
 void emit_attention(LowerContext& context, const Activation& qkv, const Activation& context_out,
                     uint32_t tile_offset) {
@@ -91,9 +91,9 @@ void emit_attention(LowerContext& context, const Activation& qkv, const Activati
       const size_t s = size_t{h} * query_tiles + i;
       const uint32_t n = balanced_part(rows, query_tiles, i).size();
       const uint32_t tile = head_tile(h, i);
-      // scalars: rows, columns, inner, b transposed
+      // scalars: rows, columns, inner, b transposed, output bits (scores are FP32)
       context.kernel(tile, "gemm_fp16", {{scores[s], false}, {q[s], false}, {kv[s], false}},
-                     {n, rows, dh, 1});
+                     {n, rows, dh, 1, 32});
       context.kernel(tile, "softmax", {{probs[s], false}, {scores[s], false}}, {n, rows, dh});
     }
   }
@@ -105,7 +105,7 @@ void emit_attention(LowerContext& context, const Activation& qkv, const Activati
       const size_t s = size_t{h} * query_tiles + i;
       const uint32_t n = balanced_part(rows, query_tiles, i).size();
       context.kernel(head_tile(h, i), "gemm_fp16", {{ctx[s], false}, {probs[s], false}, {kv[s], false}},
-                     {n, dh, rows, 0});
+                     {n, dh, rows, 0, 16});
     }
   }
 
@@ -131,4 +131,4 @@ void emit_attention(LowerContext& context, const Activation& qkv, const Activati
   }
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "compiler/lower_context.hpp"
+#include "workload/lower_context.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 namespace {
 
 // Columns are split in FP16 pairs so every slice is whole 32-bit words.
@@ -252,4 +252,4 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
   }
 }
 
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload

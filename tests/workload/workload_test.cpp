@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "arch/errors.hpp"
-#include "compiler/workload.hpp"
+#include "workload/workload.hpp"
 #include "support/test_support.hpp"
 
-namespace lockstep::compiler {
+namespace lockstep::workload {
 namespace {
 
 std::string error_of(const std::string& text) {
@@ -58,4 +58,4 @@ TEST(Workload, BadShapesNameFileLineAndKey) {
 }
 
 }  // namespace
-}  // namespace lockstep::compiler
+}  // namespace lockstep::workload
