@@ -6,6 +6,7 @@
 
 #include "arch/errors.hpp"
 #include "arch/hex.hpp"
+#include "arch/kernel_signatures.hpp"
 #include "arch/package_io.hpp"
 
 namespace lockstep::arch {
@@ -236,47 +237,34 @@ class Validator {
   }
 
   void kernel(const KernelStep& k, const std::string& where) {
-    struct Shape {
-      size_t operands, scalars;
-    };
-    static const std::map<std::string, Shape> kKernels = {
-        {"fill", {1, 2}}, {"copy", {2, 1}}, {"checksum", {2, 1}}};
-    const auto it = kKernels.find(k.name);
-    if (it == kKernels.end()) {
-      fail(where + ": name", "unknown kernel '" + k.name + "' (known: checksum, copy, fill)");
+    const KernelSignature* sig = find_kernel_signature(k.name);
+    if (sig == nullptr) {
+      fail(where + ": name",
+           "unknown kernel '" + k.name + "' (known: " + kernel_signature_names() + ")");
     }
-    if (k.operands.size() != it->second.operands) {
-      fail(where + ": operands", k.name + " takes " + std::to_string(it->second.operands) +
-                                     " operands, got " + std::to_string(k.operands.size()));
+    const auto& counts = sig->operand_counts;
+    if (std::find(counts.begin(), counts.end(), k.operands.size()) == counts.end()) {
+      std::string want;
+      for (size_t n : counts) want += (want.empty() ? "" : " or ") + std::to_string(n);
+      fail(where + ": operands", k.name + " takes " + want + " operands, got " + std::to_string(k.operands.size()));
     }
-    if (k.scalars.size() != it->second.scalars) {
-      fail(where + ": scalars", k.name + " takes " + std::to_string(it->second.scalars) +
+    if (k.scalars.size() != sig->scalars) {
+      fail(where + ": scalars", k.name + " takes " + std::to_string(sig->scalars) +
                                     " scalars, got " + std::to_string(k.scalars.size()));
     }
-    const int64_t bytes = k.scalars[0];
-    if (bytes <= 0 || bytes > int64_t(m_.sram_bytes())) {
-      fail(where + ": scalars[0]", "byte count " + std::to_string(bytes) + " outside [1, " +
-                                       std::to_string(m_.sram_bytes()) + "]");
+    if (auto error = sig->check_scalars(k.scalars, m_.sram_bytes()); !error.empty()) {
+      const auto colon = error.find(':');
+      fail(where + ": " + error.substr(0, colon), k.name + ": " + error.substr(colon + 2));
     }
-    if (k.name == "fill") {
-      if (bytes % 4 != 0) fail(where + ": scalars[0]", "fill writes whole words; " + std::to_string(bytes) + " is not a multiple of 4");
-      if (k.scalars[1] < 0 || k.scalars[1] > int64_t(UINT32_MAX)) {
-        fail(where + ": scalars[1]", "word value " + std::to_string(k.scalars[1]) + " is not a 32-bit word");
-      }
-    }
+    const std::vector<uint64_t> spans = sig->operand_bytes(k.scalars, k.operands.size());
     for (size_t i = 0; i < k.operands.size(); ++i) {
       const Operand& o = k.operands[i];
       const std::string field = where + ": operands[" + std::to_string(i) + "]";
-      if (o.indirect) {
-        // The pointer slot is checked; where it points is known only at run time.
-        if (o.address % 4 != 0) fail(field, "pointer slot " + hex(o.address) + " is not 4-aligned");
-        sram(field, o.address, 4);
-        continue;
+      if (o.address % 4 != 0) {
+        fail(field, (o.indirect ? "pointer slot " : "") + hex(o.address) + " is not 4-aligned");
       }
-      const bool checksum_out = k.name == "checksum" && i == 1;
-      const uint64_t span = checksum_out ? 8 : uint64_t(bytes);
-      if (k.name == "fill" && o.address % 4 != 0) fail(field, hex(o.address) + " is not 4-aligned");
-      sram(field, o.address, span);
+      // An indirect operand's slot is checked; where it points is known only at run time.
+      sram(field, o.address, o.indirect ? 4 : spans[i]);
     }
   }
 

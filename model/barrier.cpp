@@ -27,6 +27,7 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   if (machine_.barrier_latency_cycles > 0) {
     sc_core::wait(sc_core::sc_time::from_value(machine_.barrier_latency_cycles));
   }
+  if (before_release) before_release();
   std::vector<Tile*> tiles = std::move(round.arrived);
   round.arrived.clear();
   std::sort(tiles.begin(), tiles.end(),

@@ -4,6 +4,7 @@
 // execute the phase, then each tile resumes after its own row.
 #include <systemc>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -16,6 +17,8 @@ namespace lockstep::model {
 class Barrier : public sc_core::sc_module, public BarrierInterface {
  public:
   sc_core::sc_port<FabricInterface> fabric;
+  // Called at every release before anything reads memory (the chip runs deferred kernels).
+  std::function<void()> before_release;
 
   // `participants`: how many tiles take part in each barrier.
   Barrier(sc_core::sc_module_name name, const arch::MachineDescription& machine,

@@ -1,5 +1,7 @@
 #include "model/chip.hpp"
 
+#include <tbb/parallel_for.h>
+
 #include <set>
 #include <string>
 
@@ -34,6 +36,7 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   fabric_ = std::make_unique<ExchangeFabric>("fabric", machine, topology, monitor);
   barrier_ = std::make_unique<Barrier>("barrier", machine, std::move(participants));
   barrier_->fabric(*fabric_);
+  barrier_->before_release = [this]() { run_pending_kernels(); };
   tiles_.reserve(package.tiles.size());
   for (const auto& program : package.tiles) {
     auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program,
@@ -51,6 +54,14 @@ Tile* Chip::tile(uint32_t logical) {
 
 const Tile* Chip::tile(uint32_t logical) const {
   return logical < by_logical_.size() ? by_logical_[logical] : nullptr;
+}
+
+void Chip::run_pending_kernels() {
+  std::vector<Tile*> busy;
+  for (const auto& t : tiles_)
+    if (t->has_pending_kernels()) busy.push_back(t.get());
+  tbb::parallel_for(size_t{0}, busy.size(), [&](size_t i) { busy[i]->run_pending_kernels(); });
+  for (Tile* t : busy) t->report_kernel_hazards();
 }
 
 }  // namespace lockstep::model

@@ -28,6 +28,10 @@ class Chip : public sc_core::sc_module {
   const std::vector<std::unique_ptr<Tile>>& tiles() const { return tiles_; }
   const Barrier& barrier() const { return *barrier_; }
 
+  // Runs every tile's deferred kernels, tiles in parallel (oneTBB), then reports their
+  // hazards in tile order; the bits do not depend on the thread count (docs/timing.md).
+  void run_pending_kernels();
+
  private:
   std::vector<std::unique_ptr<Tile>> tiles_;
   std::vector<Tile*> by_logical_;  // indexed by logical tile; nullptr where none

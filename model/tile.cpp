@@ -1,6 +1,7 @@
 #include "model/tile.hpp"
 
 #include "arch/hex.hpp"
+#include "arch/kernel_signatures.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/supervisor_costs.hpp"
 
@@ -70,7 +71,7 @@ void Tile::do_exchange(const arch::ExchangeStep& step) {
   wait_cycles(static_cast<uint64_t>(events));
 }
 
-void Tile::step_hazard(HazardClass kind, const std::string& what, const std::string& detail) {
+RecordedHazard Tile::make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const {
   RecordedHazard h;
   h.hazard.kind = kind;
   h.hazard.tile = logical();
@@ -79,7 +80,46 @@ void Tile::step_hazard(HazardClass kind, const std::string& what, const std::str
   h.phase = current_phase_;
   h.iteration = iteration();
   h.cycle = sc_core::sc_time_stamp().value();
-  monitor_.report(std::move(h));
+  return h;
+}
+
+void Tile::step_hazard(HazardClass kind, const std::string& what, const std::string& detail) {
+  monitor_.report(make_step_hazard(kind, what, detail));
+}
+
+void Tile::run_pending_kernels() {
+  for (PendingKernel& k : pending_) {
+    try {
+      k.kernel->execute(k.operands, k.step->scalars, memory_);
+    } catch (const std::out_of_range& e) {
+      k.context.hazard.detail = e.what();
+      kernel_hazards_.push_back(std::move(k.context));
+    }
+  }
+  pending_.clear();
+}
+
+void Tile::report_kernel_hazards() {
+  for (auto& h : kernel_hazards_) monitor_.report(std::move(h));
+  kernel_hazards_.clear();
+}
+
+void Tile::flush_kernels() {
+  run_pending_kernels();
+  report_kernel_hazards();
+}
+
+// Whether a queued kernel's operand spans `address` (the validated signature's spans).
+bool Tile::pending_kernel_touches(uint32_t address) const {
+  for (const PendingKernel& k : pending_) {
+    const arch::KernelSignature* sig = arch::find_kernel_signature(k.step->name);
+    if (sig == nullptr) return true;
+    const auto spans = sig->operand_bytes(k.step->scalars, k.operands.size());
+    for (size_t i = 0; i < k.operands.size(); ++i) {
+      if (address + 4 > k.operands[i] && address < uint64_t(k.operands[i]) + spans[i]) return true;
+    }
+  }
+  return false;
 }
 
 void Tile::do_kernel(const arch::KernelStep& step) {
@@ -90,6 +130,7 @@ void Tile::do_kernel(const arch::KernelStep& step) {
     if (!op.indirect) {
       operands.push_back(op.address);
     } else if (memory_.contains(op.address, 4)) {
+      if (pending_kernel_touches(op.address)) flush_kernels();
       operands.push_back(memory_.read_word(op.address));
     } else {
       step_hazard(HazardClass::WriteOutOfRange, "kernel " + step.name,
@@ -98,11 +139,8 @@ void Tile::do_kernel(const arch::KernelStep& step) {
     }
   }
   if (ok) {
-    try {
-      kernel->execute(operands, step.scalars, memory_);
-    } catch (const std::out_of_range& e) {
-      step_hazard(HazardClass::WriteOutOfRange, "kernel " + step.name, e.what());
-    }
+    pending_.push_back({kernel, &step, std::move(operands),
+                        make_step_hazard(HazardClass::WriteOutOfRange, "kernel " + step.name, "")});
   }
   const uint64_t cycles = kernel_launch_instructions() * machine_.supervisor_cycles_per_instruction +
                           (kernel ? kernel->cycles(step.scalars, machine_) : 0);
@@ -116,6 +154,7 @@ void Tile::do_repeat(const arch::RepeatStep& step) {
     execute(step.body);
     iterations_.pop_back();
     if (monitor_.stopping()) return;
+    if (!step.pointers.empty()) flush_kernels();  // the loop code's loads and stores
     for (const auto& p : step.pointers) {
       if (!memory_.contains(p.address, 4)) {
         step_hazard(HazardClass::WriteOutOfRange, "repeat pointer",
@@ -130,6 +169,7 @@ void Tile::do_repeat(const arch::RepeatStep& step) {
 }
 
 void Tile::do_patch(const arch::PatchStep& step) {
+  flush_kernels();  // the patch's stores follow the kernels in program order
   const uint32_t i = iteration();
   for (const auto& entry : step.entries) {
     if (entry.values.empty()) continue;

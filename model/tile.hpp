@@ -14,6 +14,8 @@
 
 namespace lockstep::model {
 
+struct KernelDefinition;
+
 class Tile : public sc_core::sc_module {
  public:
   sc_core::sc_port<BarrierInterface> barrier;
@@ -33,6 +35,16 @@ class Tile : public sc_core::sc_module {
   uint32_t paired_mux = 0x640;  // paired mux, carried between phases
 
   uint32_t iteration() const { return iterations_.empty() ? 0 : iterations_.back(); }
+
+  // Kernel numerics are deferred: a launch costs its cycles at once, but the kernel runs
+  // when something can observe its memory (a barrier release, the end of the run, or this
+  // tile's own patch, pointer update or indirect operand). Tiles share no memory, so the
+  // queues of many tiles may run on several threads and give the bits one thread gives.
+  bool has_pending_kernels() const { return !pending_.empty(); }
+  // Runs this tile's queue in launch order; touches only this tile. Any thread.
+  void run_pending_kernels();
+  // Reports what run_pending_kernels found (its SystemC thread or the release's only).
+  void report_kernel_hazards();
   bool finished() const { return finished_; }
   uint64_t finish_cycle() const { return finish_cycle_; }
   uint32_t current_phase() const { return current_phase_; }
@@ -47,6 +59,18 @@ class Tile : public sc_core::sc_module {
   void do_patch(const arch::PatchStep& step);
   void wait_cycles(uint64_t cycles);
   void step_hazard(HazardClass kind, const std::string& what, const std::string& detail);
+  RecordedHazard make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const;
+  void flush_kernels();  // run and report, in this tile's thread
+  bool pending_kernel_touches(uint32_t address) const;
+
+  struct PendingKernel {
+    const KernelDefinition* kernel;
+    const arch::KernelStep* step;
+    std::vector<uint32_t> operands;  // resolved byte addresses
+    RecordedHazard context;          // phase, iteration and cycle of the launch
+  };
+  std::vector<PendingKernel> pending_;
+  std::vector<RecordedHazard> kernel_hazards_;
 
   const arch::TileProgram& program_;
   const arch::MachineDescription& machine_;

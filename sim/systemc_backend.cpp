@@ -106,6 +106,7 @@ class SystemCBackend : public Backend {
     }
     load(package, options, *chip);
     sc_core::sc_start();
+    chip->run_pending_kernels();  // kernels launched after the last barrier
 
     if (!monitor.stopping()) {
       for (const auto& [key, tiles] : chip->barrier().stuck()) {

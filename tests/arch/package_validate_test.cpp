@@ -209,7 +209,8 @@ TEST(PackageValidate, PatchEntries) {
 TEST(PackageValidate, KernelNameAndShape) {
   Package p = p2p();
   step_of<KernelStep>(p, 1, {2}).name = "gemm";
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): name: unknown kernel 'gemm' (known: checksum, copy, fill)");
+  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): name: unknown kernel 'gemm' (known: add, cast, checksum, copy, fill, gelu, "
+                         "gemm_fp16, gemm_fp8, layernorm, reduce_sum, softmax)");
   p = p2p();
   step_of<KernelStep>(p, 1, {2}).operands.pop_back();
   EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): operands: checksum takes 2 operands, got 1");
@@ -224,7 +225,7 @@ TEST(PackageValidate, KernelRangesInSram) {
   EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): operands[1]: [0xe7ffc, 0xe8004) outside SRAM [0x4c000, 0xe8000)");
   p = repeat();
   step_of<KernelStep>(p, 0, {0, 2}).scalars[0] = 0;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.2 (kernel): scalars[0]: byte count 0 outside [1, 638976]");
+  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.2 (kernel): scalars[0]: copy: bytes = 0 outside [1, 638976]");
   p = repeat();
   step_of<KernelStep>(p, 0, {0, 2}).operands[1].address = 0x4c801;
   EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.2 (kernel): operands[1]: pointer slot 0x4c801 is not 4-aligned");

@@ -1,0 +1,141 @@
+#include "arch/kernel_signatures.hpp"
+
+#include <algorithm>
+
+namespace lockstep::arch {
+namespace {
+
+using Scalars = std::vector<int64_t>;
+
+std::string outside(size_t i, const char* name, int64_t value, int64_t min, int64_t max) {
+  if (value >= min && value <= max) return "";
+  return "scalars[" + std::to_string(i) + "]: " + name + " = " + std::to_string(value) +
+         " outside [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
+// Each named scalar in [1, sram_bytes]; the first failure wins.
+std::string sizes(const Scalars& s, std::initializer_list<std::pair<size_t, const char*>> named,
+                  uint64_t sram) {
+  for (const auto& [i, name] : named) {
+    if (auto e = outside(i, name, s[i], 1, static_cast<int64_t>(sram)); !e.empty()) return e;
+  }
+  return "";
+}
+
+std::string bits(const Scalars& s, size_t i, const char* name) {
+  if (s[i] == 16 || s[i] == 32) return "";
+  return "scalars[" + std::to_string(i) + "]: " + name + " = " + std::to_string(s[i]) +
+         " (expected 16 or 32)";
+}
+
+uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
+
+const std::vector<KernelSignature>& table() {
+  static const std::vector<KernelSignature> kernels = {
+      {"add", {3}, 1, "[out, a, b] FP16, scalars [count]",
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "count"}}, m);
+       },
+       [](const Scalars& s, size_t) { return std::vector<uint64_t>(3, 2 * u(s[0])); }},
+      {"cast", {2}, 3, "[out, in], scalars [count, in_bits, out_bits] (16 or 32)",
+       [](const Scalars& s, uint64_t m) {
+         if (auto e = sizes(s, {{0, "count"}}, m); !e.empty()) return e;
+         if (auto e = bits(s, 1, "in_bits"); !e.empty()) return e;
+         return bits(s, 2, "out_bits");
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{u(s[0] * s[2] / 8), u(s[0] * s[1] / 8)};
+       }},
+      {"checksum", {2}, 1, "[src, dst], scalars [bytes]: FNV-1a 64 of src as 8 bytes at dst",
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "bytes"}}, m);
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{u(s[0]), 8};
+       }},
+      {"copy", {2}, 1, "[dst, src], scalars [bytes] (multiple of 4)",
+       [](const Scalars& s, uint64_t m) {
+         if (auto e = sizes(s, {{0, "bytes"}}, m); !e.empty()) return e;
+         return s[0] % 4 == 0
+                    ? std::string()
+                    : "scalars[0]: bytes = " + std::to_string(s[0]) + " is not a multiple of 4";
+       },
+       [](const Scalars& s, size_t) { return std::vector<uint64_t>(2, u(s[0])); }},
+      {"fill", {1}, 2, "[dst], scalars [bytes (multiple of 4), 32-bit word value]",
+       [](const Scalars& s, uint64_t m) {
+         if (auto e = sizes(s, {{0, "bytes"}}, m); !e.empty()) return e;
+         if (s[0] % 4 != 0)
+           return "scalars[0]: bytes = " + std::to_string(s[0]) + " is not a multiple of 4";
+         return outside(1, "word value", s[1], 0, UINT32_MAX);
+       },
+       [](const Scalars& s, size_t) { return std::vector<uint64_t>{u(s[0])}; }},
+      {"gelu", {2}, 1, "[out, in] FP16, scalars [count]",
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "count"}}, m);
+       },
+       [](const Scalars& s, size_t) { return std::vector<uint64_t>(2, 2 * u(s[0])); }},
+      {"gemm_fp16", {3}, 5, "[out, a, b], scalars [rows, columns, inner, b_transposed, out_bits]",
+       [](const Scalars& s, uint64_t m) {
+         if (auto e = sizes(s, {{0, "rows"}, {1, "columns"}, {2, "inner"}}, m); !e.empty())
+           return e;
+         if (auto e = outside(3, "b_transposed", s[3], 0, 1); !e.empty()) return e;
+         return bits(s, 4, "out_bits");
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{u(s[0] * s[1]) * u(s[4]) / 8, 2 * u(s[0] * s[2]),
+                                      2 * u(s[2] * s[1])};
+       }},
+      {"gemm_fp8", {3}, 4,
+       "[out FP32, input FP16, weights F143], scalars [rows, k, n, weight_scale]",
+       [](const Scalars& s, uint64_t m) {
+         if (auto e = sizes(s, {{0, "rows"}, {1, "k"}, {2, "n"}}, m); !e.empty()) return e;
+         return outside(3, "weight_scale", s[3], -14, 8);
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{4 * u(s[0] * s[2]), 2 * u(s[0] * s[1]), u(s[1] * s[2])};
+       }},
+      {"layernorm", {2, 4}, 2, "[out, in] or [out, in, gamma, beta] FP16, scalars [rows, columns]",
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "rows"}, {1, "columns"}}, m);
+       },
+       [](const Scalars& s, size_t operands) {
+         std::vector<uint64_t> b{2 * u(s[0] * s[1]), 2 * u(s[0] * s[1])};
+         while (b.size() < operands) b.push_back(2 * u(s[1]));
+         return b;
+       }},
+      {"reduce_sum", {3}, 3, "[out FP16, parts FP32, bias FP16], scalars [parts, rows, columns]",
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "parts"}, {1, "rows"}, {2, "columns"}}, m);
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{2 * u(s[1] * s[2]), 4 * u(s[0] * s[1]) * u(s[2]),
+                                      2 * u(s[2])};
+       }},
+      {"softmax", {2}, 3, "[out FP16, in FP32], scalars [rows, columns, head_dim]",
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "rows"}, {1, "columns"}, {2, "head_dim"}}, m);
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{2 * u(s[0] * s[1]), 4 * u(s[0] * s[1])};
+       }},
+  };
+  return kernels;
+}
+
+}  // namespace
+
+const std::vector<KernelSignature>& kernel_signatures() { return table(); }
+
+const KernelSignature* find_kernel_signature(const std::string& name) {
+  for (const auto& k : table())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+std::string kernel_signature_names() {
+  std::string names;
+  for (const auto& k : table()) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
+}
+
+}  // namespace lockstep::arch

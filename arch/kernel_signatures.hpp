@@ -1,0 +1,27 @@
+#pragma once
+// What a package may ask of each compute kernel: operand and scalar counts, the range of
+// every scalar and the bytes each operand spans. validate_package checks kernel steps with
+// this table; model/kernels/ implements exactly these names (a test holds the two equal).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lockstep::arch {
+
+struct KernelSignature {
+  const char* name;
+  std::vector<size_t> operand_counts;  // the allowed numbers of operands
+  size_t scalars;
+  const char* summary;  // operands and scalars in one line, for messages and docs
+  // "" when the scalars are in range, else "scalars[i]: what is wrong" (one line).
+  std::string (*check_scalars)(const std::vector<int64_t>& scalars, uint64_t sram_bytes);
+  // Bytes each operand spans (only called once check_scalars passed).
+  std::vector<uint64_t> (*operand_bytes)(const std::vector<int64_t>& scalars, size_t operands);
+};
+
+// nullptr for an unknown name.
+const KernelSignature* find_kernel_signature(const std::string& name);
+const std::vector<KernelSignature>& kernel_signatures();  // sorted by name
+std::string kernel_signature_names();                       // "add, cast, ..." for messages
+
+}  // namespace lockstep::arch

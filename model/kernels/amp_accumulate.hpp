@@ -1,0 +1,504 @@
+#pragma once
+// The F16 AMP accumulation shared by gemm_fp8, gemm_fp16 and reduce_sum (docs/kernels-gemm.md).
+//
+// Round-once: fl16(s + acc) for an FP32 s and an FP16 acc (held as a float), rounded once from
+// the exact sum. TwoSum gives hi = fl32(s + acc) and the exact error lo; hi is turned into the
+// round-to-odd value of the exact sum (a nearest-even hi with lo != 0 becomes its neighbour
+// towards the exact sum when its last bit is even), and that is rounded to FP16, nearest even.
+// Rounding to odd at 24 bits and then to nearest at 11 bits is one rounding to nearest at 11
+// bits (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms
+// using rounding to odd", IEEE TC 2008: it needs 2 extra bits, float has 13).
+//
+// GEMM: out[r][c] starts at FP16 +0; per AMP step (16 consecutive K values, the last step
+// shorter when K % 16 != 0) the products a[r][k] * b[k][c] (exact in FP32) are summed in FP32
+// in K order starting from the first product, and acc = fl16(step sum + acc) rounded once.
+//
+// Layouts (all scratch, never SRAM): A as floats [rows][k], taken in register blocks of up
+// to kRowBlock rows (RowBlocks); B in panels of kPanel columns (the last possibly half
+// width), each [k][width] floats with zero padding columns (Panels); accumulators per panel
+// [rows][width] floats holding FP16 values. The x86 path (AVX2 + FMA + F16C, chosen at run
+// time from CPUID) and the portable path give the same bits: every operation is an IEEE
+// operation whose result the rule fixes (the products are exact, so a fused multiply-add
+// equals a multiply and an add).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "arch/fp16.hpp"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define LOCKSTEP_AMP_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#else
+#define LOCKSTEP_AMP_X86 0
+#endif
+
+namespace lockstep::model::kernels::amp {
+
+inline constexpr uint32_t kStep = 16;     // K values per AMP step
+inline constexpr uint32_t kPanel = 16;    // output columns per packed B panel
+inline constexpr uint32_t kRowBlock = 6;  // rows per register block
+
+enum class Isa { Portable, Avx2 };
+
+#if LOCKSTEP_AMP_X86
+// AVX2, FMA and F16C from CPUID, with the OS saving the YMM registers (XCR0 bits 1 and 2).
+// (__builtin_cpu_supports cannot name F16C in every compiler.)
+inline bool cpu_has_avx2_fma_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+  const bool fma = ecx & (1u << 12), osxsave = ecx & (1u << 27), avx = ecx & (1u << 28), f16c = ecx & (1u << 29);
+  if (!(fma && osxsave && avx && f16c)) return false;
+  unsigned xcr0 = 0, xcr0_high = 0;
+  __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+  if ((xcr0 & 6u) != 6u) return false;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  return ebx & (1u << 5);  // AVX2
+}
+#endif
+
+inline bool isa_available(Isa isa) {
+  if (isa == Isa::Portable) return true;
+#if LOCKSTEP_AMP_X86
+  static const bool avx2 = cpu_has_avx2_fma_f16c();
+  return avx2;
+#else
+  return false;
+#endif
+}
+inline Isa best_isa() { return isa_available(Isa::Avx2) ? Isa::Avx2 : Isa::Portable; }
+
+// ---- round-once -------------------------------------------------------------------------
+
+// fl16(s + acc), rounded once from the exact sum; acc an FP16 value (or any float: the method
+// holds for every pair of floats). The result is an FP16 value as a float; a NaN stays some
+// NaN (callers canonicalise when they store).
+inline float round_add(float s, float acc) {
+  const float hi = s + acc;
+  const float bb = hi - s;
+  const float lo = (s - (hi - bb)) + (acc - bb);
+  uint32_t bits = std::bit_cast<uint32_t>(hi);
+  if (lo < 0.0f || lo > 0.0f) {  // false for NaN, so an infinite or NaN hi is left alone
+    if ((bits ^ std::bit_cast<uint32_t>(lo)) >> 31) bits -= 1;  // |exact| < |hi|: truncate
+    bits |= 1;                                                   // inexact: odd
+  }
+  return arch::fp16_to_float(arch::fp16_from_float(std::bit_cast<float>(bits)));
+}
+
+// FP16 bits of an FP16-valued float; every NaN becomes the positive 0x7e00 (a NaN made by
+// arithmetic, docs/numerics.md).
+inline uint16_t fp16_bits(float v) {
+  const uint16_t h = arch::fp16_from_float(v);
+  return arch::fp16_is_nan(h) ? arch::kFp16CanonicalNaN : h;
+}
+// The same value as FP32 (exact); every NaN becomes fp16_to_float(0x7e00) = 0x7fc00000.
+inline float fp32_value(float v) {
+  return std::isnan(v) ? arch::fp16_to_float(arch::kFp16CanonicalNaN) : v;
+}
+
+#if LOCKSTEP_AMP_X86
+#define LOCKSTEP_AMP_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+LOCKSTEP_AMP_AVX2 inline __m256 round_add_avx2(__m256 s, __m256 acc) {
+  const __m256 hi = _mm256_add_ps(s, acc);
+  const __m256 bb = _mm256_sub_ps(hi, s);
+  const __m256 lo = _mm256_add_ps(_mm256_sub_ps(s, _mm256_sub_ps(hi, bb)), _mm256_sub_ps(acc, bb));
+  const __m256i inexact = _mm256_castps_si256(_mm256_cmp_ps(lo, _mm256_setzero_ps(), _CMP_NEQ_OQ));
+  const __m256i hib = _mm256_castps_si256(hi);
+  const __m256i differ = _mm256_srai_epi32(_mm256_xor_si256(hib, _mm256_castps_si256(lo)), 31);
+  __m256i bits = _mm256_add_epi32(hib, _mm256_and_si256(inexact, differ));  // -1: truncate
+  bits = _mm256_or_si256(bits, _mm256_srli_epi32(inexact, 31));             // odd
+  return _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_castsi256_ps(bits), _MM_FROUND_TO_NEAREST_INT));
+}
+
+LOCKSTEP_AMP_AVX2 inline void round_add_array_avx2(const float* s, float* acc, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(acc + i, round_add_avx2(_mm256_loadu_ps(s + i), _mm256_loadu_ps(acc + i)));
+  }
+  for (; i < n; ++i) acc[i] = round_add(s[i], acc[i]);
+}
+
+LOCKSTEP_AMP_AVX2 inline void fp16_bits_array_avx2(const float* v, uint16_t* out, size_t n) {
+  const __m128i nan = _mm_set1_epi16(static_cast<short>(arch::kFp16CanonicalNaN));
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(v + i);
+    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT);
+    const __m256i is_nan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    // 32-bit masks to 16-bit lanes (all-ones or zero survive the signed pack).
+    const __m128i mask = _mm_packs_epi32(_mm256_castsi256_si128(is_nan), _mm256_extracti128_si256(is_nan, 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_blendv_epi8(h, nan, mask));
+  }
+  for (; i < n; ++i) out[i] = fp16_bits(v[i]);
+}
+#endif
+
+// acc[i] = round_add(s[i], acc[i]) for i < n.
+inline void round_add_array(const float* s, float* acc, size_t n, Isa isa) {
+#if LOCKSTEP_AMP_X86
+  if (isa == Isa::Avx2) return round_add_array_avx2(s, acc, n);
+#endif
+  (void)isa;
+  for (size_t i = 0; i < n; ++i) acc[i] = round_add(s[i], acc[i]);
+}
+
+// ---- reduction ---------------------------------------------------------------------------
+
+// out[i] = FP16 bits of fl16(...fl16(fl16(parts[0][i]) + parts[1][i]) ... + bias[i]), every
+// add rounded once (round_add); parts[p] at parts + p x elements; NaN -> 0x7e00. fl16(x) is
+// round_add(x, -0): adding -0 changes no value, not even the sign of a zero.
+#if LOCKSTEP_AMP_X86
+LOCKSTEP_AMP_AVX2 inline void reduce_avx2(const float* parts, uint32_t count, size_t elements, float* bias,
+                                          uint16_t* out) {
+  // Four independent vectors at a time (one round_add chain is latency-bound), then single
+  // vectors; the sums go to the caller's scratch `bias`, converted to FP16 at the end.
+  size_t i = 0;
+  for (; i + 32 <= elements; i += 32) {
+    __m256 acc[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) acc[v] = _mm256_set1_ps(-0.0f);
+    for (uint32_t p = 0; p < count; ++p) {
+      const float* part = parts + p * elements + i;
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) acc[v] = round_add_avx2(_mm256_loadu_ps(part + 8 * v), acc[v]);
+    }
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      _mm256_storeu_ps(bias + i + 8 * v, round_add_avx2(_mm256_loadu_ps(bias + i + 8 * v), acc[v]));
+    }
+  }
+  for (; i + 8 <= elements; i += 8) {
+    __m256 acc = _mm256_set1_ps(-0.0f);
+    for (uint32_t p = 0; p < count; ++p) acc = round_add_avx2(_mm256_loadu_ps(parts + p * elements + i), acc);
+    _mm256_storeu_ps(bias + i, round_add_avx2(_mm256_loadu_ps(bias + i), acc));
+  }
+  fp16_bits_array_avx2(bias, out, i);
+  for (; i < elements; ++i) {
+    float acc = -0.0f;
+    for (uint32_t p = 0; p < count; ++p) acc = round_add(parts[p * elements + i], acc);
+    out[i] = fp16_bits(round_add(bias[i], acc));
+  }
+}
+#endif
+
+// `bias` holds the bias of every element (elements floats) and is overwritten.
+inline void reduce(const float* parts, uint32_t count, size_t elements, float* bias, uint16_t* out, Isa isa) {
+#if LOCKSTEP_AMP_X86
+  if (isa == Isa::Avx2) return reduce_avx2(parts, count, elements, bias, out);
+#endif
+  (void)isa;
+  for (size_t i = 0; i < elements; ++i) {
+    float acc = -0.0f;
+    for (uint32_t p = 0; p < count; ++p) acc = round_add(parts[p * elements + i], acc);
+    out[i] = fp16_bits(round_add(bias[i], acc));
+  }
+}
+
+// ---- GEMM -------------------------------------------------------------------------------
+
+// FP16 bits to floats (exact).
+#if LOCKSTEP_AMP_X86
+LOCKSTEP_AMP_AVX2 inline void to_float_avx2(const uint16_t* h, float* out, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
+  }
+  for (; i < n; ++i) out[i] = arch::fp16_to_float(h[i]);
+}
+#endif
+inline void to_float(const uint16_t* h, float* out, size_t n, Isa isa) {
+#if LOCKSTEP_AMP_X86
+  if (isa == Isa::Avx2) return to_float_avx2(h, out, n);
+#endif
+  (void)isa;
+  for (size_t i = 0; i < n; ++i) out[i] = arch::fp16_to_float(h[i]);
+}
+
+// Output columns in panels: kPanel wide, the last one kPanel / 2 wide when at most half a
+// panel is left (so 36 columns cost 40, not 48). Panel i starts at column kPanel x i; its B
+// slice [k][width] starts at float kPanel x i x k, its accumulators [rows][width] at
+// kPanel x i x rows.
+struct Panels {
+  uint32_t count, last_width;
+  explicit Panels(uint32_t n)
+      : count((n + kPanel - 1) / kPanel),
+        last_width(n % kPanel == 0 ? kPanel : n % kPanel <= kPanel / 2 ? kPanel / 2 : kPanel) {}
+  uint32_t width(uint32_t i) const { return i + 1 == count ? last_width : kPanel; }
+  size_t padded() const { return size_t{count - 1} * kPanel + last_width; }
+};
+
+// Rows are cut into ceil(rows / kRowBlock) register blocks of nearly equal height (8 rows are
+// 4 + 4, not 6 + 2: a block needs enough independent sums to keep the FMA units busy).
+struct RowBlocks {
+  uint32_t count, base, extra;  // the first `extra` blocks have base + 1 rows
+  explicit RowBlocks(uint32_t rows)
+      : count((rows + kRowBlock - 1) / kRowBlock), base(rows / count), extra(rows % count) {}
+  uint32_t begin(uint32_t i) const { return i * base + std::min(i, extra); }
+  uint32_t size(uint32_t i) const { return base + (i < extra ? 1 : 0); }
+};
+
+// Scratch reused by every GEMM on this thread (grow-only, so the pages stay mapped).
+struct Workspace {
+  std::vector<float> a, b, acc;
+};
+inline Workspace& workspace() {
+  thread_local Workspace w;
+  return w;
+}
+
+// B packed into panels (`b` resized, padding columns zero). row(kk, c0, count, to) writes
+// the floats of b[kk][c0 .. c0 + count) to `to`.
+template <typename Row>
+void pack_b(std::vector<float>& b, uint32_t k, uint32_t n, Row row) {
+  const Panels panels(n);
+  b.resize(panels.padded() * k);
+  for (uint32_t i = 0; i < panels.count; ++i) {
+    const uint32_t c0 = i * kPanel, width = panels.width(i), count = std::min(width, n - c0);
+    float* to = b.data() + size_t{c0} * k;
+    for (uint32_t kk = 0; kk < k; ++kk, to += width) {
+      row(kk, c0, count, to);
+      std::fill(to + count, to + width, 0.0f);
+    }
+  }
+}
+
+// One register block: R rows x 8V columns over all of K. a: R rows of A as floats, lda
+// apart; bp: the panel [k][8V]; acc: [R][8V], holding the starting FP16 values.
+template <int R, int V>
+void block_portable(const float* a, size_t lda, const float* bp, uint32_t k, float* acc) {
+  constexpr uint32_t W = 8 * V;
+  for (uint32_t t = 0; t < k; t += kStep) {
+    const uint32_t end = std::min(k, t + kStep);
+    float s[R][W];
+    for (int r = 0; r < R; ++r) {
+      const float x = a[r * lda + t];
+      for (uint32_t j = 0; j < W; ++j) s[r][j] = x * bp[size_t{t} * W + j];
+    }
+    for (uint32_t kk = t + 1; kk < end; ++kk) {
+      for (int r = 0; r < R; ++r) {
+        const float x = a[r * lda + kk];
+        for (uint32_t j = 0; j < W; ++j) s[r][j] = s[r][j] + x * bp[size_t{kk} * W + j];
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (uint32_t j = 0; j < W; ++j) acc[r * W + j] = round_add(s[r][j], acc[r * W + j]);
+  }
+}
+
+#if LOCKSTEP_AMP_X86
+template <int R, int V>
+LOCKSTEP_AMP_AVX2 void block_avx2(const float* a, size_t lda, const float* bp, uint32_t k, float* acc) {
+  constexpr uint32_t W = 8 * V;
+  for (uint32_t t = 0; t < k; t += kStep) {
+    const uint32_t end = std::min(k, t + kStep);
+    __m256 s[R][V];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 x = _mm256_broadcast_ss(a + r * lda + t);
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) s[r][v] = _mm256_mul_ps(x, _mm256_loadu_ps(bp + size_t{t} * W + 8 * v));
+    }
+    for (uint32_t kk = t + 1; kk < end; ++kk) {
+      __m256 b[V];
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) b[v] = _mm256_loadu_ps(bp + size_t{kk} * W + 8 * v);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const __m256 x = _mm256_broadcast_ss(a + r * lda + kk);
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) s[r][v] = _mm256_fmadd_ps(x, b[v], s[r][v]);  // product exact
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) {
+        float* to = acc + r * W + 8 * v;
+        _mm256_storeu_ps(to, round_add_avx2(s[r][v], _mm256_loadu_ps(to)));
+      }
+    }
+  }
+}
+#endif
+
+template <int R, int V>
+void block(const float* a, size_t lda, const float* bp, uint32_t k, float* acc, Isa isa) {
+#if LOCKSTEP_AMP_X86
+  if (isa == Isa::Avx2) return block_avx2<R, V>(a, lda, bp, k, acc);
+#endif
+  (void)isa;
+  block_portable<R, V>(a, lda, bp, k, acc);
+}
+
+template <int V>
+void block_rows(uint32_t rows, const float* a, size_t lda, const float* bp, uint32_t k, float* acc, Isa isa) {
+  static_assert(kRowBlock == 6, "the dispatch below names every block height");
+  switch (rows) {
+    case 1: return block<1, V>(a, lda, bp, k, acc, isa);
+    case 2: return block<2, V>(a, lda, bp, k, acc, isa);
+    case 3: return block<3, V>(a, lda, bp, k, acc, isa);
+    case 4: return block<4, V>(a, lda, bp, k, acc, isa);
+    case 5: return block<5, V>(a, lda, bp, k, acc, isa);
+    default: return block<6, V>(a, lda, bp, k, acc, isa);
+  }
+}
+
+// The accumulators `acc` (panels of [rows][width], resized) from A ([rows][k] floats) and
+// packed B.
+inline void run(std::vector<float>& acc, const float* a, const float* bp, uint32_t rows, uint32_t k, uint32_t n,
+                Isa isa) {
+  const Panels panels(n);
+  const RowBlocks blocks(rows);
+  acc.assign(panels.padded() * rows, 0.0f);  // FP16 +0
+  for (uint32_t i = 0; i < panels.count; ++i) {
+    const uint32_t width = panels.width(i);
+    const float* panel = bp + size_t{i} * kPanel * k;
+    float* out = acc.data() + size_t{i} * kPanel * rows;
+    for (uint32_t j = 0; j < blocks.count; ++j) {
+      const uint32_t r0 = blocks.begin(j);
+      const float* ar = a + size_t{r0} * k;
+      float* o = out + size_t{r0} * width;
+      if (width == kPanel) {
+        block_rows<2>(blocks.size(j), ar, k, panel, k, o, isa);
+      } else {
+        block_rows<1>(blocks.size(j), ar, k, panel, k, o, isa);
+      }
+    }
+  }
+}
+
+// B^T (FP16 [n][k]) packed into panels as pack_b would pack B: 8 x 8 blocks transposed in
+// registers on the x86 path.
+#if LOCKSTEP_AMP_X86
+LOCKSTEP_AMP_AVX2 inline void transpose8(__m256 r[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+// Columns c0 .. c0 + count (count <= 8) of B = rows of bt, K values kk0 .. kk0 + 8, into
+// `to` (row stride `width` floats); missing columns are zero.
+LOCKSTEP_AMP_AVX2 inline void transpose_block_avx2(const uint16_t* bt, uint32_t k, uint32_t c0, uint32_t count,
+                                                   uint32_t kk0, float* to, uint32_t width) {
+  __m256 r[8];
+  for (uint32_t j = 0; j < 8; ++j) {
+    r[j] = j < count ? _mm256_cvtph_ps(_mm_loadu_si128(
+                           reinterpret_cast<const __m128i*>(bt + size_t{c0 + j} * k + kk0)))
+                     : _mm256_setzero_ps();
+  }
+  transpose8(r);
+  for (uint32_t q = 0; q < 8; ++q) _mm256_storeu_ps(to + size_t{kk0 + q} * width, r[q]);
+}
+#endif
+
+inline void pack_b_transposed(std::vector<float>& b, const uint16_t* bt, uint32_t k, uint32_t n, Isa isa) {
+  const Panels panels(n);
+  b.resize(panels.padded() * k);
+  for (uint32_t i = 0; i < panels.count; ++i) {
+    const uint32_t c0 = i * kPanel, width = panels.width(i), count = std::min(width, n - c0);
+    float* to = b.data() + size_t{c0} * k;
+    uint32_t kk0 = 0;
+#if LOCKSTEP_AMP_X86
+    if (isa == Isa::Avx2) {
+      for (; kk0 + 8 <= k; kk0 += 8) {
+        for (uint32_t g = 0; g < width; g += 8) {
+          transpose_block_avx2(bt, k, c0 + g, count > g ? std::min(8u, count - g) : 0, kk0, to + g, width);
+        }
+      }
+    }
+#endif
+    (void)isa;
+    for (uint32_t j = 0; j < width; ++j) {
+      for (uint32_t kk = kk0; kk < k; ++kk) {
+        to[size_t{kk} * width + j] = j < count ? arch::fp16_to_float(bt[size_t{c0 + j} * k + kk]) : 0.0f;
+      }
+    }
+  }
+}
+
+// The whole GEMM on this thread's workspace: a FP16 [rows][k]; pack(b) fills the packed B
+// (pack_b, pack_b_transposed). Calls store(r, c, FP16-valued float) for every output in
+// row-major order.
+template <typename Pack, typename Store>
+void gemm(const uint16_t* a, uint32_t rows, uint32_t k, uint32_t n, Pack pack, Store store, Isa isa) {
+  if (rows == 0 || n == 0) return;  // check() refuses these; RowBlocks needs a row
+  Workspace& w = workspace();
+  w.a.resize(size_t{rows} * k);
+  to_float(a, w.a.data(), w.a.size(), isa);
+  pack(w.b);
+  run(w.acc, w.a.data(), w.b.data(), rows, k, n, isa);
+  const Panels panels(n);
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t i = 0; i < panels.count; ++i) {
+      const uint32_t c0 = i * kPanel, width = panels.width(i);
+      const float* from = w.acc.data() + size_t{c0} * rows + size_t{r} * width;
+      for (uint32_t j = 0; j < std::min(width, n - c0); ++j) store(r, c0 + j, from[j]);
+    }
+  }
+}
+
+// A x B for FP16 B: [k][n] row-major, or [n][k] when `transposed` (B^T given).
+template <typename Store>
+void gemm_fp16(const uint16_t* a, const uint16_t* b, uint32_t rows, uint32_t k, uint32_t n, bool transposed,
+               Store store, Isa isa = best_isa()) {
+  gemm(
+      a, rows, k, n,
+      [&](std::vector<float>& packed) {
+        if (transposed) return pack_b_transposed(packed, b, k, n, isa);
+        pack_b(packed, k, n, [&](uint32_t kk, uint32_t c0, uint32_t count, float* to) {
+          to_float(b + size_t{kk} * n + c0, to, count, isa);
+        });
+      },
+      store, isa);
+}
+
+// A x B for F143 B [k][n] bytes, decoded through `decode` (256 floats).
+template <typename Store>
+void gemm_f143(const uint16_t* a, const uint8_t* b, const float* decode, uint32_t rows, uint32_t k, uint32_t n,
+               Store store, Isa isa = best_isa()) {
+  gemm(
+      a, rows, k, n,
+      [&](std::vector<float>& packed) {
+        pack_b(packed, k, n, [&](uint32_t kk, uint32_t c0, uint32_t count, float* to) {
+          const uint8_t* from = b + size_t{kk} * n + c0;
+          for (uint32_t j = 0; j < count; ++j) to[j] = decode[from[j]];
+        });
+      },
+      store, isa);
+}
+
+// ---- cycles ------------------------------------------------------------------------------
+
+// The F16 AMP GEMM cost of IPU21-KERNELS.md 11.2 [S]: calls of Kb = 64 K values by Cb = 16
+// columns, row_cost = rows, group_cost = 1063 (weights in standard memory):
+//   call   = 294 + (Kb/16) x (ceil(Cb x rows / 4) + ceil((Cb/16) x group_cost / 4))
+//          = 294 + 4 x (4 x rows + 266) = 1358 + 16 x rows
+//   kernel = ceil(K / Kb) x ceil(columns / Cb) x call
+// Negative arguments count as 0 (check() refuses them; cycles must not fault).
+inline uint64_t f16_amp_cycles(int64_t rows, int64_t k, int64_t columns) {
+  constexpr uint64_t kCallOverhead = 294, kKBlock = 64, kColumnBlock = 16, kGroupCost = 1063;
+  const auto count = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); };
+  const uint64_t call = kCallOverhead + (kKBlock / 16) * ((kColumnBlock * count(rows) + 3) / 4 +
+                                                           ((kColumnBlock / 16) * kGroupCost + 3) / 4);
+  return (count(k) + kKBlock - 1) / kKBlock * ((count(columns) + kColumnBlock - 1) / kColumnBlock) * call;
+}
+
+}  // namespace lockstep::model::kernels::amp

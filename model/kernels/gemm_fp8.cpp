@@ -1,0 +1,80 @@
+// gemm_fp8: operands [out (FP32 [rows][n]), input (FP16 [rows][k]), weights (F143 bytes
+// [k][n])], scalars [rows, k, n, weight_scale]. out = input x weights with the weights
+// decode(byte) x 2^weight_scale, decoded to FP16 first (exact for weight_scale in [-14, 8],
+// docs/numerics.md), accumulated as the F16 AMP does (model/kernels/amp_accumulate.hpp): per
+// 16-K step an FP32 sum of exact products in K order, added to the FP16 accumulator and
+// rounded once to FP16 (nearest even). The FP16 result is written as FP32 (exact); a NaN is
+// 0x7fc00000 (FP16 0x7e00). All inputs are read before the output is written.
+// Cycles [decision]: the F16 AMP call formula of IPU21-KERNELS.md 11.2 (no F8 formula there;
+// the weights are decoded per AMP step): ceil(k/64) x ceil(n/16) x (294 + 4 x (4 x rows + 266)).
+// Details: docs/kernels-gemm.md.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "arch/fp16.hpp"
+#include "arch/fp8.hpp"
+#include "model/kernel_registry.hpp"
+#include "model/kernels/amp_accumulate.hpp"
+#include "model/kernels/tensor_io.hpp"
+
+namespace lockstep::model {
+namespace {
+
+constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
+
+std::string range(size_t i, const char* name, int64_t value, int64_t min, int64_t max, const char* why) {
+  if (value >= min && value <= max) return "";
+  return "gemm_fp8: scalars[" + std::to_string(i) + "] " + name + " = " + std::to_string(value) + " outside [" +
+         std::to_string(min) + ", " + std::to_string(max) + "]" + why;
+}
+
+std::string span(const char* what, int64_t bytes) {
+  if (bytes <= kSramBytes) return "";
+  return std::string("gemm_fp8: ") + what + " = " + std::to_string(bytes) + " bytes, more than SRAM's " +
+         std::to_string(kSramBytes);
+}
+
+std::string check(const arch::KernelStep& step) {
+  if (auto e = check_counts(step, 3, 4); !e.empty()) return e;
+  const auto& s = step.scalars;
+  if (auto e = range(0, "rows", s[0], 1, kSramBytes, ""); !e.empty()) return e;
+  if (auto e = range(1, "k", s[1], 1, kSramBytes, ""); !e.empty()) return e;
+  if (auto e = range(2, "n", s[2], 1, kSramBytes, ""); !e.empty()) return e;
+  if (auto e = range(3, "weight_scale", s[3], -14, 8, " (F143 x 2^scale must be exact in FP16)"); !e.empty()) {
+    return e;
+  }
+  if (auto e = span("out spans rows x n x 4", s[0] * s[2] * 4); !e.empty()) return e;
+  if (auto e = span("input spans rows x k x 2", s[0] * s[1] * 2); !e.empty()) return e;
+  return span("weights span k x n", s[1] * s[2]);
+}
+
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
+  const auto rows = static_cast<uint32_t>(scalars[0]);
+  const auto k = static_cast<uint32_t>(scalars[1]);
+  const auto n = static_cast<uint32_t>(scalars[2]);
+  const auto scale = static_cast<int8_t>(scalars[3]);
+  kernels::require_span(memory, operands[0], uint64_t{rows} * n * 4, "gemm_fp8 out");
+  const std::vector<uint16_t> input = kernels::read_fp16(memory, operands[1], uint64_t{rows} * k, "gemm_fp8 input");
+  const std::vector<uint8_t> weights = kernels::read_bytes(memory, operands[2], uint64_t{k} * n, "gemm_fp8 weights");
+
+  // F143 -> FP16 (exact in the checked scale range) -> float (exact).
+  const std::array<uint16_t, 256> fp16 = arch::f143_fp16_table(scale);
+  std::array<float, 256> decode{};
+  for (size_t c = 0; c < decode.size(); ++c) decode[c] = arch::fp16_to_float(fp16[c]);
+
+  std::vector<float> out(size_t{rows} * n);
+  kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,
+                          [&](uint32_t r, uint32_t c, float v) { out[size_t{r} * n + c] = kernels::amp::fp32_value(v); });
+  kernels::write_array(memory, operands[0], out, "gemm_fp8 out");
+}
+
+uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+  if (scalars.size() < 3) return 0;
+  return kernels::amp::f16_amp_cycles(scalars[0], scalars[1], scalars[2]);
+}
+
+const KernelRegistration registration{{"gemm_fp8", check, execute, cycles}};
+
+}  // namespace
+}  // namespace lockstep::model

@@ -1,0 +1,128 @@
+// layernorm: operands [out, in] (no affine) or [out, in, gamma, beta] (affine), all FP16;
+// out and in are [rows][columns], gamma and beta [columns]; scalars [rows, columns]. There is
+// no public kernel (IPU21-KERNELS.md section 0), so the order is Lockstep's definition
+// (docs/kernels-elementwise.md "layernorm"), per row of H = columns values x:
+//   mean = fl32(sum / H),   sum    = FP32 sum of x in column order
+//   d    = fl32(x - mean)
+//   var  = fl32(sumsq / H), sumsq  = FP32 sum of fl32(d * d) in column order
+//   rstd = fl32(1 / sqrt(var + 1e-6))     (double, rounded once; epsilon as in SigLIP)
+//   y    = fl32(d * rstd);  affine: y = fl32(fl32(y * gamma) + beta)
+//   out  = fl16(y)
+// A NaN result is the positive 0x7e00. All inputs are read before any output is written, so
+// out may alias in. Cycles [decision]: rows split over the workers, 10 worker instructions per
+// element and 12 per row, plus the planner's 11-cycle launch (the same for both forms: the
+// cycle model sees only the scalars).
+#include <bit>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "arch/fp16.hpp"
+#include "model/kernel_registry.hpp"
+#include "model/kernels/tensor_io.hpp"
+
+namespace lockstep::model {
+namespace {
+
+constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
+constexpr double kEpsilon = 1e-6;
+constexpr uint64_t kInstructionsPerElement = 10;  // sum 2, variance 4, normalise 4
+constexpr uint64_t kInstructionsPerRow = 12;
+constexpr uint64_t kLaunchCycles = 11;  // IPU21-KERNELS.md 11.1
+
+std::string scalar_range(size_t i, const char* name, int64_t value) {
+  if (value >= 1 && value <= kSramBytes) return "";
+  return "layernorm: scalars[" + std::to_string(i) + "] " + name + " = " + std::to_string(value) +
+         " (expected 1 to " + std::to_string(kSramBytes) + ")";
+}
+
+std::string check(const arch::KernelStep& step) {
+  if (step.operands.size() != 2 && step.operands.size() != 4) {
+    return "kernel layernorm takes 2 or 4 operand(s), got " + std::to_string(step.operands.size());
+  }
+  if (auto e = check_counts(step, step.operands.size(), 2); !e.empty()) return e;
+  const auto& s = step.scalars;
+  if (auto e = scalar_range(0, "rows", s[0]); !e.empty()) return e;
+  if (auto e = scalar_range(1, "columns", s[1]); !e.empty()) return e;
+  const int64_t bytes = s[0] * s[1] * 2;
+  if (bytes > kSramBytes) {
+    return "layernorm: in spans rows x columns x 2 = " + std::to_string(bytes) +
+           " bytes, more than SRAM's " + std::to_string(kSramBytes);
+  }
+  return "";
+}
+
+// fl16(y), NaN -> the positive 0x7e00. In FP16's normal range 2^-14 <= |y| < 65520 this is
+// arch::fp16_from_float's integer rounding inlined (the float's exponent field maps to FP16's by
+// a constant; add half a quantum less one plus the kept lowest bit, truncate); else that function.
+inline uint16_t to_fp16(float y) {
+  const uint32_t bits = std::bit_cast<uint32_t>(y);
+  const uint32_t a = bits & 0x7fffffffu;
+  if (a - 0x38800000u < 0x477ff000u - 0x38800000u) {
+    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) |
+                                 ((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13));
+  }
+  return std::isnan(y) ? arch::kFp16CanonicalNaN : arch::fp16_from_float(y);
+}
+
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
+             Sram& memory) {
+  const auto rows = static_cast<uint64_t>(scalars[0]);
+  const auto columns = static_cast<uint64_t>(scalars[1]);
+  const bool affine = operands.size() == 4;
+  kernels::require_span(memory, operands[0], rows * columns * 2, "layernorm out");
+  const std::vector<uint16_t> in =
+      kernels::read_fp16(memory, operands[1], rows * columns, "layernorm in");
+  std::vector<float> gamma;
+  std::vector<float> beta;
+  if (affine) {
+    for (const uint16_t g : kernels::read_fp16(memory, operands[2], columns, "layernorm gamma")) {
+      gamma.push_back(arch::fp16_to_float(g));
+    }
+    for (const uint16_t b : kernels::read_fp16(memory, operands[3], columns, "layernorm beta")) {
+      beta.push_back(arch::fp16_to_float(b));
+    }
+  }
+
+  const auto h = static_cast<float>(columns);  // exact: columns < 2^24
+  std::vector<uint16_t> out(rows * columns);
+  std::vector<float> d(columns);
+  for (uint64_t r = 0; r < rows; ++r) {
+    const uint16_t* x = in.data() + r * columns;
+    float sum = 0.0f;
+    for (uint64_t c = 0; c < columns; ++c) sum += arch::fp16_to_float(x[c]);
+    const float mean = sum / h;
+    float sum_sq = 0.0f;
+    for (uint64_t c = 0; c < columns; ++c) {
+      d[c] = arch::fp16_to_float(x[c]) - mean;
+      const float square = d[c] * d[c];
+      sum_sq += square;
+    }
+    const float var = sum_sq / h;
+    const auto rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var) + kEpsilon));
+    uint16_t* o = out.data() + r * columns;
+    if (affine) {
+      for (uint64_t c = 0; c < columns; ++c) {
+        const float y = d[c] * rstd;
+        const float scaled = y * gamma[c];
+        o[c] = to_fp16(scaled + beta[c]);
+      }
+    } else {
+      for (uint64_t c = 0; c < columns; ++c) o[c] = to_fp16(d[c] * rstd);
+    }
+  }
+  kernels::write_array(memory, operands[0], out, "layernorm out");
+}
+
+uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+  const auto rows = static_cast<uint64_t>(scalars[0]);
+  const auto columns = static_cast<uint64_t>(scalars[1]);
+  return machine.supervisor_cycles_per_instruction * per_worker(rows, machine) *
+             (kInstructionsPerElement * columns + kInstructionsPerRow) +
+         kLaunchCycles;
+}
+
+const KernelRegistration registration{{"layernorm", check, execute, cycles}};
+
+}  // namespace
+}  // namespace lockstep::model

@@ -1,0 +1,73 @@
+// reduce_sum: operands [out (FP16 [rows][columns]), parts (FP32 [parts][rows][columns], part p
+// at parts + p x rows x columns x 4), bias (FP16 [columns])], scalars [parts, rows, columns].
+// Element-wise, F16 adds in the listed order (IPU21-KERNELS.md 7), each rounded once from the
+// exact sum (nearest even, amp_accumulate.hpp round_add):
+//   acc = fl16(parts[0]); for p = 1 .. parts-1: acc = fl16(acc + parts[p]);
+//   out = fl16(acc + bias[c])
+// A NaN result is the positive 0x7e00. All inputs are read before the output is written.
+// Cycles [S] (IPU21-KERNELS.md 7 and 11.3, one epoch, partial_bytes = rows x columns x 2, the
+// planner's F16 partials): ((parts - 1) + 1) x partial_bytes / 1 + 11. Details:
+// docs/kernels-gemm.md.
+#include <string>
+#include <vector>
+
+#include "arch/fp16.hpp"
+#include "model/kernel_registry.hpp"
+#include "model/kernels/amp_accumulate.hpp"
+#include "model/kernels/tensor_io.hpp"
+
+namespace lockstep::model {
+namespace {
+
+constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
+constexpr uint64_t kEpochCycles = 11;    // IPU21-KERNELS.md 11.3: epochs x 11
+
+std::string range(size_t i, const char* name, int64_t value) {
+  if (value >= 1 && value <= kSramBytes) return "";
+  return "reduce_sum: scalars[" + std::to_string(i) + "] " + name + " = " + std::to_string(value) + " outside [1, " +
+         std::to_string(kSramBytes) + "]";
+}
+
+std::string check(const arch::KernelStep& step) {
+  if (auto e = check_counts(step, 3, 3); !e.empty()) return e;
+  const auto& s = step.scalars;
+  if (auto e = range(0, "parts", s[0]); !e.empty()) return e;
+  if (auto e = range(1, "rows", s[1]); !e.empty()) return e;
+  if (auto e = range(2, "columns", s[2]); !e.empty()) return e;
+  const int64_t part_bytes = s[1] * s[2] * 4;
+  if (part_bytes > kSramBytes || s[0] * part_bytes > kSramBytes) {
+    return "reduce_sum: parts span parts x rows x columns x 4 = " + std::to_string(s[0] * part_bytes) +
+           " bytes, more than SRAM's " + std::to_string(kSramBytes);
+  }
+  return "";  // out (rows x columns x 2) and bias (columns x 2) are smaller than one part
+}
+
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
+  const auto parts = static_cast<uint32_t>(scalars[0]);
+  const auto rows = static_cast<uint32_t>(scalars[1]);
+  const auto columns = static_cast<uint32_t>(scalars[2]);
+  const size_t elements = size_t{rows} * columns;
+  kernels::require_span(memory, operands[0], elements * 2, "reduce_sum out");
+  const std::vector<float> in = kernels::read_fp32(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
+  const std::vector<uint16_t> bias16 = kernels::read_fp16(memory, operands[2], columns, "reduce_sum bias");
+
+  std::vector<float> bias(elements);  // per element, in row-major order
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t c = 0; c < columns; ++c) bias[size_t{r} * columns + c] = arch::fp16_to_float(bias16[c]);
+  }
+  std::vector<uint16_t> out(elements);
+  kernels::amp::reduce(in.data(), parts, elements, bias.data(), out.data(), kernels::amp::best_isa());
+  kernels::write_array(memory, operands[0], out, "reduce_sum out");
+}
+
+uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+  if (scalars.size() < 3) return 0;
+  const auto count = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); };
+  const uint64_t partial_bytes = count(scalars[1]) * count(scalars[2]) * 2;
+  return count(scalars[0]) * partial_bytes + kEpochCycles;
+}
+
+const KernelRegistration registration{{"reduce_sum", check, execute, cycles}};
+
+}  // namespace
+}  // namespace lockstep::model

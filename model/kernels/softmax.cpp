@@ -1,0 +1,152 @@
+// softmax: operands [out (FP16 [rows][columns]), in (FP32 [rows][columns])], scalars [rows,
+// columns, head_dim]. Each row of attention scores becomes its normalised probabilities at
+// scale s = 1/sqrt(head_dim), in the order of IPU21-KERNELS.md section 9.2 followed by a
+// division by the row sum (docs/kernels-elementwise.md "softmax"):
+//   s  = fl32(1 / sqrt(head_dim))            (double, rounded once)
+//   mx = max(-65504, max of the row)         (FP32 compares; NaN scores never raise it)
+//   sm = fl32(mx * s)
+//   z  = fl32(fl32(S * s) - sm)              (two FP32 roundings, no fused multiply-add)
+//   e  = fl16(exp(fl16(z)))                  (z to FP16 first; exp in double, rounded once)
+//   l  = sum of e in FP32, column order
+//   out = fl16(e / l)                        (double quotient, rounded once to FP16)
+// A NaN result is the positive 0x7e00. All inputs are read before any output is written, so
+// out may alias in. Cycles [decision]: rows split over the workers, 10 worker instructions per
+// element and 12 per row, plus the planner's 11-cycle launch.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arch/fp16.hpp"
+#include "model/kernel_registry.hpp"
+#include "model/kernels/tensor_io.hpp"
+
+namespace lockstep::model {
+namespace {
+
+constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
+// Per element: max 1, scale + shift + convert 3, exp 1, sum 2, normalise 3.
+constexpr uint64_t kInstructionsPerElement = 10;
+constexpr uint64_t kInstructionsPerRow = 12;
+constexpr uint64_t kLaunchCycles = 11;  // IPU21-KERNELS.md 11.1
+
+// f32(fl16(exp(z))) for every FP16 code z: exp in double, rounded once to FP16, kept as the
+// (exact) float of that FP16 value, ready to sum. A NaN z gives a positive quiet NaN.
+const std::array<float, 65536>& exp_table() {
+  static const auto table = [] {
+    auto t = std::make_unique<std::array<float, 65536>>();
+    for (uint32_t z = 0; z < 65536; ++z) {
+      const double x = arch::fp16_to_float(static_cast<uint16_t>(z));
+      const uint16_t e =
+          std::isnan(x) ? arch::kFp16CanonicalNaN : arch::fp16_from_double(std::exp(x));
+      (*t)[z] = arch::fp16_to_float(e);
+    }
+    return t;
+  }();
+  return *table;
+}
+
+// fl16(x), bit for bit arch::fp16_from_float: the same integer rounding (add half a quantum
+// less one plus the kept lowest bit, then truncate) inlined for FP16's normal range
+// 2^-14 <= |x| < 65520, where the float's exponent field maps to FP16's by a constant.
+inline uint16_t to_fp16(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  const uint32_t a = bits & 0x7fffffffu;
+  if (a - 0x38800000u < 0x477ff000u - 0x38800000u) {
+    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) |
+                                 ((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13));
+  }
+  return arch::fp16_from_float(x);
+}
+
+// fl16(q) for a double 0 <= q <= 1, bit for bit arch::fp16_from_double, without branches.
+// Normal results (q >= 2^-14): arch's integer rounding inlined (the double's exponent field
+// minus 1008 is FP16's). Subnormal ones: q + 2^28 rounds q to a multiple of 2^-24 (the ulp of
+// doubles in [2^28, 2^29)) to nearest even, the FPU's default mode that all of this kernel's
+// FP32 arithmetic already assumes, and the bits above 2^28's count those multiples: the code.
+inline uint16_t unit_to_fp16(double q) {
+  const uint64_t bits = std::bit_cast<uint64_t>(q);
+  const uint64_t normal =
+      (bits - 0x3f00000000000000ull + 0x1ffffffffffull + ((bits >> 42) & 1u)) >> 42;
+  const uint64_t sub = std::bit_cast<uint64_t>(q + 0x1p28) - std::bit_cast<uint64_t>(0x1p28);
+  const uint64_t is_normal = uint64_t{0} - static_cast<uint64_t>(bits >= 0x3f10000000000000ull);
+  return static_cast<uint16_t>((normal & is_normal) | (sub & ~is_normal));  // a mask, not a branch
+}
+
+std::string scalar_range(size_t i, const char* name, int64_t value) {
+  if (value >= 1 && value <= kSramBytes) return "";
+  return "softmax: scalars[" + std::to_string(i) + "] " + name + " = " + std::to_string(value) +
+         " (expected 1 to " + std::to_string(kSramBytes) + ")";
+}
+
+std::string check(const arch::KernelStep& step) {
+  if (auto e = check_counts(step, 2, 3); !e.empty()) return e;
+  const auto& s = step.scalars;
+  if (auto e = scalar_range(0, "rows", s[0]); !e.empty()) return e;
+  if (auto e = scalar_range(1, "columns", s[1]); !e.empty()) return e;
+  if (auto e = scalar_range(2, "head_dim", s[2]); !e.empty()) return e;
+  const int64_t bytes = s[0] * s[1] * 4;  // the FP32 input; the FP16 output is half of it
+  if (bytes > kSramBytes) {
+    return "softmax: in spans rows x columns x 4 = " + std::to_string(bytes) +
+           " bytes, more than SRAM's " + std::to_string(kSramBytes);
+  }
+  return "";
+}
+
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
+             Sram& memory) {
+  const auto rows = static_cast<uint64_t>(scalars[0]);
+  const auto columns = static_cast<uint64_t>(scalars[1]);
+  const auto head_dim = static_cast<uint64_t>(scalars[2]);
+  kernels::require_span(memory, operands[0], rows * columns * 2, "softmax out");
+  const std::vector<float> in =
+      kernels::read_fp32(memory, operands[1], rows * columns, "softmax in");
+  const auto& exp16 = exp_table();
+
+  const auto s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+  std::vector<uint16_t> out(rows * columns);
+  std::vector<float> e(columns);
+  for (uint64_t r = 0; r < rows; ++r) {
+    const float* row = in.data() + r * columns;
+    float mx = -65504.0f;
+    for (uint64_t c = 0; c < columns; ++c) mx = row[c] > mx ? row[c] : mx;
+    const float sm = mx * s;
+    float l = 0.0f;
+    for (uint64_t c = 0; c < columns; ++c) {
+      const float scaled = row[c] * s;
+      const float z = scaled - sm;
+      e[c] = exp16[to_fp16(z)];
+      l += e[c];
+    }
+    uint16_t* o = out.data() + r * columns;
+    const double sum = l;
+    if (l > 0.0f && l <= std::numeric_limits<float>::max()) {
+      // Every e is finite, 0 <= e <= l (a sum of non-negative terms is at least each term).
+      for (uint64_t c = 0; c < columns; ++c) o[c] = unit_to_fp16(static_cast<double>(e[c]) / sum);
+    } else {
+      // A NaN or +inf score (so a NaN e), or l = 0 (every score below -65504): NaN results.
+      for (uint64_t c = 0; c < columns; ++c) {
+        const double q = static_cast<double>(e[c]) / sum;
+        o[c] = std::isnan(q) ? arch::kFp16CanonicalNaN : arch::fp16_from_double(q);
+      }
+    }
+  }
+  kernels::write_array(memory, operands[0], out, "softmax out");
+}
+
+uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+  const auto rows = static_cast<uint64_t>(scalars[0]);
+  const auto columns = static_cast<uint64_t>(scalars[1]);
+  return machine.supervisor_cycles_per_instruction * per_worker(rows, machine) *
+             (kInstructionsPerElement * columns + kInstructionsPerRow) +
+         kLaunchCycles;
+}
+
+const KernelRegistration registration{{"softmax", check, execute, cycles}};
+
+}  // namespace
+}  // namespace lockstep::model

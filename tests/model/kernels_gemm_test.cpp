@@ -1,0 +1,640 @@
+// gemm_fp8, gemm_fp16 and reduce_sum run on a tile's SRAM and compared bit for bit with
+// deliberately simple references written here from docs/kernels-gemm.md: scalar loops in K
+// order, values from the format fields (tests/arch/numerics_reference.hpp), and every
+// round-once done on exact integers: the sum is an __int128 count of 2^-60, rounded by
+// searching the sorted table of all FP16 values (scaled the same way) and comparing
+// distances exactly; nothing shares the kernels' TwoSum / round-to-odd method. Fixed seeds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "arch/machine.hpp"
+#include "arch/numerics_reference.hpp"
+#include "model/kernel_registry.hpp"
+#include "model/kernels/amp_accumulate.hpp"
+#include "model/sram.hpp"
+
+namespace lockstep::model {
+namespace {
+
+namespace amp = kernels::amp;
+using Int = __int128;
+
+const arch::MachineDescription& machine() {
+  static const auto m = arch::load_machine("ipu21-c600");
+  return m;
+}
+
+constexpr uint32_t kBase = 0x4c000;  // first SRAM byte of ipu21-c600
+constexpr uint32_t kEnd = 0xe8000;   // one past the last
+constexpr uint32_t kOut = 0x50000, kIn = 0x80000, kWeights = 0xb0000;
+
+// --- the reference ----------------------------------------------------------------------------
+
+constexpr int kQuantumExponent = -60;  // exact sums are counted in units of 2^-60
+
+double value16(uint16_t h) { return arch::reference::fp16_value(h); }
+
+// x / 2^-60 as an integer; x must be a multiple of 2^-60 below 2^65 in magnitude (the tests'
+// values are: products of FP16 values are multiples of 2^-48).
+Int units(double x) {
+  const double scaled = std::ldexp(x, -kQuantumExponent);
+  if (!(std::fabs(scaled) < 0x1p125) || scaled != std::floor(scaled)) {
+    throw std::logic_error("reference: value not a multiple of 2^-60");
+  }
+  const double high = std::floor(std::ldexp(scaled, -63));  // split so each part fits int64
+  const double low = scaled - std::ldexp(high, 63);
+  return (static_cast<Int>(static_cast<int64_t>(high)) << 63) + static_cast<Int>(static_cast<int64_t>(low));
+}
+
+// Every non-negative finite FP16 value in units, code order = value order; then 2^16, where
+// IEEE rounding overflows to infinity.
+const std::vector<Int>& fp16_units() {
+  static const std::vector<Int> table = [] {
+    std::vector<Int> t;
+    for (uint32_t h = 0; h < 0x7c00; ++h) t.push_back(units(value16(static_cast<uint16_t>(h))));
+    t.push_back(units(65536.0));
+    return t;
+  }();
+  return table;
+}
+
+// fl16 of the exact value x units (nearest, ties to the even code; 0x7c00 = infinity); the
+// sign of a zero result is `negative_zero` when x == 0.
+uint16_t round_units(Int x, bool negative_zero) {
+  if (x == 0) return negative_zero ? 0x8000 : 0;
+  const uint16_t sign = x < 0 ? 0x8000 : 0;
+  const Int m = x < 0 ? -x : x;
+  const std::vector<Int>& t = fp16_units();
+  const auto above = std::upper_bound(t.begin(), t.end(), m);
+  if (above == t.end()) return sign | 0x7c00;  // >= 2^16
+  const auto code = static_cast<uint32_t>(above - t.begin() - 1);  // t[code] <= m < t[code + 1]
+  const Int down = m - t[code], up = t[code + 1] - m;
+  const uint32_t chosen = down < up ? code : up < down ? code + 1 : (code % 2 == 0 ? code : code + 1);
+  return static_cast<uint16_t>(sign | chosen);
+}
+
+// fl16(s + acc) for an FP32 s and an FP16 acc, from the exact sum; any NaN -> 0x7e00.
+uint16_t reference_round_add(float s, uint16_t acc) {
+  const double a = value16(acc);
+  if (std::isnan(s) || std::isnan(a)) return 0x7e00;
+  if (std::isinf(s) || std::isinf(a)) {
+    const double sum = static_cast<double>(s) + a;  // inf + finite, inf + inf, inf - inf
+    return std::isnan(sum) ? 0x7e00 : (sum < 0 ? 0xfc00 : 0x7c00);
+  }
+  // An exact zero is -0 only when both are -0 (IEEE, round to nearest).
+  return round_units(units(s) + units(a), std::signbit(s) && std::signbit(a));
+}
+
+float float_of_fp16(uint16_t h) {
+  if ((h & 0x7fff) > 0x7c00) return std::bit_cast<float>(0x7fc00000u);
+  return static_cast<float>(value16(h));
+}
+
+// The GEMM rule with B given as FP16-exact floats b(kk, c): per output, acc = +0; per step of
+// 16 K values, s = the step's products summed in float in K order from the first, then
+// acc = fl16(s + acc) from the exact sum.
+template <typename B>
+std::vector<uint16_t> reference_gemm(const std::vector<uint16_t>& a, uint32_t rows, uint32_t k, uint32_t n, B b) {
+  std::vector<uint16_t> out(size_t{rows} * n);
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t c = 0; c < n; ++c) {
+      uint16_t acc = 0;
+      for (uint32_t t = 0; t < k; t += 16) {
+        float s = 0;
+        for (uint32_t kk = t; kk < std::min(k, t + 16); ++kk) {
+          const float product = static_cast<float>(value16(a[size_t{r} * k + kk])) * b(kk, c);
+          s = kk == t ? product : s + product;
+        }
+        acc = reference_round_add(s, acc);
+      }
+      out[size_t{r} * n + c] = acc;
+    }
+  }
+  return out;
+}
+
+// --- inputs -----------------------------------------------------------------------------------
+
+// FP16 codes: signed zeros, subnormals, small and ordinary values, large ones whose sums
+// overflow to infinity, all signs.
+std::vector<uint16_t> random_fp16(std::mt19937& rng, size_t count, bool with_large = true) {
+  std::vector<uint16_t> v(count);
+  for (auto& h : v) {
+    const uint32_t kind = rng() % 20;
+    const auto sign = static_cast<uint16_t>(rng() % 2 ? 0x8000 : 0);
+    const auto fraction = static_cast<uint16_t>(rng() % 1024);
+    uint16_t exponent = static_cast<uint16_t>(8 + rng() % 16);  // 2^-7 .. 2^8
+    if (kind == 0) {
+      h = sign;
+      continue;
+    }
+    if (kind == 1) exponent = 0;                                        // subnormal
+    if (kind == 2) exponent = static_cast<uint16_t>(1 + rng() % 8);     // tiny normal
+    if (kind == 3 && with_large) exponent = static_cast<uint16_t>(26 + rng() % 5);  // 2^11 .. 2^15
+    h = static_cast<uint16_t>(sign | (exponent << 10) | fraction);
+  }
+  return v;
+}
+
+std::vector<uint8_t> random_f143(std::mt19937& rng, size_t count) {
+  std::vector<uint8_t> v(count);
+  for (auto& c : v) {
+    do c = static_cast<uint8_t>(rng()); while (c == 0x80);
+  }
+  return v;
+}
+
+// --- running kernels --------------------------------------------------------------------------
+
+const KernelDefinition& kernel(const std::string& name) {
+  const KernelDefinition* k = find_kernel(name);
+  if (k == nullptr) throw std::runtime_error("kernel " + name + " not registered");
+  return *k;
+}
+
+template <typename T>
+void put(Sram& m, uint32_t address, const std::vector<T>& v) {
+  m.write(address, static_cast<uint32_t>(v.size() * sizeof(T)), reinterpret_cast<const uint8_t*>(v.data()));
+}
+template <typename T>
+std::vector<T> get(const Sram& m, uint32_t address, size_t count) {
+  std::vector<T> v(count);
+  m.read(address, static_cast<uint32_t>(count * sizeof(T)), reinterpret_cast<uint8_t*>(v.data()));
+  return v;
+}
+
+std::vector<uint32_t> fp32_bits(const std::vector<float>& v) {
+  std::vector<uint32_t> bits;
+  for (float x : v) bits.push_back(std::bit_cast<uint32_t>(x));
+  return bits;
+}
+std::vector<uint32_t> fp32_bits_of_fp16(const std::vector<uint16_t>& v) {
+  std::vector<uint32_t> bits;
+  for (uint16_t h : v) bits.push_back(std::bit_cast<uint32_t>(float_of_fp16(h)));
+  return bits;
+}
+
+std::string check(const std::string& name, size_t operands, const std::vector<int64_t>& scalars) {
+  arch::KernelStep step;
+  step.name = name;
+  for (size_t i = 0; i < operands; ++i) step.operands.push_back({kBase, false});
+  step.scalars = scalars;
+  return kernel(name).check(step);
+}
+
+// gemm_fp8 on SRAM: FP32 output.
+std::vector<float> run_gemm_fp8(const std::vector<uint16_t>& input, const std::vector<uint8_t>& weights,
+                                uint32_t rows, uint32_t k, uint32_t n, int scale) {
+  Sram m(machine());
+  put(m, kIn, input);
+  put(m, kWeights, weights);
+  const std::vector<int64_t> scalars{rows, k, n, scale};
+  EXPECT_EQ(check("gemm_fp8", 3, scalars), "");
+  kernel("gemm_fp8").execute({kOut, kIn, kWeights}, scalars, m);
+  return get<float>(m, kOut, size_t{rows} * n);
+}
+
+std::vector<uint16_t> reference_fp8(const std::vector<uint16_t>& input, const std::vector<uint8_t>& weights,
+                                    uint32_t rows, uint32_t k, uint32_t n, int scale) {
+  return reference_gemm(input, rows, k, n, [&](uint32_t kk, uint32_t c) {
+    return static_cast<float>(arch::reference::f143_value(weights[size_t{kk} * n + c], scale));
+  });
+}
+
+struct Shape {
+  uint32_t rows, k, n;
+};
+// Rows 1, K and n not multiples of 16, K shorter than one step, several steps and panels.
+const std::vector<Shape> kShapes = {{1, 1, 1},   {1, 17, 5},   {2, 16, 16},  {7, 33, 19},
+                                    {6, 48, 32}, {13, 50, 40}, {5, 300, 3},  {12, 100, 37},
+                                    {19, 129, 70}, {9, 20, 24},  {4, 18, 8}};
+
+// --- round-once -------------------------------------------------------------------------------
+
+// fl32 then fl16 (the naive double rounding) against the rule and the kernels' helper.
+TEST(AmpRoundOnce, DoubleRoundingThroughFp32DiffersAndTheHelperDoesNot) {
+  const float s = 0x1p-11f + 0x1p-30f;  // exact in FP32 (20 significant bits)
+  const uint16_t one = 0x3c00;
+  // exact 1 + 2^-11 + 2^-30 lies just above the midpoint of 1 and 1 + 2^-10.
+  EXPECT_EQ(reference_round_add(s, one), 0x3c01);
+  const float naive = s + 1.0f;  // fl32: 1 + 2^-11, exactly the midpoint
+  EXPECT_EQ(arch::fp16_from_float(naive), 0x3c00);  // ties to even: wrong
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(s, 1.0f)), 0x3c01);
+  // Below the midpoint by as little, and the same on the negative side.
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(0x1p-11f - 0x1p-30f, 1.0f)), 0x3c00);
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(-s, -1.0f)), 0xbc01);
+  for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2}) {
+    if (!amp::isa_available(isa)) continue;
+    std::vector<float> ss(9, s), acc(9, 1.0f);
+    amp::round_add_array(ss.data(), acc.data(), ss.size(), isa);
+    for (float v : acc) EXPECT_EQ(arch::fp16_from_float(v), 0x3c01);
+  }
+}
+
+// Both paths of the helper against the reference: for every finite FP16 acc, s placed on,
+// one float ulp around, and far around the midpoints next to acc; then random pairs.
+TEST(AmpRoundOnce, EveryAccAroundItsMidpointsAndRandomPairs) {
+  std::vector<float> s_list;
+  std::vector<uint16_t> acc_list;
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const auto acc = static_cast<uint16_t>(h);
+    const uint32_t magnitude = h & 0x7fff;
+    if (magnitude >= 0x7c00) continue;
+    const double sign = (h & 0x8000) ? -1.0 : 1.0;
+    // The values next to acc (65536 above 65504: the overflow midpoint is 65520).
+    std::vector<double> others{magnitude == 0x7bff ? sign * 65536.0 : value16(static_cast<uint16_t>(h + 1))};
+    others.push_back(magnitude == 0 ? -sign * 0x1p-24 : value16(static_cast<uint16_t>(h - 1)));
+    for (double other : others) {
+      const double midpoint = (value16(acc) + other) / 2;  // exact
+      const auto s0 = static_cast<float>(midpoint - value16(acc));
+      for (float s : {s0, std::nextafter(s0, 1e30f), std::nextafter(s0, -1e30f), s0 * 0.75f, s0 * 1.5f}) {
+        s_list.push_back(s);
+        acc_list.push_back(acc);
+      }
+    }
+  }
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    const auto acc = static_cast<uint16_t>(rng());
+    if ((acc & 0x7c00) == 0x7c00) continue;
+    const float s = std::ldexp(static_cast<float>(rng() % (1u << 24)) / (1u << 24), static_cast<int>(rng() % 52) - 30) *
+                    (rng() % 2 ? -1.0f : 1.0f);
+    s_list.push_back(s);
+    acc_list.push_back(acc);
+  }
+  for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2}) {
+    if (!amp::isa_available(isa)) continue;
+    std::vector<float> acc(acc_list.size());
+    for (size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<float>(value16(acc_list[i]));
+    amp::round_add_array(s_list.data(), acc.data(), acc.size(), isa);
+    size_t wrong = 0;
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const uint16_t want = reference_round_add(s_list[i], acc_list[i]);
+      if (arch::fp16_from_float(acc[i]) != want && wrong++ < 5) {
+        ADD_FAILURE() << "isa " << static_cast<int>(isa) << " s " << s_list[i] << " acc 0x" << std::hex
+                      << acc_list[i] << " got 0x" << arch::fp16_from_float(acc[i]) << " want 0x" << want;
+      }
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
+TEST(AmpRoundOnce, SpecialValuesAndZeroSigns) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(65519.99f, 0.0f)), 0x7bff);
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(65520.0f, 0.0f)), 0x7c00);
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(16.0f, 65504.0f)), 0x7c00);  // exactly 65520
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(15.999999f, 65504.0f)), 0x7bff);
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(inf, -65504.0f)), 0x7c00);
+  EXPECT_TRUE(std::isnan(amp::round_add(inf, -inf)));
+  EXPECT_TRUE(std::isnan(amp::round_add(nan, 1.0f)));
+  EXPECT_EQ(amp::fp16_bits(-nan), 0x7e00);
+  EXPECT_EQ(std::bit_cast<uint32_t>(amp::fp32_value(-nan)), 0x7fc00000u);
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(-0.0f, 0.0f)), 0x0000);
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(-0.0f, -0.0f)), 0x8000);
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(-0x1p-30f, 0.0f)), 0x8000);  // underflow keeps the sign
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(0x1p-25f + 0x1p-40f, 0.0f)), 0x0001);
+  EXPECT_EQ(arch::fp16_from_float(amp::round_add(0x1p-25f, 0.0f)), 0x0000);  // tie to even zero
+}
+
+// --- gemm_fp8 ---------------------------------------------------------------------------------
+
+TEST(GemmFp8, RandomInputsBitExactAgainstTheReference) {
+  std::mt19937 rng(11);
+  for (const Shape& shape : kShapes) {
+    for (int scale : {-4, -14, 8, 0}) {
+      const auto input = random_fp16(rng, size_t{shape.rows} * shape.k);
+      const auto weights = random_f143(rng, size_t{shape.k} * shape.n);
+      const auto got = run_gemm_fp8(input, weights, shape.rows, shape.k, shape.n, scale);
+      const auto want = reference_fp8(input, weights, shape.rows, shape.k, shape.n, scale);
+      EXPECT_EQ(fp32_bits(got), fp32_bits_of_fp16(want))
+          << "rows " << shape.rows << " k " << shape.k << " n " << shape.n << " scale " << scale;
+    }
+  }
+}
+
+TEST(GemmFp8, OverflowInfinityAndNaNAreCanonical) {
+  const uint32_t rows = 2, k = 20, n = 3;
+  std::vector<uint16_t> input(rows * k, 0x7bff);  // 65504
+  std::vector<uint8_t> weights(k * n, 0x40);      // 1 at scale 0
+  weights[0 * n + 1] = 0x80;                      // NaN weight in column 1
+  weights[5 * n + 2] = 0xc0;                      // -1 in column 2
+  input[1 * k + 3] = 0xfe01;                      // a negative NaN input in row 1
+  const auto got = fp32_bits(run_gemm_fp8(input, weights, rows, k, n, 0));
+  EXPECT_EQ(got[0], 0x7f800000u);  // 65504 x 16 overflows
+  EXPECT_EQ(got[1], 0x7fc00000u);  // NaN weight
+  EXPECT_EQ(got[2], 0x7f800000u);
+  EXPECT_EQ(got[3], 0x7fc00000u);  // NaN input
+  EXPECT_EQ(got[4], 0x7fc00000u);
+  EXPECT_EQ(got[5], 0x7fc00000u);
+}
+
+// Round-once against fl32-then-fl16 inside a real GEMM: step 1 makes acc = 1, step 2's FP32
+// sum is 2^-11 + 2^-30, so the exact 1 + 2^-11 + 2^-30 rounds up, while fl32 would land on
+// the midpoint 1 + 2^-11 and tie down to 1.
+TEST(GemmFp8, RoundOnceWhereDoubleRoundingWouldDiffer) {
+  const uint32_t k = 18;
+  std::vector<uint16_t> input(k, 0);
+  std::vector<uint8_t> weights(k, 0);
+  input[0] = 0x3c00;   // 1
+  weights[0] = 0x68;   // 2^5 x 2^-5 = 1
+  input[16] = 0x1000;  // 2^-11
+  weights[16] = 0x68;  // 1
+  input[17] = 0x0200;  // 2^-15 (subnormal)
+  weights[17] = 0x01;  // 2^-10 x 2^-5 = 2^-15 (subnormal F143)
+  const auto got = run_gemm_fp8(input, weights, 1, k, 1, -5);
+  EXPECT_EQ(fp32_bits(got)[0], std::bit_cast<uint32_t>(1.0f + 0x1p-10f));
+  EXPECT_EQ(fp32_bits_of_fp16(reference_fp8(input, weights, 1, k, 1, -5))[0], std::bit_cast<uint32_t>(1.0f + 0x1p-10f));
+}
+
+// Accumulation between steps is FP16: 2048 + 1 per step stays 2048 (2049 is a tie, to even),
+// where an FP32 accumulator would count.
+TEST(GemmFp8, AccumulationBetweenStepsIsFp16) {
+  const uint32_t k = 16 * 5;
+  std::vector<uint16_t> input(k, 0);
+  std::vector<uint8_t> weights(k, 0x40);  // 1
+  input[0] = 0x6800;                      // 2048
+  for (uint32_t t = 16; t < k; t += 16) input[t] = 0x3c00;
+  const auto got = run_gemm_fp8(input, weights, 1, k, 1, 0);
+  EXPECT_EQ(got[0], 2048.0f);
+}
+
+// --- gemm_fp16 --------------------------------------------------------------------------------
+
+std::vector<uint16_t> run_gemm_fp16_bits(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b,
+                                         uint32_t rows, uint32_t columns, uint32_t inner, int transposed) {
+  Sram m(machine());
+  put(m, kIn, a);
+  put(m, kWeights, b);
+  const std::vector<int64_t> scalars{rows, columns, inner, transposed, 16};
+  EXPECT_EQ(check("gemm_fp16", 3, scalars), "");
+  kernel("gemm_fp16").execute({kOut, kIn, kWeights}, scalars, m);
+  return get<uint16_t>(m, kOut, size_t{rows} * columns);
+}
+std::vector<float> run_gemm_fp16_fp32(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, uint32_t rows,
+                                      uint32_t columns, uint32_t inner, int transposed) {
+  Sram m(machine());
+  put(m, kIn, a);
+  put(m, kWeights, b);
+  const std::vector<int64_t> scalars{rows, columns, inner, transposed, 32};
+  EXPECT_EQ(check("gemm_fp16", 3, scalars), "");
+  kernel("gemm_fp16").execute({kOut, kIn, kWeights}, scalars, m);
+  return get<float>(m, kOut, size_t{rows} * columns);
+}
+
+// Zero signs: step 1's exact sum -2^-30 rounds to -0; step 2's products are all -0, and its
+// sum starts from the first product (not from +0), so -0 + -0 keeps acc at -0.
+TEST(GemmFp16, ZeroSignsFollowIeee) {
+  const uint32_t inner = 32;
+  std::vector<uint16_t> a(inner, 0x8000), b(inner, 0x3c00);  // -0 x 1 = -0
+  for (uint32_t kk = 0; kk < 16; ++kk) a[kk] = 0, b[kk] = 0;
+  a[0] = 0x8200, b[0] = 0x0200;  // -2^-15 x 2^-15
+  EXPECT_EQ(run_gemm_fp16_bits(a, b, 1, 1, inner, 0)[0], 0x8000);
+  EXPECT_EQ(fp32_bits(run_gemm_fp16_fp32(a, b, 1, 1, inner, 0))[0], 0x80000000u);
+  EXPECT_EQ(reference_gemm(a, 1, inner, 1, [&](uint32_t kk, uint32_t) { return static_cast<float>(value16(b[kk])); })[0],
+            0x8000);
+  a[20] = 0x0000;  // one +0 product in step 2: -0 + +0 = +0, and +0 + -0 = +0
+  EXPECT_EQ(run_gemm_fp16_bits(a, b, 1, 1, inner, 0)[0], 0x0000);
+}
+
+TEST(GemmFp16, RandomInputsBothOutputWidthsBitExact) {
+  std::mt19937 rng(13);
+  for (const Shape& shape : kShapes) {
+    const uint32_t rows = shape.rows, inner = shape.k, columns = shape.n;
+    const auto a = random_fp16(rng, size_t{rows} * inner);
+    const auto b = random_fp16(rng, size_t{inner} * columns);
+    const auto want = reference_gemm(a, rows, inner, columns, [&](uint32_t kk, uint32_t c) {
+      return static_cast<float>(value16(b[size_t{kk} * columns + c]));
+    });
+    EXPECT_EQ(run_gemm_fp16_bits(a, b, rows, columns, inner, 0), want) << rows << "x" << inner << "x" << columns;
+    EXPECT_EQ(fp32_bits(run_gemm_fp16_fp32(a, b, rows, columns, inner, 0)), fp32_bits_of_fp16(want));
+  }
+}
+
+TEST(GemmFp16, TransposedBGivesTheSameAsATransposedCopy) {
+  std::mt19937 rng(17);
+  for (const Shape& shape : kShapes) {
+    const uint32_t rows = shape.rows, inner = shape.k, columns = shape.n;
+    const auto a = random_fp16(rng, size_t{rows} * inner);
+    const auto bt = random_fp16(rng, size_t{columns} * inner);  // [columns][inner]
+    std::vector<uint16_t> b(bt.size());
+    for (uint32_t c = 0; c < columns; ++c)
+      for (uint32_t kk = 0; kk < inner; ++kk) b[size_t{kk} * columns + c] = bt[size_t{c} * inner + kk];
+    const auto plain = run_gemm_fp16_bits(a, b, rows, columns, inner, 0);
+    EXPECT_EQ(run_gemm_fp16_bits(a, bt, rows, columns, inner, 1), plain);
+    EXPECT_EQ(fp32_bits(run_gemm_fp16_fp32(a, bt, rows, columns, inner, 1)), fp32_bits_of_fp16(plain));
+  }
+}
+
+TEST(GemmFp16, RoundOnceWhereDoubleRoundingWouldDiffer) {
+  const uint32_t inner = 18;
+  std::vector<uint16_t> a(inner, 0), b(inner, 0);
+  a[0] = b[0] = 0x3c00;                   // 1 x 1
+  a[16] = 0x1000, b[16] = 0x3c00;         // 2^-11 x 1
+  a[17] = 0x0200, b[17] = 0x0200;         // 2^-15 x 2^-15 = 2^-30
+  EXPECT_EQ(run_gemm_fp16_bits(a, b, 1, 1, inner, 0)[0], 0x3c01);
+  EXPECT_EQ(run_gemm_fp16_bits(a, b, 1, 1, inner, 1)[0], 0x3c01);
+}
+
+// The portable path (also what non-x86 builds run) gives the same bits as the reference and
+// as the AVX2 path, for both B forms and F143, on every shape (half and full panels).
+TEST(GemmPaths, PortableAndAvx2AgreeWithTheReference) {
+  std::mt19937 rng(19);
+  std::vector<Shape> shapes = kShapes;
+  shapes.push_back({23, 77, 45});
+  shapes.push_back({8, 40, 36});
+  for (const Shape& shape : shapes) {
+    const uint32_t rows = shape.rows, k = shape.k, n = shape.n;
+    const auto a = random_fp16(rng, size_t{rows} * k);
+    const auto b = random_fp16(rng, size_t{k} * n);
+    std::vector<uint16_t> bt(b.size());
+    for (uint32_t kk = 0; kk < k; ++kk)
+      for (uint32_t c = 0; c < n; ++c) bt[size_t{c} * k + kk] = b[size_t{kk} * n + c];
+    const auto w8 = random_f143(rng, size_t{k} * n);
+    const auto want16 = reference_gemm(a, rows, k, n, [&](uint32_t kk, uint32_t c) {
+      return static_cast<float>(value16(b[size_t{kk} * n + c]));
+    });
+    const auto want8 = reference_fp8(a, w8, rows, k, n, -4);
+    std::array<float, 256> decode{};
+    for (uint32_t c = 0; c < 256; ++c) decode[c] = static_cast<float>(arch::reference::f143_value(static_cast<uint8_t>(c), -4));
+    for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2}) {
+      if (!amp::isa_available(isa)) continue;
+      std::vector<uint16_t> got(size_t{rows} * n);
+      const auto store = [&](uint32_t r, uint32_t c, float v) { got[size_t{r} * n + c] = amp::fp16_bits(v); };
+      amp::gemm_fp16(a.data(), b.data(), rows, k, n, false, store, isa);
+      EXPECT_EQ(got, want16) << "isa " << static_cast<int>(isa) << " " << rows << "x" << k << "x" << n;
+      amp::gemm_fp16(a.data(), bt.data(), rows, k, n, true, store, isa);
+      EXPECT_EQ(got, want16) << "isa " << static_cast<int>(isa) << " transposed";
+      amp::gemm_f143(a.data(), w8.data(), decode.data(), rows, k, n, store, isa);
+      EXPECT_EQ(got, want8) << "isa " << static_cast<int>(isa) << " f143";
+    }
+  }
+}
+
+// --- reduce_sum -------------------------------------------------------------------------------
+
+std::vector<uint16_t> reference_reduce(const std::vector<float>& parts, const std::vector<uint16_t>& bias,
+                                       uint32_t count, uint32_t rows, uint32_t columns) {
+  std::vector<uint16_t> out(size_t{rows} * columns);
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t c = 0; c < columns; ++c) {
+      const size_t i = size_t{r} * columns + c;
+      // fl16(parts[0]) is fl16(parts[0] + -0).
+      uint16_t acc = reference_round_add(parts[i], 0x8000);
+      for (uint32_t p = 1; p < count; ++p) acc = reference_round_add(parts[p * size_t{rows} * columns + i], acc);
+      out[i] = reference_round_add(static_cast<float>(value16(bias[c])), acc);
+    }
+  }
+  return out;
+}
+
+std::vector<uint16_t> run_reduce(const std::vector<float>& parts, const std::vector<uint16_t>& bias, uint32_t count,
+                                 uint32_t rows, uint32_t columns) {
+  Sram m(machine());
+  put(m, kIn, parts);
+  put(m, kWeights, bias);
+  const std::vector<int64_t> scalars{count, rows, columns};
+  EXPECT_EQ(check("reduce_sum", 3, scalars), "");
+  kernel("reduce_sum").execute({kOut, kIn, kWeights}, scalars, m);
+  return get<uint16_t>(m, kOut, size_t{rows} * columns);
+}
+
+TEST(ReduceSum, RandomPartsBitExactAgainstTheReference) {
+  std::mt19937 rng(23);
+  for (const Shape& shape : std::vector<Shape>{{1, 1, 1}, {1, 3, 7}, {4, 2, 9}, {13, 4, 38}, {7, 5, 64}}) {
+    const uint32_t count = shape.k, rows = shape.rows, columns = shape.n;
+    // FP16-exact partials, as the lowering writes them, plus arbitrary FP32 values.
+    const auto codes = random_fp16(rng, size_t{count} * rows * columns);
+    std::vector<float> parts;
+    for (uint16_t h : codes) parts.push_back(static_cast<float>(value16(h)));
+    for (size_t i = 0; i < parts.size(); i += 3) {
+      parts[i] = std::ldexp(static_cast<float>(rng() % (1u << 24)), static_cast<int>(rng() % 40) - 60) *
+                 (rng() % 2 ? -1.0f : 1.0f);
+    }
+    const auto bias = random_fp16(rng, columns);
+    EXPECT_EQ(run_reduce(parts, bias, count, rows, columns), reference_reduce(parts, bias, count, rows, columns))
+        << count << " parts " << rows << "x" << columns;
+  }
+}
+
+TEST(ReduceSum, PortableAndAvx2AgreeWithTheReference) {
+  std::mt19937 rng(29);
+  for (const Shape& shape : std::vector<Shape>{{1, 1, 1}, {3, 46, 36}, {5, 2, 13}}) {
+    const uint32_t count = shape.k, rows = shape.rows, columns = shape.n;
+    std::vector<float> parts;
+    for (uint16_t h : random_fp16(rng, size_t{count} * rows * columns)) parts.push_back(static_cast<float>(value16(h)));
+    const auto bias16 = random_fp16(rng, columns);
+    const auto want = reference_reduce(parts, bias16, count, rows, columns);
+    for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2}) {
+      if (!amp::isa_available(isa)) continue;
+      std::vector<float> bias;
+      for (uint32_t r = 0; r < rows; ++r)
+        for (uint16_t h : bias16) bias.push_back(static_cast<float>(value16(h)));
+      std::vector<uint16_t> got(size_t{rows} * columns);
+      amp::reduce(parts.data(), count, got.size(), bias.data(), got.data(), isa);
+      EXPECT_EQ(got, want) << "isa " << static_cast<int>(isa);
+    }
+  }
+}
+
+TEST(ReduceSum, OrderSignsOverflowAndNaN) {
+  const float inf = std::numeric_limits<float>::infinity();
+  // Column 0: 2048 + 1 + 1 in F16 stays 2048 (each +1 ties to even); column 1: -0 + -0 + -0
+  // is -0; column 2: 60000 + 60000 overflows, - 65504 keeps infinity; column 3: inf - inf.
+  const std::vector<float> parts{2048, -0.0f, 60000, inf, 1, -0.0f, 60000, -inf, 1, -0.0f, -65504, 1};
+  const std::vector<uint16_t> bias{0x0000, 0x8000, 0x0000, 0x0000};
+  EXPECT_EQ(run_reduce(parts, bias, 3, 1, 4), (std::vector<uint16_t>{0x6800, 0x8000, 0x7c00, 0x7e00}));
+  // Every add rounds to F16, the bias last: 1 + 2048 ties to 2048, + 1 again; the exact 2050
+  // would be representable.
+  EXPECT_EQ(run_reduce({1, 2048}, {0x3c00}, 2, 1, 1), (std::vector<uint16_t>{0x6800}));
+}
+
+// --- checks, spans, cycles --------------------------------------------------------------------
+
+TEST(GemmKernels, AllThreeAreRegistered) {
+  for (const char* name : {"gemm_fp8", "gemm_fp16", "reduce_sum"}) EXPECT_NE(find_kernel(name), nullptr) << name;
+}
+
+TEST(GemmKernels, CheckAcceptsTheLoweringsShapes) {
+  EXPECT_EQ(check("gemm_fp8", 3, {122, 288, 538, -4}), "");
+  EXPECT_EQ(check("gemm_fp16", 3, {8, 729, 72, 1, 32}), "");
+  EXPECT_EQ(check("gemm_fp16", 3, {8, 72, 729, 0, 16}), "");
+  EXPECT_EQ(check("reduce_sum", 3, {4, 31, 538}), "");
+}
+
+TEST(GemmKernels, CheckMessages) {
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, 9}),
+            "gemm_fp8: scalars[3] weight_scale = 9 outside [-14, 8] (F143 x 2^scale must be exact in FP16)");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, -15}),
+            "gemm_fp8: scalars[3] weight_scale = -15 outside [-14, 8] (F143 x 2^scale must be exact in FP16)");
+  EXPECT_EQ(check("gemm_fp8", 3, {0, 1, 1, 0}), "gemm_fp8: scalars[0] rows = 0 outside [1, 638976]");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 638977, 0}), "gemm_fp8: scalars[2] n = 638977 outside [1, 638976]");
+  EXPECT_EQ(check("gemm_fp8", 3, {400, 1, 400, 0}),
+            "gemm_fp8: out spans rows x n x 4 = 640000 bytes, more than SRAM's 638976");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 800, 800, 0}), "gemm_fp8: weights span k x n = 640000 bytes, more than SRAM's 638976");
+  EXPECT_EQ(check("gemm_fp8", 2, {1, 1, 1, 0}), "kernel gemm_fp8 takes 3 operand(s), got 2");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1}), "kernel gemm_fp8 takes 4 scalar(s), got 3");
+  EXPECT_EQ(check("gemm_fp16", 3, {1, 1, 1, 2, 16}), "gemm_fp16: scalars[3] b_transposed = 2 outside [0, 1]");
+  EXPECT_EQ(check("gemm_fp16", 3, {1, 1, 1, 0, 8}), "gemm_fp16: scalars[4] out_bits = 8 (expected 16 or 32)");
+  EXPECT_EQ(check("gemm_fp16", 3, {1, -1, 1, 0, 16}), "gemm_fp16: scalars[1] columns = -1 outside [1, 638976]");
+  EXPECT_EQ(check("gemm_fp16", 3, {400, 400, 1, 0, 32}),
+            "gemm_fp16: out spans rows x columns x 4 = 640000 bytes, more than SRAM's 638976");
+  EXPECT_EQ(check("gemm_fp16", 3, {400, 200, 800, 0, 16}),
+            "gemm_fp16: a spans rows x inner x 2 = 640000 bytes, more than SRAM's 638976");
+  EXPECT_EQ(check("gemm_fp16", 3, {1, 1, 1, 0}), "kernel gemm_fp16 takes 5 scalar(s), got 4");
+  EXPECT_EQ(check("reduce_sum", 3, {0, 1, 1}), "reduce_sum: scalars[0] parts = 0 outside [1, 638976]");
+  EXPECT_EQ(check("reduce_sum", 3, {4, 200, 200}),
+            "reduce_sum: parts span parts x rows x columns x 4 = 640000 bytes, more than SRAM's 638976");
+}
+
+TEST(GemmKernels, SpansOutsideSramThrowBeforeWriting) {
+  Sram m(machine());
+  const std::vector<uint8_t> marker(64, 0xab);
+  put(m, kOut, marker);
+  // An input running past the end of SRAM: out_of_range, and the output is untouched.
+  EXPECT_THROW(kernel("gemm_fp8").execute({kOut, kEnd - 8, kWeights}, {2, 4, 4, 0}, m), std::out_of_range);
+  EXPECT_THROW(kernel("gemm_fp8").execute({kOut, kIn, kEnd - 8}, {2, 4, 4, 0}, m), std::out_of_range);
+  EXPECT_THROW(kernel("gemm_fp16").execute({kOut, kIn, kBase - 2}, {2, 4, 4, 1, 32}, m), std::out_of_range);
+  EXPECT_THROW(kernel("reduce_sum").execute({kOut, kEnd - 16, kWeights}, {2, 2, 2}, m), std::out_of_range);
+  EXPECT_THROW(kernel("reduce_sum").execute({kOut, kIn, kEnd}, {2, 2, 2}, m), std::out_of_range);
+  EXPECT_EQ(get<uint8_t>(m, kOut, marker.size()), marker);
+  // An output running past the end.
+  EXPECT_THROW(kernel("gemm_fp8").execute({kEnd - 8, kIn, kWeights}, {2, 4, 4, 0}, m), std::out_of_range);
+  EXPECT_THROW(kernel("gemm_fp16").execute({kEnd - 8, kIn, kWeights}, {2, 4, 4, 0, 16}, m), std::out_of_range);
+  EXPECT_THROW(kernel("reduce_sum").execute({kEnd - 4, kIn, kWeights}, {2, 2, 2}, m), std::out_of_range);
+}
+
+TEST(GemmKernels, CycleModels) {
+  const auto& mc = machine();
+  // IPU21-KERNELS.md 11.2, F16, Kb = 64, Cb = 16: call = 294 + (64/16) x (ceil(16 rows / 4) +
+  // ceil(group_cost / 4)). The worked example (group_cost 940) is 294 + 16 rows + 940; with
+  // the standard-memory 1063: 294 + 4 x (4 x 6 + 266) = 294 + 1160 = 1454 for 6 rows.
+  EXPECT_EQ(kernel("gemm_fp16").cycles({6, 16, 64, 0, 16}, mc), 1454u);
+  EXPECT_EQ(kernel("gemm_fp16").cycles({6, 16, 64, 1, 32}, mc), 1454u);
+  EXPECT_EQ(kernel("gemm_fp8").cycles({6, 64, 16, -4}, mc), 1454u);  // [rows, k, n]
+  // ceil(65 / 64) = 2 K calls x ceil(17 / 16) = 2 column groups.
+  EXPECT_EQ(kernel("gemm_fp16").cycles({6, 17, 65, 0, 16}, mc), 4u * 1454u);
+  EXPECT_EQ(kernel("gemm_fp8").cycles({6, 65, 17, -4}, mc), 4u * 1454u);
+  // A SigLIP MLP grid tile: 122 rows, k 288 (5 calls), n 538 (34 groups): 1358 + 16 x 122.
+  EXPECT_EQ(kernel("gemm_fp8").cycles({122, 288, 538, -4}, mc), 5u * 34u * (1358u + 16u * 122u));
+  // Attention scores (inner 72 -> 2 calls, 729 columns -> 46 groups) for 8 rows.
+  EXPECT_EQ(kernel("gemm_fp16").cycles({8, 729, 72, 1, 32}, mc), 2u * 46u * (1358u + 128u));
+  // reduce_sum, IPU21-KERNELS.md 7 / 11.3 with one epoch: parts x rows x columns x 2 + 11.
+  EXPECT_EQ(kernel("reduce_sum").cycles({4, 31, 538}, mc), 4u * 31u * 538u * 2u + 11u);
+  EXPECT_EQ(kernel("reduce_sum").cycles({1, 1, 1}, mc), 13u);
+}
+
+}  // namespace
+}  // namespace lockstep::model
