@@ -53,9 +53,10 @@ Lowered lower_workload(const Workload& w, const arch::MachineDescription& machin
   std::vector<LayerTensor> position, gamma, beta;
   for (uint32_t o = 0; o < c.owners; ++o) {
     const uint32_t t = c.owner_tile(o);
-    position.push_back(c.place_weights(t, "embed.position", c.owner_rows(o).size() * H * kHalf, false));
-    gamma.push_back(c.place_weights(t, "final.ln.gamma", H * kHalf, false));
-    beta.push_back(c.place_weights(t, "final.ln.beta", H * kHalf, false));
+    const Span all{0, H}, one{0, 1};
+    position.push_back(c.place_weights(t, "embed.position", c.owner_rows(o), all, WeightFormat::Fp16, false));
+    gamma.push_back(c.place_weights(t, "final.ln.gamma", one, all, WeightFormat::Fp16, false));
+    beta.push_back(c.place_weights(t, "final.ln.beta", one, all, WeightFormat::Fp16, false));
   }
 
   // Resident weights: each GEMM's grid starts a quarter of the chip further on, so the
@@ -110,6 +111,7 @@ Lowered lower_workload(const Workload& w, const arch::MachineDescription& machin
   Lowered out;
   out.gemms = c.gemm_plans;
   out.owners = c.owners;
+  out.weights = c.weights;
   for (uint32_t t = 0; t < tiles; ++t) {
     out.memory.push_back(TileMemoryUse{t, c.memory.persistent_bytes(t), c.memory.peak_bytes(t)});
   }

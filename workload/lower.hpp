@@ -11,6 +11,7 @@
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
+#include "workload/weight_layout.hpp"
 #include "workload/workload.hpp"
 
 namespace lockstep::workload {
@@ -37,6 +38,7 @@ struct Lowered {
   std::vector<TileMemoryUse> memory;  // one per tile, in tile order
   std::vector<GemmPlan> gemms;
   uint32_t owners = 0;                // tiles holding activation rows
+  std::vector<WeightBlock> weights;   // where every parameter lives (token-filled until written)
 };
 
 // InputError (file: placement: tile T: tensor X: N bytes missing ...) when it cannot fit.

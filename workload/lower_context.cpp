@@ -87,8 +87,10 @@ void LowerContext::kernel(uint32_t tile, std::string name, std::vector<arch::Ope
   steps(tile).push_back(arch::Step{std::move(k)});
 }
 
-LayerTensor LowerContext::place_weights(uint32_t tile, const std::string& name, uint32_t bytes,
-                                        bool per_layer) {
+LayerTensor LowerContext::place_weights(uint32_t tile, const std::string& name, Span rows, Span columns,
+                                        WeightFormat format, bool per_layer) {
+  const WeightBlock block{name, tile, 0, 0, 1, rows, columns, format};
+  const uint32_t bytes = block.bytes();
   LayerTensor tensor;
   const uint32_t stride = (bytes + 7) & ~7u;
   const uint32_t copies = per_layer ? workload.layers : 1;
@@ -100,6 +102,11 @@ LayerTensor LowerContext::place_weights(uint32_t tile, const std::string& name, 
   weights.fill = arch::FillKind::Tokens;
   weights.token_seed = arch::fnv1a64(reinterpret_cast<const uint8_t*>(name.data()), name.size());
   segments_[tile].push_back(weights);
+  WeightBlock placed = block;
+  placed.base = tensor.base;
+  placed.stride = tensor.stride;
+  placed.copies = copies;
+  this->weights.push_back(placed);
   if (per_layer && workload.layers > 1) {
     tensor.slot = memory.place(tile, name + ".pointer", 4);
     arch::Segment slot;

@@ -59,8 +59,11 @@ class LowerContext {
                 std::vector<arch::Destination> destinations, uint32_t words);
   void kernel(uint32_t tile, std::string name, std::vector<arch::Operand> operands,
               std::vector<int64_t> scalars);
-  // Tokens-filled weights: per layer when `per_layer`, with a pointer slot inside the Repeat.
-  LayerTensor place_weights(uint32_t tile, const std::string& name, uint32_t bytes, bool per_layer);
+  // Tokens-filled weights holding block `rows` x `columns` of tensor `name`: per layer when
+  // `per_layer`, with a pointer slot inside the Repeat. Recorded in `weights`.
+  LayerTensor place_weights(uint32_t tile, const std::string& name, Span rows, Span columns, WeightFormat format,
+                            bool per_layer);
+  std::vector<WeightBlock> weights;
 
   arch::Package finish(std::vector<arch::Binding> bindings);
 

@@ -91,10 +91,12 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
   for (uint32_t kb = 0; kb < layout.plan.k_blocks; ++kb) {
     for (uint32_t ob = 0; ob < layout.plan.o_blocks; ++ob) {
       const uint32_t tile = layout.grid_tile(kb, ob);
-      const uint32_t kw = pair_columns(in, layout.plan.k_blocks, kb).size();
-      const uint32_t ow = pair_columns(out, layout.plan.o_blocks, ob).size();
-      layout.weights.push_back(context.place_weights(tile, name + ".weight", kw * ow, per_layer));
-      layout.bias.push_back(context.place_weights(tile, name + ".bias", ow * kHalf, per_layer));
+      const Span k_rows = pair_columns(in, layout.plan.k_blocks, kb);
+      const Span o_columns = pair_columns(out, layout.plan.o_blocks, ob);
+      layout.weights.push_back(
+          context.place_weights(tile, name + ".weight", k_rows, o_columns, WeightFormat::F143, per_layer));
+      layout.bias.push_back(
+          context.place_weights(tile, name + ".bias", Span{0, 1}, o_columns, WeightFormat::Fp16, per_layer));
     }
   }
   return layout;
