@@ -117,10 +117,18 @@ enum BindingKind {
   weight @2;
 }
 
+enum ElementType {
+  bytes @0;
+  float16 @1;
+  float32 @2;
+}
+
 struct Binding {
   name @0 :Text;
   kind @1 :BindingKind;
   slices @2 :List(Slice);
+  element @3 :ElementType;
+  shape @4 :List(UInt32);
 }
 
 struct Expectation {

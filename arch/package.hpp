@@ -143,10 +143,15 @@ struct Slice {
 
 enum class BindingKind : uint8_t { Input, Output, Weight };
 
+// Element type of a binding's bytes, when the package says (for .npy files).
+enum class ElementType : uint8_t { Bytes, Float16, Float32 };
+
 struct Binding {
   std::string name;
   BindingKind kind = BindingKind::Input;
   std::vector<Slice> slices;  // concatenated in order to form the binding's bytes
+  ElementType element = ElementType::Bytes;
+  std::vector<uint32_t> shape;  // row-major; empty with Bytes
   bool operator==(const Binding&) const = default;
 };
 

@@ -117,6 +117,9 @@ void write_package(s::Package::Builder out, const Package& package) {
     const Binding& b = package.bindings[i];
     bindings[i].setName(b.name);
     bindings[i].setKind(static_cast<s::BindingKind>(b.kind));
+    bindings[i].setElement(static_cast<s::ElementType>(b.element));
+    auto shape = bindings[i].initShape(static_cast<unsigned>(b.shape.size()));
+    for (unsigned d = 0; d < b.shape.size(); ++d) shape.set(d, b.shape[d]);
     auto slices = bindings[i].initSlices(static_cast<unsigned>(b.slices.size()));
     for (unsigned j = 0; j < b.slices.size(); ++j) {
       slices[j].setTile(b.slices[j].tile);
@@ -278,6 +281,12 @@ struct Reader {
         fail("binding '" + binding.name + "'", "kind " + std::to_string(kind) + " unknown");
       }
       binding.kind = static_cast<BindingKind>(kind);
+      const auto element = static_cast<uint16_t>(b.getElement());
+      if (element > static_cast<uint16_t>(ElementType::Float32)) {
+        fail("binding '" + binding.name + "'", "element type " + std::to_string(element) + " unknown");
+      }
+      binding.element = static_cast<ElementType>(element);
+      for (uint32_t d : b.getShape()) binding.shape.push_back(d);
       for (auto slice : b.getSlices()) {
         binding.slices.push_back({slice.getTile(), slice.getAddress(), slice.getBytes()});
       }

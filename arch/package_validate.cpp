@@ -321,12 +321,32 @@ class Validator {
 
   void bindings() {
     for (const Binding& b : p_.bindings) {
+      element_shape(b);
       for (size_t i = 0; i < b.slices.size(); ++i) {
         const Slice& s = b.slices[i];
         const std::string where = "binding '" + b.name + "': slices[" + std::to_string(i) + "]";
         if (s.tile >= m_.tiles) fail(where + ".tile", "tile " + std::to_string(s.tile) + " outside the machine");
         sram(where, s.address, s.bytes);
       }
+    }
+  }
+
+  // A typed binding's shape must account for exactly its bytes.
+  void element_shape(const Binding& b) {
+    const std::string where = "binding '" + b.name + "'";
+    if (b.element == ElementType::Bytes) {
+      if (!b.shape.empty()) fail(where + ": shape", "given for untyped bytes (set element)");
+      return;
+    }
+    uint64_t elements = 1;
+    for (uint32_t d : b.shape) elements = d == 0 ? 0 : std::min<uint64_t>(elements * d, uint64_t{1} << 40);
+    uint64_t bytes = 0;
+    for (const Slice& s : b.slices) bytes += s.bytes;
+    const uint64_t want = elements * (b.element == ElementType::Float16 ? 2 : 4);
+    if (want != bytes) {
+      fail(where + ": shape", std::to_string(elements) + " elements of " +
+                                  (b.element == ElementType::Float16 ? "float16" : "float32") + " are " +
+                                  std::to_string(want) + " bytes, but the slices hold " + std::to_string(bytes));
     }
   }
 

@@ -298,6 +298,23 @@ class Parser {
       yaml_fail(file_, m.node()["kind"], m.key_path("kind"),
                 "unknown binding kind '" + kind + "' (expected input, output or weight)");
     }
+    if (m.has("element")) {
+      const std::string element = m.string("element");
+      if (element == "float16") {
+        b.element = ElementType::Float16;
+      } else if (element == "float32") {
+        b.element = ElementType::Float32;
+      } else if (element != "bytes") {
+        yaml_fail(file_, m.node()["element"], m.key_path("element"),
+                  "unknown element type '" + element + "' (expected bytes, float16 or float32)");
+      }
+    }
+    if (m.has("shape")) {
+      const auto dims = m.list("shape");
+      for (size_t i = 0; i < dims.size(); ++i) {
+        b.shape.push_back(static_cast<uint32_t>(yaml_unsigned(dims[i], file_, item_path(m.key_path("shape"), i), UINT32_MAX)));
+      }
+    }
     for_each(m, "slices", [&](YamlMap& s) {
       Slice slice;
       slice.tile = s.required_unsigned<uint32_t>("tile");

@@ -74,8 +74,13 @@ class Writer {
     for (const TileProgram& t : p.tiles) tile(t);
     out_ << "bindings:" << (p.bindings.empty() ? " []" : "") << "\n";
     for (const Binding& b : p.bindings) {
-      out_ << "  - name: " << quoted(b.name) << "\n    kind: " << binding_kind_name(b.kind)
-           << "\n    slices:" << (b.slices.empty() ? " []" : "") << "\n";
+      out_ << "  - name: " << quoted(b.name) << "\n    kind: " << binding_kind_name(b.kind) << "\n";
+      if (b.element != ElementType::Bytes) {
+        out_ << "    element: " << (b.element == ElementType::Float16 ? "float16" : "float32") << "\n    shape: [";
+        for (size_t d = 0; d < b.shape.size(); ++d) out_ << (d ? ", " : "") << b.shape[d];
+        out_ << "]\n";
+      }
+      out_ << "    slices:" << (b.slices.empty() ? " []" : "") << "\n";
       for (const Slice& s : b.slices) {
         out_ << "      - {tile: " << s.tile << ", address: " << hex(s.address)
              << ", bytes: " << s.bytes << "}\n";

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "arch/errors.hpp"
+#include "arch/npy.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
@@ -22,6 +23,8 @@ namespace {
 struct RunArgs {
   std::string package;
   std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  uint32_t invocations = 1;
   std::string output_dir;
   bool json = false;
   bool keep_going = false;
@@ -42,6 +45,48 @@ void write_binary(const std::filesystem::path& path, const std::vector<uint8_t>&
     if (!out) throw InputError(path.string() + ": write failed");
   }
   std::filesystem::rename(tmp, path);
+}
+
+bool is_npy(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+}
+
+// The binding a NAME=FILE or a bare FILE names: a bare file needs exactly one of that kind.
+const arch::Binding& binding_for(const arch::Package& package, const std::string& spec, arch::BindingKind kind,
+                                 const char* option, std::string& file) {
+  const auto eq = spec.find('=');
+  const std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
+  file = eq == std::string::npos ? spec : spec.substr(eq + 1);
+  const arch::Binding* found = nullptr;
+  size_t count = 0;
+  for (const auto& b : package.bindings) {
+    if (b.kind != kind) continue;
+    ++count;
+    if (name.empty() || b.name == name) found = &b;
+  }
+  const char* what = kind == arch::BindingKind::Output ? "output" : "input";
+  if (name.empty() && count != 1) {
+    throw InputError(std::string(option) + " " + spec + ": the package has " + std::to_string(count) + " " + what +
+                     " bindings; say which with NAME=FILE");
+  }
+  if (found == nullptr) throw InputError(std::string(option) + " " + spec + ": no " + what + " binding '" + name + "'");
+  return *found;
+}
+
+arch::NpyType npy_type(const arch::Binding& b, const std::string& file) {
+  if (b.element == arch::ElementType::Float16) return arch::NpyType::kFloat16;
+  if (b.element == arch::ElementType::Float32) return arch::NpyType::kFloat32;
+  throw InputError(file + ": binding '" + b.name + "' has no element type, so it has no .npy form (use a .bin file)");
+}
+
+std::vector<uint64_t> npy_shape(const arch::Binding& b) { return {b.shape.begin(), b.shape.end()}; }
+
+// An input's bytes: a .npy array of the binding's element type and shape, or raw bytes.
+std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file) {
+  if (!is_npy(file)) return read_binary(file, "--input " + b.name);
+  arch::NpyArray array = arch::read_npy(file);
+  arch::expect_npy(array, file, npy_type(b, file), npy_shape(b));
+  return std::move(array.data);
 }
 
 // Events count from the phase's release (event 0 = release_cycle).
@@ -68,13 +113,23 @@ int run(const RunArgs& args) {
   options.source_name = args.package;
   options.record_tiles = args.json;
   if (auto t = trace_tile()) options.trace_tile = *t;
+  options.invocations = args.invocations;
   for (const auto& spec : args.inputs) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw InputError("--input " + spec + ": expected NAME=FILE");
+    std::string file;
+    const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Input, "--input", file);
+    options.inputs[b.name] = read_input(b, file);
+  }
+  std::vector<std::pair<const arch::Binding*, std::string>> npy_outputs;
+  for (const auto& spec : args.outputs) {
+    std::string file;
+    const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Output, "--output", file);
+    if (!is_npy(file)) throw InputError("--output " + spec + ": expected a .npy file");
+    const auto parent = std::filesystem::path(file).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+      throw InputError("--output " + spec + ": folder " + parent.string() + " does not exist");
     }
-    const std::string name = spec.substr(0, eq);
-    options.inputs[name] = read_binary(spec.substr(eq + 1), "--input " + name);
+    npy_type(b, file);
+    npy_outputs.emplace_back(&b, file);
   }
   if (!args.output_dir.empty() && !std::filesystem::is_directory(args.output_dir)) {
     throw InputError("--output-dir " + args.output_dir + ": not a directory");
@@ -86,11 +141,21 @@ int run(const RunArgs& args) {
       write_binary(std::filesystem::path(args.output_dir) / (name + ".bin"), bytes);
     }
   }
+  for (const auto& [binding, file] : npy_outputs) {
+    arch::write_npy(file, arch::make_npy(npy_type(*binding, file), npy_shape(*binding), result.outputs.at(binding->name)));
+  }
   if (args.json) {
     nlohmann::ordered_json j;
     j["package"] = std::filesystem::path(args.package).filename().string();
     j["machine"] = machine.name;
     j["total_cycles"] = result.total_cycles;
+    j["invocations"] = nlohmann::ordered_json::array();
+    uint64_t start = 0;
+    for (uint64_t end : result.invocation_ends) {
+      j["invocations"].push_back({{"end_cycle", end}, {"cycles", end - start},
+                                  {"milliseconds", 1e3 * double(end - start) / machine.clock_hz}});
+      start = end;
+    }
     j["executions"] = nlohmann::ordered_json::array();
     for (const auto& e : result.executions) j["executions"].push_back(execution_json(e));
     j["hazards"] = nlohmann::ordered_json::array();
@@ -109,6 +174,13 @@ int run(const RunArgs& args) {
   } else {
     std::cout << "machine " << machine.name << "\n";
     std::cout << "total cycles " << result.total_cycles << "\n";
+    uint64_t start = 0;
+    for (size_t i = 0; i < result.invocation_ends.size() && result.invocation_ends.size() > 1; ++i) {
+      const uint64_t cycles = result.invocation_ends[i] - start;
+      std::cout << "invocation " << i << ": " << cycles << " cycles, " << 1e3 * double(cycles) / machine.clock_hz
+                << " ms\n";
+      start = result.invocation_ends[i];
+    }
     std::cout << "phase  iteration  release_cycle  horizon\n";
     for (const auto& e : result.executions) {
       std::cout << e.phase << "  " << e.iteration << "  " << e.release_cycle << "  " << e.horizon << "\n";
@@ -133,7 +205,16 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
       "Exit 0 ok, 1 a hazard or failed expectation, 2 bad input.");
   auto args = std::make_shared<RunArgs>();
   cmd->add_option("PACKAGE", args->package, "the package file")->required();
-  cmd->add_option("--input", args->inputs, "NAME=FILE: bytes of an input binding (repeatable)");
+  cmd->add_option("--input", args->inputs,
+                  "[NAME=]FILE: an input binding's values, a .npy array of the binding's element type\n"
+                  "and shape, or raw bytes (.bin); NAME may be left out when there is one input (repeatable)");
+  cmd->add_option("--output", args->outputs,
+                  "[NAME=]FILE.npy: write an output binding as a .npy array of its element type and\n"
+                  "shape; NAME may be left out when there is one output (repeatable)");
+  cmd->add_option("--invocations", args->invocations,
+                  "run the resident program this many times back to back and print each one's cycles\n"
+                  "and milliseconds at the machine's clock (outputs are the last one's)")
+      ->check(CLI::Range(1u, 1000u));
   cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin");
   cmd->add_flag("--json", args->json,
                 "print the result as one JSON object; every phase execution lists each tile's\n"

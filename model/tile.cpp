@@ -36,7 +36,10 @@ void Tile::wait_cycles(uint64_t cycles) {
 }
 
 void Tile::run() {
-  execute(program_.steps);
+  for (uint32_t i = 0; i < invocations_ && !monitor_.stopping(); ++i) {
+    execute(program_.steps);
+    invocation_ends_.push_back(sc_core::sc_time_stamp().value());
+  }
   finish_cycle_ = sc_core::sc_time_stamp().value();
   finished_ = true;
 }

@@ -47,6 +47,9 @@ class Tile : public sc_core::sc_module {
   void report_kernel_hazards();
   bool finished() const { return finished_; }
   uint64_t finish_cycle() const { return finish_cycle_; }
+  // The resident program runs this many times back to back (the seed's invocations).
+  void set_invocations(uint32_t n) { invocations_ = n; }
+  const std::vector<uint64_t>& invocation_ends() const { return invocation_ends_; }  // cycle per invocation
   uint32_t current_phase() const { return current_phase_; }
 
  private:
@@ -82,6 +85,8 @@ class Tile : public sc_core::sc_module {
   uint32_t current_phase_ = 0;
   bool finished_ = false;
   uint64_t finish_cycle_ = 0;
+  uint32_t invocations_ = 1;
+  std::vector<uint64_t> invocation_ends_;
 };
 
 }  // namespace lockstep::model

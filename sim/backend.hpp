@@ -84,6 +84,7 @@ struct RunOptions {
   std::string source_name = "package";          // names the package in InputError messages
   std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
   bool record_tiles = false;                    // fill PhaseExecution::tiles (row ends, received runs)
+  uint32_t invocations = 1;                     // run the resident program this many times
   std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
   // Called after every phase execution, with memory as it stands at the end of it.
   std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;
@@ -91,6 +92,7 @@ struct RunOptions {
 
 struct RunResult {
   uint64_t total_cycles = 0;
+  std::vector<uint64_t> invocation_ends;   // cycle the last tile finished each invocation
   std::vector<PhaseExecution> executions;  // in execution order
   std::vector<Hazard> hazards;             // sorted by (cycle, tile, kind)
   std::vector<ExpectationFailure> expectation_failures;

@@ -105,6 +105,7 @@ class SystemCBackend : public Backend {
       };
     }
     load(package, options, *chip);
+    for (const auto& t : chip->tiles()) t->set_invocations(std::max<uint32_t>(1, options.invocations));
     sc_core::sc_start();
     chip->run_pending_kernels();  // kernels launched after the last barrier
 
@@ -120,6 +121,11 @@ class SystemCBackend : public Backend {
     uint64_t total = sc_core::sc_time_stamp().value();
     for (const auto& t : chip->tiles()) total = std::max(total, t->finish_cycle());
     result.total_cycles = total;
+    for (const auto& t : chip->tiles()) {
+      const auto& ends = t->invocation_ends();
+      if (result.invocation_ends.size() < ends.size()) result.invocation_ends.resize(ends.size(), 0);
+      for (size_t i = 0; i < ends.size(); ++i) result.invocation_ends[i] = std::max(result.invocation_ends[i], ends[i]);
+    }
     for (const auto& r : monitor.executions()) result.executions.push_back(to_execution(r));
     for (const auto& h : monitor.hazards()) result.hazards.push_back(to_hazard(h));
     std::stable_sort(result.hazards.begin(), result.hazards.end(), [](const Hazard& a, const Hazard& b) {

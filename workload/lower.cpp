@@ -25,6 +25,8 @@ arch::Binding binding(LowerContext& c, const std::string& name, arch::BindingKin
   arch::Binding b;
   b.name = name;
   b.kind = kind;
+  b.element = bytes_per_value == kHalf ? arch::ElementType::Float16 : arch::ElementType::Float32;
+  b.shape = {c.workload.rows(), a.columns};  // the owners' rows in order make the whole tensor
   for (uint32_t o = 0; o < c.owners; ++o) {
     b.slices.push_back(arch::Slice{c.owner_tile(o), a.address[o],
                                    c.owner_rows(o).size() * a.columns * bytes_per_value});

@@ -51,8 +51,8 @@ Package everything() {
   t.steps.push_back(Step{PatchStep{PatchMethod::Helper, {{0x4c018, many}}}});
   p.tiles.push_back(t);
   p.tiles.push_back(TileProgram{6, {}, {}, {}});
-  p.bindings = {{"w", BindingKind::Weight, {{5, 0x4d000, 8}, {6, 0x50000, 4}}},
-                {"none", BindingKind::Output, {}}};
+  p.bindings = {{"w", BindingKind::Weight, {{5, 0x4d000, 8}, {6, 0x50000, 4}}, ElementType::Float16, {2, 3}},
+                {"none", BindingKind::Output, {}, ElementType::Bytes, {}}};
   p.expectations = {{5, 0x4d000, 8, {}, 0xfedcba9876543210ull}, {6, 0x50000, 2, {0xab, 0xcd}, {}}};
   return p;
 }

@@ -153,6 +153,19 @@ TEST(PackageValidate, ExchangeCsrValues) {
   }
 }
 
+TEST(PackageValidate, TypedBindingShapeMatchesItsBytes) {
+  Package p = p2p();
+  p.bindings[0].element = ElementType::Float16;
+  p.bindings[0].shape = {4, 5};
+  const uint64_t bytes = p.bindings[0].slices[0].bytes;
+  EXPECT_EQ(error_of(p), "p.yaml: binding '" + p.bindings[0].name + "': shape: 20 elements of float16 are 40 bytes, " +
+                             "but the slices hold " + std::to_string(bytes));
+  p.bindings[0].shape = {static_cast<uint32_t>(bytes / 2)};
+  EXPECT_EQ(error_of(p), "(valid)");
+  p.bindings[0].element = ElementType::Bytes;
+  EXPECT_EQ(error_of(p), "p.yaml: binding '" + p.bindings[0].name + "': shape: given for untyped bytes (set element)");
+}
+
 TEST(PackageValidate, ExchangePhaseExists) {
   Package p = repeat();
   step_of<ExchangeStep>(p, 0, {0, 1}).phase = 5;
