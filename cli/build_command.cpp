@@ -1,0 +1,222 @@
+// `lockstep build WORKLOAD -o PACKAGE`: lower a workload, compile every exchange phase and
+// merge the rows into the program: one package that runs the whole model.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "arch/errors.hpp"
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+#include "cli/command_registry.hpp"
+#include "compiler/compile.hpp"
+#include "replay/model_package.hpp"
+#include "replay/progress.hpp"
+#include "workload/workload.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_yaml(const std::string& path) {
+  const auto ends = [&](const std::string& s) {
+    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".yaml") || ends(".yml");
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  if (fs::exists(a, error) && fs::exists(b, error)) return fs::equivalent(a, b, error);
+  return fs::weakly_canonical(a, error) == fs::weakly_canonical(b, error);
+}
+
+// Refuses an output that cannot be written before any long work starts: a directory, an
+// input file, a missing or read-only directory.
+void check_output(const std::string& output, const std::vector<std::string>& inputs) {
+  if (output.empty()) throw InputError("-o: empty path");
+  std::error_code error;
+  if (fs::is_directory(output, error)) throw InputError("-o " + output + ": is a directory");
+  for (const std::string& input : inputs) {
+    if (!input.empty() && fs::exists(input, error) && same_file(output, input)) {
+      throw InputError("-o " + output + ": is the input " + input);
+    }
+  }
+  fs::path directory = fs::path(output).parent_path();
+  if (directory.empty()) directory = ".";
+  if (!fs::is_directory(directory, error)) {
+    throw InputError("-o " + output + ": directory " + directory.string() + " does not exist");
+  }
+  if (::access(directory.c_str(), W_OK) != 0) {
+    throw InputError("-o " + output + ": directory " + directory.string() + " is not writable");
+  }
+}
+
+// The current stage on stderr, redrawn in place, only on a terminal and only once the
+// build has taken more than 2 s.
+class StageProgress {
+ public:
+  StageProgress()
+      : terminal_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {
+    if (terminal_) thread_ = std::thread([this] { tick(); });
+  }
+  ~StageProgress() { finish(); }
+
+  void stage(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stage_ = text;
+  }
+
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (done_) return;
+      done_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  void tick() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; })) {
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if (elapsed < 2.0) continue;
+      const std::string line =
+          "build: " + stage_ + ", " + replay::Progress::format_seconds(elapsed);
+      if (line == last_line_) continue;
+      // Pad over the end of a longer previous line.
+      const size_t pad = last_line_.size() > line.size() ? last_line_.size() - line.size() : 0;
+      std::fprintf(stderr, "\r%s%s", line.c_str(), std::string(pad, ' ').c_str());
+      std::fflush(stderr);
+      last_line_ = line;
+      shown_ = true;
+    }
+  }
+
+  bool terminal_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::string stage_ = "starting";
+  bool done_ = false;
+  bool shown_ = false;
+  std::string last_line_;
+  std::thread thread_;
+};
+
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+struct BuildArgs {
+  std::string workload;
+  std::string output;
+  std::string config = "B1024";
+  std::string machine;
+};
+
+int build(const BuildArgs& args) {
+  const auto start = std::chrono::steady_clock::now();
+  const workload::Workload workload = workload::load_workload(args.workload);
+  const std::string machine_source = args.machine.empty() ? workload.machine : args.machine;
+  const arch::MachineDescription machine = arch::load_machine(machine_source);
+  replay::ModelPackageOptions options;
+  options.config = compiler::parse_config(args.config);
+  check_output(args.output, {args.workload, machine_source});
+
+  StageProgress progress;
+  options.on_stage = [&](const std::string& text) {
+    progress.stage(text);
+    spdlog::debug("build: {}", text);
+  };
+  const replay::ModelPackage built = replay::build_model_package(workload, machine, options);
+  progress.stage("validating");
+  const std::vector<std::string> missing =
+      replay::validate_model_package(built.package, machine, args.output);
+  if (!missing.empty()) {
+    spdlog::warn("kernels the model does not implement yet (their steps were not validated): {}",
+                 join(missing));
+  }
+  progress.stage("writing " + args.output);
+  if (is_yaml(args.output)) {
+    arch::write_package_yaml(built.package, args.output);
+  } else {
+    arch::write_package_capnp(built.package, args.output);
+  }
+  progress.finish();
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& p : built.report.phases) {
+    spdlog::info("phase {} {}: horizon {} (lower bound {}), largest row {} bytes, x{}", p.phase,
+                 p.label, p.horizon, p.lower_bound, p.max_row_bytes, p.execution_count);
+  }
+  spdlog::info("lowering {:.2f} s, compiling {:.2f} s, merging {:.2f} s", built.lower_seconds,
+               built.compile_seconds, built.merge_seconds);
+  const replay::MergeSummary& s = built.summary;
+  std::printf(
+      "%s: %s on %s, %s: %u phases, %u tiles, %llu rows (%llu barrier-only steps), "
+      "table %u bytes, segments %llu bytes, %.1f s\n",
+      args.output.c_str(), workload.name.c_str(), machine.name.c_str(), options.config.name.c_str(),
+      s.phases, s.tiles, static_cast<unsigned long long>(s.rows),
+      static_cast<unsigned long long>(s.no_row_steps), s.table_bytes,
+      static_cast<unsigned long long>(s.segment_bytes), seconds);
+  return kExitOk;
+}
+
+std::function<int()> setup(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "build",
+      "Build one package that runs a whole ViT encoder workload (configs/workloads/*.yaml):\n"
+      "lower it (as `lockstep lower`: the capture of every exchange phase and the program\n"
+      "with weights, kernel steps, one row-less exchange step per phase and tile, the\n"
+      "layers as one Repeat), compile every phase of the capture with the exchange\n"
+      "compiler (--config, default the production policy B1024, rows shared across\n"
+      "phases; no payload proof: the program's own data flows through the exchanges) and\n"
+      "merge the compiled exchange into the program: every exchange step gets its tile's\n"
+      "row and CSR values, the shared-row setup patch and Repeat patch list go right before\n"
+      "it (inside the layer Repeat, one value per layer), and each tile's rows become a\n"
+      "segment in the program's table region [0x4c000, 0x5c000). Tiles without a row in a\n"
+      "phase still take part in its barrier.\n"
+      "The package is validated (kernel steps of kernels the model does not implement yet\n"
+      "are named in a warning and left out of the check) and written to -o (temporary name,\n"
+      "then rename; .yaml/.yml writes YAML, anything else Cap'n Proto). Prints one summary\n"
+      "line: phases, tiles, rows, the largest table and all segment bytes; --log-level info\n"
+      "adds each phase's horizon. Run it with `lockstep run PACKAGE`.\n"
+      "Exit 0 ok, 2 bad input (unknown workload or machine, a workload that does not fit,\n"
+      "a table that does not fit its region, an output that cannot be written or is an\n"
+      "input; nothing is written), 3 internal.");
+  auto args = std::make_shared<BuildArgs>();
+  cmd->add_option("WORKLOAD", args->workload,
+                  "workload file or embedded name, e.g. configs/workloads/vit-tiny.yaml")
+      ->required();
+  cmd->add_option("-o,--output", args->output, "package to write, e.g. model.lkspkg")->required();
+  cmd->add_option("--config", args->config,
+                  "exchange scheduling configuration: default B1024 (as `compile\n"
+                  "--exchange-stream-words 1024`); latency, automatic, S<W>, B<W>, +paired, ...");
+  cmd->add_option("--machine", args->machine,
+                  "override the workload's machine (name or YAML file)");
+  add_common_options(*cmd);
+  return [args]() { return build(*args); };
+}
+
+const CommandRegistration registration{"build", setup};
+
+}  // namespace
+}  // namespace lockstep::cli
