@@ -20,6 +20,8 @@
 #include "cli/command_registry.hpp"
 #include "compiler/compile.hpp"
 #include "replay/model_package.hpp"
+#include "workload/model_weights.hpp"
+#include "workload/weights_file.hpp"
 #include "replay/progress.hpp"
 #include "workload/workload.hpp"
 
@@ -129,6 +131,9 @@ struct BuildArgs {
   std::string output;
   std::string config = "B1024";
   std::string machine;
+  std::string weights;       // safetensors file; seeded when empty
+  uint64_t weight_seed = 1;
+  uint64_t input_seed = 1;
 };
 
 int build(const BuildArgs& args) {
@@ -139,6 +144,11 @@ int build(const BuildArgs& args) {
   replay::ModelPackageOptions options;
   options.config = compiler::parse_config(args.config);
   check_output(args.output, {args.workload, machine_source});
+  const workload::ModelWeights weights = args.weights.empty() ? workload::seeded_weights(workload, args.weight_seed)
+                                                              : workload::load_weights_file(args.weights, workload);
+  const workload::DeviceWeights device = workload::fold_and_quantize(weights, workload);
+  options.weights = &device;
+  options.patches = workload::seeded_patches(workload, args.input_seed);
 
   StageProgress progress;
   options.on_stage = [&](const std::string& text) {
@@ -212,6 +222,13 @@ std::function<int()> setup(CLI::App& app) {
                   "--exchange-stream-words 1024`); latency, automatic, S<W>, B<W>, +paired, ...");
   cmd->add_option("--machine", args->machine,
                   "override the workload's machine (name or YAML file)");
+  cmd->add_option("--weights", args->weights,
+                  "FILE.safetensors: real weights by their SigLIP tensor names (float32 or float16,\n"
+                  "[in, out]; docs/reference.md); default: seeded weights (--weight-seed)");
+  cmd->add_option("--weight-seed", args->weight_seed, "seed of the generated weights (default 1)");
+  cmd->add_option("--input-seed", args->input_seed,
+                  "seed of the default input image loaded into the `patches` binding (default 1);\n"
+                  "`run --input image.npy` replaces it");
   add_common_options(*cmd);
   return [args]() { return build(*args); };
 }

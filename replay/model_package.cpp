@@ -397,6 +397,30 @@ arch::Package merge_exchange(arch::Package program, const arch::Capture& capture
   return merged;
 }
 
+namespace {
+// The binding's bytes as initial segments on its slices' tiles (the default input image).
+void load_input(arch::Package& program, const std::string& name, const std::vector<uint16_t>& values) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+  const uint64_t total = values.size() * sizeof(uint16_t);
+  for (const arch::Binding& b : program.bindings) {
+    if (b.name != name) continue;
+    uint64_t at = 0;
+    for (const arch::Slice& s : b.slices) {
+      if (at + s.bytes > total) throw std::logic_error("input " + name + ": fewer values than its binding holds");
+      arch::Segment segment{s.address, s.bytes, arch::FillKind::Bytes, {bytes + at, bytes + at + s.bytes}, 0};
+      auto& segments = program.tiles.at(s.tile).segments;
+      segments.insert(std::upper_bound(segments.begin(), segments.end(), segment,
+                                       [](const auto& a, const auto& b) { return a.address < b.address; }),
+                      segment);
+      at += s.bytes;
+    }
+    if (at != total) throw std::logic_error("input " + name + ": more values than its binding holds");
+    return;
+  }
+  throw std::logic_error("no input binding " + name);
+}
+}  // namespace
+
 ModelPackage build_model_package(const workload::Workload& workload,
                                  const arch::MachineDescription& machine,
                                  const ModelPackageOptions& options) {
@@ -408,6 +432,13 @@ ModelPackage build_model_package(const workload::Workload& workload,
   auto start = std::chrono::steady_clock::now();
   workload::Lowered lowered = workload::lower_workload(workload, machine);
   arch::validate_capture(lowered.capture, machine, workload.file);
+  if (options.weights != nullptr) {
+    workload::write_weight_blocks(lowered.program, lowered.weights,
+                                  [&](const workload::WeightBlock& block, uint32_t layer, uint8_t* out) {
+                                    workload::write_device_block(*options.weights, block, layer, out);
+                                  });
+  }
+  if (!options.patches.empty()) load_input(lowered.program, "patches", options.patches);
   result.lower_seconds = seconds_since(start);
 
   stage("compiling " + std::to_string(lowered.capture.phases.size()) + " phases (" +

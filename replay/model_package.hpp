@@ -14,6 +14,7 @@
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
 #include "compiler/compile.hpp"
+#include "workload/model_weights.hpp"
 #include "workload/workload.hpp"
 
 namespace lockstep::replay {
@@ -48,6 +49,10 @@ arch::Package merge_exchange(arch::Package program, const arch::Capture& capture
 struct ModelPackageOptions {
   compiler::ScheduleConfig config = compiler::parse_config("B1024");
   bool share_rows = true;
+  // The parameters as the device holds them; without them the weights stay payload tokens.
+  const workload::DeviceWeights* weights = nullptr;
+  // FP16 [rows, patch_values] loaded into the `patches` input binding; empty: none.
+  std::vector<uint16_t> patches;
   // Called with a short description of each stage as it starts ("lowering", ...).
   std::function<void(const std::string&)> on_stage;
 };

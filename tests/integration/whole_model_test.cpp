@@ -1,0 +1,66 @@
+// The whole small model, end to end: vit-tiny lowered, compiled and packaged with seeded
+// weights and input, run bit-exactly on the SystemC model, and its output held against the
+// separate FP32 reference of the same (dequantised, folded) network. Prints the figures.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "arch/fp16.hpp"
+#include "arch/machine.hpp"
+#include "replay/model_package.hpp"
+#include "sim/backend.hpp"
+#include "support/test_support.hpp"
+#include "workload/model_weights.hpp"
+#include "workload/reference.hpp"
+#include "workload/workload.hpp"
+
+namespace lockstep::testing {
+namespace {
+
+struct WholeRun {
+  std::vector<float> simulated, reference;
+  uint64_t cycles = 0;
+};
+
+WholeRun run_tiny(uint64_t weight_seed) {
+  const workload::Workload w = workload::load_workload(source_path("configs/workloads/vit-tiny.yaml"));
+  const arch::MachineDescription machine = arch::load_machine(w.machine);
+  const workload::DeviceWeights device = workload::fold_and_quantize(workload::seeded_weights(w, weight_seed), w);
+  replay::ModelPackageOptions options;
+  options.weights = &device;
+  options.patches = workload::seeded_patches(w, 1);
+  const replay::ModelPackage built = replay::build_model_package(w, machine, options);
+  const sim::RunResult result = sim::make_systemc_backend(machine)->run(built.package, {});
+  EXPECT_TRUE(result.ok());
+  for (const auto& h : result.hazards) ADD_FAILURE() << sim::describe(h);
+  WholeRun run;
+  run.cycles = result.total_cycles;
+  const auto& bytes = result.outputs.at("output");
+  run.simulated.resize(bytes.size() / 4);
+  std::memcpy(run.simulated.data(), bytes.data(), bytes.size());
+  std::vector<float> patches;
+  for (uint16_t v : options.patches) patches.push_back(arch::fp16_to_float(v));
+  run.reference = workload::reference_forward(w, workload::dequantized(device, w), patches);
+  return run;
+}
+
+TEST(WholeModel, VitTinyAgreesWithItsFp32Reference) {
+  const WholeRun run = run_tiny(1);
+  ASSERT_EQ(run.simulated.size(), run.reference.size());
+  const workload::Agreement a = workload::compare(run.simulated, run.reference);
+  std::printf("whole model vit-tiny: %llu cycles, cosine %.9f, max abs error %.6f against FP32\n",
+              static_cast<unsigned long long>(run.cycles), a.cosine, a.max_abs_error);
+  // Measured: cosine 0.999997704, max abs error 0.00975 (FP16 activations, FP16 accumulation).
+  EXPECT_GT(a.cosine, 0.9999);
+  EXPECT_LT(a.max_abs_error, 0.05);
+}
+
+// A wrong weight anywhere shows: another seed's network disagrees with this reference.
+TEST(WholeModel, TheComparisonCanFail) {
+  const WholeRun one = run_tiny(1), two = run_tiny(2);
+  EXPECT_LT(workload::compare(two.simulated, one.reference).cosine, 0.9);
+}
+
+}  // namespace
+}  // namespace lockstep::testing
