@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job (`make demo`): lower the embedded default workload to a capture, sweep every
 # phase under every frontier configuration (and its paired width) with every payload
-# checked, and print a short summary. Everything goes to ./out/demo.
+# checked, and print a short summary; then build the whole small model (seeded weights and
+# input) and run it, three invocations. Everything goes to ./out/demo.
 set -euo pipefail
 build_dir=${1:-build/default}
 lockstep="$build_dir/lockstep"
@@ -38,3 +39,9 @@ if [[ $failed -ne 0 ]]; then
   echo "FAIL: $failed point(s) failed their payload check" >&2
   exit 1
 fi
+
+echo
+echo "== the whole model: lockstep build $workload, then three invocations"
+"$lockstep" build "$workload" -o "$out/model.lkspkg"
+"$lockstep" run "$out/model.lkspkg" --invocations 3 --output "$out/output.npy" | grep -v '^[0-9]' | sed 's/^/   /'
+echo "output     $out/output.npy"

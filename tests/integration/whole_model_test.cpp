@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "arch/fp16.hpp"
+#include "arch/package.hpp"
 #include "arch/machine.hpp"
 #include "replay/model_package.hpp"
 #include "sim/backend.hpp"
@@ -21,6 +23,7 @@ namespace {
 struct WholeRun {
   std::vector<float> simulated, reference;
   uint64_t cycles = 0;
+  uint64_t output_digest = 0;
 };
 
 WholeRun run_tiny(uint64_t weight_seed) {
@@ -37,6 +40,7 @@ WholeRun run_tiny(uint64_t weight_seed) {
   WholeRun run;
   run.cycles = result.total_cycles;
   const auto& bytes = result.outputs.at("output");
+  run.output_digest = arch::fnv1a64(bytes.data(), bytes.size());
   run.simulated.resize(bytes.size() / 4);
   std::memcpy(run.simulated.data(), bytes.data(), bytes.size());
   std::vector<float> patches;
@@ -54,6 +58,24 @@ TEST(WholeModel, VitTinyAgreesWithItsFp32Reference) {
   // Measured: cosine 0.999997704, max abs error 0.00975 (FP16 activations, FP16 accumulation).
   EXPECT_GT(a.cosine, 0.9999);
   EXPECT_LT(a.max_abs_error, 0.05);
+}
+
+// golden/vit-tiny-model.golden: the small default model's whole run (output digest, cycles,
+// agreement with FP32). Any change to the kernels' numerics, the lowering, the compiler or
+// the timing model shows here; bless an intended change with LOCKSTEP_BLESS_MODEL=1.
+TEST(WholeModel, VitTinyMatchesItsGoldenFile) {
+  const WholeRun run = run_tiny(1);
+  const workload::Agreement a = workload::compare(run.simulated, run.reference);
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "# lockstep build configs/workloads/vit-tiny.yaml (seeded weights 1, input 1); lockstep run\n"
+                "workload vit-tiny\nmachine ipu21-c600-t64\ntotal_cycles %llu\noutput_fnv1a64 0x%016llx\n"
+                "cosine_vs_fp32 %.9f\nmax_abs_error_vs_fp32 %.6f\n",
+                static_cast<unsigned long long>(run.cycles), static_cast<unsigned long long>(run.output_digest),
+                a.cosine, a.max_abs_error);
+  const std::string path = source_path("golden/vit-tiny-model.golden");
+  if (std::getenv("LOCKSTEP_BLESS_MODEL") != nullptr) write_file(path, text);
+  EXPECT_EQ(read_file(path), std::string(text)) << "bless an intended change with LOCKSTEP_BLESS_MODEL=1";
 }
 
 // A wrong weight anywhere shows: another seed's network disagrees with this reference.
