@@ -1,0 +1,73 @@
+// `lockstep build --weights FILE.safetensors`: real weights by their SigLIP tensor names. A
+// file holding exactly the seeded weights of seed 5 must give the very package that
+// `--weight-seed 5` gives; a missing tensor or a wrong shape is one line, exit 2, no output.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "arch/safetensors.hpp"
+#include "support/test_support.hpp"
+#include "workload/model_weights.hpp"
+#include "workload/workload.hpp"
+
+namespace lockstep::testing {
+namespace {
+
+const std::string kTiny = "configs/workloads/vit-tiny.yaml";
+
+// Every tensor of vit-tiny's seeded weights (seed 5) as float32; `skip` leaves one out and
+// `narrow` drops the last value of one.
+std::string write_weights(const std::string& dir, const std::string& skip = "", const std::string& narrow = "") {
+  const workload::Workload w = workload::load_workload(source_path(kTiny));
+  workload::ModelWeights m = workload::seeded_weights(w, 5);
+  std::vector<arch::SafeTensorData> tensors;
+  for (const auto& t : workload::named_tensors(m, w)) {
+    if (t.name == skip) continue;
+    arch::SafeTensorData d{t.name, "F32", {t.shape.begin(), t.shape.end()}, {}};
+    std::vector<float> values = *t.values;
+    if (t.name == narrow) {
+      values.pop_back();
+      d.shape.back() -= 1;
+      if (d.shape.size() > 1) values.resize(d.shape[0] * d.shape[1]);
+    }
+    d.data.resize(values.size() * 4);
+    std::memcpy(d.data.data(), values.data(), d.data.size());
+    tensors.push_back(std::move(d));
+  }
+  const std::string path = dir + "/weights.safetensors";
+  arch::write_safetensors(path, tensors, {});
+  return path;
+}
+
+TEST(BuildWeights, AFileOfTheSeededWeightsGivesTheSeededPackage) {
+  const std::string dir = temp_dir("build_weights");
+  const std::string weights = write_weights(dir);
+  auto r = run_lockstep({"build", source_path(kTiny), "--weights", weights, "-o", dir + "/file.lkspkg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_lockstep({"build", source_path(kTiny), "--weight-seed", "5", "-o", dir + "/seed.lkspkg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir + "/file.lkspkg"), read_file(dir + "/seed.lkspkg"));
+  r = run_lockstep({"build", source_path(kTiny), "--weight-seed", "6", "-o", dir + "/other.lkspkg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_file(dir + "/other.lkspkg"), read_file(dir + "/seed.lkspkg"));
+}
+
+TEST(BuildWeights, MissingTensorOrWrongShapeIsOneLineExitTwo) {
+  const std::string dir = temp_dir("build_weights_bad");
+  std::string weights = write_weights(dir, "encoder.layers.1.mlp.fc1.weight");
+  auto r = run_lockstep({"build", source_path(kTiny), "--weights", weights, "-o", dir + "/x.lkspkg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(weights + ": tensor 'encoder.layers.1.mlp.fc1.weight': missing"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.lkspkg"));
+  weights = write_weights(dir, "", "encoder.layers.0.self_attn.qkv.bias");
+  r = run_lockstep({"build", source_path(kTiny), "--weights", weights, "-o", dir + "/x.lkspkg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("tensor 'encoder.layers.0.self_attn.qkv.bias': shape: expected (768,), got (767,)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.lkspkg"));
+}
+
+}  // namespace
+}  // namespace lockstep::testing
