@@ -1,0 +1,80 @@
+// The whole model, as `lockstep build` and `lockstep run` do it: a workload (default the
+// full-size configs/workloads/siglip-so400m.yaml, run from the source tree) built with seeded
+// weights and input, one invocation simulated bit-exactly, and the output held against the
+// FP32 reference. Prints build and run wall time, peak RSS, simulated cycles (exchange phase
+// horizons and everything else) and milliseconds at the machine's clock, cosine and maximum
+// absolute error against FP32, and beside them the wall time of the FP32 reference forward
+// on this machine (the same GEMM work in plain FP32: the arithmetic limit).
+//   build/<preset>/bench/bench_model [WORKLOAD]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "arch/fp16.hpp"
+#include "arch/machine.hpp"
+#include "replay/model_package.hpp"
+#include "sim/backend.hpp"
+#include "workload/model_weights.hpp"
+#include "workload/reference.hpp"
+#include "workload/workload.hpp"
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace lockstep;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured
+  const std::string file = argc > 1 ? argv[1] : "configs/workloads/siglip-so400m.yaml";
+  const workload::Workload w = workload::load_workload(file);
+  const arch::MachineDescription machine = arch::load_machine(w.machine);
+  std::printf("workload %s (%u layers, %u tokens, hidden %u) on %s\n", w.name.c_str(), w.layers, w.rows(),
+              w.hidden, machine.name.c_str());
+
+  auto start = std::chrono::steady_clock::now();
+  const workload::DeviceWeights device = workload::fold_and_quantize(workload::seeded_weights(w, 1), w);
+  replay::ModelPackageOptions options;
+  options.weights = &device;
+  options.patches = workload::seeded_patches(w, 1);
+  const replay::ModelPackage built = replay::build_model_package(w, machine, options);
+  std::printf("build (seeded weights, lower, compile B1024, merge) %.1f s\n", seconds_since(start));
+
+  start = std::chrono::steady_clock::now();
+  const sim::RunResult result = sim::make_systemc_backend(machine)->run(built.package, {});
+  const double run_seconds = seconds_since(start);
+  uint64_t exchange = 0;
+  for (const auto& e : result.executions) exchange += e.horizon;
+  std::printf("run, one invocation: %.1f s wall, peak RSS %.0f MiB, %s\n", run_seconds, peak_rss_mib(),
+              result.ok() ? "no hazard" : "HAZARDS");
+  std::printf("simulated cycles %llu (%.3f ms at %.2f GHz): exchange phase horizons %llu, everything else %llu\n",
+              static_cast<unsigned long long>(result.total_cycles), 1e3 * double(result.total_cycles) / machine.clock_hz,
+              machine.clock_hz / 1e9, static_cast<unsigned long long>(exchange),
+              static_cast<unsigned long long>(result.total_cycles - exchange));
+
+  std::vector<float> patches;
+  for (uint16_t v : options.patches) patches.push_back(arch::fp16_to_float(v));
+  start = std::chrono::steady_clock::now();
+  const std::vector<float> reference = workload::reference_forward(w, workload::dequantized(device, w), patches);
+  const double reference_seconds = seconds_since(start);
+  const auto& bytes = result.outputs.at("output");
+  std::vector<float> simulated(bytes.size() / 4);
+  std::memcpy(simulated.data(), bytes.data(), bytes.size());
+  const workload::Agreement a = workload::compare(simulated, reference);
+  std::printf("against FP32: cosine %.9f, max abs error %.6f\n", a.cosine, a.max_abs_error);
+  std::printf("FP32 reference forward (the same GEMM work in plain FP32, 2 threads) %.1f s; simulation / FP32 = %.1fx\n",
+              reference_seconds, run_seconds / reference_seconds);
+  return result.ok() ? 0 : 1;
+}
