@@ -14,6 +14,7 @@ struct Package {
   tiles @4 :List(TileProgram);
   bindings @5 :List(Binding);
   expectations @6 :List(Expectation);
+  workload @7 :Text;  # the workload YAML text of a whole model (`lockstep build`); empty otherwise
 }
 
 struct Phase {

@@ -174,6 +174,9 @@ struct Package {
   std::vector<TileProgram> tiles;  // sorted by tile id; tiles not listed are idle
   std::vector<Binding> bindings;
   std::vector<Expectation> expectations;
+  // The workload YAML text the package was built from (`lockstep build`), so `run
+  // --reference` can rebuild the FP32 reference; empty for packages that are not a whole model.
+  std::string workload;
   bool operator==(const Package&) const = default;
 };
 
@@ -185,6 +188,11 @@ void write_package_capnp(const Package& package, const std::string& path);  // t
 void write_package_yaml(const Package& package, const std::string& path);   // tmp + rename
 Package parse_package_yaml(const std::string& text, const std::string& file_name);
 std::string package_to_yaml(const Package& package);
+
+// The `size` initial bytes at `address` of tile `tile`: inside the one bytes segment that holds
+// them all, or nullptr when none does (tile not listed, a zero or token segment, a range that
+// spans segments).
+const uint8_t* initial_bytes(const Package& package, uint32_t tile, uint32_t address, uint32_t size);
 
 // Checks every rule of the package against the machine; throws InputError on the first
 // failure ("file: tile 3: step 2 (exchange): row_address: 0x7fff8 outside table ...").

@@ -137,6 +137,7 @@ void write_package(s::Package::Builder out, const Package& package) {
     expectations[i].setHasDigest(e.digest.has_value());
     expectations[i].setDigest(e.digest.value_or(0));
   }
+  if (!package.workload.empty()) out.setWorkload(package.workload);
 }
 
 // ---- reading -------------------------------------------------------------------------
@@ -301,6 +302,7 @@ struct Reader {
       if (e.getHasDigest()) exp.digest = e.getDigest();
       out.expectations.push_back(std::move(exp));
     }
+    out.workload = text(in.getWorkload());
     return out;
   }
 };

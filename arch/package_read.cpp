@@ -28,4 +28,17 @@ Package read_package(const std::string& path) {
   return read_package_from_bytes(file.data(), file.size(), path);
 }
 
+const uint8_t* initial_bytes(const Package& package, uint32_t tile, uint32_t address, uint32_t size) {
+  for (const TileProgram& t : package.tiles) {
+    if (t.tile != tile) continue;
+    for (const Segment& s : t.segments) {
+      const uint64_t offset = uint64_t{address} - s.address;
+      if (s.fill == FillKind::Bytes && address >= s.address && offset + size <= s.bytes.size()) {
+        return s.bytes.data() + offset;
+      }
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace lockstep::arch

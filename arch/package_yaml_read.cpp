@@ -97,6 +97,7 @@ class Parser {
     out.machine_name = machine.string("name");
     out.machine_digest = machine.optional_string("digest", "");
     machine.finish();
+    out.workload = top.optional_string("workload", "");
     for_each(top, "phases", [&](YamlMap& m) { out.phases.push_back(phase(m)); });
     for_each(top, "tiles", [&](YamlMap& m) { out.tiles.push_back(tile(m)); });
     for_each(top, "bindings", [&](YamlMap& m) { out.bindings.push_back(binding(m)); });

@@ -1,5 +1,7 @@
 // Canonical YAML form of a package: fixed key order, hex addresses and words, decimal sizes
-// and counts, every string double-quoted. YAML -> Cap'n Proto -> YAML gives the same bytes.
+// and counts, every string double-quoted (the workload text a block scalar where it can be).
+// YAML -> Cap'n Proto -> YAML gives the same bytes.
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -58,12 +60,42 @@ std::vector<uint32_t> bytes_to_words(const std::vector<uint8_t>& bytes) {
   return words;
 }
 
+// True when `text` reads back exactly from a literal block scalar indented by two: printable
+// (or UTF-8) lines and at most one final newline, whose last line is not empty.
+bool block_safe(const std::string& text) {
+  if (text.empty() || text.front() == '\n') return false;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c != '\n' && (u < 0x20 || u == 0x7f)) return false;
+  }
+  const size_t end = text.back() == '\n' ? text.size() - 1 : text.size();
+  return end > 0 && text[end - 1] != '\n';
+}
+
+// The workload text as a literal block scalar (`|2`, or `|2-` without a final newline) where
+// that reads back exactly, else as one double-quoted string.
+std::string workload_scalar(const std::string& text) {
+  if (!block_safe(text)) return quoted(text) + "\n";
+  const bool final_newline = text.back() == '\n';
+  std::string out = final_newline ? "|2\n" : "|2-\n";
+  size_t start = 0;
+  const size_t end = final_newline ? text.size() - 1 : text.size();
+  while (start <= end) {
+    const size_t stop = std::min(text.find('\n', start), end);
+    const std::string line = text.substr(start, stop - start);
+    out += (line.empty() ? "" : "  " + line) + "\n";
+    start = stop + 1;
+  }
+  return out;
+}
+
 class Writer {
  public:
   std::string package(const Package& p) {
     out_ << "version: " << p.version << "\n";
     out_ << "machine: {name: " << quoted(p.machine_name) << ", digest: " << quoted(p.machine_digest)
          << "}\n";
+    if (!p.workload.empty()) out_ << "workload: " << workload_scalar(p.workload);
     out_ << "phases:" << (p.phases.empty() ? " []" : "") << "\n";
     for (const Phase& ph : p.phases) {
       out_ << "  - {id: " << ph.id << ", label: " << quoted(ph.label)

@@ -17,6 +17,7 @@
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
+#include "arch/yaml_reader.hpp"
 #include "cli/command_registry.hpp"
 #include "compiler/compile.hpp"
 #include "replay/model_package.hpp"
@@ -155,7 +156,8 @@ int build(const BuildArgs& args) {
     progress.stage(text);
     spdlog::debug("build: {}", text);
   };
-  const replay::ModelPackage built = replay::build_model_package(workload, machine, options);
+  replay::ModelPackage built = replay::build_model_package(workload, machine, options);
+  built.package.workload = arch::read_text_file(args.workload);  // for `run --reference`
   progress.stage("validating");
   const std::vector<std::string> missing =
       replay::validate_model_package(built.package, machine, args.output);
@@ -208,7 +210,8 @@ std::function<int()> setup(CLI::App& app) {
       "are named in a warning and left out of the check) and written to -o (temporary name,\n"
       "then rename; .yaml/.yml writes YAML, anything else Cap'n Proto). Prints one summary\n"
       "line: phases, tiles, rows, the largest table and all segment bytes; --log-level info\n"
-      "adds each phase's horizon. Run it with `lockstep run PACKAGE`.\n"
+      "adds each phase's horizon. Run it with `lockstep run PACKAGE`; the package records the\n"
+      "workload's text, so `run --reference` can hold its output against the FP32 reference.\n"
       "Exit 0 ok, 2 bad input (unknown workload or machine, a workload that does not fit,\n"
       "a table that does not fit its region, an output that cannot be written or is an\n"
       "input; nothing is written), 3 internal.");

@@ -3,11 +3,13 @@
 // and expectation failures.
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "arch/errors.hpp"
 #include "arch/npy.hpp"
@@ -15,6 +17,7 @@
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
+#include "cli/run_reference.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {
@@ -28,6 +31,7 @@ struct RunArgs {
   std::string output_dir;
   bool json = false;
   bool keep_going = false;
+  bool reference = false;
 };
 
 std::vector<uint8_t> read_binary(const std::string& path, const std::string& what) {
@@ -105,6 +109,106 @@ nlohmann::ordered_json execution_json(const sim::PhaseExecution& e) {
           {"horizon", e.horizon}, {"tiles", tiles}};
 }
 
+double milliseconds(uint64_t cycles, const arch::MachineDescription& machine) {
+  return 1e3 * double(cycles) / machine.clock_hz;
+}
+
+void print_json(const RunArgs& args, const arch::MachineDescription& machine, const sim::RunResult& result,
+                const std::optional<workload::Agreement>& agreement) {
+  nlohmann::ordered_json j;
+  j["package"] = std::filesystem::path(args.package).filename().string();
+  j["machine"] = machine.name;
+  j["total_cycles"] = result.total_cycles;
+  j["total_milliseconds"] = milliseconds(result.total_cycles, machine);
+  j["invocations"] = nlohmann::ordered_json::array();
+  uint64_t start = 0;
+  for (uint64_t end : result.invocation_ends) {
+    j["invocations"].push_back(
+        {{"end_cycle", end}, {"cycles", end - start}, {"milliseconds", milliseconds(end - start, machine)}});
+    start = end;
+  }
+  if (agreement) {
+    // The outputs are the last invocation's, so that is the one compared.
+    j["reference"] = {{"invocation", result.invocation_ends.empty() ? 0 : result.invocation_ends.size() - 1},
+                      {"cosine", agreement->cosine}, {"max_abs_error", agreement->max_abs_error}};
+  }
+  j["executions"] = nlohmann::ordered_json::array();
+  for (const auto& e : result.executions) j["executions"].push_back(execution_json(e));
+  j["hazards"] = nlohmann::ordered_json::array();
+  for (const auto& h : result.hazards) {
+    j["hazards"].push_back({{"kind", sim::hazard_name(h.kind)}, {"tile", h.tile}, {"phase", h.phase},
+                            {"iteration", h.iteration}, {"cycle", h.cycle}, {"row_offset", h.row_offset},
+                            {"instruction", h.instruction}, {"detail", h.detail}});
+  }
+  j["expectation_failures"] = nlohmann::ordered_json::array();
+  for (const auto& f : result.expectation_failures) {
+    j["expectation_failures"].push_back(
+        {{"tile", f.tile}, {"address", f.address}, {"expected", f.expected}, {"found", f.found}});
+  }
+  j["ok"] = result.ok();
+  std::cout << j.dump(2) << "\n";
+}
+
+void print_text(const arch::MachineDescription& machine, const sim::RunResult& result,
+                const std::optional<workload::Agreement>& agreement) {
+  std::cout << "machine " << machine.name << "\n";
+  std::cout << "total cycles " << result.total_cycles << ", " << milliseconds(result.total_cycles, machine)
+            << " ms\n";
+  const size_t invocations = result.invocation_ends.size();
+  uint64_t start = 0;
+  for (size_t i = 0; i < invocations && invocations > 1; ++i) {
+    const uint64_t cycles = result.invocation_ends[i] - start;
+    std::cout << "invocation " << i << ": " << cycles << " cycles, " << milliseconds(cycles, machine) << " ms\n";
+    start = result.invocation_ends[i];
+  }
+  if (agreement) {
+    char line[160];
+    std::snprintf(line, sizeof line, "reference: cosine %.9f, max abs error %.6f%s\n", agreement->cosine,
+                  agreement->max_abs_error, invocations > 1 ? " (the last invocation's output)" : "");
+    std::cout << line;
+  }
+  std::cout << "phase  iteration  release_cycle  horizon\n";
+  for (const auto& e : result.executions) {
+    std::cout << e.phase << "  " << e.iteration << "  " << e.release_cycle << "  " << e.horizon << "\n";
+  }
+  for (const auto& h : result.hazards) std::cout << sim::describe(h) << "\n";
+  for (const auto& f : result.expectation_failures) {
+    std::cout << "expectation failed: tile " << f.tile << " address 0x" << std::hex << f.address << std::dec
+              << ": expected " << f.expected << ", found " << f.found << "\n";
+  }
+  std::cout << (result.ok() ? "ok" : "FAILED") << "\n";
+}
+
+// The --output files, checked before the run: typed bindings and existing folders.
+std::vector<std::pair<const arch::Binding*, std::string>> npy_outputs(const arch::Package& package,
+                                                                      const RunArgs& args) {
+  std::vector<std::pair<const arch::Binding*, std::string>> outputs;
+  for (const auto& spec : args.outputs) {
+    std::string file;
+    const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Output, "--output", file);
+    if (!is_npy(file)) throw InputError("--output " + spec + ": expected a .npy file");
+    const auto parent = std::filesystem::path(file).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+      throw InputError("--output " + spec + ": folder " + parent.string() + " does not exist");
+    }
+    npy_type(b, file);
+    outputs.emplace_back(&b, file);
+  }
+  return outputs;
+}
+
+void write_outputs(const RunArgs& args, const std::vector<std::pair<const arch::Binding*, std::string>>& npy,
+                   const sim::RunResult& result) {
+  if (!args.output_dir.empty()) {
+    for (const auto& [name, bytes] : result.outputs) {
+      write_binary(std::filesystem::path(args.output_dir) / (name + ".bin"), bytes);
+    }
+  }
+  for (const auto& [binding, file] : npy) {
+    arch::write_npy(file, arch::make_npy(npy_type(*binding, file), npy_shape(*binding), result.outputs.at(binding->name)));
+  }
+}
+
 int run(const RunArgs& args) {
   const arch::Package package = arch::read_package(args.package);
   const arch::MachineDescription machine = arch::load_machine(package.machine_name);
@@ -119,78 +223,21 @@ int run(const RunArgs& args) {
     const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Input, "--input", file);
     options.inputs[b.name] = read_input(b, file);
   }
-  std::vector<std::pair<const arch::Binding*, std::string>> npy_outputs;
-  for (const auto& spec : args.outputs) {
-    std::string file;
-    const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Output, "--output", file);
-    if (!is_npy(file)) throw InputError("--output " + spec + ": expected a .npy file");
-    const auto parent = std::filesystem::path(file).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-      throw InputError("--output " + spec + ": folder " + parent.string() + " does not exist");
-    }
-    npy_type(b, file);
-    npy_outputs.emplace_back(&b, file);
-  }
+  const auto npy = npy_outputs(package, args);
   if (!args.output_dir.empty() && !std::filesystem::is_directory(args.output_dir)) {
     throw InputError("--output-dir " + args.output_dir + ": not a directory");
   }
+  std::vector<float> reference;
+  if (args.reference) reference = package_reference(package, machine, args.package, options.inputs);
   const sim::RunResult result = sim::make_systemc_backend(machine)->run(package, options);
 
-  if (!args.output_dir.empty()) {
-    for (const auto& [name, bytes] : result.outputs) {
-      write_binary(std::filesystem::path(args.output_dir) / (name + ".bin"), bytes);
-    }
-  }
-  for (const auto& [binding, file] : npy_outputs) {
-    arch::write_npy(file, arch::make_npy(npy_type(*binding, file), npy_shape(*binding), result.outputs.at(binding->name)));
-  }
+  write_outputs(args, npy, result);
+  std::optional<workload::Agreement> agreement;
+  if (args.reference) agreement = compare_output(result.outputs, reference);
   if (args.json) {
-    nlohmann::ordered_json j;
-    j["package"] = std::filesystem::path(args.package).filename().string();
-    j["machine"] = machine.name;
-    j["total_cycles"] = result.total_cycles;
-    j["invocations"] = nlohmann::ordered_json::array();
-    uint64_t start = 0;
-    for (uint64_t end : result.invocation_ends) {
-      j["invocations"].push_back({{"end_cycle", end}, {"cycles", end - start},
-                                  {"milliseconds", 1e3 * double(end - start) / machine.clock_hz}});
-      start = end;
-    }
-    j["executions"] = nlohmann::ordered_json::array();
-    for (const auto& e : result.executions) j["executions"].push_back(execution_json(e));
-    j["hazards"] = nlohmann::ordered_json::array();
-    for (const auto& h : result.hazards) {
-      j["hazards"].push_back({{"kind", sim::hazard_name(h.kind)}, {"tile", h.tile}, {"phase", h.phase},
-                              {"iteration", h.iteration}, {"cycle", h.cycle}, {"row_offset", h.row_offset},
-                              {"instruction", h.instruction}, {"detail", h.detail}});
-    }
-    j["expectation_failures"] = nlohmann::ordered_json::array();
-    for (const auto& f : result.expectation_failures) {
-      j["expectation_failures"].push_back(
-          {{"tile", f.tile}, {"address", f.address}, {"expected", f.expected}, {"found", f.found}});
-    }
-    j["ok"] = result.ok();
-    std::cout << j.dump(2) << "\n";
+    print_json(args, machine, result, agreement);
   } else {
-    std::cout << "machine " << machine.name << "\n";
-    std::cout << "total cycles " << result.total_cycles << "\n";
-    uint64_t start = 0;
-    for (size_t i = 0; i < result.invocation_ends.size() && result.invocation_ends.size() > 1; ++i) {
-      const uint64_t cycles = result.invocation_ends[i] - start;
-      std::cout << "invocation " << i << ": " << cycles << " cycles, " << 1e3 * double(cycles) / machine.clock_hz
-                << " ms\n";
-      start = result.invocation_ends[i];
-    }
-    std::cout << "phase  iteration  release_cycle  horizon\n";
-    for (const auto& e : result.executions) {
-      std::cout << e.phase << "  " << e.iteration << "  " << e.release_cycle << "  " << e.horizon << "\n";
-    }
-    for (const auto& h : result.hazards) std::cout << sim::describe(h) << "\n";
-    for (const auto& f : result.expectation_failures) {
-      std::cout << "expectation failed: tile " << f.tile << " address 0x" << std::hex << f.address
-                << std::dec << ": expected " << f.expected << ", found " << f.found << "\n";
-    }
-    std::cout << (result.ok() ? "ok" : "FAILED") << "\n";
+    print_text(machine, result, agreement);
   }
   return result.ok() ? kExitOk : kExitFailed;
 }
@@ -202,6 +249,7 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
       "Prints the total cycles and the horizon of every phase execution, every hazard\n"
       "(class, tile, phase, iteration, cycle, row offset, instruction) and every failed\n"
       "expectation. By default the first hazard stops the run; --keep-going collects all.\n"
+      "--reference compares a whole model's output with its FP32 reference (docs/reference.md).\n"
       "Exit 0 ok, 1 a hazard or failed expectation, 2 bad input.");
   auto args = std::make_shared<RunArgs>();
   cmd->add_option("PACKAGE", args->package, "the package file")->required();
@@ -221,6 +269,11 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                 "row end and, per received run, its sender, addresses, bytes and first and\n"
                 "last write event (events from the phase's release)");
   cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
+  cmd->add_flag("--reference", args->reference,
+                "hold the `output` binding against the separate FP32 reference of the model (a package\n"
+                "made by `lockstep build`: its recorded workload, the weights as its segments hold them,\n"
+                "the `patches` input the run uses) and print the cosine similarity and maximum absolute\n"
+                "error; with --invocations N the outputs, so the comparison, are the last invocation's");
   add_common_options(*cmd);
   return [args]() { return run(*args); };
 }};

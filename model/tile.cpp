@@ -152,6 +152,19 @@ void Tile::do_kernel(const arch::KernelStep& step) {
 
 void Tile::do_repeat(const arch::RepeatStep& step) {
   wait_cycles(repeat_entry_instructions() * machine_.supervisor_cycles_per_instruction);
+  // The device keeps iterated pointers in the Repeat's stack frame and writes their initial
+  // addresses at every entry (IPU21-DEVICE.md 8.4): a Repeat entered again (the next
+  // invocation) starts from the addresses its first entry found. After it ends the slots
+  // keep their advanced values, as the popped frame's memory does.
+  auto [initial, first_entry] = repeat_initial_pointers_.try_emplace(&step);
+  for (const auto& p : step.pointers) {
+    if (!memory_.contains(p.address, 4)) continue;
+    if (first_entry) initial->second.emplace_back(p.address, memory_.read_word(p.address));
+  }
+  if (!first_entry) {
+    flush_kernels();  // the entry's stores follow the kernels in program order
+    for (const auto& [address, value] : initial->second) memory_.write_word(address, value);
+  }
   for (uint32_t i = 0; i < step.count; ++i) {
     iterations_.push_back(i);
     execute(step.body);

@@ -4,6 +4,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "arch/machine.hpp"
@@ -86,6 +87,8 @@ class Tile : public sc_core::sc_module {
   bool finished_ = false;
   uint64_t finish_cycle_ = 0;
   uint32_t invocations_ = 1;
+  // Per Repeat step: its pointer slots' values at its first entry (written at every entry).
+  std::map<const arch::RepeatStep*, std::vector<std::pair<uint32_t, uint32_t>>> repeat_initial_pointers_;
   std::vector<uint64_t> invocation_ends_;
 };
 

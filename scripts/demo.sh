@@ -43,5 +43,5 @@ fi
 echo
 echo "== the whole model: lockstep build $workload, then three invocations"
 "$lockstep" build "$workload" -o "$out/model.lkspkg"
-"$lockstep" run "$out/model.lkspkg" --invocations 3 --output "$out/output.npy" | grep -v '^[0-9]' | sed 's/^/   /'
+"$lockstep" run "$out/model.lkspkg" --invocations 3 --reference --output "$out/output.npy" | grep -v '^[0-9]' | sed 's/^/   /'
 echo "output     $out/output.npy"

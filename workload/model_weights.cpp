@@ -2,8 +2,10 @@
 // device's formats, and back. docs/reference.md.
 #include "workload/model_weights.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -11,8 +13,11 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "arch/errors.hpp"
 #include "arch/fp16.hpp"
 #include "arch/fp8.hpp"
+#include "arch/hex.hpp"
+#include "arch/package.hpp"
 #include "arch/stochastic_rounding.hpp"
 #include "workload/weight_layout.hpp"
 
@@ -317,59 +322,164 @@ const DeviceGemm& device_gemm(const DeviceWeights& d, const std::string& gemm, u
   throw std::invalid_argument("unknown GEMM '" + gemm + "'");
 }
 
-void write_device_block(const DeviceWeights& d, const WeightBlock& block, uint32_t layer, uint8_t* out) {
-  const std::string& t = block.tensor;
-  const auto fail = [&](const std::string& what) {
-    throw std::invalid_argument("weight block " + t + " on tile " + std::to_string(block.tile) + ": " + what);
-  };
-  const auto ends_with = [&](const std::string& suffix) {
-    return t.size() > suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  // The source tensor as (values, rows, columns) for either format.
+namespace {
+
+// One tensor copy of DeviceWeights as blocks see it: F143 bytes or FP16 halves, row-major
+// [rows, columns].
+struct TensorRef {
   const uint8_t* bytes = nullptr;
   const uint16_t* halves = nullptr;
   uint32_t rows = 0, columns = 0;
-  WeightFormat format = WeightFormat::Fp16;
-  if (ends_with(".weight")) {
+  const void* data() const { return bytes != nullptr ? static_cast<const void*>(bytes) : halves; }
+};
+
+bool ends_with(const std::string& t, const std::string& suffix) {
+  return t.size() > suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+TensorRef named_tensor(const DeviceWeights& d, const std::string& t, uint32_t layer) {
+  if (ends_with(t, ".weight")) {
     const DeviceGemm& g = device_gemm(d, t.substr(0, t.size() - 7), layer);
-    bytes = g.weight.data();
-    rows = g.in;
-    columns = g.out;
-    format = WeightFormat::F143;
-  } else if (ends_with(".bias")) {
+    return {g.weight.data(), nullptr, g.in, g.out};
+  }
+  if (ends_with(t, ".bias")) {
     const DeviceGemm& g = device_gemm(d, t.substr(0, t.size() - 5), layer);
-    halves = g.bias.data();
-    rows = 1;
-    columns = g.out;
-  } else if (t == "embed.position") {
-    halves = d.position.data();
-    columns = d.hidden;
-    rows = columns == 0 ? 0 : static_cast<uint32_t>(d.position.size() / columns);
-  } else if (t == "final.ln.gamma" || t == "final.ln.beta") {
+    return {nullptr, g.bias.data(), 1, g.out};
+  }
+  if (t == "embed.position") {
+    const uint32_t rows = d.hidden == 0 ? 0 : static_cast<uint32_t>(d.position.size() / d.hidden);
+    return {nullptr, d.position.data(), rows, d.hidden};
+  }
+  if (t == "final.ln.gamma" || t == "final.ln.beta") {
     const auto& v = t == "final.ln.gamma" ? d.final_gamma : d.final_beta;
-    halves = v.data();
-    rows = 1;
-    columns = static_cast<uint32_t>(v.size());
-  } else {
-    fail("unknown tensor");
+    return {nullptr, v.data(), 1, static_cast<uint32_t>(v.size())};
   }
+  throw std::invalid_argument("unknown tensor");
+}
+
+// The tensor copy `block` covers for copy `layer`. Throws std::invalid_argument for an unknown
+// tensor, a format that is not the tensor's, or a block outside the tensor.
+TensorRef block_tensor(const DeviceWeights& d, const WeightBlock& block, uint32_t layer) {
+  const auto fail = [&](const std::string& what) {
+    throw std::invalid_argument("weight block " + block.tensor + " on tile " + std::to_string(block.tile) + ": " +
+                                what);
+  };
+  TensorRef t;
+  try {
+    t = named_tensor(d, block.tensor, layer);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  const WeightFormat format = t.bytes != nullptr ? WeightFormat::F143 : WeightFormat::Fp16;
   if (block.format != format) fail("format is not the tensor's");
-  if (block.rows.end > rows || block.columns.end > columns || block.rows.begin > block.rows.end ||
+  if (block.rows.end > t.rows || block.columns.end > t.columns || block.rows.begin > block.rows.end ||
       block.columns.begin > block.columns.end) {
-    fail("block lies outside the tensor [" + std::to_string(rows) + ", " + std::to_string(columns) + "]");
+    fail("block lies outside the tensor [" + std::to_string(t.rows) + ", " + std::to_string(t.columns) + "]");
   }
+  return t;
+}
+
+}  // namespace
+
+void write_device_block(const DeviceWeights& d, const WeightBlock& block, uint32_t layer, uint8_t* out) {
+  const TensorRef t = block_tensor(d, block, layer);
   size_t at = 0;
   for (uint32_t r = block.rows.begin; r < block.rows.end; ++r) {
     for (uint32_t c = block.columns.begin; c < block.columns.end; ++c) {
-      const size_t i = size_t{r} * columns + c;
-      if (format == WeightFormat::F143) {
-        out[at++] = bytes[i];
+      const size_t i = size_t{r} * t.columns + c;
+      if (t.bytes != nullptr) {
+        out[at++] = t.bytes[i];
       } else {
-        out[at++] = static_cast<uint8_t>(halves[i] & 0xff);
-        out[at++] = static_cast<uint8_t>(halves[i] >> 8);
+        out[at++] = static_cast<uint8_t>(t.halves[i] & 0xff);
+        out[at++] = static_cast<uint8_t>(t.halves[i] >> 8);
       }
     }
   }
+}
+
+namespace {
+
+// DeviceWeights of w's shapes, every value zero.
+DeviceWeights zero_device_weights(const Workload& w) {
+  const uint32_t H = w.hidden, M = w.mlp;
+  const auto gemm = [](uint32_t in, uint32_t out) {
+    return DeviceGemm{in, out, std::vector<uint8_t>(size_t{in} * out), std::vector<uint16_t>(out)};
+  };
+  DeviceWeights d;
+  d.hidden = H;
+  d.weight_scale = checked_scale(w);
+  d.patch = gemm(w.patch_values(), H);
+  d.position.assign(size_t{w.rows()} * H, 0);
+  d.layers.assign(w.layers, DeviceLayer{gemm(H, 3 * H), gemm(H, H), gemm(H, M), gemm(M, H)});
+  d.final_gamma.assign(H, 0);
+  d.final_beta.assign(H, 0);
+  return d;
+}
+
+size_t value_count(const DeviceWeights& d) {
+  size_t n = d.patch.weight.size() + d.patch.bias.size() + d.position.size() + 2 * size_t{d.hidden};
+  for (const DeviceLayer& L : d.layers) {
+    for (const DeviceGemm* g : {&L.qkv, &L.out, &L.up, &L.down}) n += g->weight.size() + g->bias.size();
+  }
+  return n;
+}
+
+// Which values of each tensor copy (keyed by its data) have been read.
+using ReadMask = std::map<const void*, std::vector<uint8_t>>;
+
+// Reads one block copy's bytes into d (which the caller owns, so the const view may be written);
+// a replicated value must agree with what another tile's copy gave.
+void read_block_copy(DeviceWeights& d, const WeightBlock& block, uint32_t layer, const uint8_t* in, ReadMask& mask) {
+  const TensorRef t = block_tensor(d, block, layer);
+  std::vector<uint8_t>& seen = mask[t.data()];
+  seen.resize(size_t{t.rows} * t.columns);
+  size_t at = 0;
+  for (uint32_t r = block.rows.begin; r < block.rows.end; ++r) {
+    for (uint32_t c = block.columns.begin; c < block.columns.end; ++c) {
+      const size_t i = size_t{r} * t.columns + c;
+      const uint16_t value = t.bytes != nullptr ? in[at] : static_cast<uint16_t>(in[at] | in[at + 1] << 8);
+      at += t.bytes != nullptr ? 1 : 2;
+      const uint16_t held = t.bytes != nullptr ? t.bytes[i] : t.halves[i];
+      if (seen[i] && held != value) {
+        throw InputError("tile " + std::to_string(block.tile) + ": tensor " + block.tensor +
+                         (block.copies > 1 ? " (layer " + std::to_string(layer) + ")" : "") + ": value [" +
+                         std::to_string(r) + ", " + std::to_string(c) + "] differs from another tile's copy");
+      }
+      seen[i] = 1;
+      if (t.bytes != nullptr) {
+        const_cast<uint8_t*>(t.bytes)[i] = static_cast<uint8_t>(value);
+      } else {
+        const_cast<uint16_t*>(t.halves)[i] = value;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+DeviceWeights read_device_weights(const arch::Package& package, const std::vector<WeightBlock>& blocks,
+                                  const Workload& w) {
+  DeviceWeights d = zero_device_weights(w);
+  ReadMask mask;
+  for (const WeightBlock& block : blocks) {
+    const uint32_t stride = block.stride == 0 ? block.bytes() : block.stride;
+    for (uint32_t layer = 0; layer < block.copies; ++layer) {
+      const uint32_t address = block.base + layer * stride;
+      const uint8_t* in = arch::initial_bytes(package, block.tile, address, block.bytes());
+      if (in == nullptr) {
+        throw InputError("tile " + std::to_string(block.tile) + ": tensor " + block.tensor + ": no weight bytes at " +
+                         arch::hex(address) + " (" + std::to_string(block.bytes()) + " bytes)");
+      }
+      read_block_copy(d, block, layer, in, mask);
+    }
+  }
+  size_t read = 0;
+  for (const auto& [data, seen] : mask) read += static_cast<size_t>(std::count(seen.begin(), seen.end(), 1));
+  if (read != value_count(d)) {
+    throw InputError("the weight blocks hold " + std::to_string(read) + " of the model's " +
+                     std::to_string(value_count(d)) + " values");
+  }
+  return d;
 }
 
 }  // namespace lockstep::workload

@@ -11,6 +11,10 @@
 
 #include "workload/workload.hpp"
 
+namespace lockstep::arch {
+struct Package;
+}
+
 namespace lockstep::workload {
 
 struct WeightBlock;  // workload/weight_layout.hpp
@@ -105,5 +109,14 @@ const DeviceGemm& device_gemm(const DeviceWeights& d, const std::string& gemm, u
 // "final.ln.gamma", "final.ln.beta" (FP16). Throws std::invalid_argument for an unknown tensor,
 // a format that is not the tensor's, or a block outside the tensor.
 void write_device_block(const DeviceWeights& d, const WeightBlock& block, uint32_t layer, uint8_t* out);
+
+// The inverse of write_weight_blocks with write_device_block: every block's bytes for every
+// layer copy, read from the package's bytes segments at block.base + layer * stride, back into
+// DeviceWeights of w's shapes (weight_scale the workload's). InputError naming the tile and
+// tensor when a block's bytes are not in a bytes segment or a replicated vector's copies differ,
+// or when the blocks leave values unread; std::invalid_argument for a block that names no tensor
+// of w (as write_device_block).
+DeviceWeights read_device_weights(const arch::Package& package, const std::vector<WeightBlock>& blocks,
+                                  const Workload& w);
 
 }  // namespace lockstep::workload

@@ -54,8 +54,15 @@ Package everything() {
   p.bindings = {{"w", BindingKind::Weight, {{5, 0x4d000, 8}, {6, 0x50000, 4}}, ElementType::Float16, {2, 3}},
                 {"none", BindingKind::Output, {}, ElementType::Bytes, {}}};
   p.expectations = {{5, 0x4d000, 8, {}, 0xfedcba9876543210ull}, {6, 0x50000, 2, {0xab, 0xcd}, {}}};
+  p.workload = "  name: \"w\" # not a comment: here\n\n   \nmodel: {layers: 2}  \n---\n...\n- |\n";
   return p;
 }
+
+// Texts a literal block scalar holds (the first seven: a byte-order mark and bytes that are not
+// UTF-8 come back too) and ones that fall back to a quoted string.
+const std::vector<std::string> kWorkloadTexts = {
+    "a",   "a\n",    "a\nb",   "\"x\": '#'\n  y\n", "ü\n",  "\xef\xbb\xbfname: x\n", "bad \xff\n",
+    "\n", "a\n\n", "\na\n", "tab\there\n",      "cr\r\n", "\x01"};
 
 TEST(PackageRoundTrip, YamlToCapnpToYamlIsByteEqual) {
   for (const auto& name : kPackages) {
@@ -80,6 +87,28 @@ TEST(PackageRoundTrip, EveryFieldSurvivesBothForms) {
   EXPECT_EQ(from_capnp(package_to_capnp_bytes(p)), p);
   const std::string yaml = package_to_yaml(p);
   EXPECT_EQ(parse_package_yaml(yaml, "everything.yaml"), p) << yaml;
+}
+
+TEST(PackageRoundTrip, WorkloadTextSurvivesBothFormsByteEqual) {
+  for (size_t i = 0; i < kWorkloadTexts.size(); ++i) {
+    SCOPED_TRACE(i);
+    Package p = load("point_to_point.yaml");
+    p.workload = kWorkloadTexts[i];
+    const std::string yaml = package_to_yaml(p);
+    EXPECT_EQ(parse_package_yaml(yaml, "w.yaml"), p) << yaml;
+    const std::string capnp = package_to_capnp_bytes(p);
+    EXPECT_EQ(from_capnp(capnp), p);
+    EXPECT_EQ(package_to_yaml(from_capnp(package_to_capnp_bytes(parse_package_yaml(yaml, "w.yaml")))), yaml);
+    EXPECT_EQ(yaml.find("workload: |2") != std::string::npos, i < 7) << yaml;
+  }
+}
+
+TEST(PackageRoundTrip, NoWorkloadNoKey) {
+  EXPECT_EQ(package_to_yaml(load("point_to_point.yaml")).find("workload"), std::string::npos);
+  EXPECT_NE(package_to_yaml(everything()).find("\nworkload: |2\n    name: \"w\" # not a comment: here\n\n"
+                                               "     \n  model: {layers: 2}  \n  ---\n  ...\n  - |\nphases:"),
+            std::string::npos)
+      << package_to_yaml(everything());
 }
 
 TEST(PackageRoundTrip, FilesWrittenAtomicallyReadBack) {

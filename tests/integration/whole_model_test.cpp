@@ -60,7 +60,7 @@ TEST(WholeModel, VitTinyAgreesWithItsFp32Reference) {
   EXPECT_LT(a.max_abs_error, 0.05);
 }
 
-// golden/vit-tiny-model.golden: the small default model's whole run (output digest, cycles,
+// golden/models/vit-tiny.txt: the small default model's whole run (output digest, cycles,
 // agreement with FP32). Any change to the kernels' numerics, the lowering, the compiler or
 // the timing model shows here; bless an intended change with LOCKSTEP_BLESS_MODEL=1.
 TEST(WholeModel, VitTinyMatchesItsGoldenFile) {
@@ -73,7 +73,7 @@ TEST(WholeModel, VitTinyMatchesItsGoldenFile) {
                 "cosine_vs_fp32 %.9f\nmax_abs_error_vs_fp32 %.6f\n",
                 static_cast<unsigned long long>(run.cycles), static_cast<unsigned long long>(run.output_digest),
                 a.cosine, a.max_abs_error);
-  const std::string path = source_path("golden/vit-tiny-model.golden");
+  const std::string path = source_path("golden/models/vit-tiny.txt");
   if (std::getenv("LOCKSTEP_BLESS_MODEL") != nullptr) write_file(path, text);
   EXPECT_EQ(read_file(path), std::string(text)) << "bless an intended change with LOCKSTEP_BLESS_MODEL=1";
 }

@@ -38,7 +38,7 @@ arch::Package package() {
   std::mt19937 rng(7);
   arch::Package p;
   p.machine_name = "ipu21-c600-t16";
-  arch::Binding out{"out", arch::BindingKind::Output, {}};
+  arch::Binding out{"out", arch::BindingKind::Output, {}, arch::ElementType::Bytes, {}};
   for (uint32_t t = 0; t < 8; ++t) {
     arch::TileProgram tile;
     tile.tile = t;

@@ -88,8 +88,8 @@ TEST(SystemCBackend, UnknownKernelIsBadInput) {
 TEST(SystemCBackend, InputsAndOutputs) {
   auto package = load("p2p_3w");
   package.expectations.clear();
-  package.bindings.push_back({"src", arch::BindingKind::Input, {{0, 0x60000, 12}}});
-  package.bindings.push_back({"dst", arch::BindingKind::Output, {{1, 0x70000, 12}}});
+  package.bindings.push_back({"src", arch::BindingKind::Input, {{0, 0x60000, 12}}, arch::ElementType::Bytes, {}});
+  package.bindings.push_back({"dst", arch::BindingKind::Output, {{1, 0x70000, 12}}, arch::ElementType::Bytes, {}});
   auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
   RunOptions options;
   options.inputs["src"] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};

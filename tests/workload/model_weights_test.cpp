@@ -9,6 +9,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "arch/errors.hpp"
 #include "arch/fp16.hpp"
 #include "arch/fp8.hpp"
 #include "arch/machine.hpp"
@@ -296,6 +297,72 @@ TEST(ModelWeights, EveryBlockOfTheTinyLoweringIsWritten) {
   wrong.tensor = "layer.attn.qkv.weights";
   std::vector<uint8_t> sink(1 << 20);
   EXPECT_THROW(write_device_block(d, wrong, 0, sink.data()), std::invalid_argument);
+}
+
+bool same_device(const DeviceWeights& a, const DeviceWeights& b) {
+  if (a.hidden != b.hidden || a.weight_scale != b.weight_scale || !same_device(a.patch, b.patch) ||
+      a.position != b.position || a.final_gamma != b.final_gamma || a.final_beta != b.final_beta ||
+      a.layers.size() != b.layers.size()) {
+    return false;
+  }
+  for (size_t l = 0; l < a.layers.size(); ++l) {
+    const DeviceLayer &x = a.layers[l], &y = b.layers[l];
+    if (!same_device(x.qkv, y.qkv) || !same_device(x.out, y.out) || !same_device(x.up, y.up) ||
+        !same_device(x.down, y.down)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The tiny lowering's program with seeded device weights (seed 5) written into its blocks.
+struct WrittenTiny {
+  Lowered lowered;
+  DeviceWeights device;
+};
+
+WrittenTiny written_tiny() {
+  const Workload& w = tiny();
+  WrittenTiny t{lower_workload(w, arch::load_machine(w.machine)), fold_and_quantize(seeded_weights(w, 5), w)};
+  write_weight_blocks(t.lowered.program, t.lowered.weights, [&](const WeightBlock& b, uint32_t layer, uint8_t* out) {
+    write_device_block(t.device, b, layer, out);
+  });
+  return t;
+}
+
+TEST(ModelWeights, ReadDeviceWeightsGivesBackWhatWasWritten) {
+  const WrittenTiny t = written_tiny();
+  const DeviceWeights back = read_device_weights(t.lowered.program, t.lowered.weights, tiny());
+  EXPECT_TRUE(same_device(back, t.device));
+}
+
+TEST(ModelWeights, ReadDeviceWeightsRefusesDisagreeingCopiesAndMissingBytes) {
+  WrittenTiny t = written_tiny();
+  // The second copy of a replicated bias, on another tile, changed in layer 1.
+  std::map<std::string, int> seen;
+  const WeightBlock* replica = nullptr;
+  for (const WeightBlock& b : t.lowered.weights) {
+    if (b.tensor == "layer.mlp.up.bias" && b.rows.size() == 1 && ++seen[std::to_string(b.columns.begin)] == 2) {
+      replica = &b;
+      break;
+    }
+  }
+  ASSERT_NE(replica, nullptr);
+  for (auto& tile : t.lowered.program.tiles) {
+    for (auto& s : tile.segments) {
+      if (tile.tile == replica->tile && s.address == replica->base) s.bytes.at(replica->stride) ^= 1;
+    }
+  }
+  const std::string where = "tile " + std::to_string(replica->tile) + ": tensor layer.mlp.up.bias (layer 1)";
+  try {
+    read_device_weights(t.lowered.program, t.lowered.weights, tiny());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+  }
+  // A program whose blocks still hold payload tokens has no weights to read.
+  const Lowered unwritten = lower_workload(tiny(), arch::load_machine(tiny().machine));
+  EXPECT_THROW(read_device_weights(unwritten.program, unwritten.weights, tiny()), InputError);
 }
 
 }  // namespace
