@@ -18,17 +18,6 @@ namespace {
 
 constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 
-// arch::fp16_from_float, with its integer rounding inlined for FP16's normal range
-// 2^-14 <= |x| < 65520 (the float's exponent field maps to FP16's by a constant).
-inline uint16_t to_fp16(float x) {
-  const uint32_t bits = std::bit_cast<uint32_t>(x);
-  const uint32_t a = bits & 0x7fffffffu;
-  if (a - 0x38800000u < 0x477ff000u - 0x38800000u) {
-    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) |
-                                 ((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13));
-  }
-  return arch::fp16_from_float(x);
-}
 
 std::string bits_error(size_t i, const char* name, int64_t bits) {
   if (bits == 16 || bits == 32) return "";
@@ -73,7 +62,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   } else {
     const std::vector<float> in = kernels::read_fp32(memory, operands[1], count, "cast in");
     std::vector<uint16_t> out(count);
-    for (uint64_t i = 0; i < count; ++i) out[i] = to_fp16(in[i]);
+    for (uint64_t i = 0; i < count; ++i) out[i] = arch::fp16_from_float(in[i]);
     kernels::write_array(memory, operands[0], out, "cast out");
   }
 }

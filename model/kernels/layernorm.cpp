@@ -28,7 +28,6 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 constexpr double kEpsilon = 1e-6;
 constexpr uint64_t kInstructionsPerElement = 10;  // sum 2, variance 4, normalise 4
 constexpr uint64_t kInstructionsPerRow = 12;
-constexpr uint64_t kLaunchCycles = 11;  // IPU21-KERNELS.md 11.1
 
 std::string scalar_range(size_t i, const char* name, int64_t value) {
   if (value >= 1 && value <= kSramBytes) return "";
@@ -52,18 +51,8 @@ std::string check(const arch::KernelStep& step) {
   return "";
 }
 
-// fl16(y), NaN -> the positive 0x7e00. In FP16's normal range 2^-14 <= |y| < 65520 this is
-// arch::fp16_from_float's integer rounding inlined (the float's exponent field maps to FP16's by
-// a constant; add half a quantum less one plus the kept lowest bit, truncate); else that function.
-inline uint16_t to_fp16(float y) {
-  const uint32_t bits = std::bit_cast<uint32_t>(y);
-  const uint32_t a = bits & 0x7fffffffu;
-  if (a - 0x38800000u < 0x477ff000u - 0x38800000u) {
-    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) |
-                                 ((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13));
-  }
-  return std::isnan(y) ? arch::kFp16CanonicalNaN : arch::fp16_from_float(y);
-}
+// fl16(y), a NaN as the positive 0x7e00 (arch keeps the NaN's sign).
+inline uint16_t to_fp16(float y) { return std::isnan(y) ? arch::kFp16CanonicalNaN : arch::fp16_from_float(y); }
 
 void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
              Sram& memory) {
@@ -117,9 +106,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
   const auto rows = static_cast<uint64_t>(scalars[0]);
   const auto columns = static_cast<uint64_t>(scalars[1]);
-  return machine.supervisor_cycles_per_instruction * per_worker(rows, machine) *
-             (kInstructionsPerElement * columns + kInstructionsPerRow) +
-         kLaunchCycles;
+  return row_kernel_cycles(rows, columns, kInstructionsPerElement, kInstructionsPerRow, machine);
 }
 
 const KernelRegistration registration{{"layernorm", check, execute, cycles}};

@@ -32,7 +32,6 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 // Per element: max 1, scale + shift + convert 3, exp 1, sum 2, normalise 3.
 constexpr uint64_t kInstructionsPerElement = 10;
 constexpr uint64_t kInstructionsPerRow = 12;
-constexpr uint64_t kLaunchCycles = 11;  // IPU21-KERNELS.md 11.1
 
 // f32(fl16(exp(z))) for every FP16 code z: exp in double, rounded once to FP16, kept as the
 // (exact) float of that FP16 value, ready to sum. A NaN z gives a positive quiet NaN.
@@ -50,18 +49,6 @@ const std::array<float, 65536>& exp_table() {
   return *table;
 }
 
-// fl16(x), bit for bit arch::fp16_from_float: the same integer rounding (add half a quantum
-// less one plus the kept lowest bit, then truncate) inlined for FP16's normal range
-// 2^-14 <= |x| < 65520, where the float's exponent field maps to FP16's by a constant.
-inline uint16_t to_fp16(float x) {
-  const uint32_t bits = std::bit_cast<uint32_t>(x);
-  const uint32_t a = bits & 0x7fffffffu;
-  if (a - 0x38800000u < 0x477ff000u - 0x38800000u) {
-    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) |
-                                 ((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13));
-  }
-  return arch::fp16_from_float(x);
-}
 
 // fl16(q) for a double 0 <= q <= 1, bit for bit arch::fp16_from_double, without branches.
 // Normal results (q >= 2^-14): arch's integer rounding inlined (the double's exponent field
@@ -119,7 +106,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
     for (uint64_t c = 0; c < columns; ++c) {
       const float scaled = row[c] * s;
       const float z = scaled - sm;
-      e[c] = exp16[to_fp16(z)];
+      e[c] = exp16[arch::fp16_from_float(z)];
       l += e[c];
     }
     uint16_t* o = out.data() + r * columns;
@@ -141,9 +128,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
   const auto rows = static_cast<uint64_t>(scalars[0]);
   const auto columns = static_cast<uint64_t>(scalars[1]);
-  return machine.supervisor_cycles_per_instruction * per_worker(rows, machine) *
-             (kInstructionsPerElement * columns + kInstructionsPerRow) +
-         kLaunchCycles;
+  return row_kernel_cycles(rows, columns, kInstructionsPerElement, kInstructionsPerRow, machine);
 }
 
 const KernelRegistration registration{{"softmax", check, execute, cycles}};
