@@ -23,6 +23,7 @@
 #include "compiler/phase_schedule.hpp"
 #include "workload/synth.hpp"
 #include "model/exchange_phase.hpp"
+#include "support/test_support.hpp"
 #include "reference_exchange.hpp"
 
 namespace lockstep::reference_exchange {
@@ -30,14 +31,8 @@ namespace {
 
 using arch::Opcode;
 
-const arch::MachineDescription& chip() {
-  static const auto machine = arch::load_machine("ipu21-c600");
-  return machine;
-}
-const arch::Topology& topology() {
-  static const arch::Topology t(chip());
-  return t;
-}
+const arch::MachineDescription& chip() { return testing::c600_machine(); }
+const arch::Topology& topology() { return testing::c600_topology(); }
 
 constexpr uint32_t kSource = 0x60000;       // sender data
 constexpr uint32_t kDestination = 0x70000;  // receiver data

@@ -10,6 +10,7 @@
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "model/exchange_phase.hpp"
+#include "support/test_support.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -17,14 +18,8 @@ namespace {
 using arch::Instruction;
 using arch::Opcode;
 
-const arch::MachineDescription& chip() {
-  static const auto machine = arch::load_machine("ipu21-c600");
-  return machine;
-}
-const arch::Topology& topology() {
-  static const arch::Topology t(chip());
-  return t;
-}
+const arch::MachineDescription& chip() { return testing::c600_machine(); }
+const arch::Topology& topology() { return testing::c600_topology(); }
 
 constexpr uint32_t kSource = 0x60000;
 constexpr uint32_t kDestination = 0x70000;

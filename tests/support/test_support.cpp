@@ -74,4 +74,14 @@ CommandResult run_lockstep(const std::vector<std::string>& args) {
   return result;
 }
 
+const arch::MachineDescription& c600_machine() {
+  static const arch::MachineDescription machine = arch::load_machine("ipu21-c600");
+  return machine;
+}
+
+const arch::Topology& c600_topology() {
+  static const arch::Topology topology(c600_machine());
+  return topology;
+}
+
 }  // namespace lockstep::testing

@@ -3,6 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "arch/machine.hpp"
+#include "arch/topology.hpp"
+
 namespace lockstep::testing {
 
 // Absolute path of a file in the source tree, e.g. source_path("configs/machines/...").
@@ -21,6 +24,10 @@ struct CommandResult {
 CommandResult run_lockstep(const std::vector<std::string>& args);
 
 std::string read_file(const std::string& path);
+
+// The full C600 machine and its topology, loaded once per test executable.
+const arch::MachineDescription& c600_machine();
+const arch::Topology& c600_topology();
 void write_file(const std::string& path, const std::string& text);
 
 }  // namespace lockstep::testing
