@@ -32,12 +32,12 @@ uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 
 const std::vector<KernelSignature>& table() {
   static const std::vector<KernelSignature> kernels = {
-      {"add", {3}, 1, "[out, a, b] FP16, scalars [count]",
+      {"add", {3}, 1,
        [](const Scalars& s, uint64_t m) {
          return sizes(s, {{0, "count"}}, m);
        },
        [](const Scalars& s, size_t) { return std::vector<uint64_t>(3, 2 * u(s[0])); }},
-      {"cast", {2}, 3, "[out, in], scalars [count, in_bits, out_bits] (16 or 32)",
+      {"cast", {2}, 3,
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "count"}}, m); !e.empty()) return e;
          if (auto e = bits(s, 1, "in_bits"); !e.empty()) return e;
@@ -46,14 +46,14 @@ const std::vector<KernelSignature>& table() {
        [](const Scalars& s, size_t) {
          return std::vector<uint64_t>{u(s[0] * s[2] / 8), u(s[0] * s[1] / 8)};
        }},
-      {"checksum", {2}, 1, "[src, dst], scalars [bytes]: FNV-1a 64 of src as 8 bytes at dst",
+      {"checksum", {2}, 1,
        [](const Scalars& s, uint64_t m) {
          return sizes(s, {{0, "bytes"}}, m);
        },
        [](const Scalars& s, size_t) {
          return std::vector<uint64_t>{u(s[0]), 8};
        }},
-      {"copy", {2}, 1, "[dst, src], scalars [bytes] (multiple of 4)",
+      {"copy", {2}, 1,
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "bytes"}}, m); !e.empty()) return e;
          return s[0] % 4 == 0
@@ -61,7 +61,7 @@ const std::vector<KernelSignature>& table() {
                     : "scalars[0]: bytes = " + std::to_string(s[0]) + " is not a multiple of 4";
        },
        [](const Scalars& s, size_t) { return std::vector<uint64_t>(2, u(s[0])); }},
-      {"fill", {1}, 2, "[dst], scalars [bytes (multiple of 4), 32-bit word value]",
+      {"fill", {1}, 2,
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "bytes"}}, m); !e.empty()) return e;
          if (s[0] % 4 != 0)
@@ -69,12 +69,12 @@ const std::vector<KernelSignature>& table() {
          return outside(1, "word value", s[1], 0, UINT32_MAX);
        },
        [](const Scalars& s, size_t) { return std::vector<uint64_t>{u(s[0])}; }},
-      {"gelu", {2}, 1, "[out, in] FP16, scalars [count]",
+      {"gelu", {2}, 1,
        [](const Scalars& s, uint64_t m) {
          return sizes(s, {{0, "count"}}, m);
        },
        [](const Scalars& s, size_t) { return std::vector<uint64_t>(2, 2 * u(s[0])); }},
-      {"gemm_fp16", {3}, 5, "[out, a, b], scalars [rows, columns, inner, b_transposed, out_bits]",
+      {"gemm_fp16", {3}, 5,
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "rows"}, {1, "columns"}, {2, "inner"}}, m); !e.empty())
            return e;
@@ -86,7 +86,6 @@ const std::vector<KernelSignature>& table() {
                                       2 * u(s[2] * s[1])};
        }},
       {"gemm_fp8", {3}, 4,
-       "[out FP32, input FP16, weights F143], scalars [rows, k, n, weight_scale]",
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "rows"}, {1, "k"}, {2, "n"}}, m); !e.empty()) return e;
          return outside(3, "weight_scale", s[3], -14, 8);
@@ -94,7 +93,7 @@ const std::vector<KernelSignature>& table() {
        [](const Scalars& s, size_t) {
          return std::vector<uint64_t>{4 * u(s[0] * s[2]), 2 * u(s[0] * s[1]), u(s[1] * s[2])};
        }},
-      {"layernorm", {2, 4}, 2, "[out, in] or [out, in, gamma, beta] FP16, scalars [rows, columns]",
+      {"layernorm", {2, 4}, 2,
        [](const Scalars& s, uint64_t m) {
          return sizes(s, {{0, "rows"}, {1, "columns"}}, m);
        },
@@ -103,7 +102,7 @@ const std::vector<KernelSignature>& table() {
          while (b.size() < operands) b.push_back(2 * u(s[1]));
          return b;
        }},
-      {"reduce_sum", {3}, 3, "[out FP16, parts FP32, bias FP16], scalars [parts, rows, columns]",
+      {"reduce_sum", {3}, 3,
        [](const Scalars& s, uint64_t m) {
          return sizes(s, {{0, "parts"}, {1, "rows"}, {2, "columns"}}, m);
        },
@@ -111,7 +110,7 @@ const std::vector<KernelSignature>& table() {
          return std::vector<uint64_t>{2 * u(s[1] * s[2]), 4 * u(s[0] * s[1]) * u(s[2]),
                                       2 * u(s[2])};
        }},
-      {"softmax", {2}, 3, "[out FP16, in FP32], scalars [rows, columns, head_dim]",
+      {"softmax", {2}, 3,
        [](const Scalars& s, uint64_t m) {
          return sizes(s, {{0, "rows"}, {1, "columns"}, {2, "head_dim"}}, m);
        },

@@ -12,7 +12,6 @@ struct KernelSignature {
   const char* name;
   std::vector<size_t> operand_counts;  // the allowed numbers of operands
   size_t scalars;
-  const char* summary;  // operands and scalars in one line, for messages and docs
   // "" when the scalars are in range, else "scalars[i]: what is wrong" (one line).
   std::string (*check_scalars)(const std::vector<int64_t>& scalars, uint64_t sram_bytes);
   // Bytes each operand spans (only called once check_scalars passed).
