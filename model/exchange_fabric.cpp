@@ -1,12 +1,16 @@
 #include "model/exchange_fabric.hpp"
 
 #include <spdlog/spdlog.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "model/exchange_phase.hpp"
+#include "model/sram.hpp"
 #include "model/tile.hpp"
 
 namespace lockstep::model {
@@ -22,7 +26,7 @@ std::vector<TileRecord> tile_records(const PhaseOutcome& outcome, std::span<Tile
     records[i].tile = tiles[i]->logical();
     records[i].row_end = outcome.tile_horizon[i];
   }
-  for (const WriteRun& w : outcome.writes) {  // in first-write-event order
+  for (const WriteRun& w : outcome.writes) {  // each receiver's in write-event order
     auto& list = records[w.receiver].received;
     const int64_t last = w.first_write_event + w.bytes / w.item_bytes - 1;
     const uint32_t sender = tiles[w.sender]->logical();
@@ -45,7 +49,11 @@ std::vector<TileRecord> tile_records(const PhaseOutcome& outcome, std::span<Tile
 ExchangeFabric::ExchangeFabric(sc_core::sc_module_name name,
                                const arch::MachineDescription& machine,
                                const arch::Topology& topology, RunMonitor& monitor)
-    : sc_core::sc_module(name), machine_(machine), topology_(topology), monitor_(monitor) {}
+    : sc_core::sc_module(name), machine_(machine), topology_(topology), monitor_(monitor) {
+  const auto aligned = [](uint64_t value) { return value % Sram::kChunk == 0; };
+  chunks_within_elements_ = aligned(machine.sram_base) && aligned(machine.interleaved_base) &&
+                            aligned(machine.element_bytes) && aligned(machine.interleaved_element_bytes);
+}
 
 // Reads the row from SRAM up to the first return word, growing the window as needed and
 // never past the tile's table (or SRAM): a row without a return is an encoding hazard.
@@ -77,23 +85,70 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
 const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase,
                                                           std::vector<PhaseTile> inputs) {
   auto found = last_execution_.find(phase);
-  if (found != last_execution_.end() && found->second.inputs == inputs) return found->second;
-  Executed e;
-  e.outcome = execute_phase(machine_, topology_, inputs, monitor_.trace_tile);
-  e.outcome.schedules.clear();  // not needed after the phase; a cached phase stays small
-  e.outcome.schedules.shrink_to_fit();
-  e.inputs = std::move(inputs);
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, size_t> offset_of;
-  e.write_offset.reserve(e.outcome.writes.size());
-  for (const WriteRun& w : e.outcome.writes) {
-    auto [it, inserted] = offset_of.try_emplace({w.sender, w.source_address, w.bytes}, e.buffer_bytes);
-    if (inserted) {
-      e.reads.push_back({w.sender, w.source_address, w.bytes});
-      e.buffer_bytes += w.bytes;
+  std::optional<PhaseOutcome> outcome;
+  if (found != last_execution_.end()) {
+    if (found->second.inputs == inputs) {
+      spdlog::debug("phase {}: as its last execution", phase);
+      return found->second;
     }
-    e.write_offset.push_back(it->second);
+    if (!monitor_.trace_tile) outcome = relocate_phase(machine_, found->second.inputs, found->second.outcome, inputs);
   }
-  return last_execution_[phase] = std::move(e);
+  spdlog::debug("phase {}: {}", phase, outcome ? "relocated from its last execution" : "executed");
+  if (!outcome) {
+    const auto t0 = std::chrono::steady_clock::now();
+    outcome = execute_phase(machine_, topology_, inputs, monitor_.trace_tile);
+    spdlog::debug("phase {}: executed in {:.3f} s, {} writes", phase,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                  outcome->writes.size());
+    outcome->schedules.clear();  // not needed after the phase; a cached phase stays small
+    outcome->schedules.shrink_to_fit();
+  }
+  Executed& e = last_execution_[phase];
+  e.outcome = std::move(*outcome);
+  e.inputs = std::move(inputs);
+  group_by_receiver(e);
+  return e;
+}
+
+// Writes are ordered by receiver: each receiver's group starts at receiver_begin.
+void ExchangeFabric::group_by_receiver(Executed& e) {
+  const auto& writes = e.outcome.writes;
+  e.receiver_begin.clear();
+  for (uint32_t k = 0; k < writes.size(); ++k) {
+    if (k == 0 || writes[k].receiver != writes[k - 1].receiver) e.receiver_begin.push_back(k);
+  }
+  e.receiver_begin.push_back(static_cast<uint32_t>(writes.size()));
+}
+
+// Every send reads its source as it stood at the release; each receiver's words land in
+// write-event order, so a word written twice keeps the later one. Receivers copy in
+// parallel, with the same bytes as one thread. In a phase without hazards no tile receives
+// into a memory element it sends from (hazards 1 and 2), so no write touches a source and
+// each word goes straight from SRAM to SRAM; each chunk then lies in one element, so no two
+// threads touch one chunk. Otherwise every source is read into a buffer first.
+void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles) {
+  const auto& writes = e.outcome.writes;
+  const auto for_each_receiver = [&](auto&& copy) {
+    tbb::parallel_for(size_t{0}, e.receiver_begin.size() - 1, [&](size_t g) {
+      for (uint32_t k = e.receiver_begin[g]; k < e.receiver_begin[g + 1]; ++k) copy(k, writes[k]);
+    });
+  };
+  if (e.outcome.hazards.empty() && chunks_within_elements_) {
+    for_each_receiver([&](uint32_t, const WriteRun& w) {
+      tiles[w.receiver]->memory().copy_from(tiles[w.sender]->memory(), w.source_address, w.address, w.bytes);
+    });
+    return;
+  }
+  std::vector<size_t> offset(writes.size() + 1, 0);
+  for (size_t k = 0; k < writes.size(); ++k) offset[k + 1] = offset[k] + writes[k].bytes;
+  copy_buffer_.resize(offset.back());
+  tbb::parallel_for(size_t{0}, writes.size(), [&](size_t k) {
+    const WriteRun& w = writes[k];
+    tiles[w.sender]->memory().read(w.source_address, w.bytes, copy_buffer_.data() + offset[k]);
+  });
+  for_each_receiver([&](uint32_t k, const WriteRun& w) {
+    tiles[w.receiver]->memory().write(w.address, w.bytes, copy_buffer_.data() + offset[k]);
+  });
 }
 
 std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* const> tiles) {
@@ -117,18 +172,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   const Executed& e = executed(phase, std::move(inputs));
   const PhaseOutcome& outcome = e.outcome;
 
-  // Every send reads its source as it stood at the release; then the words land in
-  // write-event order, so a word written twice keeps the later one.
-  copy_buffer_.resize(e.buffer_bytes);
-  size_t at = 0;
-  for (const SourceRead& r : e.reads) {
-    tiles[r.sender]->memory().read(r.address, r.bytes, copy_buffer_.data() + at);
-    at += r.bytes;
-  }
-  for (size_t k = 0; k < outcome.writes.size(); ++k) {
-    const WriteRun& w = outcome.writes[k];
-    tiles[w.receiver]->memory().write(w.address, w.bytes, copy_buffer_.data() + e.write_offset[k]);
-  }
+  copy_words(e, tiles);
   for (size_t i = 0; i < tiles.size(); ++i) {
     tiles[i]->mux = outcome.final_mux[i];
     tiles[i]->paired_mux = outcome.final_paired_mux[i];

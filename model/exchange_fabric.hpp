@@ -28,28 +28,23 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
 
   // The phase's outcome, computed again only when its inputs (rows as SRAM holds them,
   // CSR state) differ from the last execution of that phase: a Repeat whose rows are not
-  // patched between iterations then costs one execution plus the word copies.
-  struct SourceRead {
-    uint32_t sender = 0;
-    uint32_t address = 0;
-    uint32_t bytes = 0;
-  };
+  // patched between iterations then costs one execution plus the word copies, and one whose
+  // patch list moves only send addresses costs a relocation (relocate_phase) plus the copies.
   struct Executed {
     std::vector<PhaseTile> inputs;
     PhaseOutcome outcome;
-    // Each distinct source range is read once (a multicast run feeds many receivers):
-    // reads in buffer order, and where in the buffer each write's bytes start.
-    std::vector<SourceRead> reads;
-    std::vector<size_t> write_offset;
-    size_t buffer_bytes = 0;
+    std::vector<uint32_t> receiver_begin;  // each receiver's first write, then the end
   };
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs);
+  static void group_by_receiver(Executed& e);
+  void copy_words(const Executed& e, std::span<Tile* const> tiles);
 
   const arch::MachineDescription& machine_;
   const arch::Topology& topology_;
   RunMonitor& monitor_;
   std::map<uint32_t, Executed> last_execution_;  // by phase id
   std::vector<uint8_t> copy_buffer_;
+  bool chunks_within_elements_ = false;  // every SRAM chunk lies in one memory element
 };
 
 }  // namespace lockstep::model

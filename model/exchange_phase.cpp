@@ -6,6 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include <tbb/parallel_for.h>
+
 #include "arch/hex.hpp"
 #include "model/memory_elements.hpp"
 
@@ -561,6 +563,8 @@ class PhaseExecutor {
     w.item_bytes = piece.item_bytes;
     w.first_write_event = event;
     w.first_mux_event = piece.mux_event + (event - piece.write_event);
+    w.run = sel.run;
+    w.source_offset = static_cast<uint32_t>(source - schedule(piece.sender).runs[sel.run].byte_address());
     out_.writes.push_back(w);
     write_selection_.push_back(piece.selection);
     if (trace_index_ && *trace_index_ == d) {
@@ -652,25 +656,34 @@ class PhaseExecutor {
       uint32_t receiver;
       Interval interval;
     };
-    auto merge = [&](std::vector<Piece>& pieces) {
-      std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
-        return std::tie(a.receiver, a.interval.window, a.interval.sender, a.interval.message) <
-               std::tie(b.receiver, b.interval.window, b.interval.sender, b.interval.message);
-      });
+    auto merge = [&](const std::vector<Piece>& pieces) {
       std::vector<std::vector<Interval>> by_receiver(tiles_.size());
-      for (size_t a = 0; a < pieces.size();) {
-        Interval merged = pieces[a].interval;
-        size_t b = a + 1;
-        for (; b < pieces.size() && pieces[b].receiver == pieces[a].receiver &&
-               pieces[b].interval.window == merged.window && pieces[b].interval.sender == merged.sender &&
-               pieces[b].interval.message == merged.message;
-             ++b) {
-          merged.start = std::min(merged.start, pieces[b].interval.start);
-          merged.end = std::max(merged.end, pieces[b].interval.end);
+      for (const Piece& p : pieces) by_receiver[p.receiver].push_back(p.interval);
+      tbb::parallel_for(size_t{0}, by_receiver.size(), [&](size_t d) {
+        auto& list = by_receiver[d];
+        const auto same = [](const Interval& a, const Interval& b) {
+          return a.window == b.window && a.sender == b.sender && a.message == b.message;
+        };
+        std::stable_sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
+          return std::tie(a.window, a.sender, a.message) < std::tie(b.window, b.sender, b.message);
+        });
+        size_t kept = 0;
+        for (size_t a = 0; a < list.size(); ++kept) {
+          Interval merged = list[a];
+          size_t b = a + 1;
+          for (; b < list.size() && same(list[b], merged); ++b) {
+            merged.start = std::min(merged.start, list[b].start);
+            merged.end = std::max(merged.end, list[b].end);
+          }
+          list[kept] = merged;
+          a = b;
         }
-        by_receiver[pieces[a].receiver].push_back(merged);
-        a = b;
-      }
+        list.resize(kept);
+        std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
+          return std::tie(a.start, a.end, a.window, a.sender, a.message) <
+                 std::tie(b.start, b.end, b.window, b.sender, b.message);
+        });
+      });
       return by_receiver;
     };
     std::vector<Piece> pieces;
@@ -688,11 +701,7 @@ class PhaseExecutor {
                                              sel.window, sel.sender, schedule(sel.sender).runs[sel.run].message}});
     }
     const auto write = merge(pieces);
-    auto check = [&](uint32_t d, std::vector<Interval> list, const char* what) {
-      std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
-        return std::tie(a.start, a.end, a.window, a.sender, a.message) <
-               std::tie(b.start, b.end, b.window, b.sender, b.message);
-      });
+    auto check = [&](uint32_t d, const std::vector<Interval>& list, const char* what) {
       int64_t reach = std::numeric_limits<int64_t>::min();
       for (const auto& iv : list) {
         if (iv.start <= reach) {
@@ -861,19 +870,15 @@ class PhaseExecutor {
 
   void finish() {
     for (auto h : out_.tile_horizon) out_.horizon = std::max(out_.horizon, h);
-    // Apply order: a later write to the same word wins.
-    std::vector<size_t> order(out_.writes.size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      const auto& x = out_.writes[a];
-      const auto& y = out_.writes[b];
-      return std::tie(x.first_write_event, x.receiver, x.address) <
-             std::tie(y.first_write_event, y.receiver, y.address);
-    });
-    std::vector<WriteRun> sorted;
-    sorted.reserve(order.size());
-    for (size_t k : order) sorted.push_back(out_.writes[k]);
-    out_.writes = std::move(sorted);
+    // Apply order: by receiver, then write event, so a later write to the same word wins.
+    // assign_addresses emits writes in nearly that order already.
+    const auto before = [&](const WriteRun& x, const WriteRun& y) {
+      return std::tie(x.receiver, x.first_write_event, x.address) <
+             std::tie(y.receiver, y.first_write_event, y.address);
+    };
+    if (!std::is_sorted(out_.writes.begin(), out_.writes.end(), before)) {
+      std::stable_sort(out_.writes.begin(), out_.writes.end(), before);
+    }
     std::stable_sort(out_.hazards.begin(), out_.hazards.end(), [](const ModelHazard& a, const ModelHazard& b) {
       return std::make_tuple(a.event, a.tile, static_cast<int>(a.kind), a.row_offset, a.detail) <
              std::make_tuple(b.event, b.tile, static_cast<int>(b.kind), b.row_offset, b.detail);

@@ -43,6 +43,8 @@ struct WriteRun {
   uint32_t item_bytes = 4;  // 4, or 8 for paired items
   int64_t first_write_event = 0;
   int64_t first_mux_event = 0;
+  uint32_t run = 0;            // the send run in the sender's RowSchedule::runs
+  uint32_t source_offset = 0;  // bytes from that run's first item to source_address
 };
 
 struct TraceLine {
@@ -56,7 +58,7 @@ struct PhaseOutcome {
   int64_t horizon = 0;                 // max over tiles
   std::vector<uint32_t> final_mux;     // per tile, to carry into the next phase
   std::vector<uint32_t> final_paired_mux;
-  std::vector<WriteRun> writes;        // apply in this order: (first_write_event, receiver, address)
+  std::vector<WriteRun> writes;        // apply in this order: (receiver, first_write_event, address)
   std::vector<ModelHazard> hazards;    // sorted by (event, tile, kind)
   std::vector<TraceLine> trace;        // events of the traced tile, by event
 };
@@ -64,5 +66,18 @@ struct PhaseOutcome {
 PhaseOutcome execute_phase(const arch::MachineDescription& machine,
                            const arch::Topology& topology, std::span<const PhaseTile> tiles,
                            std::optional<uint32_t> trace_logical = std::nullopt);
+
+// The outcome of `tiles` derived from an earlier hazard-free execution of `earlier_tiles`,
+// when the rows differ only in the address fields of send and sendpicp words (what a Repeat
+// patch list rewrites between iterations) or after their returns: timing, selections and
+// write addresses depend on no source address, so only the writes' sources move. Returns
+// nullopt when that does not hold, or when a moved source leaves SRAM or shares a memory
+// element with the tile's receives or row fetch (hazards 1, 2, 4): execute_phase then runs
+// and reports it. Cost is proportional to the changed rows and the writes, not to the
+// phase's selections. Outcomes carry no schedules or trace lines.
+std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machine,
+                                           std::span<const PhaseTile> earlier_tiles,
+                                           const PhaseOutcome& earlier,
+                                           std::span<const PhaseTile> tiles);
 
 }  // namespace lockstep::model

@@ -39,14 +39,30 @@ void Sram::write(uint32_t address, uint32_t bytes, const uint8_t* data) {
   check(address, bytes, "write");
   for_each_piece(address, bytes, [&](uint32_t index, uint32_t within, uint32_t n) {
     auto& chunk = chunks_[index];
-    if (!chunk) {
-      chunk = std::make_unique<Chunk>();
-      chunk->fill(0);
-    }
+    if (!chunk) chunk = std::make_unique<Chunk>();  // value-initialised: zeros
     std::memcpy(chunk->data() + within, data, n);
     data += n;
     return true;
   });
+}
+
+void Sram::copy_from(const Sram& source, uint32_t source_address, uint32_t address, uint32_t bytes) {
+  source.check(source_address, bytes, "read");
+  check(address, bytes, "write");
+  uint32_t from = source_address - source.base_, to = address - base_;
+  while (bytes > 0) {
+    const uint32_t n = std::min({bytes, kChunk - from % kChunk, kChunk - to % kChunk});
+    auto& chunk = chunks_[to / kChunk];
+    if (!chunk) chunk = std::make_unique<Chunk>();  // value-initialised: zeros
+    if (const Chunk* in = source.chunks_[from / kChunk].get()) {
+      std::memcpy(chunk->data() + to % kChunk, in->data() + from % kChunk, n);
+    } else {
+      std::memset(chunk->data() + to % kChunk, 0, n);
+    }
+    from += n;
+    to += n;
+    bytes -= n;
+  }
 }
 
 bool Sram::equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {

@@ -20,13 +20,17 @@ class Sram {
   // Both throw std::out_of_range outside SRAM.
   void read(uint32_t address, uint32_t bytes, uint8_t* out) const;
   void write(uint32_t address, uint32_t bytes, const uint8_t* data);
+  // Copies [source_address, + bytes) of `source` to `address` here, chunk to chunk, with no
+  // buffer in between; the ranges must not overlap when `source` is this SRAM.
+  void copy_from(const Sram& source, uint32_t source_address, uint32_t address, uint32_t bytes);
   bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const;  // throws outside SRAM
   uint32_t read_word(uint32_t address) const;
   void write_word(uint32_t address, uint32_t value);
   size_t allocated_bytes() const;
 
+  static constexpr uint32_t kChunk = 0x4000;  // allocation unit, from the SRAM base
+
  private:
-  static constexpr uint32_t kChunk = 0x4000;
   using Chunk = std::array<uint8_t, kChunk>;
   void check(uint32_t address, uint32_t bytes, const char* what) const;
   // Calls fn(chunk index, offset within the chunk, bytes) for each chunk piece of the range,

@@ -1,0 +1,131 @@
+// relocate_phase (exchange_phase.hpp): a later iteration of a phase whose Repeat patch list
+// moved only send addresses reuses the earlier execution's selections and write addresses.
+#include <algorithm>
+#include <unordered_set>
+
+#include "arch/instruction.hpp"
+#include "model/exchange_phase.hpp"
+#include "model/memory_elements.hpp"
+
+namespace lockstep::model {
+namespace {
+
+bool same_except_row(const PhaseTile& a, const PhaseTile& b) {
+  return a.logical == b.logical && a.physical == b.physical && a.has_row == b.has_row &&
+         a.row_address == b.row_address && a.incoming_base == b.incoming_base &&
+         a.incoming_format == b.incoming_format && a.incoming_mux == b.incoming_mux &&
+         a.paired_mux == b.paired_mux && a.incoming_muxpair == b.incoming_muxpair &&
+         a.row_words.size() == b.row_words.size();
+}
+
+// Word `index` starts a send or sendpicp of `schedule` whose only difference from the same
+// word in `earlier` is its address field.
+bool only_address_moved(const RowSchedule& schedule, std::span<const uint32_t> earlier, size_t index) {
+  const auto& list = schedule.instructions;
+  const auto it = std::lower_bound(list.begin(), list.end(), index * 4,
+                                   [](const ScheduledInstruction& s, size_t at) { return s.byte_offset < at; });
+  if (it == list.end() || it->byte_offset != index * 4) return false;
+  const arch::Instruction& now = it->instruction;
+  if (now.op != arch::Opcode::Send && now.op != arch::Opcode::SendPicP) return false;
+  arch::Instruction before;
+  try {
+    before = arch::decode(earlier, index).instruction;
+  } catch (const std::exception&) {
+    return false;
+  }
+  before.address = now.address;
+  return before == now;
+}
+
+// The tile's row schedule when its row moved only send addresses (runs then hold the new
+// addresses), an empty optional with `unchanged` set when nothing it executes changed, and
+// an empty optional otherwise.
+std::optional<RowSchedule> moved_schedule(const PhaseTile& earlier, const PhaseTile& now, bool& unchanged) {
+  unchanged = false;
+  if (!same_except_row(earlier, now)) return std::nullopt;
+  std::vector<size_t> changed;
+  for (size_t k = 0; k < now.row_words.size(); ++k) {
+    if (now.row_words[k] != earlier.row_words[k]) changed.push_back(k);
+  }
+  if (changed.empty()) {
+    unchanged = true;
+    return std::nullopt;
+  }
+  RowSchedule schedule = schedule_row(now.row_words);
+  if (!schedule.issues.empty()) return std::nullopt;
+  const size_t executed_words = schedule.row_bytes / 4;
+  bool moved = false;
+  for (size_t k : changed) {
+    if (k >= executed_words) break;  // past the return: never executed
+    if (!only_address_moved(schedule, earlier.row_words, k)) return std::nullopt;
+    moved = true;
+  }
+  if (!moved) {
+    unchanged = true;
+    return std::nullopt;
+  }
+  return schedule;
+}
+
+// Hazards 1 and 2 for a tile whose sends moved: the elements its sends read against those
+// its receives write and its row is fetched from (receives and row did not move).
+bool sends_meet_receives(const arch::MachineDescription& machine, const PhaseTile& tile,
+                         const RowSchedule& schedule, const std::vector<const WriteRun*>& received) {
+  std::unordered_set<uint32_t> taken;
+  for (const WriteRun* w : received) {
+    for (uint32_t key : element_keys(machine, w->address, w->bytes)) taken.insert(key);
+  }
+  if (tile.has_row) {
+    const uint64_t fetch_bytes = uint64_t(schedule.row_bytes) + machine.fetch_lookahead_bytes;
+    for (uint32_t key : element_keys(machine, tile.row_address, fetch_bytes)) taken.insert(key);
+  }
+  for (const SendRun& r : schedule.runs) {
+    if (r.directions() == 0) continue;
+    for (uint32_t key : element_keys(machine, r.byte_address(), r.bytes())) {
+      if (taken.count(key)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machine,
+                                           std::span<const PhaseTile> earlier_tiles,
+                                           const PhaseOutcome& earlier,
+                                           std::span<const PhaseTile> tiles) {
+  if (!earlier.hazards.empty() || !earlier.trace.empty() || earlier_tiles.size() != tiles.size()) {
+    return std::nullopt;
+  }
+  std::vector<std::optional<RowSchedule>> moved(tiles.size());
+  bool any_moved = false;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    bool unchanged = false;
+    moved[i] = moved_schedule(earlier_tiles[i], tiles[i], unchanged);
+    if (!moved[i] && !unchanged) return std::nullopt;
+    any_moved = any_moved || moved[i].has_value();
+  }
+  PhaseOutcome out;
+  out.tile_horizon = earlier.tile_horizon;
+  out.horizon = earlier.horizon;
+  out.final_mux = earlier.final_mux;
+  out.final_paired_mux = earlier.final_paired_mux;
+  out.writes = earlier.writes;
+  if (!any_moved) return out;
+  std::vector<std::vector<const WriteRun*>> received(tiles.size());
+  for (WriteRun& w : out.writes) {
+    if (moved[w.receiver]) received[w.receiver].push_back(&w);
+    if (!moved[w.sender]) continue;
+    const auto& runs = moved[w.sender]->runs;
+    if (w.run >= runs.size()) return std::nullopt;
+    const uint64_t source = runs[w.run].byte_address() + w.source_offset;
+    if (source < machine.sram_base || source + w.bytes > machine.sram_end) return std::nullopt;
+    w.source_address = static_cast<uint32_t>(source);
+  }
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    if (moved[i] && sends_meet_receives(machine, tiles[i], *moved[i], received[i])) return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace lockstep::model
