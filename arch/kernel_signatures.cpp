@@ -85,13 +85,14 @@ const std::vector<KernelSignature>& table() {
          return std::vector<uint64_t>{u(s[0] * s[1]) * u(s[4]) / 8, 2 * u(s[0] * s[2]),
                                       2 * u(s[2] * s[1])};
        }},
-      {"gemm_fp8", {3}, 4,
+      {"gemm_fp8", {3}, 5,
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "rows"}, {1, "k"}, {2, "n"}}, m); !e.empty()) return e;
-         return outside(3, "weight_scale", s[3], -14, 8);
+         if (auto e = outside(3, "weight_scale", s[3], -14, 8); !e.empty()) return e;
+         return bits(s, 4, "out_bits");
        },
        [](const Scalars& s, size_t) {
-         return std::vector<uint64_t>{4 * u(s[0] * s[2]), 2 * u(s[0] * s[1]), u(s[1] * s[2])};
+         return std::vector<uint64_t>{u(s[0] * s[2]) * u(s[4]) / 8, 2 * u(s[0] * s[1]), u(s[1] * s[2])};
        }},
       {"layernorm", {2, 4}, 2,
        [](const Scalars& s, uint64_t m) {
@@ -102,12 +103,13 @@ const std::vector<KernelSignature>& table() {
          while (b.size() < operands) b.push_back(2 * u(s[1]));
          return b;
        }},
-      {"reduce_sum", {3}, 3,
+      {"reduce_sum", {3}, 4,
        [](const Scalars& s, uint64_t m) {
-         return sizes(s, {{0, "parts"}, {1, "rows"}, {2, "columns"}}, m);
+         if (auto e = sizes(s, {{0, "parts"}, {1, "rows"}, {2, "columns"}}, m); !e.empty()) return e;
+         return bits(s, 3, "part_bits");
        },
        [](const Scalars& s, size_t) {
-         return std::vector<uint64_t>{2 * u(s[1] * s[2]), 4 * u(s[0] * s[1]) * u(s[2]),
+         return std::vector<uint64_t>{2 * u(s[1] * s[2]), u(s[0] * s[1]) * u(s[2]) * u(s[3]) / 8,
                                       2 * u(s[2])};
        }},
       {"softmax", {2}, 3,

@@ -2,7 +2,8 @@
 // full-size configs/workloads/siglip-so400m.yaml, run from the source tree) built with seeded
 // weights and input, one invocation simulated bit-exactly, and the output held against the
 // FP32 reference. Prints build and run wall time, peak RSS, simulated cycles (exchange phase
-// horizons and everything else) and milliseconds at the machine's clock, cosine and maximum
+// horizons and everything else; the critical path split into exchange, compute, sync,
+// patching and control, compute by kernel) and milliseconds at the machine's clock, cosine and maximum
 // absolute error against FP32, and beside them the wall time of the FP32 reference forward
 // on this machine (the same GEMM work in plain FP32: the arithmetic limit).
 //   build/<preset>/bench/bench_model [WORKLOAD]
@@ -63,6 +64,14 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(result.total_cycles), 1e3 * double(result.total_cycles) / machine.clock_hz,
               machine.clock_hz / 1e9, static_cast<unsigned long long>(exchange),
               static_cast<unsigned long long>(result.total_cycles - exchange));
+  const auto& split = result.cycle_split;
+  std::printf("critical path: exchange %llu, compute %llu, sync %llu, patching %llu, control %llu cycles\n",
+              static_cast<unsigned long long>(split.exchange), static_cast<unsigned long long>(split.compute),
+              static_cast<unsigned long long>(split.sync), static_cast<unsigned long long>(split.patching),
+              static_cast<unsigned long long>(split.control));
+  for (const auto& [name, cycles] : split.compute_by_kernel) {
+    std::printf("  compute %-10s %llu\n", name.c_str(), static_cast<unsigned long long>(cycles));
+  }
 
   std::vector<float> patches;
   for (uint16_t v : options.patches) patches.push_back(arch::fp16_to_float(v));

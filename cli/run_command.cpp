@@ -93,6 +93,26 @@ std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file)
   return std::move(array.data);
 }
 
+// The critical path's split (docs/timing.md, "Where the cycles go"); the parts add up to
+// the total.
+nlohmann::ordered_json split_json(const model::CycleSplit& split) {
+  nlohmann::ordered_json by_kernel = nlohmann::ordered_json::object();
+  for (const auto& [name, cycles] : split.compute_by_kernel) by_kernel[name] = cycles;
+  return {{"exchange", split.exchange}, {"compute", split.compute},     {"sync", split.sync},
+          {"patching", split.patching}, {"control", split.control},     {"compute_by_kernel", by_kernel}};
+}
+
+std::string split_text(const model::CycleSplit& split) {
+  std::string kernels;
+  for (const auto& [name, cycles] : split.compute_by_kernel) {
+    kernels += (kernels.empty() ? "" : ", ") + name + " " + std::to_string(cycles);
+  }
+  return "cycles on the critical path: exchange " + std::to_string(split.exchange) + ", compute " +
+         std::to_string(split.compute) + ", sync " + std::to_string(split.sync) + ", patching " +
+         std::to_string(split.patching) + ", control " + std::to_string(split.control) + "\n" +
+         "compute by kernel: " + (kernels.empty() ? "none" : kernels) + "\n";
+}
+
 // Events count from the phase's release (event 0 = release_cycle).
 nlohmann::ordered_json execution_json(const sim::PhaseExecution& e) {
   nlohmann::ordered_json tiles = nlohmann::ordered_json::array();
@@ -106,7 +126,8 @@ nlohmann::ordered_json execution_json(const sim::PhaseExecution& e) {
     tiles.push_back({{"tile", t.tile}, {"row_end", t.row_end}, {"received", received}});
   }
   return {{"phase", e.phase}, {"iteration", e.iteration}, {"release_cycle", e.release_cycle},
-          {"horizon", e.horizon}, {"tiles", tiles}};
+          {"horizon", e.horizon}, {"last_arrival", e.last_arrival}, {"before", split_json(e.before)},
+          {"tiles", tiles}};
 }
 
 double milliseconds(uint64_t cycles, const arch::MachineDescription& machine) {
@@ -120,6 +141,7 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
   j["machine"] = machine.name;
   j["total_cycles"] = result.total_cycles;
   j["total_milliseconds"] = milliseconds(result.total_cycles, machine);
+  j["cycle_split"] = split_json(result.cycle_split);
   j["invocations"] = nlohmann::ordered_json::array();
   uint64_t start = 0;
   for (uint64_t end : result.invocation_ends) {
@@ -167,6 +189,7 @@ void print_text(const arch::MachineDescription& machine, const sim::RunResult& r
                   agreement->max_abs_error, invocations > 1 ? " (the last invocation's output)" : "");
     std::cout << line;
   }
+  std::cout << split_text(result.cycle_split);
   std::cout << "phase  iteration  release_cycle  horizon\n";
   for (const auto& e : result.executions) {
     std::cout << e.phase << "  " << e.iteration << "  " << e.release_cycle << "  " << e.horizon << "\n";

@@ -23,13 +23,21 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
     sc_core::wait(*round.released);
     return round.events.at(&tile);
   }
-  // The last arrival releases everyone after the barrier latency.
+  // The last arrival releases everyone after the barrier latency; its path to here is the
+  // critical path to the release.
+  auto path = std::make_shared<ReleasePath>();
+  path->last_arrival = tile.logical();
+  path->interval = tile.since_release();
+  path->interval.sync += machine_.barrier_latency_cycles;
+  path->total = tile.path_now();
+  path->total.sync += machine_.barrier_latency_cycles;
   if (machine_.barrier_latency_cycles > 0) {
     sc_core::wait(sc_core::sc_time::from_value(machine_.barrier_latency_cycles));
   }
   if (before_release) before_release();
   std::vector<Tile*> tiles = std::move(round.arrived);
   round.arrived.clear();
+  for (Tile* t : tiles) t->released(path);
   std::sort(tiles.begin(), tiles.end(),
             [](const Tile* a, const Tile* b) { return a->logical() < b->logical(); });
   round.events.clear();

@@ -184,8 +184,12 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
                     iteration, line.event, line.text);
     }
   }
-  PhaseRecord record{phase, iteration, release, static_cast<uint64_t>(outcome.horizon), {}};
+  PhaseRecord record{phase, iteration, release, static_cast<uint64_t>(outcome.horizon), {}, 0, {}};
   if (monitor_.record_tiles) record.tiles = tile_records(outcome, tiles);
+  if (!tiles.empty() && tiles.front()->release_path()) {
+    record.last_arrival = tiles.front()->release_path()->last_arrival;
+    record.before = tiles.front()->release_path()->interval;
+  }
   monitor_.record(record);
   for (const auto& h : outcome.hazards) {
     RecordedHazard r;

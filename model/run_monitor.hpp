@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "model/cycle_split.hpp"
 #include "model/hazard.hpp"
 
 namespace lockstep::model {
@@ -41,6 +42,8 @@ struct PhaseRecord {
   uint64_t release_cycle = 0;
   uint64_t horizon = 0;
   std::vector<TileRecord> tiles;  // by logical tile; empty unless record_tiles
+  uint32_t last_arrival = 0;      // the tile whose arrival released the phase
+  CycleSplit before;              // what it did from its own previous release to this one
 };
 
 class RunMonitor {

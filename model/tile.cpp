@@ -31,8 +31,20 @@ Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program,
 #endif
 }
 
-void Tile::wait_cycles(uint64_t cycles) {
+void Tile::wait_cycles(uint64_t cycles, CycleKind kind) {
+  since_release_.add(kind, cycles);
   if (cycles > 0) wait(sc_core::sc_time::from_value(cycles));
+}
+
+CycleSplit Tile::path_now() const {
+  CycleSplit path = release_path_ ? release_path_->total : CycleSplit{};
+  path += since_release_;
+  return path;
+}
+
+void Tile::released(SharedReleasePath path) {
+  release_path_ = std::move(path);
+  since_release_ = CycleSplit{};
 }
 
 void Tile::run() {
@@ -41,6 +53,7 @@ void Tile::run() {
     invocation_ends_.push_back(sc_core::sc_time_stamp().value());
   }
   finish_cycle_ = sc_core::sc_time_stamp().value();
+  finish_path_ = path_now();
   finished_ = true;
 }
 
@@ -61,17 +74,17 @@ void Tile::execute(const std::vector<arch::Step>& steps) {
 }
 
 void Tile::do_sync(const arch::SyncStep&) {
-  wait_cycles(sync_instructions() * machine_.supervisor_cycles_per_instruction);
+  wait_cycles(sync_instructions() * machine_.supervisor_cycles_per_instruction, CycleKind::Sync);
   barrier->arrive(BarrierKey{false, 0}, *this);
 }
 
 void Tile::do_exchange(const arch::ExchangeStep& step) {
-  wait_cycles(exchange_setup_instructions(step) * machine_.supervisor_cycles_per_instruction);
+  wait_cycles(exchange_setup_instructions(step) * machine_.supervisor_cycles_per_instruction, CycleKind::Sync);
   pending_exchange_ = &step;
   current_phase_ = step.phase;
   const int64_t events = barrier->arrive(BarrierKey{true, step.phase}, *this);
   pending_exchange_ = nullptr;
-  wait_cycles(static_cast<uint64_t>(events));
+  wait_cycles(static_cast<uint64_t>(events), CycleKind::Exchange);
 }
 
 RecordedHazard Tile::make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const {
@@ -147,11 +160,12 @@ void Tile::do_kernel(const arch::KernelStep& step) {
   }
   const uint64_t cycles = kernel_launch_instructions() * machine_.supervisor_cycles_per_instruction +
                           (kernel ? kernel->cycles(step.scalars, machine_) : 0);
-  wait_cycles(cycles);
+  since_release_.add_kernel(step.name, cycles);
+  if (cycles > 0) wait(sc_core::sc_time::from_value(cycles));
 }
 
 void Tile::do_repeat(const arch::RepeatStep& step) {
-  wait_cycles(repeat_entry_instructions() * machine_.supervisor_cycles_per_instruction);
+  wait_cycles(repeat_entry_instructions() * machine_.supervisor_cycles_per_instruction, CycleKind::Control);
   // The device keeps iterated pointers in the Repeat's stack frame and writes their initial
   // addresses at every entry (IPU21-DEVICE.md 8.4): a Repeat entered again (the next
   // invocation) starts from the addresses its first entry found. After it ends the slots
@@ -180,7 +194,8 @@ void Tile::do_repeat(const arch::RepeatStep& step) {
       memory_.write_word(p.address, memory_.read_word(p.address) + static_cast<uint32_t>(p.stride));
     }
     wait_cycles(repeat_iteration_instructions(step, i + 1 == step.count) *
-                machine_.supervisor_cycles_per_instruction);
+                    machine_.supervisor_cycles_per_instruction,
+                CycleKind::Control);
   }
 }
 
@@ -196,7 +211,7 @@ void Tile::do_patch(const arch::PatchStep& step) {
     }
     memory_.write_word(entry.word_address, entry.values[i % entry.values.size()]);
   }
-  wait_cycles(patch_cycles(step, machine_));
+  wait_cycles(patch_cycles(step, machine_), CycleKind::Patching);
 }
 
 }  // namespace lockstep::model

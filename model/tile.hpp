@@ -10,6 +10,7 @@
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
 #include "model/chip_interfaces.hpp"
+#include "model/cycle_split.hpp"
 #include "model/run_monitor.hpp"
 #include "model/sram.hpp"
 
@@ -53,6 +54,15 @@ class Tile : public sc_core::sc_module {
   const std::vector<uint64_t>& invocation_ends() const { return invocation_ends_; }  // cycle per invocation
   uint32_t current_phase() const { return current_phase_; }
 
+  // The critical path (model/cycle_split.hpp): this tile's path up to now, as the last
+  // arrival at a barrier hands it on; released() starts it afresh from a release's path.
+  CycleSplit path_now() const;
+  void released(SharedReleasePath path);
+  const SharedReleasePath& release_path() const { return release_path_; }
+  const CycleSplit& since_release() const { return since_release_; }
+  // The path at the end of the run (its parts add up to finish_cycle()).
+  const CycleSplit& finish_path() const { return finish_path_; }
+
  private:
   void run();
   void execute(const std::vector<arch::Step>& steps);
@@ -61,7 +71,7 @@ class Tile : public sc_core::sc_module {
   void do_kernel(const arch::KernelStep& step);
   void do_repeat(const arch::RepeatStep& step);
   void do_patch(const arch::PatchStep& step);
-  void wait_cycles(uint64_t cycles);
+  void wait_cycles(uint64_t cycles, CycleKind kind);
   void step_hazard(HazardClass kind, const std::string& what, const std::string& detail);
   RecordedHazard make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const;
   void flush_kernels();  // run and report, in this tile's thread
@@ -90,6 +100,9 @@ class Tile : public sc_core::sc_module {
   // Per Repeat step: its pointer slots' values at its first entry (written at every entry).
   std::map<const arch::RepeatStep*, std::vector<std::pair<uint32_t, uint32_t>>> repeat_initial_pointers_;
   std::vector<uint64_t> invocation_ends_;
+  SharedReleasePath release_path_;  // the path to the last release this tile took part in
+  CycleSplit since_release_;        // what this tile did since then
+  CycleSplit finish_path_;
 };
 
 }  // namespace lockstep::model

@@ -65,6 +65,8 @@ struct PhaseExecution {
   uint64_t release_cycle = 0;  // barrier release: event 0 of the phase
   uint32_t horizon = 0;        // events from release to the end of the last tile's row
   std::vector<TileExecution> tiles;  // every participant, by tile; only with RunOptions::record_tiles
+  uint32_t last_arrival = 0;         // the tile whose arrival released the phase (on the critical path)
+  model::CycleSplit before;          // its cycles from its own previous release to this release
 };
 
 // Read access to tile SRAM, for observers and results. Untouched memory reads as zero.
@@ -94,6 +96,9 @@ struct RunResult {
   uint64_t total_cycles = 0;
   std::vector<uint64_t> invocation_ends;   // cycle the last tile finished each invocation
   std::vector<PhaseExecution> executions;  // in execution order
+  // The run's critical path split into exchange, compute, sync, patching and control
+  // (model/cycle_split.hpp); its parts add up to total_cycles.
+  model::CycleSplit cycle_split;
   std::vector<Hazard> hazards;             // sorted by (cycle, tile, kind)
   std::vector<ExpectationFailure> expectation_failures;
   std::map<std::string, std::vector<uint8_t>> outputs;  // output bindings

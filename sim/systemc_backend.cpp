@@ -119,8 +119,13 @@ class SystemCBackend : public Backend {
       }
     }
     uint64_t total = sc_core::sc_time_stamp().value();
-    for (const auto& t : chip->tiles()) total = std::max(total, t->finish_cycle());
+    const model::Tile* last = nullptr;  // the first tile (by logical order) to finish last
+    for (const auto& t : chip->tiles()) {
+      if (t->finished() && (last == nullptr || t->finish_cycle() > last->finish_cycle())) last = t.get();
+      total = std::max(total, t->finish_cycle());
+    }
     result.total_cycles = total;
+    if (last != nullptr) result.cycle_split = last->finish_path();
     for (const auto& t : chip->tiles()) {
       const auto& ends = t->invocation_ends();
       if (result.invocation_ends.size() < ends.size()) result.invocation_ends.resize(ends.size(), 0);
@@ -145,7 +150,7 @@ class SystemCBackend : public Backend {
   arch::Topology topology_;
 
   static PhaseExecution to_execution(const model::PhaseRecord& r) {
-    return {r.phase, r.iteration, r.release_cycle, static_cast<uint32_t>(r.horizon), r.tiles};
+    return {r.phase, r.iteration, r.release_cycle, static_cast<uint32_t>(r.horizon), r.tiles, r.last_arrival, r.before};
   }
 
   static Hazard to_hazard(const model::RecordedHazard& r) {

@@ -2,7 +2,8 @@
 //   embed: patches [rows, patch values] x W_patch -> x; x += position embedding
 //   Repeat layers (27 for So400m):
 //     layernorm(x) -> ln; ln x W_qkv -> qkv (fused); attention(qkv) -> ctx;
-//     ctx x W_o -> attn; x += attn; layernorm(x) -> ln; ln x W_up -> h; gelu(h);
+//     ctx x W_o -> attn; x += attn; layernorm(x) -> ln; ln x W_up -> h, gelu(h) on the
+//     GEMM's reducers;
 //     h x W_down -> mlp; x += mlp
 //   final layernorm (affine) -> y16; cast y16 -> y (FP32 output)
 // Layernorm gains and biases inside the layers are folded into the following GEMM's
@@ -87,11 +88,7 @@ Lowered lower_workload(const Workload& w, const arch::MachineDescription& machin
              {int64_t{n} * H});
     c.kernel(t, "layernorm", {{ln.address[o], false}, {x.address[o], false}}, {n, H});
   });
-  emit_gemm(c, up, ln, hidden);
-  on_owners(c, [&](uint32_t o, uint32_t t, uint32_t n) {
-    c.kernel(t, "gelu", {{hidden.address[o], false}, {hidden.address[o], false}},
-             {int64_t{n} * w.mlp});
-  });
+  emit_gemm(c, up, ln, hidden, GemmEpilogue::Gelu);  // gelu on the reducers, before the scatter
   emit_gemm(c, down, hidden, mlp);
   on_owners(c, [&](uint32_t o, uint32_t t, uint32_t n) {
     c.kernel(t, "add", {{x.address[o], false}, {x.address[o], false}, {mlp.address[o], false}},

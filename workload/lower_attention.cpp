@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "workload/lower_context.hpp"
+#include "workload/scratch_liveness.hpp"
 
 namespace lockstep::workload {
 
@@ -33,11 +34,21 @@ void emit_attention(LowerContext& context, const Activation& qkv, const Activati
       const size_t s = size_t{h} * query_tiles + i;
       const uint32_t tile = head_tile(h, i);
       const uint32_t n = balanced_part(rows, query_tiles, i).size();
-      kv[s] = context.memory.scratch(tile, "layer.attn.kv", uint64_t{rows} * dh * kHalf);
-      q[s] = context.memory.scratch(tile, "layer.attn.q", uint64_t{n} * dh * kHalf);
-      scores[s] = context.memory.scratch(tile, "layer.attn.scores", uint64_t{n} * rows * kFloat);
-      probs[s] = context.memory.scratch(tile, "layer.attn.probs", uint64_t{n} * rows * kHalf);
-      ctx[s] = context.memory.scratch(tile, "layer.attn.ctx", uint64_t{n} * dh * kHalf);
+      // Steps: 0 qk phase, 1 scores gemm, 2 softmax, 3 v phase, 4 context gemm, 5 context
+      // phase. The probabilities reuse the queries' memory, the context the scores'
+      // (workload/scratch_liveness.hpp).
+      const std::vector<ScratchBuffer> buffers = {
+          {"layer.attn.kv", uint64_t{rows} * dh * kHalf, 0, 4},
+          {"layer.attn.q", uint64_t{n} * dh * kHalf, 0, 1},
+          {"layer.attn.scores", uint64_t{n} * rows * kFloat, 1, 2},
+          {"layer.attn.probs", uint64_t{n} * rows * kHalf, 2, 4},
+          {"layer.attn.ctx", uint64_t{n} * dh * kHalf, 4, 5}};
+      const auto address = place_scratch(context.memory, tile, buffers, colour_by_liveness(buffers, {}), {});
+      kv[s] = address[0];
+      q[s] = address[1];
+      scores[s] = address[2];
+      probs[s] = address[3];
+      ctx[s] = address[4];
     }
   }
 

@@ -96,8 +96,10 @@ struct GemmLayout {
 };
 GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out,
                      bool per_layer, uint32_t tile_offset);
+// An element-wise kernel the reducers apply to their FP16 output slices before the scatter.
+enum class GemmEpilogue { None, Gelu };
 void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input,
-               const Activation& output);
+               const Activation& output, GemmEpilogue epilogue = GemmEpilogue::None);
 
 // Multi-head attention from the fused QKV activation [rows, 3 * hidden] into `context_out`.
 void emit_attention(LowerContext& context, const Activation& qkv, const Activation& context_out,

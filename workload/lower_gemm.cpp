@@ -1,7 +1,7 @@
 // GEMMs: weights resident on a K x O grid of tiles (block (kb, ob) holds rows kb of the
 // reduction dimension and columns ob of the output, for every layer). Per row chunk:
 //   gather  : owners multicast each row's K-block slices to the O tiles of that block row;
-//   gemm_fp8: every grid tile forms an FP32 partial [chunk rows, its columns];
+//   gemm_fp8: every grid tile forms an FP16 partial [chunk rows, its columns];
 //   reduce  : partial rows are split K ways, reducer (j, ob) receives slice j of all K;
 //   reduce_sum: sums the K parts, adds the bias, writes FP16;
 //   scatter : reducers send each output row slice back to its owner.
@@ -10,9 +10,17 @@
 #include <limits>
 
 #include "workload/lower_context.hpp"
+#include "workload/scratch_liveness.hpp"
 
 namespace lockstep::workload {
 namespace {
+
+// Bytes of one partial-sum value. gemm_fp8 accumulates in FP16 (the AMP rule, docs/kernels-gemm.md)
+// so its partials are FP16 values whatever their storage; storing them as FP16 rather than FP32
+// halves the reduce phase's words and the partial scratch and changes no bit of the output
+// (docs/lowering.md, "Choices and their measured effect").
+constexpr uint32_t kPartial = kHalf;
+constexpr int64_t kPartialBits = 8 * kPartial;
 
 // Columns are split in FP16 pairs so every slice is whole 32-bit words.
 Span pair_columns(uint32_t columns, uint32_t parts, uint32_t i) {
@@ -23,35 +31,40 @@ uint32_t max_columns(uint32_t columns, uint32_t parts) {
   return 2 * ((columns / 2 + parts - 1) / parts);
 }
 
-// Scratch of one grid tile for a chunk of `rows`, in placement order: the FP32 partial,
-// the gathered input, then the reduce buffers, which must share no memory element with
-// the partial (the reduce phase sends the partial while receiving into reduce_in, hazard
-// 2); the input between them often keeps them apart for free.
-struct ChunkScratch {
-  uint32_t part = 0, input = 0, reduce_in = 0, reduce_out = 0;
-  uint64_t end = 0;
-};
-ChunkScratch chunk_scratch(const TileMemory& memory, uint32_t tile, uint32_t rows, uint32_t k_blocks,
-                           uint32_t reduce_rows, uint32_t kw, uint32_t ow) {
-  const auto next = [](uint64_t address, uint64_t bytes) { return ((address + 7) & ~uint64_t{7}) + bytes; };
-  ChunkScratch s;
-  s.part = memory.scratch_start(tile);
-  const uint64_t part_end = next(s.part, uint64_t{rows} * ow * kFloat);
-  const uint64_t input_end = next(part_end, uint64_t{rows} * kw * kHalf);
-  s.input = static_cast<uint32_t>(input_end - uint64_t{rows} * kw * kHalf);
-  if (input_end > memory.end()) return {0, 0, 0, 0, input_end};
-  s.reduce_in = memory.apart(static_cast<uint32_t>(input_end), static_cast<uint32_t>(part_end));
-  const uint64_t reduce_in_end = next(s.reduce_in, uint64_t{k_blocks} * reduce_rows * ow * kFloat);
-  s.end = next(reduce_in_end, uint64_t{reduce_rows} * ow * kHalf);
-  s.reduce_out = static_cast<uint32_t>(s.end - uint64_t{reduce_rows} * ow * kHalf);
-  return s;
+// Scratch of one grid tile for a chunk of `rows`, with the steps of the chunk that write and
+// read each buffer: 0 gather, 1 gemm_fp8, 2 reduce, 3 reduce_sum (and epilogue), 4 scatter.
+// The reduce phase sends the partial while receiving into reduce_in, so those two must share
+// no memory element (hazard 2). Buffers never live together share memory
+// (workload/scratch_liveness.hpp): the gathered input with reduce_in, the partial with
+// reduce_out.
+enum GemmBuffer : size_t { kInput, kPartialSum, kReduceIn, kReduceOut };
+std::vector<ScratchBuffer> chunk_buffers(const std::string& name, uint32_t rows, uint32_t k_blocks,
+                                         uint32_t reduce_rows, uint32_t kw, uint32_t ow) {
+  return {{name + ".input", uint64_t{rows} * kw * kHalf, 0, 1},
+          {name + ".partial", uint64_t{rows} * ow * kPartial, 1, 2},
+          {name + ".reduce_in", uint64_t{k_blocks} * reduce_rows * ow * kPartial, 2, 3},
+          {name + ".reduce_out", uint64_t{reduce_rows} * ow * kHalf, 3, 4}};
 }
+const std::vector<ApartPair> kChunkApart = {{kPartialSum, kReduceIn}};
 
 // Resident weights plus a share of the per-row scratch, for choosing K.
 uint64_t scratch_bytes(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t ow) {
   const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
-  return uint64_t{rows} * kw * kHalf + uint64_t{rows} * ow * kFloat +
-         uint64_t{k_blocks} * reduce_rows * ow * kFloat + reduce_rows * ow * kHalf + 64;
+  return uint64_t{rows} * kw * kHalf + uint64_t{rows} * ow * kPartial +
+         uint64_t{k_blocks} * reduce_rows * ow * kPartial + reduce_rows * ow * kHalf + 64;
+}
+
+// The planner's estimate of one layer's cycles for a K x O split, all rows in one chunk: the
+// gather and reduce words a grid tile receives (one word per cycle), gemm_fp8's and
+// reduce_sum's cycle models (docs/kernels-gemm.md: ceil(k/64) x ceil(n/16) calls of
+// 1358 + 16 rows; parts x rows x columns x 2). Only used to rank splits.
+uint64_t estimated_cycles(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t ow) {
+  const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
+  const uint64_t gather = uint64_t{rows} * kw / 2;
+  const uint64_t gemm = uint64_t{(kw + 63) / 64} * ((ow + 15) / 16) * (1358 + 16 * uint64_t{rows});
+  const uint64_t reduce = k_blocks * reduce_rows * ow * kPartial / 4;
+  const uint64_t reduce_sum = k_blocks * reduce_rows * ow * 2;
+  return gather + gemm + reduce + reduce_sum;
 }
 
 }  // namespace
@@ -65,18 +78,29 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
   const uint32_t tiles = context.tiles;
   const uint32_t rows = context.workload.rows();
   const uint32_t copies = per_layer ? context.workload.layers : 1;
-  // Smallest resident weights plus a share of the per-row scratch (about four chunks).
-  uint64_t best_score = std::numeric_limits<uint64_t>::max();
-  uint32_t best_k = 1;
-  for (uint32_t k = 1; k <= std::min(tiles, in / 2); ++k) {
+  // Among the splits whose resident weights plus a share of the per-row scratch (about four
+  // chunks) come within 10% of the smallest, the fewest estimated cycles: SRAM stays near its
+  // minimum, and ceil(k/64) x ceil(n/16) AMP calls favour some block shapes strongly
+  // (docs/lowering.md, "Choices and their measured effect").
+  const auto split_bytes = [&](uint32_t k) {
     const uint32_t o = std::min(tiles / k, out / 2);
-    if (o == 0) break;
     const uint32_t kw = max_columns(in, k);
     const uint32_t ow = max_columns(out, o);
-    const uint64_t weights = uint64_t{kw} * ow * copies;
-    const uint64_t score = weights + scratch_bytes(rows, k, kw, ow) / 4;
-    if (score < best_score) {
-      best_score = score;
+    return uint64_t{kw} * ow * copies + scratch_bytes(rows, k, kw, ow) / 4;
+  };
+  const uint32_t k_limit = std::min(tiles, in / 2);
+  uint64_t least_bytes = std::numeric_limits<uint64_t>::max();
+  for (uint32_t k = 1; k <= k_limit && std::min(tiles / k, out / 2) > 0; ++k) {
+    least_bytes = std::min(least_bytes, split_bytes(k));
+  }
+  uint64_t best_cycles = std::numeric_limits<uint64_t>::max();
+  uint32_t best_k = 1;
+  for (uint32_t k = 1; k <= k_limit && std::min(tiles / k, out / 2) > 0; ++k) {
+    if (split_bytes(k) * 10 > least_bytes * 11) continue;
+    const uint32_t o = std::min(tiles / k, out / 2);
+    const uint64_t cycles = estimated_cycles(rows, k, max_columns(in, k), max_columns(out, o));
+    if (cycles < best_cycles) {
+      best_cycles = cycles;
       best_k = k;
     }
   }
@@ -103,7 +127,7 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
 }
 
 void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input,
-               const Activation& output) {
+               const Activation& output, GemmEpilogue epilogue) {
   GemmPlan& plan = layout.plan;
   const uint32_t K = plan.k_blocks;
   const uint32_t O = plan.o_blocks;
@@ -115,11 +139,12 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
   const auto fits = [&](uint32_t chunks) {
     const uint32_t crow = (rows + chunks - 1) / chunks;
     const uint32_t reduce_rows = (crow + K - 1) / K;
+    const auto buffers = chunk_buffers(plan.name, crow, K, reduce_rows, kw_max, ow_max);
+    const auto colours = colour_by_liveness(buffers, kChunkApart);
     for (uint32_t kb = 0; kb < K; ++kb) {
       for (uint32_t ob = 0; ob < O; ++ob) {
         const uint32_t tile = layout.grid_tile(kb, ob);
-        if (chunk_scratch(context.memory, tile, crow, K, reduce_rows, kw_max, ow_max).end >
-            context.memory.end()) {
+        if (layout_scratch(context.memory, tile, buffers, colours, kChunkApart).end > context.memory.end()) {
           return false;
         }
       }
@@ -146,14 +171,13 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
         const uint32_t kw = pair_columns(plan.in, K, kb).size();
         const uint32_t ow = pair_columns(plan.out, O, ob).size();
         const uint32_t reduce_rows = balanced_part(crow, K, kb).size();
-        // Order and element separation as in chunk_scratch().
-        part[g] = context.memory.scratch(tile, plan.name + ".partial", uint64_t{crow} * ow * kFloat);
-        const uint32_t part_end = part[g] + crow * ow * kFloat;
-        in_buf[g] = context.memory.scratch(tile, plan.name + ".input", uint64_t{crow} * kw * kHalf);
-        recv[g] = context.memory.scratch_apart(tile, plan.name + ".reduce_in",
-                                               uint64_t{K} * reduce_rows * ow * kFloat, part_end);
-        out_buf[g] = context.memory.scratch(tile, plan.name + ".reduce_out",
-                                            uint64_t{reduce_rows} * ow * kHalf);
+        const auto buffers = chunk_buffers(plan.name, crow, K, reduce_rows, kw, ow);
+        const auto address = place_scratch(context.memory, tile, buffers,
+                                           colour_by_liveness(buffers, kChunkApart), kChunkApart);
+        in_buf[g] = address[kInput];
+        part[g] = address[kPartialSum];
+        recv[g] = address[kReduceIn];
+        out_buf[g] = address[kReduceOut];
       }
     }
 
@@ -188,7 +212,7 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
         context.kernel(layout.grid_tile(kb, ob), "gemm_fp8",
                        {{part[g], false}, {in_buf[g], false}, layout.weights[g].operand()},
                        {crow, pair_columns(plan.in, K, kb).size(),
-                        pair_columns(plan.out, O, ob).size(), scale});
+                        pair_columns(plan.out, O, ob).size(), scale, kPartialBits});
       }
     }
 
@@ -204,13 +228,13 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
           if (slice.size() == 0) continue;
           const size_t reducer = size_t{j} * O + ob;
           const uint32_t reducer_tile = layout.grid_tile(j, ob);
-          const uint32_t source = part[g] + slice.begin * ow * kFloat;
-          const uint32_t address = recv[reducer] + kb * slice.size() * ow * kFloat;
+          const uint32_t source = part[g] + slice.begin * ow * kPartial;
+          const uint32_t address = recv[reducer] + kb * slice.size() * ow * kPartial;
           if (reducer_tile == tile) {
             context.kernel(tile, "copy", {{address, false}, {source, false}},
-                           {int64_t{slice.size()} * ow * kFloat});
+                           {int64_t{slice.size()} * ow * kPartial});
           } else {
-            context.transfer(reduce, tile, source, {{reducer_tile, address}}, slice.size() * ow);
+            context.transfer(reduce, tile, source, {{reducer_tile, address}}, slice.size() * ow * kPartial / 4);
           }
         }
       }
@@ -222,7 +246,13 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
         if (slice.size() == 0) continue;
         context.kernel(layout.grid_tile(j, ob), "reduce_sum",
                        {{out_buf[g], false}, {recv[g], false}, layout.bias[g].operand()},
-                       {K, slice.size(), pair_columns(plan.out, O, ob).size()});
+                       {K, slice.size(), pair_columns(plan.out, O, ob).size(), kPartialBits});
+        if (epilogue == GemmEpilogue::Gelu) {
+          // On the reducers' slices (about a fifth of an owner's row each) rather than on the
+          // owners' whole rows: the same element-wise values, spread over the grid.
+          context.kernel(layout.grid_tile(j, ob), "gelu", {{out_buf[g], false}, {out_buf[g], false}},
+                         {int64_t{slice.size()} * pair_columns(plan.out, O, ob).size()});
+        }
       }
     }
 

@@ -1,10 +1,11 @@
-// gemm_fp8: operands [out (FP32 [rows][n]), input (FP16 [rows][k]), weights (F143 bytes
-// [k][n])], scalars [rows, k, n, weight_scale]. out = input x weights with the weights
+// gemm_fp8: operands [out ([rows][n], FP16 when out_bits = 16, FP32 when 32), input (FP16
+// [rows][k]), weights (F143 bytes [k][n])], scalars [rows, k, n, weight_scale, out_bits].
+// out = input x weights with the weights
 // decode(byte) x 2^weight_scale, decoded to FP16 first (exact for weight_scale in [-14, 8],
 // docs/numerics.md), accumulated as the F16 AMP does (model/kernels/amp_accumulate.hpp): per
 // 16-K step an FP32 sum of exact products in K order, added to the FP16 accumulator and
-// rounded once to FP16 (nearest even). The FP16 result is written as FP32 (exact); a NaN is
-// 0x7fc00000 (FP16 0x7e00). All inputs are read before the output is written.
+// rounded once to FP16 (nearest even). The FP16 result is written as FP16, or as FP32 (exact;
+// a NaN is 0x7fc00000, FP16 0x7e00): the same values either way. All inputs are read before the output is written.
 // Cycles [decision]: the F16 AMP call formula of IPU21-KERNELS.md 11.2 (no F8 formula there;
 // the weights are decoded per AMP step): ceil(k/64) x ceil(n/16) x (294 + 4 x (4 x rows + 266)).
 // Details: docs/kernels-gemm.md.
@@ -36,7 +37,7 @@ std::string span(const char* what, int64_t bytes) {
 }
 
 std::string check(const arch::KernelStep& step) {
-  if (auto e = check_counts(step, 3, 4); !e.empty()) return e;
+  if (auto e = check_counts(step, 3, 5); !e.empty()) return e;
   const auto& s = step.scalars;
   if (auto e = range(0, "rows", s[0], 1, kSramBytes, ""); !e.empty()) return e;
   if (auto e = range(1, "k", s[1], 1, kSramBytes, ""); !e.empty()) return e;
@@ -44,7 +45,13 @@ std::string check(const arch::KernelStep& step) {
   if (auto e = range(3, "weight_scale", s[3], -14, 8, " (F143 x 2^scale must be exact in FP16)"); !e.empty()) {
     return e;
   }
-  if (auto e = span("out spans rows x n x 4", s[0] * s[2] * 4); !e.empty()) return e;
+  if (s[4] != 16 && s[4] != 32) {
+    return "gemm_fp8: scalars[4] out_bits = " + std::to_string(s[4]) + " (expected 16 or 32)";
+  }
+  if (auto e = span(s[4] == 32 ? "out spans rows x n x 4" : "out spans rows x n x 2", s[0] * s[2] * s[4] / 8);
+      !e.empty()) {
+    return e;
+  }
   if (auto e = span("input spans rows x k x 2", s[0] * s[1] * 2); !e.empty()) return e;
   return span("weights span k x n", s[1] * s[2]);
 }
@@ -54,7 +61,8 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const auto k = static_cast<uint32_t>(scalars[1]);
   const auto n = static_cast<uint32_t>(scalars[2]);
   const auto scale = static_cast<int8_t>(scalars[3]);
-  kernels::require_span(memory, operands[0], uint64_t{rows} * n * 4, "gemm_fp8 out");
+  const bool fp32_out = scalars[4] == 32;
+  kernels::require_span(memory, operands[0], uint64_t{rows} * n * (fp32_out ? 4 : 2), "gemm_fp8 out");
   const std::vector<uint16_t> input = kernels::read_fp16(memory, operands[1], uint64_t{rows} * k, "gemm_fp8 input");
   const std::vector<uint8_t> weights = kernels::read_bytes(memory, operands[2], uint64_t{k} * n, "gemm_fp8 weights");
 
@@ -63,10 +71,17 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   std::array<float, 256> decode{};
   for (size_t c = 0; c < decode.size(); ++c) decode[c] = arch::fp16_to_float(fp16[c]);
 
-  std::vector<float> out(size_t{rows} * n);
-  kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,
-                          [&](uint32_t r, uint32_t c, float v) { out[size_t{r} * n + c] = kernels::amp::fp32_value(v); });
-  kernels::write_array(memory, operands[0], out, "gemm_fp8 out");
+  if (fp32_out) {
+    std::vector<float> out(size_t{rows} * n);
+    kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,
+                            [&](uint32_t r, uint32_t c, float v) { out[size_t{r} * n + c] = kernels::amp::fp32_value(v); });
+    kernels::write_array(memory, operands[0], out, "gemm_fp8 out");
+  } else {
+    std::vector<uint16_t> out(size_t{rows} * n);
+    kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,
+                            [&](uint32_t r, uint32_t c, float v) { out[size_t{r} * n + c] = kernels::amp::fp16_bits(v); });
+    kernels::write_array(memory, operands[0], out, "gemm_fp8 out");
+  }
 }
 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {

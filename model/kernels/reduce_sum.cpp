@@ -1,5 +1,6 @@
-// reduce_sum: operands [out (FP16 [rows][columns]), parts (FP32 [parts][rows][columns], part p
-// at parts + p x rows x columns x 4), bias (FP16 [columns])], scalars [parts, rows, columns].
+// reduce_sum: operands [out (FP16 [rows][columns]), parts ([parts][rows][columns], FP16 when
+// part_bits = 16, FP32 when 32; part p at parts + p x rows x columns x part_bits / 8), bias
+// (FP16 [columns])], scalars [parts, rows, columns, part_bits].
 // Element-wise, F16 adds in the listed order (IPU21-KERNELS.md 7), each rounded once from the
 // exact sum (nearest even, amp_accumulate.hpp round_add):
 //   acc = fl16(parts[0]); for p = 1 .. parts-1: acc = fl16(acc + parts[p]);
@@ -29,15 +30,18 @@ std::string range(size_t i, const char* name, int64_t value) {
 }
 
 std::string check(const arch::KernelStep& step) {
-  if (auto e = check_counts(step, 3, 3); !e.empty()) return e;
+  if (auto e = check_counts(step, 3, 4); !e.empty()) return e;
   const auto& s = step.scalars;
   if (auto e = range(0, "parts", s[0]); !e.empty()) return e;
   if (auto e = range(1, "rows", s[1]); !e.empty()) return e;
   if (auto e = range(2, "columns", s[2]); !e.empty()) return e;
-  const int64_t part_bytes = s[1] * s[2] * 4;
+  if (s[3] != 16 && s[3] != 32) {
+    return "reduce_sum: scalars[3] part_bits = " + std::to_string(s[3]) + " (expected 16 or 32)";
+  }
+  const int64_t part_bytes = s[1] * s[2] * s[3] / 8;
   if (part_bytes > kSramBytes || s[0] * part_bytes > kSramBytes) {
-    return "reduce_sum: parts span parts x rows x columns x 4 = " + std::to_string(s[0] * part_bytes) +
-           " bytes, more than SRAM's " + std::to_string(kSramBytes);
+    return "reduce_sum: parts span parts x rows x columns x " + std::to_string(s[3] / 8) + " = " +
+           std::to_string(s[0] * part_bytes) + " bytes, more than SRAM's " + std::to_string(kSramBytes);
   }
   return "";  // out (rows x columns x 2) and bias (columns x 2) are smaller than one part
 }
@@ -48,7 +52,15 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const auto columns = static_cast<uint32_t>(scalars[2]);
   const size_t elements = size_t{rows} * columns;
   kernels::require_span(memory, operands[0], elements * 2, "reduce_sum out");
-  const std::vector<float> in = kernels::read_fp32(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
+  std::vector<float> in;
+  if (scalars[3] == 32) {
+    in = kernels::read_fp32(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
+  } else {
+    // FP16 parts widen exactly; the sums are then those of the FP32 form.
+    const std::vector<uint16_t> half = kernels::read_fp16(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
+    in.resize(half.size());
+    for (size_t i = 0; i < half.size(); ++i) in[i] = arch::fp16_to_float(half[i]);
+  }
   const std::vector<uint16_t> bias16 = kernels::read_fp16(memory, operands[2], columns, "reduce_sum bias");
 
   std::vector<float> bias(elements);  // per element, in row-major order

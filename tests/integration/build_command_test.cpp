@@ -255,9 +255,10 @@ TEST(BuildCommand, RepeatPatchListsLandInsideTheLayerRepeat) {
 }
 
 // Every word of every transfer of every phase execution lands where the capture says,
-// from the source address of that layer: rows, CSR values, setup patches (row sharing:
-// vit-tiny on 16 tiles shares rows between phases, so setup patches run inside the layer
-// Repeat) and Repeat patches all took effect in the merged program.
+// from the source address of that layer: rows, CSR values, setup patches where rows are
+// shared, and Repeat patches all took effect in the merged program. (Until the lowering's
+// FP16 partials, vit-tiny on 16 tiles shared rows between phases and this test also
+// asserted setup patches there; its rows now fit unshared, so no setup patch runs.)
 class BuildOnMachine : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BuildOnMachine, EveryTransferArrivesAsTheCaptureSays) {
@@ -268,9 +269,6 @@ TEST_P(BuildOnMachine, EveryTransferArrivesAsTheCaptureSays) {
   const replay::ModelPackage built =
       replay::build_model_package(w, machine, replay::ModelPackageOptions{});
   const workload::Lowered l = workload::lower_workload(w, machine);
-  if (GetParam() == "ipu21-c600-t16") {
-    EXPECT_GT(built.summary.setup_patch_steps, 0u) << "expected shared rows on 16 tiles";
-  }
   sim::RunOptions run_options;
   run_options.record_tiles = true;
   const sim::RunResult run = sim::make_systemc_backend(machine)->run(built.package, run_options);

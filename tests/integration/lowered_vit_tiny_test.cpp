@@ -41,6 +41,18 @@ TEST(LoweredVitTiny, CompilesAndRunsCleanWithItsPayloadProof) {
   EXPECT_TRUE(result["ok"].get<bool>());
   // Every phase ran: 3 embedding phases once, 15 layer phases twice (2 layers).
   EXPECT_EQ(result["executions"].size(), 3u + 15u * 2u);
+
+  // The critical path's split (docs/timing.md, "Where the cycles go") accounts for every cycle
+  // (this package is the compiled capture alone: its kernels are the compiler's, if any).
+  const auto& split = result["cycle_split"];
+  const uint64_t parts = split["exchange"].get<uint64_t>() + split["compute"].get<uint64_t>() +
+                         split["sync"].get<uint64_t>() + split["patching"].get<uint64_t>() +
+                         split["control"].get<uint64_t>();
+  EXPECT_EQ(parts, result["total_cycles"].get<uint64_t>()) << split.dump();
+  uint64_t by_kernel = 0;
+  for (const auto& item : split["compute_by_kernel"].items()) by_kernel += item.value().get<uint64_t>();
+  EXPECT_EQ(by_kernel, split["compute"].get<uint64_t>());
+  EXPECT_GT(split["exchange"].get<uint64_t>(), 0u);
 }
 
 }  // namespace

@@ -199,7 +199,7 @@ std::vector<float> run_gemm_fp8(const std::vector<uint16_t>& input, const std::v
   Sram m(machine());
   put(m, kIn, input);
   put(m, kWeights, weights);
-  const std::vector<int64_t> scalars{rows, k, n, scale};
+  const std::vector<int64_t> scalars{rows, k, n, scale, 32};
   EXPECT_EQ(check("gemm_fp8", 3, scalars), "");
   kernel("gemm_fp8").execute({kOut, kIn, kWeights}, scalars, m);
   return get<float>(m, kOut, size_t{rows} * n);
@@ -322,6 +322,24 @@ TEST(GemmFp8, RandomInputsBitExactAgainstTheReference) {
       EXPECT_EQ(fp32_bits(got), fp32_bits_of_fp16(want))
           << "rows " << shape.rows << " k " << shape.k << " n " << shape.n << " scale " << scale;
     }
+  }
+}
+
+// out_bits 16 writes the same values as FP16: the lowering's FP16 partials (docs/lowering.md).
+TEST(GemmFp8, Fp16OutputHoldsTheSameValues) {
+  std::mt19937 rng(12);
+  for (const Shape& shape : kShapes) {
+    const auto input = random_fp16(rng, size_t{shape.rows} * shape.k);
+    const auto weights = random_f143(rng, size_t{shape.k} * shape.n);
+    Sram m(machine());
+    put(m, kIn, input);
+    put(m, kWeights, weights);
+    const std::vector<int64_t> scalars{shape.rows, shape.k, shape.n, -4, 16};
+    EXPECT_EQ(check("gemm_fp8", 3, scalars), "");
+    kernel("gemm_fp8").execute({kOut, kIn, kWeights}, scalars, m);
+    const auto got = get<uint16_t>(m, kOut, size_t{shape.rows} * shape.n);
+    EXPECT_EQ(got, reference_fp8(input, weights, shape.rows, shape.k, shape.n, -4))
+        << "rows " << shape.rows << " k " << shape.k << " n " << shape.n;
   }
 }
 
@@ -505,7 +523,7 @@ std::vector<uint16_t> run_reduce(const std::vector<float>& parts, const std::vec
   Sram m(machine());
   put(m, kIn, parts);
   put(m, kWeights, bias);
-  const std::vector<int64_t> scalars{count, rows, columns};
+  const std::vector<int64_t> scalars{count, rows, columns, 32};
   EXPECT_EQ(check("reduce_sum", 3, scalars), "");
   kernel("reduce_sum").execute({kOut, kIn, kWeights}, scalars, m);
   return get<uint16_t>(m, kOut, size_t{rows} * columns);
@@ -526,6 +544,28 @@ TEST(ReduceSum, RandomPartsBitExactAgainstTheReference) {
     const auto bias = random_fp16(rng, columns);
     EXPECT_EQ(run_reduce(parts, bias, count, rows, columns), reference_reduce(parts, bias, count, rows, columns))
         << count << " parts " << rows << "x" << columns;
+  }
+}
+
+// FP16 parts (part_bits 16) give the bits FP32 parts holding the same values give.
+TEST(ReduceSum, Fp16PartsEqualFp32PartsOfTheSameValues) {
+  std::mt19937 rng(31);
+  for (const Shape& shape : std::vector<Shape>{{1, 1, 1}, {3, 46, 36}, {5, 11, 26}}) {
+    const uint32_t count = shape.k, rows = shape.rows, columns = shape.n;
+    const auto codes = random_fp16(rng, size_t{count} * rows * columns);
+    std::vector<float> wide;
+    for (uint16_t h : codes) wide.push_back(static_cast<float>(value16(h)));
+    const auto bias = random_fp16(rng, columns);
+    Sram m(machine());
+    put(m, kIn, codes);
+    put(m, kWeights, bias);
+    const std::vector<int64_t> scalars{count, rows, columns, 16};
+    EXPECT_EQ(check("reduce_sum", 3, scalars), "");
+    kernel("reduce_sum").execute({kOut, kIn, kWeights}, scalars, m);
+    EXPECT_EQ(get<uint16_t>(m, kOut, size_t{rows} * columns), run_reduce(wide, bias, count, rows, columns));
+    // The cycle model charges F16 partial bytes either way.
+    EXPECT_EQ(kernel("reduce_sum").cycles(scalars, machine()),
+              kernel("reduce_sum").cycles({count, rows, columns, 32}, machine()));
   }
 }
 
@@ -568,24 +608,28 @@ TEST(GemmKernels, AllThreeAreRegistered) {
 }
 
 TEST(GemmKernels, CheckAcceptsTheLoweringsShapes) {
-  EXPECT_EQ(check("gemm_fp8", 3, {122, 288, 538, -4}), "");
+  EXPECT_EQ(check("gemm_fp8", 3, {122, 288, 538, -4, 32}), "");
   EXPECT_EQ(check("gemm_fp16", 3, {8, 729, 72, 1, 32}), "");
   EXPECT_EQ(check("gemm_fp16", 3, {8, 72, 729, 0, 16}), "");
-  EXPECT_EQ(check("reduce_sum", 3, {4, 31, 538}), "");
+  EXPECT_EQ(check("reduce_sum", 3, {4, 31, 538, 32}), "");
 }
 
 TEST(GemmKernels, CheckMessages) {
-  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, 9}),
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, 9, 32}),
             "gemm_fp8: scalars[3] weight_scale = 9 outside [-14, 8] (F143 x 2^scale must be exact in FP16)");
-  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, -15}),
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, -15, 32}),
             "gemm_fp8: scalars[3] weight_scale = -15 outside [-14, 8] (F143 x 2^scale must be exact in FP16)");
-  EXPECT_EQ(check("gemm_fp8", 3, {0, 1, 1, 0}), "gemm_fp8: scalars[0] rows = 0 outside [1, 638976]");
-  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 638977, 0}), "gemm_fp8: scalars[2] n = 638977 outside [1, 638976]");
-  EXPECT_EQ(check("gemm_fp8", 3, {400, 1, 400, 0}),
+  EXPECT_EQ(check("gemm_fp8", 3, {0, 1, 1, 0, 32}), "gemm_fp8: scalars[0] rows = 0 outside [1, 638976]");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 638977, 0, 32}), "gemm_fp8: scalars[2] n = 638977 outside [1, 638976]");
+  EXPECT_EQ(check("gemm_fp8", 3, {400, 1, 400, 0, 32}),
             "gemm_fp8: out spans rows x n x 4 = 640000 bytes, more than SRAM's 638976");
-  EXPECT_EQ(check("gemm_fp8", 3, {1, 800, 800, 0}), "gemm_fp8: weights span k x n = 640000 bytes, more than SRAM's 638976");
-  EXPECT_EQ(check("gemm_fp8", 2, {1, 1, 1, 0}), "kernel gemm_fp8 takes 3 operand(s), got 2");
-  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1}), "kernel gemm_fp8 takes 4 scalar(s), got 3");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 800, 800, 0, 32}), "gemm_fp8: weights span k x n = 640000 bytes, more than SRAM's 638976");
+  EXPECT_EQ(check("gemm_fp8", 2, {1, 1, 1, 0, 32}), "kernel gemm_fp8 takes 3 operand(s), got 2");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, 0}), "kernel gemm_fp8 takes 5 scalar(s), got 4");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, 0, 8}), "gemm_fp8: scalars[4] out_bits = 8 (expected 16 or 32)");
+  EXPECT_EQ(check("reduce_sum", 3, {1, 1, 1, 24}), "reduce_sum: scalars[3] part_bits = 24 (expected 16 or 32)");
+  EXPECT_EQ(check("reduce_sum", 3, {8, 200, 200, 16}),
+            "reduce_sum: parts span parts x rows x columns x 2 = 640000 bytes, more than SRAM's 638976");
   EXPECT_EQ(check("gemm_fp16", 3, {1, 1, 1, 2, 16}), "gemm_fp16: scalars[3] b_transposed = 2 outside [0, 1]");
   EXPECT_EQ(check("gemm_fp16", 3, {1, 1, 1, 0, 8}), "gemm_fp16: scalars[4] out_bits = 8 (expected 16 or 32)");
   EXPECT_EQ(check("gemm_fp16", 3, {1, -1, 1, 0, 16}), "gemm_fp16: scalars[1] columns = -1 outside [1, 638976]");
@@ -594,8 +638,8 @@ TEST(GemmKernels, CheckMessages) {
   EXPECT_EQ(check("gemm_fp16", 3, {400, 200, 800, 0, 16}),
             "gemm_fp16: a spans rows x inner x 2 = 640000 bytes, more than SRAM's 638976");
   EXPECT_EQ(check("gemm_fp16", 3, {1, 1, 1, 0}), "kernel gemm_fp16 takes 5 scalar(s), got 4");
-  EXPECT_EQ(check("reduce_sum", 3, {0, 1, 1}), "reduce_sum: scalars[0] parts = 0 outside [1, 638976]");
-  EXPECT_EQ(check("reduce_sum", 3, {4, 200, 200}),
+  EXPECT_EQ(check("reduce_sum", 3, {0, 1, 1, 32}), "reduce_sum: scalars[0] parts = 0 outside [1, 638976]");
+  EXPECT_EQ(check("reduce_sum", 3, {4, 200, 200, 32}),
             "reduce_sum: parts span parts x rows x columns x 4 = 640000 bytes, more than SRAM's 638976");
 }
 
@@ -604,16 +648,16 @@ TEST(GemmKernels, SpansOutsideSramThrowBeforeWriting) {
   const std::vector<uint8_t> marker(64, 0xab);
   put(m, kOut, marker);
   // An input running past the end of SRAM: out_of_range, and the output is untouched.
-  EXPECT_THROW(kernel("gemm_fp8").execute({kOut, kEnd - 8, kWeights}, {2, 4, 4, 0}, m), std::out_of_range);
-  EXPECT_THROW(kernel("gemm_fp8").execute({kOut, kIn, kEnd - 8}, {2, 4, 4, 0}, m), std::out_of_range);
+  EXPECT_THROW(kernel("gemm_fp8").execute({kOut, kEnd - 8, kWeights}, {2, 4, 4, 0, 32}, m), std::out_of_range);
+  EXPECT_THROW(kernel("gemm_fp8").execute({kOut, kIn, kEnd - 8}, {2, 4, 4, 0, 32}, m), std::out_of_range);
   EXPECT_THROW(kernel("gemm_fp16").execute({kOut, kIn, kBase - 2}, {2, 4, 4, 1, 32}, m), std::out_of_range);
-  EXPECT_THROW(kernel("reduce_sum").execute({kOut, kEnd - 16, kWeights}, {2, 2, 2}, m), std::out_of_range);
-  EXPECT_THROW(kernel("reduce_sum").execute({kOut, kIn, kEnd}, {2, 2, 2}, m), std::out_of_range);
+  EXPECT_THROW(kernel("reduce_sum").execute({kOut, kEnd - 16, kWeights}, {2, 2, 2, 32}, m), std::out_of_range);
+  EXPECT_THROW(kernel("reduce_sum").execute({kOut, kIn, kEnd}, {2, 2, 2, 32}, m), std::out_of_range);
   EXPECT_EQ(get<uint8_t>(m, kOut, marker.size()), marker);
   // An output running past the end.
-  EXPECT_THROW(kernel("gemm_fp8").execute({kEnd - 8, kIn, kWeights}, {2, 4, 4, 0}, m), std::out_of_range);
+  EXPECT_THROW(kernel("gemm_fp8").execute({kEnd - 8, kIn, kWeights}, {2, 4, 4, 0, 32}, m), std::out_of_range);
   EXPECT_THROW(kernel("gemm_fp16").execute({kEnd - 8, kIn, kWeights}, {2, 4, 4, 0, 16}, m), std::out_of_range);
-  EXPECT_THROW(kernel("reduce_sum").execute({kEnd - 4, kIn, kWeights}, {2, 2, 2}, m), std::out_of_range);
+  EXPECT_THROW(kernel("reduce_sum").execute({kEnd - 4, kIn, kWeights}, {2, 2, 2, 32}, m), std::out_of_range);
 }
 
 TEST(GemmKernels, CycleModels) {
@@ -623,17 +667,17 @@ TEST(GemmKernels, CycleModels) {
   // the standard-memory 1063: 294 + 4 x (4 x 6 + 266) = 294 + 1160 = 1454 for 6 rows.
   EXPECT_EQ(kernel("gemm_fp16").cycles({6, 16, 64, 0, 16}, mc), 1454u);
   EXPECT_EQ(kernel("gemm_fp16").cycles({6, 16, 64, 1, 32}, mc), 1454u);
-  EXPECT_EQ(kernel("gemm_fp8").cycles({6, 64, 16, -4}, mc), 1454u);  // [rows, k, n]
+  EXPECT_EQ(kernel("gemm_fp8").cycles({6, 64, 16, -4, 32}, mc), 1454u);  // [rows, k, n]
   // ceil(65 / 64) = 2 K calls x ceil(17 / 16) = 2 column groups.
   EXPECT_EQ(kernel("gemm_fp16").cycles({6, 17, 65, 0, 16}, mc), 4u * 1454u);
-  EXPECT_EQ(kernel("gemm_fp8").cycles({6, 65, 17, -4}, mc), 4u * 1454u);
+  EXPECT_EQ(kernel("gemm_fp8").cycles({6, 65, 17, -4, 32}, mc), 4u * 1454u);
   // A SigLIP MLP grid tile: 122 rows, k 288 (5 calls), n 538 (34 groups): 1358 + 16 x 122.
-  EXPECT_EQ(kernel("gemm_fp8").cycles({122, 288, 538, -4}, mc), 5u * 34u * (1358u + 16u * 122u));
+  EXPECT_EQ(kernel("gemm_fp8").cycles({122, 288, 538, -4, 32}, mc), 5u * 34u * (1358u + 16u * 122u));
   // Attention scores (inner 72 -> 2 calls, 729 columns -> 46 groups) for 8 rows.
   EXPECT_EQ(kernel("gemm_fp16").cycles({8, 729, 72, 1, 32}, mc), 2u * 46u * (1358u + 128u));
   // reduce_sum, IPU21-KERNELS.md 7 / 11.3 with one epoch: parts x rows x columns x 2 + 11.
-  EXPECT_EQ(kernel("reduce_sum").cycles({4, 31, 538}, mc), 4u * 31u * 538u * 2u + 11u);
-  EXPECT_EQ(kernel("reduce_sum").cycles({1, 1, 1}, mc), 13u);
+  EXPECT_EQ(kernel("reduce_sum").cycles({4, 31, 538, 32}, mc), 4u * 31u * 538u * 2u + 11u);
+  EXPECT_EQ(kernel("reduce_sum").cycles({1, 1, 1, 32}, mc), 13u);
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ TEST(ReplayCheck, CorrectDeliveryPassesEveryIteration) {
   FakeMemory memory;
   for (uint32_t i = 0; i < 2; ++i) {
     deliver(memory, phase, i, 3);
-    checker.after({2, i, 100, 50 + i, {}}, memory);
+    checker.after({2, i, 100, 50 + i, {}, 0, {}}, memory);
   }
   EXPECT_TRUE(result.payload_ok());
   EXPECT_EQ(result.words_checked, 2u * (8 + 2));
@@ -99,7 +99,7 @@ TEST(ReplayCheck, SourcesGetTheNextIterationsTokens) {
   PayloadChecker checker(phase, options, result);
   FakeMemory memory;
   deliver(memory, phase, 0, 3);
-  checker.after({2, 0, 100, 50, {}}, memory);
+  checker.after({2, 0, 100, 50, {}, 0, {}}, memory);
   uint8_t word[4];
   for (uint32_t k = 0; k < 4; ++k) {
     memory.read(1, 0x50100 + 4 * k, 4, word);
@@ -123,13 +123,13 @@ TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
   PayloadChecker checker(phase, options, result);
   FakeMemory memory;
   deliver(memory, phase, 0, 3);
-  checker.after({2, 0, 100, 50, {}}, memory);
+  checker.after({2, 0, 100, 50, {}, 0, {}}, memory);
   EXPECT_EQ(result.mismatch_count, 0u);
   // Iteration 1 delivers nothing new. Its tokens are salted by the iteration, so even
   // transfer b, which reads the same source address in both iterations, cannot pass on
   // what iteration 0 left.
   memory.write_word(3, 0x61004, 0xdeadbeef);
-  checker.after({2, 1, 200, 50, {}}, memory);
+  checker.after({2, 1, 200, 50, {}, 0, {}}, memory);
   EXPECT_FALSE(result.payload_ok());
   EXPECT_EQ(result.mismatch_count, 8u + 2);
   ASSERT_EQ(result.mismatches.size(), 10u);
@@ -160,7 +160,7 @@ TEST(ReplayCheck, SampledCheckFindsTheOnlyDestinationOfACorruptTile) {
   deliver(memory, phase, 0, 3);
   // Every word of tile 4 is wrong: a sample that covers every tile must see it.
   for (uint32_t k = 0; k < 4; ++k) memory.write_word(4, 0x60040 + 4 * k, 0);
-  checker.after({2, 0, 0, 10, {}}, memory);
+  checker.after({2, 0, 0, 10, {}, 0, {}}, memory);
   EXPECT_EQ(result.words_checked, 2u);
   EXPECT_EQ(result.mismatch_count, 1u);
   EXPECT_EQ(result.mismatches.at(0).tile, 4u);
