@@ -106,39 +106,65 @@ const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase,
   Executed& e = last_execution_[phase];
   e.outcome = std::move(*outcome);
   e.inputs = std::move(inputs);
-  group_by_receiver(e);
+  plan_copies(e);
+  spdlog::debug("phase {}: {} writes in {} copies", phase, e.outcome.writes.size(), e.copies.size());
   return e;
 }
 
-// Writes are ordered by receiver: each receiver's group starts at receiver_begin.
-void ExchangeFabric::group_by_receiver(Executed& e) {
+// Writes are ordered by receiver: each receiver's group starts at receiver_begin. A phase
+// without hazards writes every word at most once and never a word any send reads (hazards
+// 1, 2 and the double-write check), so its writes commute: per receiver they are sorted by
+// source and runs that continue each other in both memories become one copy.
+void ExchangeFabric::plan_copies(Executed& e) const {
   const auto& writes = e.outcome.writes;
   e.receiver_begin.clear();
   for (uint32_t k = 0; k < writes.size(); ++k) {
     if (k == 0 || writes[k].receiver != writes[k - 1].receiver) e.receiver_begin.push_back(k);
   }
   e.receiver_begin.push_back(static_cast<uint32_t>(writes.size()));
+  e.copies.clear();
+  e.copy_begin.clear();
+  e.direct = e.outcome.hazards.empty() && chunks_within_elements_;
+  if (!e.direct) return;
+  e.copies.reserve(writes.size());
+  for (size_t g = 0; g + 1 < e.receiver_begin.size(); ++g) {
+    e.copy_begin.push_back(static_cast<uint32_t>(e.copies.size()));
+    std::vector<const WriteRun*> group;
+    for (uint32_t k = e.receiver_begin[g]; k < e.receiver_begin[g + 1]; ++k) group.push_back(&writes[k]);
+    std::sort(group.begin(), group.end(), [](const WriteRun* x, const WriteRun* y) {
+      return std::tie(x->sender, x->source_address, x->address) < std::tie(y->sender, y->source_address, y->address);
+    });
+    for (const WriteRun* w : group) {
+      if (!e.copies.empty() && e.copies.size() > e.copy_begin.back()) {
+        Copy& last = e.copies.back();
+        if (last.sender == w->sender && last.source_address + last.bytes == w->source_address &&
+            last.address + last.bytes == w->address) {
+          last.bytes += w->bytes;
+          continue;
+        }
+      }
+      e.copies.push_back({w->receiver, w->sender, w->source_address, w->address, w->bytes});
+    }
+  }
+  e.copy_begin.push_back(static_cast<uint32_t>(e.copies.size()));
 }
 
 // Every send reads its source as it stood at the release; each receiver's words land in
 // write-event order, so a word written twice keeps the later one. Receivers copy in
-// parallel, with the same bytes as one thread. In a phase without hazards no tile receives
-// into a memory element it sends from (hazards 1 and 2), so no write touches a source and
-// each word goes straight from SRAM to SRAM; each chunk then lies in one element, so no two
-// threads touch one chunk. Otherwise every source is read into a buffer first.
+// parallel, with the same bytes as one thread. Without hazards (plan_copies) each word goes
+// straight from SRAM to SRAM; each chunk then lies in one element, so no two threads touch
+// one chunk. Otherwise every source is read into a buffer first, writes then apply in order.
 void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles) {
-  const auto& writes = e.outcome.writes;
-  const auto for_each_receiver = [&](auto&& copy) {
-    tbb::parallel_for(size_t{0}, e.receiver_begin.size() - 1, [&](size_t g) {
-      for (uint32_t k = e.receiver_begin[g]; k < e.receiver_begin[g + 1]; ++k) copy(k, writes[k]);
-    });
-  };
-  if (e.outcome.hazards.empty() && chunks_within_elements_) {
-    for_each_receiver([&](uint32_t, const WriteRun& w) {
-      tiles[w.receiver]->memory().copy_from(tiles[w.sender]->memory(), w.source_address, w.address, w.bytes);
+  if (e.direct) {
+    tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
+      for (uint32_t k = e.copy_begin[g]; k < e.copy_begin[g + 1]; ++k) {
+        const Copy& c = e.copies[k];
+        tiles[c.receiver]->memory().copy_from(tiles[c.sender]->memory(), c.source_address, c.address, c.bytes);
+      }
     });
     return;
   }
+  const auto& writes = e.outcome.writes;
   std::vector<size_t> offset(writes.size() + 1, 0);
   for (size_t k = 0; k < writes.size(); ++k) offset[k + 1] = offset[k] + writes[k].bytes;
   copy_buffer_.resize(offset.back());
@@ -146,8 +172,11 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
     const WriteRun& w = writes[k];
     tiles[w.sender]->memory().read(w.source_address, w.bytes, copy_buffer_.data() + offset[k]);
   });
-  for_each_receiver([&](uint32_t k, const WriteRun& w) {
-    tiles[w.receiver]->memory().write(w.address, w.bytes, copy_buffer_.data() + offset[k]);
+  tbb::parallel_for(size_t{0}, e.receiver_begin.size() - 1, [&](size_t g) {
+    for (uint32_t k = e.receiver_begin[g]; k < e.receiver_begin[g + 1]; ++k) {
+      const WriteRun& w = writes[k];
+      tiles[w.receiver]->memory().write(w.address, w.bytes, copy_buffer_.data() + offset[k]);
+    }
   });
 }
 

@@ -30,13 +30,20 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   // CSR state) differ from the last execution of that phase: a Repeat whose rows are not
   // patched between iterations then costs one execution plus the word copies, and one whose
   // patch list moves only send addresses costs a relocation (relocate_phase) plus the copies.
+  struct Copy {
+    uint32_t receiver = 0, sender = 0;  // indices into the phase's tiles
+    uint32_t source_address = 0, address = 0, bytes = 0;
+  };
   struct Executed {
     std::vector<PhaseTile> inputs;
     PhaseOutcome outcome;
     std::vector<uint32_t> receiver_begin;  // each receiver's first write, then the end
+    bool direct = false;                   // copies SRAM to SRAM (see plan_copies)
+    std::vector<Copy> copies;              // by receiver; merged writes
+    std::vector<uint32_t> copy_begin;      // each receiver's first copy, then the end
   };
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs);
-  static void group_by_receiver(Executed& e);
+  void plan_copies(Executed& e) const;
   void copy_words(const Executed& e, std::span<Tile* const> tiles);
 
   const arch::MachineDescription& machine_;
