@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -51,10 +52,16 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
   // Results by index: the package does not depend on which thread finished first.
   std::vector<ScheduledPhase> scheduled(selected.size());
   std::vector<double> milliseconds(selected.size(), 0.0);
+  std::mutex progress_mutex;
+  uint64_t phases_done = 0;
   tbb::parallel_for(size_t{0}, selected.size(), [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
     scheduled[i] = schedule_phase(*selected[i], machine, topology, options.config);
     milliseconds[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (options.on_progress) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      options.on_progress("scheduling", ++phases_done, selected.size());
+    }
   });
 
   std::vector<PackagingPhase> inputs;

@@ -1,13 +1,12 @@
 #include "compiler/package_builder.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <string>
 
 #include "arch/errors.hpp"
 #include "compiler/patch_lists.hpp"
-#include "compiler/proof_memory.hpp"
+#include "compiler/payload_proof.hpp"
 #include "compiler/proof_plan.hpp"
 #include "compiler/shared_rows.hpp"
 #include "compiler/table_layout.hpp"
@@ -74,6 +73,7 @@ void check_rows(const PackagingPhase& phase, const arch::MachineDescription& mac
 CompileResult build_package(const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
                             const CompileOptions& options) {
   const size_t phase_count = phases.size();
+  if (options.on_progress) options.on_progress("packaging", 0, 0);
   for (const PackagingPhase& phase : phases) check_rows(phase, machine);
 
   // Tiles that take part in any phase: they run every phase's barrier.
@@ -288,80 +288,25 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
   }
 
   // The proof: follow the data through every phase and iteration.
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint8_t>> slot_bytes;  // (tile, slot address)
-  ProofMemory memory(options.token_seed);
   if (options.with_proof) {
-    for (const TileState& state : states) {
-      for (const Span& span : merge_spans(state.sources)) memory.fill_tokens(state.tile, span.address, span.bytes);
-    }
-    for (size_t p = 0; p < phase_count; ++p) {
-      const arch::CapturePhase& capture = *phases[p].capture;
-      const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
-      for (uint32_t i = 0; i < iterations; ++i) {
-        // Every transfer reads what its source held when the phase began.
-        std::vector<std::vector<ProofMemory::Piece>> reads;
-        reads.reserve(capture.transfers.size());
-        for (const arch::Transfer& transfer : capture.transfers) {
-          const uint32_t address = transfer.source_addresses[i % transfer.source_addresses.size()];
-          reads.push_back(memory.read(transfer.source_tile, address, transfer.words * 4));
-        }
-        if (iterations > 1) {
-          for (const TileState& state : states) {
-            for (const Span& span : state.destinations[p]) {
-              memory.write(state.tile, span.address, {ProofMemory::Piece{0, span.bytes, false, 0, 0}});
-            }
-          }
-        }
-        for (size_t k = 0; k < capture.transfers.size(); ++k) {
-          for (const arch::Destination& d : capture.transfers[k].destinations) memory.write(d.tile, d.address, reads[k]);
-        }
-        for (const TileState& state : states) {
-          for (const Checksum& checksum : state.checksums[p]) {
-            std::vector<uint8_t> digests;
-            for (const Span& range : checksum.ranges) {
-              const std::vector<uint8_t> bytes = memory.bytes(state.tile, range.address, range.bytes);
-              const std::vector<uint8_t> digest = little_endian(arch::fnv1a64(bytes.data(), bytes.size()), 8);
-              digests.insert(digests.end(), digest.begin(), digest.end());
-            }
-            const std::vector<uint8_t> digest =
-                checksum.ranges.size() == 1 ? digests : little_endian(arch::fnv1a64(digests.data(), digests.size()), 8);
-            auto& slot = slot_bytes[{state.tile, checksum.slot_address}];
-            slot.insert(slot.end(), digest.begin(), digest.end());
-          }
+    std::vector<ProofTile> proof_tiles(states.size());
+    for (size_t t = 0; t < states.size(); ++t) {
+      const TileState& state = states[t];
+      ProofTile& tile = proof_tiles[t];
+      tile.tile = state.tile;
+      tile.sources = merge_spans(state.sources);
+      tile.destinations = state.destinations;
+      tile.checksums.resize(phase_count);
+      for (size_t p = 0; p < phase_count; ++p) {
+        for (const Checksum& checksum : state.checksums[p]) {
+          tile.checksums[p].push_back(ProofChecksum{checksum.ranges, checksum.slot_address});
         }
       }
     }
-    for (auto& [key, bytes] : slot_bytes) {
-      arch::Expectation expectation;
-      expectation.tile = key.first;
-      expectation.address = key.second;
-      expectation.size = static_cast<uint32_t>(bytes.size());
-      expectation.bytes = std::move(bytes);
-      result.package.expectations.push_back(std::move(expectation));
-    }
-    for (const TileState& state : states) {
-      std::vector<Span> all;
-      for (const auto& ranges : state.destinations) all.insert(all.end(), ranges.begin(), ranges.end());
-      for (const Span& span : merge_spans(std::move(all))) {
-        for (uint32_t offset = 0; offset < span.bytes; offset += kExpectationChunkBytes) {
-          arch::Expectation expectation;
-          expectation.tile = state.tile;
-          expectation.address = span.address + offset;
-          expectation.size = std::min(kExpectationChunkBytes, span.bytes - offset);
-          std::vector<uint8_t> bytes = memory.bytes(state.tile, expectation.address, expectation.size);
-          if (expectation.size <= kExactExpectationBytes) {
-            expectation.bytes = std::move(bytes);
-          } else {
-            expectation.digest = arch::fnv1a64(bytes.data(), bytes.size());
-          }
-          result.package.expectations.push_back(std::move(expectation));
-        }
-      }
-    }
-    std::sort(result.package.expectations.begin(), result.package.expectations.end(),
-              [](const arch::Expectation& a, const arch::Expectation& b) {
-                return std::tie(a.tile, a.address) < std::tie(b.tile, b.address);
-              });
+    result.package.expectations = prove_payload(
+        capture_phases, proof_tiles, options.token_seed, [&](uint64_t done, uint64_t total) {
+          if (options.on_progress) options.on_progress("proving", done, total);
+        });
   }
 
   // The package itself.
