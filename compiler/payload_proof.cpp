@@ -47,19 +47,15 @@ void append(Content& out, const Piece& piece) {
 
 Piece zeros(uint32_t bytes) { return Piece{bytes, kZeroOrigin, 0}; }
 
-// What every transfer of a phase read in one iteration: transfer k's pieces are
-// pieces[first[k]] .. pieces[first[k + 1] - 1].
-struct Reads {
-  std::vector<Piece> pieces;
-  std::vector<uint32_t> first;
-};
+// What every transfer of a phase read in one iteration, by transfer index.
+using Reads = std::vector<Content>;
 
 // Bytes [offset, offset + bytes) of what transfer k read.
 void append_slice(Content& out, const Reads& reads, uint32_t k, uint32_t offset, uint32_t bytes) {
   const uint32_t end = offset + bytes;
   uint32_t at = 0;
-  for (uint32_t i = reads.first[k]; i < reads.first[k + 1] && at < end; ++i) {
-    const Piece& piece = reads.pieces[i];
+  for (const Piece& piece : reads[k]) {
+    if (at >= end) break;
     const uint32_t lo = std::max(at, offset), hi = std::min(at + piece.bytes, end);
     if (lo < hi) {
       append(out, piece.origin_tile == kZeroOrigin
@@ -227,67 +223,73 @@ void append_le(std::vector<uint8_t>& out, uint64_t value) {
   for (int k = 0; k < 8; ++k) out.push_back(static_cast<uint8_t>(value >> (8 * k)));
 }
 
-struct ContentHash {
-  size_t operator()(const Content& content) const {
-    uint64_t h = kFnvOffset;
-    for (const Piece& p : content) {
-      for (const uint32_t v : {p.bytes, p.origin_tile, p.origin_address}) {
-        h ^= v;
-        h *= kFnvPrime;
-      }
+uint64_t content_hash(const Content& content) {
+  uint64_t h = kFnvOffset;
+  for (const Piece& p : content) {
+    for (const uint32_t v : {p.bytes, p.origin_tile, p.origin_address}) {
+      h ^= v;
+      h *= kFnvPrime;
     }
-    return static_cast<size_t>(h ^ (h >> 32));
   }
-};
+  return h;
+}
 
-// Digests of content already hashed: iterations that read unchanged sources, and the
-// receivers of one multicast, hash each content once.
+// Digests of content already hashed in this phase: different ranges holding the same
+// content, and iterations that cycle through the same sources, hash it once.
 class DigestMemo {
  public:
   explicit DigestMemo(const ContentHasher& hasher) : hasher_(hasher) {}
 
   // Content rarely repeats across phases: forgetting it between phases bounds the memory.
-  void clear() { memo_.clear(); }
+  void clear() {
+    index_.clear();
+    known_.clear();
+    digests_.clear();
+  }
 
   // Digest of every content, in order.
   std::vector<uint64_t> digests(std::vector<Content>& contents) {
-    std::vector<uint64_t> out(contents.size(), 0);
-    std::vector<size_t> missing;
-    std::vector<size_t> same_as(contents.size(), SIZE_MAX);
-    std::unordered_map<const Content*, size_t, PointerHash, PointerEqual> first_new;
+    std::vector<uint64_t> hashes(contents.size());
+    tbb::parallel_for(size_t{0}, contents.size(), [&](size_t i) { hashes[i] = content_hash(contents[i]); });
+    std::vector<uint32_t> entry(contents.size());
+    std::vector<size_t> missing;  // entries to hash, by the content that introduced them
     for (size_t i = 0; i < contents.size(); ++i) {
-      if (const auto known = memo_.find(contents[i]); known != memo_.end()) {
-        out[i] = known->second;
-      } else if (const auto earlier = first_new.find(&contents[i]); earlier != first_new.end()) {
-        same_as[i] = earlier->second;
-      } else {
-        first_new.emplace(&contents[i], i);
-        missing.push_back(i);
-      }
+      entry[i] = find_or_add(hashes[i], contents[i], missing, i);
     }
-    tbb::parallel_for(size_t{0}, missing.size(), [&](size_t m) { out[missing[m]] = hasher_.digest(contents[missing[m]]); });
-    for (size_t i = 0; i < contents.size(); ++i) {
-      if (same_as[i] != SIZE_MAX) out[i] = out[same_as[i]];
-    }
-    for (const size_t i : missing) memo_.emplace(std::move(contents[i]), out[i]);
+    std::vector<uint64_t> fresh(missing.size());
+    tbb::parallel_for(size_t{0}, missing.size(), [&](size_t m) { fresh[m] = hasher_.digest(contents[missing[m]]); });
+    const size_t first_new = digests_.size();
+    digests_.resize(known_.size());
+    for (size_t m = 0; m < missing.size(); ++m) digests_[first_new + m] = fresh[m];
+    std::vector<uint64_t> out(contents.size());
+    for (size_t i = 0; i < contents.size(); ++i) out[i] = digests_[entry[i]];
     return out;
   }
 
  private:
-  struct PointerHash {
-    size_t operator()(const Content* content) const { return ContentHash{}(*content); }
-  };
-  struct PointerEqual {
-    bool operator()(const Content* a, const Content* b) const { return *a == *b; }
-  };
+  uint32_t find_or_add(uint64_t hash, Content& content, std::vector<size_t>& missing, size_t i) {
+    const auto [first, last] = index_.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (known_[it->second] == content) return it->second;
+    }
+    const auto id = static_cast<uint32_t>(known_.size());
+    index_.emplace(hash, id);
+    known_.push_back(content);
+    missing.push_back(i);
+    return id;
+  }
+
   const ContentHasher& hasher_;
-  std::unordered_map<Content, uint64_t, ContentHash> memo_;
+  std::unordered_multimap<uint64_t, uint32_t> index_;
+  std::vector<Content> known_;
+  std::vector<uint64_t> digests_;  // by entry; entries added in this call are filled at its end
 };
 
 // The destination ranges a phase checksums, grouped by layout: ranges that receive the same
 // transfers at the same offsets hold the same content in every iteration.
 struct RangeGroups {
   std::vector<std::pair<uint32_t, Span>> representatives;  // (tile position, range)
+  std::vector<std::vector<uint32_t>> transfers;            // per group: the transfers it holds
   // Per tile position, per checksum, per range: the range's group.
   std::vector<std::vector<std::vector<uint32_t>>> group_of;
 };
@@ -330,7 +332,13 @@ RangeGroups group_ranges(const std::vector<ProofTile>& tiles, size_t p, const st
                            {lo - range.address, hi - lo, segment.transfer, segment.offset + (lo - segment.begin)});
         }
         const auto [it, added] = known.emplace(signature, static_cast<uint32_t>(groups.representatives.size()));
-        if (added) groups.representatives.emplace_back(static_cast<uint32_t>(t), range);
+        if (added) {
+          groups.representatives.emplace_back(static_cast<uint32_t>(t), range);
+          std::vector<uint32_t>& transfers = groups.transfers.emplace_back();
+          for (size_t at = 3; at < signature.size(); at += 4) transfers.push_back(signature[at]);
+          std::sort(transfers.begin(), transfers.end());
+          transfers.erase(std::unique(transfers.begin(), transfers.end()), transfers.end());
+        }
         ids.push_back(it->second);
       }
     }
@@ -369,14 +377,14 @@ class Prover {
       const RangeGroups groups = group_ranges(tiles_, p, plans_[p]);
       memo_.clear();
       const uint32_t iterations = std::max<uint32_t>(phase.iterations, 1);
-      Reads previous;
+      Reads reads(phase.transfers.size());
+      std::vector<uint64_t> group_digests(groups.representatives.size(), 0);
       for (uint32_t i = 0; i < iterations; ++i) {
-        Reads reads = read_sources(p, i, i == 0 ? maps_ : after, previous);
-        record_checksums(p, groups, reads);
-        previous = std::move(reads);
+        const std::vector<char> changed = read_sources(p, i, i == 0 ? maps_ : after, reads);
+        record_checksums(p, groups, reads, changed, group_digests);
         if (progress) progress(++done, total);
       }
-      final_reads_[p] = std::move(previous);
+      final_reads_[p] = std::move(reads);
       maps_ = std::move(after);
     }
     return expectations();
@@ -425,53 +433,82 @@ class Prover {
     if (cursor < end) append(out, zeros(end - cursor));
   }
 
-  // Every transfer's source in iteration i of phase position p, as it stood when the iteration began.
-  Reads read_sources(size_t p, uint32_t i, const std::vector<OwnerMap>& maps, const Reads& previous) const {
-    const arch::CapturePhase& phase = *phases_[p];
-    const size_t count = phase.transfers.size();
-    std::vector<Content> contents(count);
-    tbb::parallel_for(size_t{0}, count, [&](size_t k) {
-      const arch::Transfer& transfer = phase.transfers[k];
-      const uint32_t address = transfer.source_addresses[i % transfer.source_addresses.size()];
-      const uint32_t t = position(transfer.source_tile);
-      resolve(t, maps[t], address, address + transfer.words * 4, p, previous, contents[k]);
-    });
-    Reads reads;
-    reads.first.reserve(count + 1);
-    for (const Content& content : contents) {
-      reads.first.push_back(static_cast<uint32_t>(reads.pieces.size()));
-      reads.pieces.insert(reads.pieces.end(), content.begin(), content.end());
-    }
-    reads.first.push_back(static_cast<uint32_t>(reads.pieces.size()));
-    return reads;
+  // Whether transfer k of phase position p may read something else in iteration i (> 0) than
+  // in i - 1: another source address, or a source inside the phase's own destinations.
+  bool may_change(size_t p, uint32_t k, uint32_t i) const {
+    const arch::Transfer& transfer = phases_[p]->transfers[k];
+    const size_t count = transfer.source_addresses.size();
+    const uint32_t address = transfer.source_addresses[i % count];
+    if (address != transfer.source_addresses[(i - 1) % count]) return true;
+    const std::vector<Span>& own = tiles_[position(transfer.source_tile)].destinations[p];
+    const uint32_t end = address + transfer.words * 4;
+    auto it = std::upper_bound(own.begin(), own.end(), address, [](uint32_t a, const Span& s) { return a < s.address; });
+    if (it != own.begin() && std::prev(it)->address + std::prev(it)->bytes > address) return true;
+    return it != own.end() && it->address < end;
   }
 
-  // Appends this iteration's digest to every checksum slot of phase position p.
-  void record_checksums(size_t p, const RangeGroups& groups, const Reads& reads) {
+  // Brings `reads` (iteration i - 1's) to iteration i of phase position p: every transfer's
+  // source as it stood when the iteration began. Only transfers whose source may have changed
+  // are read again. Returns, per transfer, whether its read changed (all of them when i is 0).
+  std::vector<char> read_sources(size_t p, uint32_t i, const std::vector<OwnerMap>& maps, Reads& reads) const {
+    const arch::CapturePhase& phase = *phases_[p];
+    std::vector<uint32_t> again;
+    for (uint32_t k = 0; k < phase.transfers.size(); ++k) {
+      if (i == 0 || may_change(p, k, i)) again.push_back(k);
+    }
+    std::vector<Content> fresh(again.size());
+    tbb::parallel_for(size_t{0}, again.size(), [&](size_t j) {
+      const arch::Transfer& transfer = phase.transfers[again[j]];
+      const uint32_t address = transfer.source_addresses[i % transfer.source_addresses.size()];
+      const uint32_t t = position(transfer.source_tile);
+      resolve(t, maps[t], address, address + transfer.words * 4, p, reads, fresh[j]);
+    });
+    std::vector<char> changed(phase.transfers.size(), 0);
+    for (size_t j = 0; j < again.size(); ++j) {
+      Content& read = reads[again[j]];
+      if (i > 0 && fresh[j] == read) continue;
+      changed[again[j]] = 1;
+      read = std::move(fresh[j]);
+    }
+    return changed;
+  }
+
+  // Appends this iteration's digest to every checksum slot of phase position p. Only groups
+  // holding a transfer whose read changed are digested again.
+  void record_checksums(size_t p, const RangeGroups& groups, const Reads& reads, const std::vector<char>& changed,
+                        std::vector<uint64_t>& group_digests) {
     if (groups.representatives.empty()) return;
-    std::vector<Content> contents(groups.representatives.size());
-    tbb::parallel_for(size_t{0}, contents.size(), [&](size_t g) {
-      const auto& [t, range] = groups.representatives[g];
+    std::vector<uint32_t> again;
+    for (uint32_t g = 0; g < groups.representatives.size(); ++g) {
+      const std::vector<uint32_t>& transfers = groups.transfers[g];
+      if (std::any_of(transfers.begin(), transfers.end(), [&](uint32_t k) { return changed[k] != 0; })) {
+        again.push_back(g);
+      }
+    }
+    std::vector<Content> contents(again.size());
+    tbb::parallel_for(size_t{0}, again.size(), [&](size_t j) {
+      const auto& [t, range] = groups.representatives[again[j]];
       const TilePlan& plan = plans_[p][t];
       const uint32_t end = range.address + range.bytes;
       const auto [first, last] = segments_within(plan, range.address, end);
       for (size_t s = first; s < last; ++s) {
         const Segment& segment = plan[s];
         const uint32_t lo = std::max(segment.begin, range.address), hi = std::min(segment.end, end);
-        append_slice(contents[g], reads, segment.transfer, segment.offset + (lo - segment.begin), hi - lo);
+        append_slice(contents[j], reads, segment.transfer, segment.offset + (lo - segment.begin), hi - lo);
       }
     });
     const std::vector<uint64_t> digests = memo_.digests(contents);
+    for (size_t j = 0; j < again.size(); ++j) group_digests[again[j]] = digests[j];
     tbb::parallel_for(size_t{0}, tiles_.size(), [&](size_t t) {
       const auto& checksums = groups.group_of[t];
       for (size_t c = 0; c < checksums.size(); ++c) {
         std::vector<uint8_t>& slot = slots_[t][p][c];
         if (checksums[c].size() == 1) {
-          append_le(slot, digests[checksums[c][0]]);
+          append_le(slot, group_digests[checksums[c][0]]);
           continue;
         }
         std::vector<uint8_t> each;
-        for (const uint32_t group : checksums[c]) append_le(each, digests[group]);
+        for (const uint32_t group : checksums[c]) append_le(each, group_digests[group]);
         append_le(slot, arch::fnv1a64(each.data(), each.size()));
       }
     });
