@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <tbb/global_control.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,20 @@ void write_text(const std::string& path, const std::string& text) {
   std::filesystem::rename(temporary, path);
 }
 
+// Seconds between laps, for the --log-level info timing line.
+class StageClock {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 void print_summary(const compiler::CompileReport& report) {
   std::printf("%6s %-28s %5s %9s %9s %7s %8s %10s %7s %7s\n", "phase", "label", "count", "horizon", "bound", "gap",
               "max_row", "total_row", "p.calls", "p.words");
@@ -174,6 +189,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     if (o->jobs > 0) threads.emplace(tbb::global_control::max_allowed_parallelism, o->jobs);
     StageProgress progress("compile");
     progress.stage("reading " + o->capture);
+    StageClock clock;
     const arch::Capture capture = arch::read_capture(o->capture);
     std::string machine_name = o->machine;
     if (machine_name.empty()) machine_name = capture.machine_name.empty() ? arch::kDefaultMachine : capture.machine_name;
@@ -195,9 +211,12 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       progress.stage(total == 0 ? stage : stage + " " + std::to_string(done) + "/" + std::to_string(total) + unit);
     };
     progress.stage("scheduling");
+    const double reading = clock.lap();
     const compiler::CompileResult result = compiler::compile_capture(capture, machine, options);
+    const double compiling = clock.lap();
     progress.stage("validating");
     arch::validate_package(result.package, machine, o->output);
+    const double validating = clock.lap();
     progress.stage("writing " + o->output);
     if (ends_with(o->output, ".yaml") || ends_with(o->output, ".yml")) {
       arch::write_package_yaml(result.package, o->output);
@@ -208,6 +227,8 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       write_text(o->report, report_json(result.report, options.config.name, machine.name).dump(2) + "\n");
     }
     progress.finish();
+    spdlog::info("reading {:.2f} s, compiling {:.2f} s, validating {:.2f} s, writing {:.2f} s", reading, compiling,
+                 validating, clock.lap());
     print_summary(result.report);
     spdlog::info("wrote {} ({} tiles, {} phases)", o->output, result.package.tiles.size(),
                  result.package.phases.size());

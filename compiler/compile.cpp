@@ -1,4 +1,5 @@
 // compile_capture: schedule the selected phases in parallel, then package them.
+#include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -45,6 +46,7 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
     throw InputError("capture: machine: the capture is for machine '" + capture.machine_name + "', not '" +
                      machine.name + "'");
   }
+  const auto start = std::chrono::steady_clock::now();
   arch::validate_capture(capture, machine, "capture");
   const std::vector<const arch::CapturePhase*> selected = selected_phases(capture, options);
   const arch::Topology topology(machine);
@@ -64,10 +66,17 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
     }
   });
 
+  const double scheduling = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<PackagingPhase> inputs;
   for (size_t i = 0; i < selected.size(); ++i) inputs.push_back(PackagingPhase{selected[i], &scheduled[i]});
   CompileResult result = build_package(inputs, machine, options);
-  for (size_t i = 0; i < selected.size(); ++i) result.report.phases[i].compile_ms = milliseconds[i];
+  spdlog::debug("compile: validating the capture and scheduling {:.2f} s, packaging{} {:.2f} s", scheduling,
+                options.with_proof ? " and proving" : "",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - scheduling);
+  for (size_t i = 0; i < selected.size(); ++i) {
+    result.report.phases[i].compile_ms = milliseconds[i];
+    spdlog::debug("compile: phase {} scheduled in {:.0f} ms", selected[i]->id, milliseconds[i]);
+  }
   return result;
 }
 

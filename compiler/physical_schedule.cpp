@@ -19,6 +19,8 @@
 #include "compiler/physical_schedule.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <initializer_list>
 
 #include "arch/topology.hpp"
@@ -31,30 +33,18 @@ namespace {
 
 constexpr int32_t kReceiveTail = 6;  // a receive row ends this many events after its last write
 
-// Per-element windows of one tile, created on first use.
+// Per-element windows of one tile, one set per bit of the element mask: a mask names its
+// sets directly (searching a list of the elements in use cost a cache miss per element).
 struct ElementWindows {
-  std::vector<std::pair<uint32_t, IntervalSet>> sets;
-  const IntervalSet* find(uint32_t bit) const {
-    for (const auto& [b, set] : sets)
-      if (b == bit) return &set;
-    return nullptr;
-  }
-  IntervalSet& get(uint32_t bit) {
-    for (auto& [b, set] : sets)
-      if (b == bit) return set;
-    sets.emplace_back(bit, IntervalSet{});
-    return sets.back().second;
-  }
+  std::array<IntervalSet, 64> sets;
   // End of the latest window intersecting [a, b) on any element of `mask`, or a.
   int32_t overlap_end(uint64_t mask, int32_t a, int32_t b) const {
     int32_t end = a;
-    for (const auto& [bit, set] : sets)
-      if (mask >> bit & 1) end = std::max(end, set.overlap_end(a, b));
+    for (; mask != 0; mask &= mask - 1) end = std::max(end, sets[std::countr_zero(mask)].overlap_end(a, b));
     return end;
   }
   void add(uint64_t mask, int32_t a, int32_t b) {
-    for (uint32_t bit = 0; mask != 0; ++bit, mask >>= 1)
-      if (mask & 1) get(bit).add(a, b);
+    for (; mask != 0; mask &= mask - 1) sets[std::countr_zero(mask)].add(a, b);
   }
 };
 
