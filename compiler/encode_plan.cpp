@@ -205,6 +205,17 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
   std::vector<std::vector<SendSegment>> sends(problem.tiles);
   std::vector<std::vector<Receive>> receives(problem.tiles);
   std::vector<int32_t> end(problem.tiles, -1);
+  // Counted first so every tile's lists are allocated once.
+  std::vector<uint32_t> send_count(problem.tiles, 0), receive_count(problem.tiles, 0);
+  for (const Message& message : order) {
+    const TransferInfo& transfer = problem.transfers[message.transfer];
+    ++send_count[transfer.source];
+    for (const ReceiverInfo& r : transfer.receivers) ++receive_count[r.tile];
+  }
+  for (uint32_t tile = 0; tile < problem.tiles; ++tile) {
+    sends[tile].reserve(send_count[tile]);
+    receives[tile].reserve(receive_count[tile]);
+  }
   for (size_t i = 0; i < order.size(); ++i) {
     const Message& message = order[i];
     const TransferInfo& transfer = problem.transfers[message.transfer];

@@ -171,6 +171,7 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
     TileTimeline& sender = tiles[transfer.source];
     int32_t t = 0;
     for (const ReceiverInfo& r : transfer.receivers) t = std::max(t, -r.ttm);
+    size_t first_receiver = 0;
     for (;;) {
       const int32_t free = sender.sends.earliest_free(t + 1, n) - 1;
       if (free != t) {
@@ -186,11 +187,18 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
         t = read_end;
         continue;
       }
+      // Every shift skips only events that break some rule, so the first event that breaks
+      // none is found whatever order the receivers are asked in: the one that moved t last
+      // goes first, as it is the likeliest to move it again (one ask per step, not one per
+      // receiver before it).
       bool moved = false;
-      for (const ReceiverInfo& r : transfer.receivers) {
-        const int32_t shift = receiver_shift(tiles, transfer, r, t, n, single_controls);
+      const size_t receivers = transfer.receivers.size();
+      for (size_t k = 0; k < receivers; ++k) {
+        const size_t index = (first_receiver + k) % receivers;
+        const int32_t shift = receiver_shift(tiles, transfer, transfer.receivers[index], t, n, single_controls);
         if (shift != 0) {
           t += shift;
+          first_receiver = index;
           moved = true;
           break;
         }
