@@ -19,7 +19,8 @@ class Checker {
         words_((machine.element_of(machine.sram_end - 1) + 64) / 64),
         sends_(size_t{machine.tiles} * words_, 0),
         receives_(size_t{machine.tiles} * words_, 0),
-        is_touched_(machine.tiles, false) {}
+        is_touched_(machine.tiles, false),
+        destination_stamp_(machine.tiles, 0) {}
 
   void phase(const CapturePhase& p, size_t index) {
     where_ = file_ + ": phase " + std::to_string(p.id) + " (" + p.label + "): ";
@@ -150,6 +151,7 @@ class Checker {
       mark(sends_, t.source_tile, t.source_addresses[k], t.words);
     }
     if (t.destinations.empty()) fail_here("destinations: a transfer needs at least one");
+    ++transfer_stamp_;
     for (size_t i = 0; i < t.destinations.size(); ++i) {
       const Destination& d = t.destinations[i];
       const auto field = [&] { return here() + "destinations[" + std::to_string(i) + "]"; };
@@ -157,12 +159,16 @@ class Checker {
       if (d.tile == t.source_tile) {
         fail(field() + ".tile: " + std::to_string(d.tile) + " is the source tile");
       }
-      for (size_t j = 0; j < i; ++j) {
-        if (t.destinations[j].tile == d.tile) {
-          fail(field() + ".tile: " + std::to_string(d.tile) + " repeats destinations[" +
-               std::to_string(j) + "]");
+      // A stamp per tile finds a repeat in one look; only then is the earlier one searched for.
+      if (destination_stamp_[d.tile] == transfer_stamp_) {
+        for (size_t j = 0; j < i; ++j) {
+          if (t.destinations[j].tile == d.tile) {
+            fail(field() + ".tile: " + std::to_string(d.tile) + " repeats destinations[" +
+                 std::to_string(j) + "]");
+          }
         }
       }
+      destination_stamp_[d.tile] = transfer_stamp_;
       span(d.address, t.words, [&] { return field() + ".address"; });
       mark(receives_, d.tile, d.address, t.words);
     }
@@ -177,6 +183,8 @@ class Checker {
   std::vector<uint64_t> receives_;  // per tile: elements it receives into
   std::vector<uint32_t> touched_;   // tiles with bits set (cleared after each phase)
   std::vector<bool> is_touched_;
+  uint64_t transfer_stamp_ = 0;               // one per transfer checked
+  std::vector<uint64_t> destination_stamp_;   // per tile: the last transfer that delivered to it
 };
 
 }  // namespace

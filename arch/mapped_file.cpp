@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 #include "arch/errors.hpp"
@@ -67,20 +68,29 @@ void MappedFile::release() noexcept {
 }
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
+  write_file_atomically(path, [&](int fd) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw std::runtime_error(reason());
+      }
+      done += static_cast<size_t>(n);
+    }
+  });
+}
+
+void write_file_atomically(const std::string& path, const std::function<void(int fd)>& write) {
   const std::string temp = path + ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError(path + ": cannot write: " + reason());
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string why = reason();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw InputError(path + ": cannot write: " + why);
-    }
-    done += static_cast<size_t>(n);
+  try {
+    write(fd);
+  } catch (const std::exception& error) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    throw InputError(path + ": cannot write: " + error.what());
   }
   const bool synced = ::fsync(fd) == 0;
   const std::string sync_why = synced ? std::string() : reason();

@@ -4,6 +4,7 @@
 // a reader never sees half a file.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -36,5 +37,9 @@ class MappedFile {
 // Writes `bytes` to "<path>.tmp-<pid>" in the same directory, flushes it, then renames it
 // over `path`. InputError "path: cannot write: reason" on failure (the temp file is removed).
 void write_file_atomically(const std::string& path, std::string_view bytes);
+
+// The same for output written in pieces: `write` gets the open descriptor and writes all of
+// it, throwing std::exception (its what() the reason) on failure.
+void write_file_atomically(const std::string& path, const std::function<void(int fd)>& write);
 
 }  // namespace lockstep::arch

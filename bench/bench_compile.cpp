@@ -2,13 +2,19 @@
 // layer Repeat) at the full machine under the production policy B1024, without the payload proof
 // (BENCH_COMPILE_PROOF=1 adds a run with it), then of the full-size lowered workload
 // (configs/workloads/siglip-so400m.yaml, run from the source tree). Prints the figures the
-// exchange-compiler issue asks for.
+// exchange-compiler issue asks for. With LOCKSTEP_BINARY (scripts/bench.sh sets it), also the
+// throughput issue's figures: the full-size capture compiled from the command line with its
+// payload proof (goal 30 s) and with --no-proof (goal 5 s), wall time as a user sees it.
 //   build/<preset>/bench/bench_compile [--tiles N] [--seed S] [--config NAME]
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include <tbb/parallel_for.h>
@@ -28,6 +34,44 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Runs a command line; the wall seconds it took, or a negative number when it failed.
+double timed_command(const std::string& command) {
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(command.c_str());
+  const double seconds = seconds_since(start);
+  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? seconds : -1.0;
+}
+
+void print_against_goal(const char* what, double seconds, double goal) {
+  if (seconds < 0) {
+    std::printf("%s: failed\n", what);
+    return;
+  }
+  std::printf("%s: %.2f s (goal %.0f s: %.2fx of it, %s)\n", what, seconds, goal, seconds / goal,
+              seconds <= goal ? "met" : "missed");
+}
+
+// The full-size capture through the CLI, as a user runs it: lower once, then compile B1024
+// with and without the payload proof.
+void command_line_figures(const std::string& binary) {
+  namespace fs = std::filesystem;
+  const fs::path directory = fs::temp_directory_path() / ("bench_compile_" + std::to_string(::getpid()));
+  fs::create_directories(directory);
+  const std::string capture = (directory / "siglip.capnp").string();
+  const std::string quiet = " > /dev/null 2>&1";
+  if (timed_command(binary + " lower configs/workloads/siglip-so400m.yaml -o " + capture + quiet) < 0) {
+    std::printf("command line: lowering configs/workloads/siglip-so400m.yaml failed\n");
+  } else {
+    const std::string compile = binary + " compile " + capture + " --exchange-stream-words 1024 -o ";
+    print_against_goal("lockstep compile, full-size capture, B1024, with payload proof",
+                       timed_command(compile + (directory / "proof.lkspkg").string() + quiet), 30.0);
+    print_against_goal("lockstep compile --no-proof, full-size capture, B1024",
+                       timed_command(compile + (directory / "bare.lkspkg").string() + " --no-proof" + quiet), 5.0);
+  }
+  std::error_code ignored;
+  fs::remove_all(directory, ignored);
 }
 
 }  // namespace
@@ -128,6 +172,7 @@ int main(int argc, char** argv) {
       std::printf("compile_capture %s with payload proof: %.2f s (%zu expectations)\n", config.c_str(),
                   seconds_since(start), proven.package.expectations.size());
     }
+    if (const char* binary = std::getenv("LOCKSTEP_BINARY")) command_line_figures(binary);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_compile: %s\n", error.what());
     return 3;

@@ -3,27 +3,23 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
 #include "arch/yaml_reader.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/stage_progress.hpp"
 #include "compiler/compile.hpp"
 #include "replay/model_package.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/weights_file.hpp"
-#include "replay/progress.hpp"
 #include "workload/workload.hpp"
 
 namespace lockstep::cli {
@@ -65,62 +61,6 @@ void check_output(const std::string& output, const std::vector<std::string>& inp
   }
 }
 
-// The current stage on stderr, redrawn in place, only on a terminal and only once the
-// build has taken more than 2 s.
-class StageProgress {
- public:
-  StageProgress()
-      : terminal_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {
-    if (terminal_) thread_ = std::thread([this] { tick(); });
-  }
-  ~StageProgress() { finish(); }
-
-  void stage(const std::string& text) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stage_ = text;
-  }
-
-  void finish() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (done_) return;
-      done_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-    if (shown_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  void tick() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!wake_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; })) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      if (elapsed < 2.0) continue;
-      const std::string line =
-          "build: " + stage_ + ", " + replay::Progress::format_seconds(elapsed);
-      if (line == last_line_) continue;
-      // Pad over the end of a longer previous line.
-      const size_t pad = last_line_.size() > line.size() ? last_line_.size() - line.size() : 0;
-      std::fprintf(stderr, "\r%s%s", line.c_str(), std::string(pad, ' ').c_str());
-      std::fflush(stderr);
-      last_line_ = line;
-      shown_ = true;
-    }
-  }
-
-  bool terminal_;
-  std::chrono::steady_clock::time_point start_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::string stage_ = "starting";
-  bool done_ = false;
-  bool shown_ = false;
-  std::string last_line_;
-  std::thread thread_;
-};
-
 std::string join(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
@@ -151,7 +91,7 @@ int build(const BuildArgs& args) {
   options.weights = &device;
   options.patches = workload::seeded_patches(workload, args.input_seed);
 
-  StageProgress progress;
+  StageProgress progress("build");
   options.on_stage = [&](const std::string& text) {
     progress.stage(text);
     spdlog::debug("build: {}", text);

@@ -1,8 +1,10 @@
 // compile_capture: schedule the selected phases in parallel, then package them.
+#include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -44,6 +46,7 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
     throw InputError("capture: machine: the capture is for machine '" + capture.machine_name + "', not '" +
                      machine.name + "'");
   }
+  const auto start = std::chrono::steady_clock::now();
   arch::validate_capture(capture, machine, "capture");
   const std::vector<const arch::CapturePhase*> selected = selected_phases(capture, options);
   const arch::Topology topology(machine);
@@ -51,16 +54,29 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
   // Results by index: the package does not depend on which thread finished first.
   std::vector<ScheduledPhase> scheduled(selected.size());
   std::vector<double> milliseconds(selected.size(), 0.0);
+  std::mutex progress_mutex;
+  uint64_t phases_done = 0;
   tbb::parallel_for(size_t{0}, selected.size(), [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
     scheduled[i] = schedule_phase(*selected[i], machine, topology, options.config);
     milliseconds[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (options.on_progress) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      options.on_progress("scheduling", ++phases_done, selected.size());
+    }
   });
 
+  const double scheduling = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<PackagingPhase> inputs;
   for (size_t i = 0; i < selected.size(); ++i) inputs.push_back(PackagingPhase{selected[i], &scheduled[i]});
   CompileResult result = build_package(inputs, machine, options);
-  for (size_t i = 0; i < selected.size(); ++i) result.report.phases[i].compile_ms = milliseconds[i];
+  spdlog::debug("compile: validating the capture and scheduling {:.2f} s, packaging{} {:.2f} s", scheduling,
+                options.with_proof ? " and proving" : "",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - scheduling);
+  for (size_t i = 0; i < selected.size(); ++i) {
+    result.report.phases[i].compile_ms = milliseconds[i];
+    spdlog::debug("compile: phase {} scheduled in {:.0f} ms", selected[i]->id, milliseconds[i]);
+  }
   return result;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The exchange compiler's entry point: captures in, packages and reports out.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,12 +68,18 @@ struct CompileReport {
   uint32_t orders_deduplicated = 0;  // identical candidate orders dropped
 };
 
+// How far a compile has come: the stage ("scheduling": phases, "packaging", "proving": phase
+// iterations of the payload proof) and how much of it is done (total 0: no count). Called
+// from any thread, one call at a time.
+using CompileProgress = std::function<void(const std::string& stage, uint64_t done, uint64_t total)>;
+
 struct CompileOptions {
   ScheduleConfig config;
   std::optional<std::vector<uint32_t>> phases;  // phase ids to compile; all when empty
   bool share_rows = true;
   uint64_t token_seed = 1;   // payload tokens in source memory
   bool with_proof = true;    // add the payload expectations to the package
+  CompileProgress on_progress;  // optional
 };
 
 struct CompileResult {

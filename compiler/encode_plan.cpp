@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include <tbb/parallel_for.h>
+
 #include "arch/errors.hpp"
 
 namespace lockstep::compiler {
@@ -96,6 +98,72 @@ std::vector<RawControl> receive_controls(std::vector<Receive>& receives, const s
   return list;
 }
 
+// One tile's plan: its sends in event order and its controls, merged per event.
+TilePlan plan_tile(const PhaseProblem& problem, uint32_t tile, std::vector<SendSegment>& sends,
+                   std::vector<Receive>& receives, int32_t end) {
+  // Built only when a check fails: formatting it for every control cost more than the plan.
+  auto where = [&](int32_t event) {
+    return "scheduling: phase " + std::to_string(problem.phase->id) + " tile " +
+           std::to_string(problem.topology->logical(tile)) + " event " + std::to_string(event);
+  };
+  const uint32_t neutral = problem.machine->neutral_mux;
+  TilePlan plan;
+  plan.tile = tile;
+  plan.sends = std::move(sends);
+  std::sort(plan.sends.begin(), plan.sends.end(),
+            [](const SendSegment& a, const SendSegment& b) { return a.first_event < b.first_event; });
+  std::vector<RawControl> list = receive_controls(receives, plan.sends, neutral);
+  std::sort(list.begin(), list.end(), [](const RawControl& a, const RawControl& b) {
+    return a.event != b.event ? a.event < b.event : a.kind < b.kind;
+  });
+  for (size_t i = 0; i < list.size();) {
+    ControlEvent control;
+    control.event = list[i].event;
+    bool neutral_seen = false, paired_neutral_seen = false;
+    for (; i < list.size() && list[i].event == control.event; ++i) {
+      const RawControl& c = list[i];
+      switch (c.kind) {
+        case RawKind::Neutral:
+          neutral_seen = true;
+          break;
+        case RawKind::PairedNeutral:
+          paired_neutral_seen = true;
+          break;
+        case RawKind::Source:
+        case RawKind::PairedSource:
+          if (control.has_xpic) throw CompilerError(where(c.event) + ": two mux windows open on one event");
+          control.has_xpic = true;
+          control.xpic_paired = c.kind == RawKind::PairedSource;
+          control.xpic = c.value;
+          break;
+        case RawKind::Pointer:
+        case RawKind::Format:
+          if (control.has_pic || control.has_format) {
+            throw CompilerError(where(c.event) + ": two PIC controls on one event");
+          }
+          (c.kind == RawKind::Pointer ? control.has_pic : control.has_format) = true;
+          (c.kind == RawKind::Pointer ? control.pic : control.format) = c.value;
+          break;
+      }
+    }
+    // A neutral is replaced by a source on the same mux; one on the other mux cannot share the event.
+    if ((neutral_seen && control.has_xpic && control.xpic_paired) ||
+        (paired_neutral_seen && control.has_xpic && !control.xpic_paired) || (neutral_seen && paired_neutral_seen))
+      throw CompilerError(where(control.event) + ": ordinary and paired mux controls on one event");
+    if ((neutral_seen || paired_neutral_seen) && !control.has_xpic) {
+      control.has_xpic = true;
+      control.xpic_paired = paired_neutral_seen;
+      control.xpic = neutral;
+    }
+    if (control.has_format && control.has_xpic)
+      throw CompilerError(where(control.event) + ": a format control shares its event with a mux control");
+    plan.controls.push_back(control);
+  }
+  for (const Receive& r : receives) plan.writes.push_back({r.m + r.write_delay, r.n, r.paired ? 2u : 1u});
+  plan.end_event = end;
+  return plan;
+}
+
 }  // namespace
 
 uint32_t TilePlan::pointer_at(int32_t event) const {
@@ -134,10 +202,20 @@ uint32_t message_item_address(const PhaseProblem& problem, const Message& messag
 }
 
 std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& order, const Placement& placement) {
-  const uint32_t neutral = problem.machine->neutral_mux;
   std::vector<std::vector<SendSegment>> sends(problem.tiles);
   std::vector<std::vector<Receive>> receives(problem.tiles);
   std::vector<int32_t> end(problem.tiles, -1);
+  // Counted first so every tile's lists are allocated once.
+  std::vector<uint32_t> send_count(problem.tiles, 0), receive_count(problem.tiles, 0);
+  for (const Message& message : order) {
+    const TransferInfo& transfer = problem.transfers[message.transfer];
+    ++send_count[transfer.source];
+    for (const ReceiverInfo& r : transfer.receivers) ++receive_count[r.tile];
+  }
+  for (uint32_t tile = 0; tile < problem.tiles; ++tile) {
+    sends[tile].reserve(send_count[tile]);
+    receives[tile].reserve(receive_count[tile]);
+  }
   for (size_t i = 0; i < order.size(); ++i) {
     const Message& message = order[i];
     const TransferInfo& transfer = problem.transfers[message.transfer];
@@ -163,70 +241,14 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
   }
   // A paired sender's partner is busy until the sender's row ends: a delay-only row.
   for (uint32_t partner : problem.busy_partners) end[partner] = std::max(end[partner], end[arch::Topology::partner(partner)]);
+  // Tiles are planned in parallel, each into its own slot, then gathered in tile order.
+  std::vector<TilePlan> by_tile(problem.tiles);
+  tbb::parallel_for(uint32_t{0}, problem.tiles, [&](uint32_t tile) {
+    if (end[tile] >= 0) by_tile[tile] = plan_tile(problem, tile, sends[tile], receives[tile], end[tile]);
+  });
   std::vector<TilePlan> plans;
   for (uint32_t tile = 0; tile < problem.tiles; ++tile) {
-    if (end[tile] < 0) continue;
-    TilePlan plan;
-    plan.tile = tile;
-    plan.sends = std::move(sends[tile]);
-    std::sort(plan.sends.begin(), plan.sends.end(),
-              [](const SendSegment& a, const SendSegment& b) { return a.first_event < b.first_event; });
-    std::vector<RawControl> list = receive_controls(receives[tile], plan.sends, neutral);
-    std::sort(list.begin(), list.end(), [](const RawControl& a, const RawControl& b) {
-      return a.event != b.event ? a.event < b.event : a.kind < b.kind;
-    });
-    for (size_t i = 0; i < list.size();) {
-      ControlEvent control;
-      control.event = list[i].event;
-      bool neutral_seen = false, paired_neutral_seen = false;
-      for (; i < list.size() && list[i].event == control.event; ++i) {
-        const RawControl& c = list[i];
-        const std::string where = "scheduling: phase " + std::to_string(problem.phase->id) + " tile " +
-                                  std::to_string(problem.topology->logical(tile)) + " event " + std::to_string(c.event);
-        switch (c.kind) {
-          case RawKind::Neutral:
-            neutral_seen = true;
-            break;
-          case RawKind::PairedNeutral:
-            paired_neutral_seen = true;
-            break;
-          case RawKind::Source:
-          case RawKind::PairedSource:
-            if (control.has_xpic) throw CompilerError(where + ": two mux windows open on one event");
-            control.has_xpic = true;
-            control.xpic_paired = c.kind == RawKind::PairedSource;
-            control.xpic = c.value;
-            break;
-          case RawKind::Pointer:
-          case RawKind::Format:
-            if (control.has_pic || control.has_format) {
-              throw CompilerError(where + ": two PIC controls on one event");
-            }
-            (c.kind == RawKind::Pointer ? control.has_pic : control.has_format) = true;
-            (c.kind == RawKind::Pointer ? control.pic : control.format) = c.value;
-            break;
-        }
-      }
-      // A neutral is replaced by a source on the same mux; one on the other mux cannot share the event.
-      if ((neutral_seen && control.has_xpic && control.xpic_paired) ||
-          (paired_neutral_seen && control.has_xpic && !control.xpic_paired) || (neutral_seen && paired_neutral_seen))
-        throw CompilerError("scheduling: phase " + std::to_string(problem.phase->id) + " tile " +
-                            std::to_string(problem.topology->logical(tile)) + " event " + std::to_string(control.event) +
-                            ": ordinary and paired mux controls on one event");
-      if ((neutral_seen || paired_neutral_seen) && !control.has_xpic) {
-        control.has_xpic = true;
-        control.xpic_paired = paired_neutral_seen;
-        control.xpic = neutral;
-      }
-      if (control.has_format && control.has_xpic)
-        throw CompilerError("scheduling: phase " + std::to_string(problem.phase->id) + " tile " +
-                            std::to_string(problem.topology->logical(tile)) + " event " + std::to_string(control.event) +
-                            ": a format control shares its event with a mux control");
-      plan.controls.push_back(control);
-    }
-    for (const Receive& r : receives[tile]) plan.writes.push_back({r.m + r.write_delay, r.n, r.paired ? 2u : 1u});
-    plan.end_event = end[tile];
-    plans.push_back(std::move(plan));
+    if (end[tile] >= 0) plans.push_back(std::move(by_tile[tile]));
   }
   return plans;
 }

@@ -1,13 +1,13 @@
 #include "compiler/package_builder.hpp"
 
 #include <algorithm>
-#include <map>
-#include <set>
 #include <string>
+
+#include <tbb/parallel_for.h>
 
 #include "arch/errors.hpp"
 #include "compiler/patch_lists.hpp"
-#include "compiler/proof_memory.hpp"
+#include "compiler/payload_proof.hpp"
 #include "compiler/proof_plan.hpp"
 #include "compiler/shared_rows.hpp"
 #include "compiler/table_layout.hpp"
@@ -74,18 +74,27 @@ void check_rows(const PackagingPhase& phase, const arch::MachineDescription& mac
 CompileResult build_package(const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
                             const CompileOptions& options) {
   const size_t phase_count = phases.size();
+  if (options.on_progress) options.on_progress("packaging", 0, 0);
   for (const PackagingPhase& phase : phases) check_rows(phase, machine);
 
   // Tiles that take part in any phase: they run every phase's barrier.
-  std::set<uint32_t> tile_set;
+  // Marked in a flag per tile id (a set costs a tree insert per destination).
+  std::vector<char> taking_part(machine.tiles, 0);
+  auto mark = [&](uint32_t tile) {
+    if (tile >= taking_part.size()) taking_part.resize(size_t{tile} + 1, 0);
+    taking_part[tile] = 1;
+  };
   for (const PackagingPhase& phase : phases) {
-    for (const TileRow& row : phase.scheduled->rows) tile_set.insert(row.tile);
+    for (const TileRow& row : phase.scheduled->rows) mark(row.tile);
     for (const arch::Transfer& transfer : phase.capture->transfers) {
-      tile_set.insert(transfer.source_tile);
-      for (const arch::Destination& d : transfer.destinations) tile_set.insert(d.tile);
+      mark(transfer.source_tile);
+      for (const arch::Destination& d : transfer.destinations) mark(d.tile);
     }
   }
-  const std::vector<uint32_t> tiles(tile_set.begin(), tile_set.end());
+  std::vector<uint32_t> tiles;
+  for (uint32_t tile = 0; tile < taking_part.size(); ++tile) {
+    if (taking_part[tile]) tiles.push_back(tile);
+  }
   if (!tiles.empty() && tiles.back() >= machine.tiles) {
     throw CompilerError("packaging: tile " + std::to_string(tiles.back()) + " is not a tile of machine " + machine.name);
   }
@@ -124,13 +133,20 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
   CompileReport& report = result.report;
 
   // Tables: the one laid out, and the figures with and without sharing.
-  uint32_t table_max = 0;
-  for (TileState& state : states) {
+  struct TableFigures {
+    uint32_t unshared = 0;
+    uint32_t shared = 0;
+    uint32_t sharing_patch_calls = 0;
+    uint32_t sharing_patch_words = 0;
+  };
+  std::vector<TableFigures> table_figures(states.size());
+  tbb::parallel_for(size_t{0}, states.size(), [&](size_t t) {
+    TileState& state = states[t];
+    TableFigures& figures = table_figures[t];
     state.table = build_tile_table(state.tile, state.rows, options.share_rows);
     const TileTable shared = options.share_rows ? state.table : build_tile_table(state.tile, state.rows, true);
-    table_max = std::max(table_max, state.table.bytes);
-    report.table_bytes_unshared = std::max(report.table_bytes_unshared, state.table.unshared_bytes);
-    report.table_bytes_shared = std::max(report.table_bytes_shared, shared.bytes);
+    figures.unshared = state.table.unshared_bytes;
+    figures.shared = shared.bytes;
     for (size_t p = 0; p < phase_count; ++p) {
       const int32_t index = shared.row_of_phase[p];
       if (index < 0) continue;
@@ -138,19 +154,27 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       const UsePatches patches = patches_for_use(*state.rows[p], stored, 0, phases[p].capture->iterations,
                                                  phases[p].capture->id);
       if (!patches.setup.empty()) {
-        report.sharing_patch_calls += 1;
-        report.sharing_patch_words += static_cast<uint32_t>(patches.setup.size());
+        figures.sharing_patch_calls += 1;
+        figures.sharing_patch_words += static_cast<uint32_t>(patches.setup.size());
       }
     }
+  });
+  uint32_t table_max = 0;
+  for (size_t t = 0; t < states.size(); ++t) {
+    table_max = std::max(table_max, states[t].table.bytes);
+    report.table_bytes_unshared = std::max(report.table_bytes_unshared, table_figures[t].unshared);
+    report.table_bytes_shared = std::max(report.table_bytes_shared, table_figures[t].shared);
+    report.sharing_patch_calls += table_figures[t].sharing_patch_calls;
+    report.sharing_patch_words += table_figures[t].sharing_patch_words;
   }
   table_max = align8(table_max);
 
   // Proof plan: which destination spans are checksummed, and how many slots that takes.
   std::vector<const arch::CapturePhase*> capture_phases;
   for (const PackagingPhase& phase : phases) capture_phases.push_back(phase.capture);
-  for (TileState& state : states) {
-    for (auto& ranges : state.destinations) ranges = merge_spans(std::move(ranges));
-  }
+  tbb::parallel_for(size_t{0}, states.size(), [&](size_t t) {
+    for (auto& ranges : states[t].destinations) ranges = merge_spans(std::move(ranges));
+  });
   std::vector<std::vector<std::vector<Span>>> destinations(phase_count, std::vector<std::vector<Span>>(states.size()));
   for (size_t t = 0; t < states.size(); ++t) {
     for (size_t p = 0; p < phase_count; ++p) destinations[p][t] = states[t].destinations[p];
@@ -200,7 +224,6 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
   for (size_t p = 0; p < phase_count; ++p) {
     const arch::CapturePhase& capture = *phases[p].capture;
     const ScheduledPhase& scheduled = *phases[p].scheduled;
-    const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
     PhaseReport& phase_report = report.phases[p];
     phase_report.phase = capture.id;
     phase_report.label = capture.label;
@@ -216,7 +239,18 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       phase_report.max_row_bytes = std::max(phase_report.max_row_bytes, bytes);
       phase_report.total_row_bytes += bytes;
     }
-    for (TileState& state : states) {
+  }
+  // Each tile's steps in parallel, its Repeat patch figures kept per tile and summed in order.
+  struct PatchFigures {
+    uint32_t calls = 0;
+    uint32_t words = 0;
+  };
+  std::vector<std::vector<PatchFigures>> patch_figures(states.size(), std::vector<PatchFigures>(phase_count));
+  tbb::parallel_for(size_t{0}, states.size(), [&](size_t t) {
+    TileState& state = states[t];
+    for (size_t p = 0; p < phase_count; ++p) {
+      const arch::CapturePhase& capture = *phases[p].capture;
+      const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
       arch::ExchangeStep exchange;
       exchange.phase = capture.id;
       UsePatches patches;
@@ -234,9 +268,9 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       if (!patches.repeat.empty()) {
         const arch::PatchMethod method = repeat_patch_method(patches.repeat.size(), machine);
         const auto words = static_cast<uint32_t>(patches.repeat.size());
-        phase_report.patch_calls += repeat_patch_calls(method, words);
-        phase_report.patch_words += words;
-        phase_report.max_patch_words_per_tile = std::max(phase_report.max_patch_words_per_tile, words);
+        PatchFigures& figures = patch_figures[t][p];
+        figures.calls = repeat_patch_calls(method, words);
+        figures.words = words;
         body.push_back(arch::Step{arch::PatchStep{method, patches.repeat}});
       }
       if (options.with_proof && iterations > 1) {
@@ -285,83 +319,37 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
         for (arch::Step& step : body) state.steps.push_back(std::move(step));
       }
     }
+  });
+  for (size_t t = 0; t < states.size(); ++t) {
+    for (size_t p = 0; p < phase_count; ++p) {
+      PhaseReport& phase_report = report.phases[p];
+      const PatchFigures& figures = patch_figures[t][p];
+      phase_report.patch_calls += figures.calls;
+      phase_report.patch_words += figures.words;
+      phase_report.max_patch_words_per_tile = std::max(phase_report.max_patch_words_per_tile, figures.words);
+    }
   }
 
   // The proof: follow the data through every phase and iteration.
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint8_t>> slot_bytes;  // (tile, slot address)
-  ProofMemory memory(options.token_seed);
   if (options.with_proof) {
-    for (const TileState& state : states) {
-      for (const Span& span : merge_spans(state.sources)) memory.fill_tokens(state.tile, span.address, span.bytes);
-    }
-    for (size_t p = 0; p < phase_count; ++p) {
-      const arch::CapturePhase& capture = *phases[p].capture;
-      const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
-      for (uint32_t i = 0; i < iterations; ++i) {
-        // Every transfer reads what its source held when the phase began.
-        std::vector<std::vector<ProofMemory::Piece>> reads;
-        reads.reserve(capture.transfers.size());
-        for (const arch::Transfer& transfer : capture.transfers) {
-          const uint32_t address = transfer.source_addresses[i % transfer.source_addresses.size()];
-          reads.push_back(memory.read(transfer.source_tile, address, transfer.words * 4));
-        }
-        if (iterations > 1) {
-          for (const TileState& state : states) {
-            for (const Span& span : state.destinations[p]) {
-              memory.write(state.tile, span.address, {ProofMemory::Piece{0, span.bytes, false, 0, 0}});
-            }
-          }
-        }
-        for (size_t k = 0; k < capture.transfers.size(); ++k) {
-          for (const arch::Destination& d : capture.transfers[k].destinations) memory.write(d.tile, d.address, reads[k]);
-        }
-        for (const TileState& state : states) {
-          for (const Checksum& checksum : state.checksums[p]) {
-            std::vector<uint8_t> digests;
-            for (const Span& range : checksum.ranges) {
-              const std::vector<uint8_t> bytes = memory.bytes(state.tile, range.address, range.bytes);
-              const std::vector<uint8_t> digest = little_endian(arch::fnv1a64(bytes.data(), bytes.size()), 8);
-              digests.insert(digests.end(), digest.begin(), digest.end());
-            }
-            const std::vector<uint8_t> digest =
-                checksum.ranges.size() == 1 ? digests : little_endian(arch::fnv1a64(digests.data(), digests.size()), 8);
-            auto& slot = slot_bytes[{state.tile, checksum.slot_address}];
-            slot.insert(slot.end(), digest.begin(), digest.end());
-          }
+    std::vector<ProofTile> proof_tiles(states.size());
+    for (size_t t = 0; t < states.size(); ++t) {
+      const TileState& state = states[t];
+      ProofTile& tile = proof_tiles[t];
+      tile.tile = state.tile;
+      tile.sources = merge_spans(state.sources);
+      tile.destinations = state.destinations;
+      tile.checksums.resize(phase_count);
+      for (size_t p = 0; p < phase_count; ++p) {
+        for (const Checksum& checksum : state.checksums[p]) {
+          tile.checksums[p].push_back(ProofChecksum{checksum.ranges, checksum.slot_address});
         }
       }
     }
-    for (auto& [key, bytes] : slot_bytes) {
-      arch::Expectation expectation;
-      expectation.tile = key.first;
-      expectation.address = key.second;
-      expectation.size = static_cast<uint32_t>(bytes.size());
-      expectation.bytes = std::move(bytes);
-      result.package.expectations.push_back(std::move(expectation));
-    }
-    for (const TileState& state : states) {
-      std::vector<Span> all;
-      for (const auto& ranges : state.destinations) all.insert(all.end(), ranges.begin(), ranges.end());
-      for (const Span& span : merge_spans(std::move(all))) {
-        for (uint32_t offset = 0; offset < span.bytes; offset += kExpectationChunkBytes) {
-          arch::Expectation expectation;
-          expectation.tile = state.tile;
-          expectation.address = span.address + offset;
-          expectation.size = std::min(kExpectationChunkBytes, span.bytes - offset);
-          std::vector<uint8_t> bytes = memory.bytes(state.tile, expectation.address, expectation.size);
-          if (expectation.size <= kExactExpectationBytes) {
-            expectation.bytes = std::move(bytes);
-          } else {
-            expectation.digest = arch::fnv1a64(bytes.data(), bytes.size());
-          }
-          result.package.expectations.push_back(std::move(expectation));
-        }
-      }
-    }
-    std::sort(result.package.expectations.begin(), result.package.expectations.end(),
-              [](const arch::Expectation& a, const arch::Expectation& b) {
-                return std::tie(a.tile, a.address) < std::tie(b.tile, b.address);
-              });
+    result.package.expectations = prove_payload(
+        capture_phases, proof_tiles, options.token_seed, [&](uint64_t done, uint64_t total) {
+          if (options.on_progress) options.on_progress("proving", done, total);
+        });
   }
 
   // The package itself.
@@ -372,8 +360,10 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     package.phases.push_back(arch::Phase{phase.capture->id, phase.capture->label, phase.capture->execution_count,
                                          phase.capture->operation});
   }
-  for (TileState& state : states) {
-    arch::TileProgram program;
+  package.tiles.resize(states.size());
+  tbb::parallel_for(size_t{0}, states.size(), [&](size_t t) {
+    TileState& state = states[t];
+    arch::TileProgram& program = package.tiles[t];
     program.tile = state.tile;
     program.table = arch::TableRegion{state.area_address, table_max};
     if (state.table.bytes > 0) {
@@ -414,8 +404,7 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     std::sort(program.segments.begin(), program.segments.end(),
               [](const arch::Segment& a, const arch::Segment& b) { return a.address < b.address; });
     program.steps = std::move(state.steps);
-    package.tiles.push_back(std::move(program));
-  }
+  });
   return result;
 }
 

@@ -19,6 +19,8 @@
 #include "compiler/physical_schedule.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <initializer_list>
 
 #include "arch/topology.hpp"
@@ -31,30 +33,18 @@ namespace {
 
 constexpr int32_t kReceiveTail = 6;  // a receive row ends this many events after its last write
 
-// Per-element windows of one tile, created on first use.
+// Per-element windows of one tile, one set per bit of the element mask: a mask names its
+// sets directly (searching a list of the elements in use cost a cache miss per element).
 struct ElementWindows {
-  std::vector<std::pair<uint32_t, IntervalSet>> sets;
-  const IntervalSet* find(uint32_t bit) const {
-    for (const auto& [b, set] : sets)
-      if (b == bit) return &set;
-    return nullptr;
-  }
-  IntervalSet& get(uint32_t bit) {
-    for (auto& [b, set] : sets)
-      if (b == bit) return set;
-    sets.emplace_back(bit, IntervalSet{});
-    return sets.back().second;
-  }
+  std::array<IntervalSet, 64> sets;
   // End of the latest window intersecting [a, b) on any element of `mask`, or a.
   int32_t overlap_end(uint64_t mask, int32_t a, int32_t b) const {
     int32_t end = a;
-    for (const auto& [bit, set] : sets)
-      if (mask >> bit & 1) end = std::max(end, set.overlap_end(a, b));
+    for (; mask != 0; mask &= mask - 1) end = std::max(end, sets[std::countr_zero(mask)].overlap_end(a, b));
     return end;
   }
   void add(uint64_t mask, int32_t a, int32_t b) {
-    for (uint32_t bit = 0; mask != 0; ++bit, mask >>= 1)
-      if (mask & 1) get(bit).add(a, b);
+    for (; mask != 0; mask &= mask - 1) sets[std::countr_zero(mask)].add(a, b);
   }
 };
 
@@ -181,6 +171,7 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
     TileTimeline& sender = tiles[transfer.source];
     int32_t t = 0;
     for (const ReceiverInfo& r : transfer.receivers) t = std::max(t, -r.ttm);
+    size_t first_receiver = 0;
     for (;;) {
       const int32_t free = sender.sends.earliest_free(t + 1, n) - 1;
       if (free != t) {
@@ -196,11 +187,18 @@ Placement place_order(const PhaseProblem& problem, const Order& order, bool sing
         t = read_end;
         continue;
       }
+      // Every shift skips only events that break some rule, so the first event that breaks
+      // none is found whatever order the receivers are asked in: the one that moved t last
+      // goes first, as it is the likeliest to move it again (one ask per step, not one per
+      // receiver before it).
       bool moved = false;
-      for (const ReceiverInfo& r : transfer.receivers) {
-        const int32_t shift = receiver_shift(tiles, transfer, r, t, n, single_controls);
+      const size_t receivers = transfer.receivers.size();
+      for (size_t k = 0; k < receivers; ++k) {
+        const size_t index = (first_receiver + k) % receivers;
+        const int32_t shift = receiver_shift(tiles, transfer, transfer.receivers[index], t, n, single_controls);
         if (shift != 0) {
           t += shift;
+          first_receiver = index;
           moved = true;
           break;
         }

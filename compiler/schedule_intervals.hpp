@@ -3,16 +3,20 @@
 // merged: the per-tile timelines of the physical scheduler (sends, mux windows, memory
 // element windows). Earliest-fit queries make list scheduling backfill gaps.
 #include <cstdint>
+#include <algorithm>
 #include <iterator>
-#include <map>
+#include <utility>
+#include <vector>
 
 namespace lockstep::compiler {
 
+// Kept in a sorted vector: the scheduler asks far more than it adds, and adds mostly near the
+// end of a timeline, so contiguous storage beats a tree's node per interval.
 class IntervalSet {
  public:
   // The smallest x' >= x such that [x', x' + length) is free.
   int32_t earliest_free(int32_t x, int32_t length) const {
-    auto it = intervals_.upper_bound(x);
+    auto it = first_after(x);
     if (it != intervals_.begin()) {
       auto prev = std::prev(it);
       if (prev->second > x) x = prev->second;
@@ -28,7 +32,7 @@ class IntervalSet {
   // start at or after which [start, start + (b - a)) could be free again is at least that.
   int32_t overlap_end(int32_t a, int32_t b) const {
     int32_t end = a;
-    auto it = intervals_.upper_bound(a);
+    auto it = first_after(a);
     if (it != intervals_.begin()) {
       auto prev = std::prev(it);
       if (prev->second > a) end = prev->second;
@@ -44,27 +48,44 @@ class IntervalSet {
 
   void add(int32_t a, int32_t b) {
     if (a >= b) return;
-    auto it = intervals_.upper_bound(a);
-    if (it != intervals_.begin()) {
-      auto prev = std::prev(it);
+    auto first = first_after(a);
+    if (first != intervals_.begin()) {
+      auto prev = std::prev(first);
       if (prev->second >= a) {
         a = prev->first;
         if (prev->second > b) b = prev->second;
-        it = intervals_.erase(prev);
+        first = prev;
       }
     }
-    while (it != intervals_.end() && it->first <= b) {
-      if (it->second > b) b = it->second;
-      it = intervals_.erase(it);
+    auto last = first;
+    while (last != intervals_.end() && last->first <= b) {
+      if (last->second > b) b = last->second;
+      ++last;
     }
-    intervals_.emplace_hint(it, a, b);
+    if (first == last) {
+      intervals_.insert(first, {a, b});
+      return;
+    }
+    *first = {a, b};
+    intervals_.erase(std::next(first), last);
   }
 
   bool empty() const { return intervals_.empty(); }
   void clear() { intervals_.clear(); }
 
  private:
-  std::map<int32_t, int32_t> intervals_;
+  using Interval = std::pair<int32_t, int32_t>;  // [first, second)
+  // The first interval starting after x.
+  std::vector<Interval>::const_iterator first_after(int32_t x) const {
+    return std::upper_bound(intervals_.begin(), intervals_.end(), x,
+                            [](int32_t value, const Interval& interval) { return value < interval.first; });
+  }
+  std::vector<Interval>::iterator first_after(int32_t x) {
+    return std::upper_bound(intervals_.begin(), intervals_.end(), x,
+                            [](int32_t value, const Interval& interval) { return value < interval.first; });
+  }
+
+  std::vector<Interval> intervals_;  // sorted by start, disjoint, none touching
 };
 
 }  // namespace lockstep::compiler

@@ -441,13 +441,17 @@ ModelPackage build_model_package(const workload::Workload& workload,
   if (!options.patches.empty()) load_input(lowered.program, "patches", options.patches);
   result.lower_seconds = seconds_since(start);
 
-  stage("compiling " + std::to_string(lowered.capture.phases.size()) + " phases (" +
-        options.config.name + ")");
+  const std::string compiling =
+      "compiling " + std::to_string(lowered.capture.phases.size()) + " phases (" + options.config.name + ")";
+  stage(compiling);
   start = std::chrono::steady_clock::now();
   compiler::CompileOptions compile;
   compile.config = options.config;
   compile.share_rows = options.share_rows;
   compile.with_proof = false;
+  compile.on_progress = [&](const std::string& step, uint64_t done, uint64_t total) {
+    stage(compiling + ": " + step + (total == 0 ? "" : " " + std::to_string(done) + "/" + std::to_string(total)));
+  };
   compiler::CompileResult compiled = compiler::compile_capture(lowered.capture, machine, compile);
   result.compile_seconds = seconds_since(start);
 

@@ -54,6 +54,15 @@ TEST_F(CompileCommand, ProductionPolicyWritesPackageAndReport) {
   EXPECT_TRUE(sim::make_systemc_backend(machine)->run(loaded, {}).ok());
 }
 
+TEST_F(CompileCommand, JobsLimitThreadsWithoutChangingThePackage) {
+  const std::string every_core = dir + "/every.lkspkg", one = dir + "/one.lkspkg";
+  const auto a = run_lockstep({"compile", capture, "--exchange-stream-words", "1024", "-o", every_core});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const auto b = run_lockstep({"compile", capture, "--exchange-stream-words", "1024", "--jobs", "1", "-o", one});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(lockstep::testing::read_file(one), lockstep::testing::read_file(every_core));
+}
+
 TEST_F(CompileCommand, ConfigAndPhaseSelectionInYaml) {
   const std::string package = dir + "/out.yaml";
   const auto result = run_lockstep({"compile", capture, "--config", "S256", "--phases", "0,2-3", "-o", package});
