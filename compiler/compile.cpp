@@ -1,6 +1,6 @@
 // compile_capture: schedule the selected phases in parallel, then package them.
 #include <spdlog/spdlog.h>
-#include <tbb/parallel_for.h>
+#include "arch/parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -56,7 +56,7 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
   std::vector<double> milliseconds(selected.size(), 0.0);
   std::mutex progress_mutex;
   uint64_t phases_done = 0;
-  tbb::parallel_for(size_t{0}, selected.size(), [&](size_t i) {
+  arch::parallel_for_each(size_t{0}, selected.size(), [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
     scheduled[i] = schedule_phase(*selected[i], machine, topology, options.config);
     milliseconds[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

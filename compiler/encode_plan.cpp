@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include <tbb/parallel_for.h>
+#include "arch/parallel.hpp"
 
 #include "arch/errors.hpp"
 
@@ -243,7 +243,7 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
   for (uint32_t partner : problem.busy_partners) end[partner] = std::max(end[partner], end[arch::Topology::partner(partner)]);
   // Tiles are planned in parallel, each into its own slot, then gathered in tile order.
   std::vector<TilePlan> by_tile(problem.tiles);
-  tbb::parallel_for(uint32_t{0}, problem.tiles, [&](uint32_t tile) {
+  arch::parallel_for_each(uint32_t{0}, problem.tiles, [&](uint32_t tile) {
     if (end[tile] >= 0) by_tile[tile] = plan_tile(problem, tile, sends[tile], receives[tile], end[tile]);
   });
   std::vector<TilePlan> plans;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include <tbb/parallel_for.h>
+#include "arch/parallel.hpp"
 
 #include "arch/errors.hpp"
 #include "compiler/patch_lists.hpp"
@@ -140,7 +140,7 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     uint32_t sharing_patch_words = 0;
   };
   std::vector<TableFigures> table_figures(states.size());
-  tbb::parallel_for(size_t{0}, states.size(), [&](size_t t) {
+  arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     TileState& state = states[t];
     TableFigures& figures = table_figures[t];
     state.table = build_tile_table(state.tile, state.rows, options.share_rows);
@@ -172,7 +172,7 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
   // Proof plan: which destination spans are checksummed, and how many slots that takes.
   std::vector<const arch::CapturePhase*> capture_phases;
   for (const PackagingPhase& phase : phases) capture_phases.push_back(phase.capture);
-  tbb::parallel_for(size_t{0}, states.size(), [&](size_t t) {
+  arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     for (auto& ranges : states[t].destinations) ranges = merge_spans(std::move(ranges));
   });
   std::vector<std::vector<std::vector<Span>>> destinations(phase_count, std::vector<std::vector<Span>>(states.size()));
@@ -246,7 +246,7 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     uint32_t words = 0;
   };
   std::vector<std::vector<PatchFigures>> patch_figures(states.size(), std::vector<PatchFigures>(phase_count));
-  tbb::parallel_for(size_t{0}, states.size(), [&](size_t t) {
+  arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     TileState& state = states[t];
     for (size_t p = 0; p < phase_count; ++p) {
       const arch::CapturePhase& capture = *phases[p].capture;
@@ -361,7 +361,7 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
                                          phase.capture->operation});
   }
   package.tiles.resize(states.size());
-  tbb::parallel_for(size_t{0}, states.size(), [&](size_t t) {
+  arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     TileState& state = states[t];
     arch::TileProgram& program = package.tiles[t];
     program.tile = state.tile;

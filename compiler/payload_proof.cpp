@@ -1,6 +1,6 @@
 #include "compiler/payload_proof.hpp"
 
-#include <tbb/parallel_for.h>
+#include "arch/parallel.hpp"
 
 #include <algorithm>
 #include <array>
@@ -156,7 +156,7 @@ std::vector<TilePlan> write_plans(const arch::CapturePhase& phase, const std::ve
     }
   }
   std::vector<TilePlan> plans(tile_count);
-  tbb::parallel_for(size_t{0}, tile_count, [&](size_t t) {
+  arch::parallel_for_each(size_t{0}, tile_count, [&](size_t t) {
     TilePlan sorted = writes[t];
     std::sort(sorted.begin(), sorted.end(), [](const Segment& a, const Segment& b) { return a.begin < b.begin; });
     bool overlapping = false;
@@ -250,14 +250,14 @@ class DigestMemo {
   // Digest of every content, in order.
   std::vector<uint64_t> digests(std::vector<Content>& contents) {
     std::vector<uint64_t> hashes(contents.size());
-    tbb::parallel_for(size_t{0}, contents.size(), [&](size_t i) { hashes[i] = content_hash(contents[i]); });
+    arch::parallel_for_each(size_t{0}, contents.size(), [&](size_t i) { hashes[i] = content_hash(contents[i]); });
     std::vector<uint32_t> entry(contents.size());
     std::vector<size_t> missing;  // entries to hash, by the content that introduced them
     for (size_t i = 0; i < contents.size(); ++i) {
       entry[i] = find_or_add(hashes[i], contents[i], missing, i);
     }
     std::vector<uint64_t> fresh(missing.size());
-    tbb::parallel_for(size_t{0}, missing.size(), [&](size_t m) { fresh[m] = hasher_.digest(contents[missing[m]]); });
+    arch::parallel_for_each(size_t{0}, missing.size(), [&](size_t m) { fresh[m] = hasher_.digest(contents[missing[m]]); });
     const size_t first_new = digests_.size();
     digests_.resize(known_.size());
     for (size_t m = 0; m < missing.size(); ++m) digests_[first_new + m] = fresh[m];
@@ -371,7 +371,7 @@ class Prover {
       // After the first iteration the phase owns its destination ranges; later iterations
       // read what the previous one wrote there.
       std::vector<OwnerMap> after(tiles_.size());
-      tbb::parallel_for(size_t{0}, tiles_.size(), [&](size_t t) {
+      arch::parallel_for_each(size_t{0}, tiles_.size(), [&](size_t t) {
         after[t] = overlay(maps_[t], tiles_[t].destinations[p], static_cast<int32_t>(p));
       });
       const RangeGroups groups = group_ranges(tiles_, p, plans_[p]);
@@ -457,7 +457,7 @@ class Prover {
       if (i == 0 || may_change(p, k, i)) again.push_back(k);
     }
     std::vector<Content> fresh(again.size());
-    tbb::parallel_for(size_t{0}, again.size(), [&](size_t j) {
+    arch::parallel_for_each(size_t{0}, again.size(), [&](size_t j) {
       const arch::Transfer& transfer = phase.transfers[again[j]];
       const uint32_t address = transfer.source_addresses[i % transfer.source_addresses.size()];
       const uint32_t t = position(transfer.source_tile);
@@ -486,7 +486,7 @@ class Prover {
       }
     }
     std::vector<Content> contents(again.size());
-    tbb::parallel_for(size_t{0}, again.size(), [&](size_t j) {
+    arch::parallel_for_each(size_t{0}, again.size(), [&](size_t j) {
       const auto& [t, range] = groups.representatives[again[j]];
       const TilePlan& plan = plans_[p][t];
       const uint32_t end = range.address + range.bytes;
@@ -499,7 +499,7 @@ class Prover {
     });
     const std::vector<uint64_t> digests = memo_.digests(contents);
     for (size_t j = 0; j < again.size(); ++j) group_digests[again[j]] = digests[j];
-    tbb::parallel_for(size_t{0}, tiles_.size(), [&](size_t t) {
+    arch::parallel_for_each(size_t{0}, tiles_.size(), [&](size_t t) {
       const auto& checksums = groups.group_of[t];
       for (size_t c = 0; c < checksums.size(); ++c) {
         std::vector<uint8_t>& slot = slots_[t][p][c];
@@ -517,7 +517,7 @@ class Prover {
   // The slots, then what every tile's destination ranges hold at the end.
   std::vector<arch::Expectation> expectations() const {
     std::vector<std::vector<arch::Expectation>> per_tile(tiles_.size());
-    tbb::parallel_for(size_t{0}, tiles_.size(), [&](size_t t) {
+    arch::parallel_for_each(size_t{0}, tiles_.size(), [&](size_t t) {
       const ProofTile& tile = tiles_[t];
       std::vector<arch::Expectation>& out = per_tile[t];
       for (size_t p = 0; p < phases_.size(); ++p) {
