@@ -131,6 +131,11 @@ class PhaseExecutor {
 
   void hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction,
               std::string detail) {
+    out_.hazards.push_back(make_hazard(kind, t, event, instruction, std::move(detail)));
+  }
+
+  ModelHazard make_hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction,
+                          std::string detail) const {
     ModelHazard h;
     h.kind = kind;
     h.tile = tile(t).logical;
@@ -143,7 +148,7 @@ class PhaseExecutor {
       h.instruction = "(none: CSR state before the row)";
     }
     h.detail = std::move(detail);
-    out_.hazards.push_back(std::move(h));
+    return h;
   }
 
   void trace(uint32_t t, int64_t event, std::string text) {
@@ -154,9 +159,11 @@ class PhaseExecutor {
     const size_t n = tiles_.size();
     out_.schedules.resize(n);
     out_.tile_horizon.assign(n, 0);
+    tbb::parallel_for(size_t{0}, n, [&](size_t i) {
+      if (tile(i).has_row) out_.schedules[i] = schedule_row(tile(i).row_words);
+    });
     for (uint32_t i = 0; i < n; ++i) {
       if (!tile(i).has_row) continue;
-      out_.schedules[i] = schedule_row(tile(i).row_words);
       const RowSchedule& s = out_.schedules[i];
       out_.tile_horizon[i] = s.horizon;
       for (const auto& issue : s.issues) {
@@ -721,8 +728,10 @@ class PhaseExecutor {
   }
 
   // Hazards 1 and 2: per memory element, row fetch vs data and send reads vs receive writes.
+  // Tiles are checked in parallel; their hazards are appended in tile order, as one thread would.
   void check_elements() {
-    for (uint32_t i = 0; i < tiles_.size(); ++i) {
+    std::vector<std::vector<ModelHazard>> found(tiles_.size());
+    tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t i) {
       std::map<uint32_t, std::pair<int64_t, uint32_t>> sent, received;  // element -> (event, instr)
       for (const auto& r : schedule(i).runs) {
         if (r.directions() == 0) continue;
@@ -747,20 +756,23 @@ class PhaseExecutor {
           for (const auto* m : {&sent, &received}) {
             auto it = m->find(key);
             if (it == m->end()) continue;
-            hazard(HazardClass::RowFetchConflict, i, it->second.first, it->second.second,
+            found[i].push_back(make_hazard(HazardClass::RowFetchConflict, i, it->second.first, it->second.second,
                    std::string(m == &sent ? "sent" : "received") +
                        " data shares a memory element with the executing row " +
-                       hex(tile(i).row_address) + ".." + hex(fetch_end) + " (with fetch look-ahead)");
+                       hex(tile(i).row_address) + ".." + hex(fetch_end) + " (with fetch look-ahead)"));
           }
         }
       }
       for (const auto& [key, s] : sent) {
         auto it = received.find(key);
         if (it == received.end()) continue;
-        hazard(HazardClass::SendReceiveConflict, i, std::max(s.first, it->second.first), it->second.second,
+        found[i].push_back(make_hazard(HazardClass::SendReceiveConflict, i, std::max(s.first, it->second.first), it->second.second,
                "a send's read window and a receive's write window share a memory element in "
-               "this phase");
+               "this phase"));
       }
+    });
+    for (auto& list : found) {
+      for (auto& h : list) out_.hazards.push_back(std::move(h));
     }
   }
 
