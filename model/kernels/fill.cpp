@@ -1,6 +1,9 @@
 // fill: operands [dst], scalars [bytes, word value]. Every 32-bit word of dst..dst+bytes
 // becomes the value. Cycles: the words split over the workers, one store per word, plus a
 // 4-instruction prologue; a worker issues every supervisor_cycles_per_instruction cycles.
+#include <bit>
+#include <vector>
+
 #include "model/kernel_registry.hpp"
 
 namespace lockstep::model {
@@ -20,7 +23,9 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const auto bytes = static_cast<uint32_t>(scalars[0]);
   const auto value = static_cast<uint32_t>(scalars[1]);
   if (!memory.contains(operands[0], bytes)) throw std::out_of_range("fill: destination outside SRAM");
-  for (uint32_t a = 0; a < bytes; a += 4) memory.write_word(operands[0] + a, value);
+  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
+  const std::vector<uint32_t> words(bytes / 4, value);
+  memory.write(operands[0], bytes, reinterpret_cast<const uint8_t*>(words.data()));
 }
 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
