@@ -135,7 +135,7 @@ void ExchangeFabric::plan_copies(Executed& e) const {
       return std::tie(x->sender, x->source_address, x->address) < std::tie(y->sender, y->source_address, y->address);
     });
     for (const WriteRun* w : group) {
-      if (!e.copies.empty() && e.copies.size() > e.copy_begin.back()) {
+      if (e.copies.size() > e.copy_begin.back()) {  // this receiver has a copy to extend
         Copy& last = e.copies.back();
         if (last.sender == w->sender && last.source_address + last.bytes == w->source_address &&
             last.address + last.bytes == w->address) {

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <bit>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -193,11 +194,17 @@ class SystemCBackend : public Backend {
             memory.write(seg.address, seg.size, zeros.data());
             break;
           }
-          case arch::FillKind::Tokens:
-            for (uint32_t a = seg.address; a < seg.address + seg.size; a += 4) {
-              memory.write_word(a, arch::payload_token(seg.token_seed, program.tile, a));
+          case arch::FillKind::Tokens: {
+            // One write per segment: a write per word cost more than the tokens themselves.
+            static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
+            std::vector<uint32_t> tokens(seg.size / 4);
+            for (uint32_t k = 0; k < tokens.size(); ++k) {
+              tokens[k] = arch::payload_token(seg.token_seed, program.tile, seg.address + 4 * k);
             }
+            memory.write(seg.address, static_cast<uint32_t>(tokens.size() * 4),
+                         reinterpret_cast<const uint8_t*>(tokens.data()));
             break;
+          }
         }
       }
     }
