@@ -38,12 +38,7 @@ size_t elements(const std::vector<uint32_t>& shape) {
 
 // FNV-1a 64 of the tensor name: the generator's per-tensor key.
 uint64_t name_key(const std::string& name) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : name) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
+  return arch::fnv1a64(reinterpret_cast<const uint8_t*>(name.data()), name.size());
 }
 
 // Uniform in [0, 1): the top 53 bits of a SplitMix64 output times 2^-53 (exact).
