@@ -181,7 +181,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
   cmd->add_option("--token-seed", o->seed, "seed of the payload tokens in source memory (default 1)");
   cmd->add_flag("--no-sharing", o->no_sharing, "store one row copy per phase (no cross-phase sharing)");
   cmd->add_flag("--no-proof", o->no_proof, "leave out the payload checksums and expectations");
-  cmd->add_option("--jobs,-j", o->jobs, "threads to compile on (default: every core; same package at any count)");
+  cmd->add_option("--jobs,-j", o->jobs, "threads to compile on (default, or 0: every core; same package at any count)");
   add_common_options(*cmd);
   return [o, config, words]() {
     if (words->count() > 0 && o->stream_words == 0) throw InputError("--exchange-stream-words: must be at least 1");
