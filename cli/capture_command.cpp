@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "arch/capture.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "cli/command_registry.hpp"
@@ -75,6 +76,8 @@ void add_synth(CLI::App& parent, std::function<int()>& run) {
   add_common_options(*cmd);
   run = [cmd, o]() {
     if (!cmd->parsed()) return -1;
+    arch::check_output_file(o->output, "-o");
+    arch::refuse_overwriting_input(o->output, {o->machine});
     const auto machine = arch::load_machine(o->machine);
     workload::SynthOptions options;
     options.family = workload::parse_synth_family(o->family);
@@ -110,6 +113,8 @@ void add_convert(CLI::App& parent, std::function<int()>& run) {
   add_common_options(*cmd);
   run = [cmd, in, out]() {
     if (!cmd->parsed()) return -1;
+    arch::check_output_file(*out, "OUT");
+    arch::refuse_overwriting_input(*out, {*in});
     write_capture(arch::read_capture(*in), *out);
     return kExitOk;
   };

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "arch/capture.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
@@ -92,6 +93,12 @@ const CommandRegistration registration{"lower", [](CLI::App& app) {
     if (o->capture.empty() && o->program.empty() && !o->stats) {
       throw InputError("lower: nothing to do: give -o CAPTURE, --program PROGRAM or --stats");
     }
+    for (const auto& [path, option] : {std::pair{o->capture, "-o"}, std::pair{o->program, "--program"}}) {
+      if (path.empty()) continue;
+      arch::check_output_file(path, option);
+      arch::refuse_overwriting_input(path, {o->workload, o->machine});
+    }
+    if (!o->capture.empty() && !o->program.empty()) arch::refuse_overwriting_input(o->capture, {o->program});
     const workload::Workload workload = workload::load_workload(o->workload);
     const arch::MachineDescription machine =
         arch::load_machine(o->machine.empty() ? workload.machine : o->machine);

@@ -6,6 +6,7 @@
 
 #include "arch/errors.hpp"
 #include "arch/yaml_reader.hpp"
+#include "arch/atomic_file.hpp"
 #include "replay/report_files.hpp"
 
 namespace lockstep::replay {
@@ -251,7 +252,7 @@ std::string results_csv_text(const std::vector<ResultRow>& rows) {
 }
 
 void write_results_csv(const std::vector<ResultRow>& rows, const std::string& path) {
-  write_file_atomically(path, results_csv_text(rows));
+  arch::write_file_atomically(path, results_csv_text(rows));
 }
 
 std::vector<PhaseRows> group_by_phase(const std::vector<ResultRow>& rows) {
