@@ -8,6 +8,7 @@
 
 #include "arch/capture.hpp"
 #include "arch/atomic_file.hpp"
+#include "arch/csv.hpp"
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "cli/command_registry.hpp"
@@ -41,7 +42,7 @@ void print_stats(const arch::Capture& capture) {
   std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,"
                "words_delivered\n";
   for (const auto& p : stats.phases) {
-    std::cout << p.id << "," << p.label << "," << p.execution_count << "," << p.iterations << ","
+    std::cout << p.id << "," << arch::csv_field(p.label) << "," << p.execution_count << "," << p.iterations << ","
               << p.transfers << "," << p.destinations << "," << p.words << ","
               << p.words_delivered << "\n";
   }

@@ -8,6 +8,7 @@
 
 #include "arch/capture.hpp"
 #include "arch/atomic_file.hpp"
+#include "arch/csv.hpp"
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
@@ -49,12 +50,12 @@ void print_stats(const workload::Lowered& lowered, double seconds) {
   std::cout << "lowering_seconds " << seconds << "\n";
   std::cout << "gemm,in,out,k_blocks,o_blocks,chunks\n";
   for (const auto& g : lowered.gemms) {
-    std::cout << g.name << "," << g.in << "," << g.out << "," << g.k_blocks << "," << g.o_blocks
+    std::cout << arch::csv_field(g.name) << "," << g.in << "," << g.out << "," << g.k_blocks << "," << g.o_blocks
               << "," << g.chunks << "\n";
   }
   std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,words_delivered\n";
   for (const auto& p : stats.phases) {
-    std::cout << p.id << "," << p.label << "," << p.execution_count << "," << p.iterations << ","
+    std::cout << p.id << "," << arch::csv_field(p.label) << "," << p.execution_count << "," << p.iterations << ","
               << p.transfers << "," << p.destinations << "," << p.words << "," << p.words_delivered
               << "\n";
   }
