@@ -157,13 +157,13 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
     if (failed <= 10) {
       std::cerr << "FAIL phase " << p.spec.phase << " " << p.spec.display_name() << ": ";
       if (!p.error.empty()) {
-        std::cerr << p.error;
+        std::cerr << printable(p.error);
       } else if (!p.mismatches.empty()) {
         const auto& m = p.mismatches.front();
         std::cerr << p.mismatch_count << " mismatches, first tile " << m.tile << " address "
                   << m.address << " iteration " << m.iteration;
       } else if (!p.hazards.empty()) {
-        std::cerr << p.hazard_count << " hazards, first " << p.hazards.front();
+        std::cerr << p.hazard_count << " hazards, first " << printable(p.hazards.front());
       } else {
         std::cerr << p.expectation_failures << " expectation failures, " << p.executions
                   << " of " << p.iterations << " executions";
