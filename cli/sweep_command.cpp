@@ -10,6 +10,7 @@
 #include "arch/atomic_file.hpp"
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
+#include "arch/printable.hpp"
 #include "arch/hex.hpp"
 #include "arch/mapped_file.hpp"
 #include "arch/package.hpp"
