@@ -12,6 +12,7 @@
 
 #include "arch/capture.capnp.h"
 #include "arch/capture.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
 #include "arch/utf8.hpp"
 
@@ -277,23 +278,15 @@ void write_capture_capnp(const Capture& capture, const std::string& path) {
   for (size_t i = 0; i < capture.phases.size(); ++i) {
     fill_phase(capture.phases[i], phases[static_cast<unsigned>(i)]);
   }
-  const std::string temp = path + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(path + ": cannot write: " + std::strerror(errno));
-  try {
-    kj::FdOutputStream stream(fd);
-    stream.write(kCaptureMagic, sizeof(kCaptureMagic) - 1);
-    capnp::writeMessage(stream, message);
-  } catch (const kj::Exception& e) {
-    ::close(fd);
-    std::filesystem::remove(temp);
-    throw InputError(path + ": cannot write: " + std::string(e.getDescription().cStr()));
-  }
-  if (::close(fd) != 0) {
-    std::filesystem::remove(temp);
-    throw InputError(path + ": cannot write: " + std::strerror(errno));
-  }
-  std::filesystem::rename(temp, path);
+  write_file_atomically(path, [&](int fd) {
+    try {
+      kj::FdOutputStream stream(fd);
+      stream.write(kCaptureMagic, sizeof(kCaptureMagic) - 1);
+      capnp::writeMessage(stream, message);
+    } catch (const kj::Exception& e) {
+      throw std::runtime_error(e.getDescription().cStr());
+    }
+  });
 }
 
 }  // namespace lockstep::arch

@@ -5,7 +5,7 @@
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
 #include "arch/hex.hpp"
-#include "arch/mapped_file.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/yaml_reader.hpp"
 #include "arch/yaml_writer.hpp"
 

@@ -63,43 +63,4 @@ void MappedFile::release() noexcept {
   size_ = 0;
 }
 
-void write_file_atomically(const std::string& path, std::string_view bytes) {
-  write_file_atomically(path, [&](int fd) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw std::runtime_error(reason());
-      }
-      done += static_cast<size_t>(n);
-    }
-  });
-}
-
-void write_file_atomically(const std::string& path, const std::function<void(int fd)>& write) {
-  const std::string temp = path + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(path + ": cannot write: " + reason());
-  try {
-    write(fd);
-  } catch (const std::exception& error) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw InputError(path + ": cannot write: " + error.what());
-  }
-  const bool synced = ::fsync(fd) == 0;
-  const std::string sync_why = synced ? std::string() : reason();
-  if (::close(fd) != 0 || !synced) {
-    const std::string why = synced ? reason() : sync_why;
-    ::unlink(temp.c_str());
-    throw InputError(path + ": cannot write: " + why);
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string why = reason();
-    ::unlink(temp.c_str());
-    throw InputError(path + ": cannot write: " + why);
-  }
-}
-
 }  // namespace lockstep::arch

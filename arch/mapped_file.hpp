@@ -1,7 +1,6 @@
 #pragma once
 // Whole-file access for the binary formats (package, capture): a read-only memory mapping
-// so a large file opens without being copied, and an atomic write (temp name + rename) so
-// a reader never sees half a file.
+// so a large file opens without being copied. Writing: arch/atomic_file.hpp.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,13 +32,5 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
-
-// Writes `bytes` to "<path>.tmp-<pid>" in the same directory, flushes it, then renames it
-// over `path`. InputError "path: cannot write: reason" on failure (the temp file is removed).
-void write_file_atomically(const std::string& path, std::string_view bytes);
-
-// The same for output written in pieces: `write` gets the open descriptor and writes all of
-// it, throwing std::exception (its what() the reason) on failure.
-void write_file_atomically(const std::string& path, const std::function<void(int fd)>& write);
 
 }  // namespace lockstep::arch

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "arch/errors.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/mapped_file.hpp"
 
 namespace lockstep::arch {

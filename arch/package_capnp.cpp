@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "arch/errors.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/mapped_file.hpp"
 #include "arch/package.capnp.h"
 #include "arch/package_io.hpp"

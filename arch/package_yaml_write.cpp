@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "arch/mapped_file.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/hex.hpp"
 #include "arch/package_io.hpp"
 #include "arch/yaml_writer.hpp"

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "arch/errors.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/mapped_file.hpp"
 #include "arch/npy.hpp"
 

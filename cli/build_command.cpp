@@ -1,7 +1,6 @@
 // `lockstep build WORKLOAD -o PACKAGE`: lower a workload, compile every exchange phase and
 // merge the rows into the program: one package that runs the whole model.
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
@@ -25,40 +25,12 @@
 namespace lockstep::cli {
 namespace {
 
-namespace fs = std::filesystem;
 
 bool is_yaml(const std::string& path) {
   const auto ends = [&](const std::string& s) {
     return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
   };
   return ends(".yaml") || ends(".yml");
-}
-
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code error;
-  if (fs::exists(a, error) && fs::exists(b, error)) return fs::equivalent(a, b, error);
-  return fs::weakly_canonical(a, error) == fs::weakly_canonical(b, error);
-}
-
-// Refuses an output that cannot be written before any long work starts: a directory, an
-// input file, a missing or read-only directory.
-void check_output(const std::string& output, const std::vector<std::string>& inputs) {
-  if (output.empty()) throw InputError("-o: empty path");
-  std::error_code error;
-  if (fs::is_directory(output, error)) throw InputError("-o " + output + ": is a directory");
-  for (const std::string& input : inputs) {
-    if (!input.empty() && fs::exists(input, error) && same_file(output, input)) {
-      throw InputError("-o " + output + ": is the input " + input);
-    }
-  }
-  fs::path directory = fs::path(output).parent_path();
-  if (directory.empty()) directory = ".";
-  if (!fs::is_directory(directory, error)) {
-    throw InputError("-o " + output + ": directory " + directory.string() + " does not exist");
-  }
-  if (::access(directory.c_str(), W_OK) != 0) {
-    throw InputError("-o " + output + ": directory " + directory.string() + " is not writable");
-  }
 }
 
 std::string join(const std::vector<std::string>& names) {
@@ -84,7 +56,8 @@ int build(const BuildArgs& args) {
   const arch::MachineDescription machine = arch::load_machine(machine_source);
   replay::ModelPackageOptions options;
   options.config = compiler::parse_config(args.config);
-  check_output(args.output, {args.workload, machine_source});
+  arch::check_output_file(args.output, "-o");
+  arch::refuse_overwriting_input(args.output, {args.workload, machine_source, args.weights});
   const workload::ModelWeights weights = args.weights.empty() ? workload::seeded_weights(workload, args.weight_seed)
                                                               : workload::load_weights_file(args.weights, workload);
   const workload::DeviceWeights device = workload::fold_and_quantize(weights, workload);

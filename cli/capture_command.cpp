@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "arch/capture.hpp"
+#include "arch/atomic_file.hpp"
+#include "arch/csv.hpp"
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "cli/command_registry.hpp"
@@ -40,7 +42,7 @@ void print_stats(const arch::Capture& capture) {
   std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,"
                "words_delivered\n";
   for (const auto& p : stats.phases) {
-    std::cout << p.id << "," << p.label << "," << p.execution_count << "," << p.iterations << ","
+    std::cout << p.id << "," << arch::csv_field(p.label) << "," << p.execution_count << "," << p.iterations << ","
               << p.transfers << "," << p.destinations << "," << p.words << ","
               << p.words_delivered << "\n";
   }
@@ -75,6 +77,8 @@ void add_synth(CLI::App& parent, std::function<int()>& run) {
   add_common_options(*cmd);
   run = [cmd, o]() {
     if (!cmd->parsed()) return -1;
+    arch::check_output_file(o->output, "-o");
+    arch::refuse_overwriting_input(o->output, {o->machine});
     const auto machine = arch::load_machine(o->machine);
     workload::SynthOptions options;
     options.family = workload::parse_synth_family(o->family);
@@ -110,6 +114,8 @@ void add_convert(CLI::App& parent, std::function<int()>& run) {
   add_common_options(*cmd);
   run = [cmd, in, out]() {
     if (!cmd->parsed()) return -1;
+    arch::check_output_file(*out, "OUT");
+    arch::refuse_overwriting_input(*out, {*in});
     write_capture(arch::read_capture(*in), *out);
     return kExitOk;
   };

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "arch/capture.hpp"
+#include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
@@ -99,17 +100,6 @@ nlohmann::ordered_json report_json(const compiler::CompileReport& report, const 
   return json;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw InputError(path + ": cannot write");
-    out << text;
-    if (!out) throw InputError(path + ": cannot write");
-  }
-  std::filesystem::rename(temporary, path);
-}
-
 // Seconds between laps, for the --log-level info timing line.
 class StageClock {
  public:
@@ -187,6 +177,12 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     if (words->count() > 0 && o->stream_words == 0) throw InputError("--exchange-stream-words: must be at least 1");
     std::optional<tbb::global_control> threads;
     if (o->jobs > 0) threads.emplace(tbb::global_control::max_allowed_parallelism, o->jobs);
+    arch::check_output_file(o->output, "-o");
+    arch::refuse_overwriting_input(o->output, {o->capture, o->machine});
+    if (!o->report.empty()) {
+      arch::check_output_file(o->report, "--report");
+      arch::refuse_overwriting_input(o->report, {o->capture, o->machine, o->output});
+    }
     StageProgress progress("compile");
     progress.stage("reading " + o->capture);
     StageClock clock;
@@ -224,7 +220,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       arch::write_package_capnp(result.package, o->output);
     }
     if (!o->report.empty()) {
-      write_text(o->report, report_json(result.report, options.config.name, machine.name).dump(2) + "\n");
+      arch::write_file_atomically(o->report, report_json(result.report, options.config.name, machine.name).dump(2) + "\n");
     }
     progress.finish();
     spdlog::info("reading {:.2f} s, compiling {:.2f} s, validating {:.2f} s, writing {:.2f} s", reading, compiling,

@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "arch/capture.hpp"
+#include "arch/atomic_file.hpp"
+#include "arch/csv.hpp"
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
@@ -48,12 +50,12 @@ void print_stats(const workload::Lowered& lowered, double seconds) {
   std::cout << "lowering_seconds " << seconds << "\n";
   std::cout << "gemm,in,out,k_blocks,o_blocks,chunks\n";
   for (const auto& g : lowered.gemms) {
-    std::cout << g.name << "," << g.in << "," << g.out << "," << g.k_blocks << "," << g.o_blocks
+    std::cout << arch::csv_field(g.name) << "," << g.in << "," << g.out << "," << g.k_blocks << "," << g.o_blocks
               << "," << g.chunks << "\n";
   }
   std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,words_delivered\n";
   for (const auto& p : stats.phases) {
-    std::cout << p.id << "," << p.label << "," << p.execution_count << "," << p.iterations << ","
+    std::cout << p.id << "," << arch::csv_field(p.label) << "," << p.execution_count << "," << p.iterations << ","
               << p.transfers << "," << p.destinations << "," << p.words << "," << p.words_delivered
               << "\n";
   }
@@ -92,6 +94,12 @@ const CommandRegistration registration{"lower", [](CLI::App& app) {
     if (o->capture.empty() && o->program.empty() && !o->stats) {
       throw InputError("lower: nothing to do: give -o CAPTURE, --program PROGRAM or --stats");
     }
+    for (const auto& [path, option] : {std::pair{o->capture, "-o"}, std::pair{o->program, "--program"}}) {
+      if (path.empty()) continue;
+      arch::check_output_file(path, option);
+      arch::refuse_overwriting_input(path, {o->workload, o->machine});
+    }
+    if (!o->capture.empty() && !o->program.empty()) arch::refuse_overwriting_input(o->capture, {o->program});
     const workload::Workload workload = workload::load_workload(o->workload);
     const arch::MachineDescription machine =
         arch::load_machine(o->machine.empty() ? workload.machine : o->machine);

@@ -8,6 +8,7 @@
 #include "arch/errors.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
+#include "cli/version.hpp"
 
 namespace lockstep::cli {
 
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
       "(hazard, mismatch), 2 bad input, 3 internal error.",
       "lockstep"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "lockstep 0.1.0");
+  app.set_version_flag("--version", "lockstep " LOCKSTEP_VERSION " (commit " LOCKSTEP_COMMIT ")");
   auto commands = registered_commands();
   std::sort(commands.begin(), commands.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -41,11 +42,18 @@ int main(int argc, char** argv) {
     auto run = command.setup(app);
     runners.emplace_back(app.get_subcommand(command.name), std::move(run));
   }
+  add_common_options(app);  // --log-level and --trace-tile before the subcommand too
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : kExitBadInput;
+    std::cerr << "error: " << lockstep::printable(e.what()) << " (see lockstep --help)\n";
+    return kExitBadInput;
   }
   try {
     for (auto& [sub, run] : runners) {
@@ -55,10 +63,10 @@ int main(int argc, char** argv) {
       }
     }
   } catch (const lockstep::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << lockstep::printable(e.what()) << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
+    std::cerr << "internal error: " << lockstep::printable(e.what()) << "\n";
     return kExitInternal;
   }
   return kExitBadInput;

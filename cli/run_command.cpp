@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
 #include "arch/input_file.hpp"
 #include "arch/npy.hpp"
@@ -42,17 +43,6 @@ std::vector<uint8_t> read_binary(const std::string& path, const std::string& wha
   } catch (const InputError& e) {
     throw InputError(what + ": " + e.what());
   }
-}
-
-void write_binary(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path.string() + ": cannot write");
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw InputError(path.string() + ": write failed");
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 bool is_npy(const std::string& path) {
@@ -206,6 +196,16 @@ void print_text(const arch::MachineDescription& machine, const sim::RunResult& r
   std::cout << (result.ok() ? "ok" : "FAILED") << "\n";
 }
 
+// Every file the run reads: no output may be one of them.
+std::vector<std::string> inputs_of(const RunArgs& args) {
+  std::vector<std::string> inputs{args.package};
+  for (const auto& spec : args.inputs) {
+    const size_t equals = spec.find('=');
+    inputs.push_back(equals == std::string::npos ? spec : spec.substr(equals + 1));
+  }
+  return inputs;
+}
+
 // The --output files, checked before the run: typed bindings and existing folders.
 std::vector<std::pair<const arch::Binding*, std::string>> npy_outputs(const arch::Package& package,
                                                                       const RunArgs& args) {
@@ -214,10 +214,8 @@ std::vector<std::pair<const arch::Binding*, std::string>> npy_outputs(const arch
     std::string file;
     const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Output, "--output", file);
     if (!is_npy(file)) throw InputError("--output " + spec + ": expected a .npy file");
-    const auto parent = std::filesystem::path(file).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-      throw InputError("--output " + spec + ": folder " + parent.string() + " does not exist");
-    }
+    arch::check_output_file(file, "--output");
+    arch::refuse_overwriting_input(file, inputs_of(args));
     npy_type(b, file);
     outputs.emplace_back(&b, file);
   }
@@ -227,8 +225,10 @@ std::vector<std::pair<const arch::Binding*, std::string>> npy_outputs(const arch
 void write_outputs(const RunArgs& args, const std::vector<std::pair<const arch::Binding*, std::string>>& npy,
                    const sim::RunResult& result) {
   if (!args.output_dir.empty()) {
+    arch::create_output_directory(args.output_dir, "--output-dir");
     for (const auto& [name, bytes] : result.outputs) {
-      write_binary(std::filesystem::path(args.output_dir) / (name + ".bin"), bytes);
+      const std::string path = (std::filesystem::path(args.output_dir) / (name + ".bin")).string();
+      arch::write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     }
   }
   for (const auto& [binding, file] : npy) {
@@ -251,9 +251,7 @@ int run(const RunArgs& args) {
     options.inputs[b.name] = read_input(b, file);
   }
   const auto npy = npy_outputs(package, args);
-  if (!args.output_dir.empty() && !std::filesystem::is_directory(args.output_dir)) {
-    throw InputError("--output-dir " + args.output_dir + ": not a directory");
-  }
+  if (!args.output_dir.empty()) arch::check_output_directory(args.output_dir, "--output-dir");
   std::vector<float> reference;
   if (args.reference) reference = package_reference(package, machine, args.package, options.inputs);
   const sim::RunResult result = sim::make_systemc_backend(machine)->run(package, options);
@@ -290,7 +288,7 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                   "run the resident program this many times back to back and print each one's cycles\n"
                   "and milliseconds at the machine's clock (outputs are the last one's)")
       ->check(CLI::Range(1u, 1000u));
-  cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin");
+  cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin (DIR is made if missing)");
   cmd->add_flag("--json", args->json,
                 "print the result as one JSON object; every phase execution lists each tile's\n"
                 "row end and, per received run, its sender, addresses, bytes and first and\n"

@@ -1,12 +1,18 @@
-// `lockstep sweep CAPTURE -o DIR`: every phase under every configuration of a sweep file and
+// `lockstep sweep CAPTURE -o DIR` (or `--resume DIR`): every phase under every configuration of a sweep file and
 // its paired-width alternative, each point compiled, simulated and payload-checked, in
 // worker processes (and MPI ranks under mpirun); then results.csv and the report.
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
+#include "arch/atomic_file.hpp"
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
+#include "arch/hex.hpp"
+#include "arch/mapped_file.hpp"
+#include "arch/package.hpp"
 #include "cli/command_registry.hpp"
 #include "replay/mpi.hpp"
 #include "replay/replay_args.hpp"
@@ -15,6 +21,7 @@
 #include "replay/results.hpp"
 #include "replay/sweep.hpp"
 #include "replay/sweep_definition.hpp"
+#include "replay/sweep_journal.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -30,10 +37,64 @@ struct SweepArgs {
   uint64_t seed = 1;
   std::string machine;
   std::string out;
+  std::string resume;  // the folder of an interrupted sweep
 };
 
-int run_sweep_command(const SweepArgs& args) {
+// The journal's identity line: the arguments that decide the results (so `--resume DIR`
+// needs nothing else) and digests of the capture and configurations (so a changed input is
+// refused instead of mixed in).
+std::string sweep_identity(const SweepArgs& args, const replay::SweepDefinition& definition) {
+  const arch::MappedFile capture(args.capture);
+  std::string configurations;
+  for (const auto& c : definition.configurations) configurations += c + "\n";
+  nlohmann::json j;
+  j["capture"] = args.capture;
+  j["capture_fnv1a64"] = arch::hex(arch::fnv1a64(capture.data(), capture.size()));
+  j["configs"] = args.configs;
+  j["configurations_fnv1a64"] = arch::hex(
+      arch::fnv1a64(reinterpret_cast<const uint8_t*>(configurations.data()), configurations.size()));
+  j["phases"] = args.phases;
+  j["no_timings"] = args.no_timings;
+  j["word32_only"] = args.word32_only;
+  j["samples"] = args.samples;
+  j["seed"] = args.seed;
+  j["machine"] = args.machine;
+  return j.dump();
+}
+
+// `--resume DIR`: the interrupted sweep's own arguments, read back from its journal.
+SweepArgs resumed_args(const SweepArgs& given) {
+  const std::string identity = replay::SweepJournal::read_identity(given.resume);
+  const std::string where = replay::join_path(given.resume, "points.journal");
+  SweepArgs args;
+  try {
+    const auto j = nlohmann::json::parse(identity);
+    args.capture = j.at("capture").get<std::string>();
+    args.configs = j.at("configs").get<std::string>();
+    args.phases = j.at("phases").get<std::string>();
+    args.no_timings = j.at("no_timings").get<bool>();
+    args.word32_only = j.at("word32_only").get<bool>();
+    args.samples = j.at("samples").get<uint64_t>();
+    args.seed = j.at("seed").get<uint64_t>();
+    args.machine = j.at("machine").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(where + ": unreadable sweep arguments: " + e.what());
+  }
+  args.jobs = given.jobs;
+  args.out = given.resume;
+  args.resume = given.resume;
+  return args;
+}
+
+int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& explicit_options) {
+  if (!given.resume.empty() && !explicit_options.empty()) {
+    throw InputError("--resume: the sweep's options come from its journal; drop " + explicit_options.front());
+  }
+  const SweepArgs args = given.resume.empty() ? given : resumed_args(given);
+  if (args.capture.empty()) throw InputError("sweep: give CAPTURE -o DIR, or --resume DIR");
+  if (args.out.empty()) throw InputError("sweep: -o DIR is required (the folder for results and report)");
   replay::MpiSession mpi;
+  if (mpi.root()) arch::check_output_directory(args.out, "-o");
   const auto capture = arch::read_capture(args.capture);
   const auto machine = replay::machine_for(capture, args.machine);
   arch::validate_capture(capture, machine, args.capture);
@@ -46,6 +107,27 @@ int run_sweep_command(const SweepArgs& args) {
   options.point.seed = args.seed;
   if (args.samples > 0) options.point.samples = args.samples;
   const auto plan = replay::plan_sweep(capture, definition, options);
+  std::unique_ptr<replay::SweepJournal> journal;
+  replay::SweepResume resume;
+  std::vector<uint64_t> finished;
+  int status = 0;
+  std::string failure;
+  if (mpi.root()) {
+    try {
+      arch::create_output_directory(args.out, "-o");
+      journal = std::make_unique<replay::SweepJournal>(args.out, sweep_identity(args, definition),
+                                                       !args.resume.empty(), plan.size());
+      resume.finished = journal->finished();
+      for (const auto& point : resume.finished) finished.push_back(point.first);
+      resume.on_point = [&](size_t index, const std::string& encoded) { journal->append(index, encoded); };
+    } catch (const InputError& e) {
+      status = 2;
+      failure = e.what();
+    }
+  }
+  // Every rank learns of the root's failure (none waits forever) and of what is done.
+  if (mpi.broadcast(status) != 0) throw InputError(mpi.root() ? failure : "input error on rank 0");
+  for (uint64_t index : mpi.broadcast(finished)) resume.finished.emplace(index, std::string());
   if (mpi.root()) {
     std::cerr << "sweep: " << plan.size() << " points ("
               << (plan.empty() ? 0 : plan.size() / definition.configurations.size() /
@@ -56,9 +138,13 @@ int run_sweep_command(const SweepArgs& args) {
               << (mpi.size() > 1 ? " x " + std::to_string(mpi.size()) + " ranks" : "") << ", "
               << (args.samples ? std::to_string(args.samples) + " sampled destination words"
                                : std::string("every destination word"))
-              << " checked per iteration\n";
+              << " checked per iteration";
+    if (!args.resume.empty()) {
+      std::cerr << "; resuming: " << resume.finished.size() << " already done";
+    }
+    std::cerr << "\n";
   }
-  const auto points = replay::run_sweep(capture, machine, plan, options, mpi);
+  const auto points = replay::run_sweep(capture, machine, plan, options, mpi, resume);
   if (!mpi.root()) return kExitOk;
 
   std::vector<replay::ResultRow> rows;
@@ -71,13 +157,13 @@ int run_sweep_command(const SweepArgs& args) {
     if (failed <= 10) {
       std::cerr << "FAIL phase " << p.spec.phase << " " << p.spec.display_name() << ": ";
       if (!p.error.empty()) {
-        std::cerr << p.error;
+        std::cerr << printable(p.error);
       } else if (!p.mismatches.empty()) {
         const auto& m = p.mismatches.front();
         std::cerr << p.mismatch_count << " mismatches, first tile " << m.tile << " address "
                   << m.address << " iteration " << m.iteration;
       } else if (!p.hazards.empty()) {
-        std::cerr << p.hazard_count << " hazards, first " << p.hazards.front();
+        std::cerr << p.hazard_count << " hazards, first " << printable(p.hazards.front());
       } else {
         std::cerr << p.expectation_failures << " expectation failures, " << p.executions
                   << " of " << p.iterations << " executions";
@@ -85,9 +171,11 @@ int run_sweep_command(const SweepArgs& args) {
       std::cerr << "\n";
     }
   }
-  std::filesystem::create_directories(args.out);
   replay::write_results_csv(rows, replay::join_path(args.out, "results.csv"));
   replay::write_report(rows, definition, machine.clock_hz, args.out);
+  // Everything is in results.csv now; the journal (in finishing order, so not
+  // byte-identical across job counts) has done its work.
+  journal->finish();
   std::cout << "points     " << points.size() << " (" << points.size() - failed << " pass, "
             << failed << " fail)\n"
             << "results    " << replay::join_path(args.out, "results.csv") << "\n"
@@ -112,7 +200,7 @@ const CommandRegistration registration{"sweep", [](CLI::App& app) {
       "count (with --no-timings, results.csv too). Exit 1 if any payload check fails.\n"
       "Example: lockstep sweep out/vit.capnp --phases 0-3 -o out/sweep");
   auto args = std::make_shared<SweepArgs>();
-  cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)")->required();
+  cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)");
   cmd->add_option("--configs", args->configs, "sweep definition (path or embedded name)")
       ->capture_default_str();
   cmd->add_option("--phases", args->phases, "phase ids to sweep, e.g. 0,3,5-9 (default: all)");
@@ -127,9 +215,20 @@ const CommandRegistration registration{"sweep", [](CLI::App& app) {
   cmd->add_option("--seed", args->seed, "payload token and sampling seed")->capture_default_str();
   cmd->add_option("--machine", args->machine,
                   "machine (path or embedded name); default: the capture's machine");
-  cmd->add_option("-o,--output", args->out, "output directory")->required();
+  cmd->add_option("-o,--output", args->out,
+                  "output folder (created if missing); points are journalled there as they finish");
+  cmd->add_option("--resume", args->resume,
+                  "finish the interrupted sweep in DIR: its arguments come from DIR/points.journal,\n"
+                  "finished points are kept, the rest run; the files equal an uninterrupted run's");
   add_common_options(*cmd);
-  return [args]() { return run_sweep_command(*args); };
+  return [cmd, args]() {
+    std::vector<std::string> given;
+    for (const char* name : {"CAPTURE", "--configs", "--phases", "--no-timings", "--word32-only",
+                             "--samples", "--seed", "--machine", "-o"}) {
+      if (cmd->get_option(name)->count() > 0) given.emplace_back(name);
+    }
+    return run_sweep_command(*args, given);
+  };
 }};
 
 }  // namespace

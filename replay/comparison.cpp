@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "arch/csv.hpp"
 #include "arch/errors.hpp"
 
 namespace lockstep::replay {
@@ -106,7 +107,7 @@ std::string comparisons_csv_text(const Comparison& comparison) {
       "saved_ms\n";
   for (size_t w = 0; w < comparison.windows.size(); ++w) {
     const WindowSummary& s = comparison.summary[w];
-    out += comparison.windows[w].name + "," + std::to_string(s.phases) + "," +
+    out += arch::csv_field(comparison.windows[w].name) + "," + std::to_string(s.phases) + "," +
            std::to_string(s.reference_weighted_cycles) + "," +
            std::to_string(s.selected_weighted_cycles) + "," +
            std::to_string(s.weighted_cycles_saved) + "," + format_saved_ms(s.saved_ms) + "\n";
@@ -122,7 +123,8 @@ std::string comparisons_by_phase_csv_text(const std::vector<ResultRow>& rows,
   for (const PhaseSelection& s : comparison.by_phase) {
     const ResultRow& ref = rows[s.reference_row];
     const ResultRow& sel = rows[s.selected_row];
-    out += comparison.windows[s.window].name + "," + std::to_string(s.phase) + "," + ref.label +
+    out += arch::csv_field(comparison.windows[s.window].name) + "," + std::to_string(s.phase) + "," +
+           arch::csv_field(ref.label) +
            "," + std::to_string(ref.execution_count) + "," + point_name(ref) + "," +
            std::to_string(ref.horizon) + "," + sel.config + "," + width_name(sel.width) + "," +
            std::to_string(sel.horizon) + "," + std::to_string(s.weighted_cycles_saved) + "\n";

@@ -1,5 +1,7 @@
 #include "replay/frontier.hpp"
 
+#include "arch/csv.hpp"
+
 namespace lockstep::replay {
 
 namespace {
@@ -43,7 +45,7 @@ std::string frontier_csv_text(const std::vector<ResultRow>& rows,
   std::string out = "phase,label,config,width,horizon,max_row_bytes,total_row_bytes\n";
   for (size_t index : frontier) {
     const ResultRow& r = rows[index];
-    out += std::to_string(r.phase) + "," + r.label + "," + r.config + "," + width_name(r.width) +
+    out += std::to_string(r.phase) + "," + arch::csv_field(r.label) + "," + r.config + "," + width_name(r.width) +
            "," + std::to_string(r.horizon) + "," + std::to_string(r.max_row_bytes) + "," +
            std::to_string(r.total_row_bytes) + "\n";
   }

@@ -12,6 +12,7 @@
 #include "arch/machine.hpp"
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"
+#include "arch/atomic_file.hpp"
 #include "replay/report_files.hpp"
 #include "replay/sweep.hpp"
 
@@ -175,7 +176,7 @@ std::vector<std::string> bless_golden(const GoldenRun& run, const std::string& d
   fs::create_directories(dir);
   std::vector<std::string> written;
   for (const auto& [name, text] : run.files) {
-    write_file_atomically(join_path(dir, name), text);
+    arch::write_file_atomically(join_path(dir, name), text);
     written.push_back(name);
   }
   for (const auto& entry : fs::directory_iterator(dir)) {

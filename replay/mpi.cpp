@@ -137,6 +137,18 @@ int MpiSession::broadcast(int value) const {
   return value;
 }
 
+std::vector<uint64_t> MpiSession::broadcast(std::vector<uint64_t> values) const {
+  if (!active_ || size_ == 1) return values;
+  uint64_t count = values.size();
+  check(MPI_Bcast(&count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  values.resize(count);
+  if (count > 0) {
+    check(MPI_Bcast(values.data(), static_cast<int>(count), MPI_UINT64_T, 0, MPI_COMM_WORLD),
+          "MPI_Bcast");
+  }
+  return values;
+}
+
 std::vector<size_t> rank_share(size_t count, int rank, int size) {
   std::vector<size_t> out;
   for (size_t i = static_cast<size_t>(rank); i < count; i += static_cast<size_t>(size)) {

@@ -2,6 +2,7 @@
 // Scale-out across ranks: MPI is initialised only when the process was started by mpirun
 // (OMPI_COMM_WORLD_SIZE is set), so a plain run never touches it.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,7 @@ class MpiSession {
 
   // Rank 0's value, on every rank.
   int broadcast(int value) const;
+  std::vector<uint64_t> broadcast(std::vector<uint64_t> values) const;
 
  private:
   bool active_ = false;

@@ -121,11 +121,11 @@ std::string describe_exit(int status) {
 }
 
 std::vector<std::string> run_here(size_t count, const std::function<std::string(size_t)>& task,
-                                  const std::function<void(size_t)>& on_done) {
+                                  const DoneCallback& on_done) {
   std::vector<std::string> results(count);
   for (size_t i = 0; i < count; ++i) {
     results[i] = task(i);
-    if (on_done) on_done(i);
+    if (on_done) on_done(i, results[i]);
   }
   return results;
 }
@@ -144,7 +144,7 @@ size_t available_cores() {
 
 std::vector<std::string> run_in_processes(size_t count, size_t jobs,
                                           const std::function<std::string(size_t)>& task,
-                                          const std::function<void(size_t)>& on_done,
+                                          const DoneCallback& on_done,
                                           const CrashResult& on_crash) {
   if (jobs > count) jobs = count;
   if (count == 0) return {};
@@ -209,7 +209,7 @@ std::vector<std::string> run_in_processes(size_t count, size_t jobs,
           if (on_crash && error.empty()) {
             results[lost] = on_crash(lost, describe_exit(wait_status));
             ++finished;
-            if (on_done) on_done(lost);
+            if (on_done) on_done(lost, results[lost]);
             *w = start_worker(task, workers);
             give_next(*w);
           } else if (error.empty()) {
@@ -233,7 +233,7 @@ std::vector<std::string> run_in_processes(size_t count, size_t jobs,
         if (status == kOk) {
           results[index] = std::move(bytes);
           ++finished;
-          if (on_done) on_done(index);
+          if (on_done) on_done(index, results[index]);
         } else if (error.empty()) {
           error_status = status;
           error = bytes;

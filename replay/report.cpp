@@ -9,6 +9,7 @@
 #include "replay/frontier.hpp"
 #include "replay/html.hpp"
 #include "replay/plot_phase.hpp"
+#include "arch/atomic_file.hpp"
 #include "replay/report_files.hpp"
 
 namespace lockstep::replay {
@@ -27,23 +28,23 @@ void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& swe
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir + ": cannot create the report directory: " + ec.message());
 
-  write_file_atomically(join_path(dir, "frontier.csv"), frontier_csv_text(rows, frontier));
-  write_file_atomically(join_path(dir, "comparisons.csv"), comparisons_csv_text(comparison));
-  write_file_atomically(join_path(dir, "comparisons_by_phase.csv"),
+  arch::write_file_atomically(join_path(dir, "frontier.csv"), frontier_csv_text(rows, frontier));
+  arch::write_file_atomically(join_path(dir, "comparisons.csv"), comparisons_csv_text(comparison));
+  arch::write_file_atomically(join_path(dir, "comparisons_by_phase.csv"),
                         comparisons_by_phase_csv_text(rows, comparison));
   const ReportView view{rows, phases, on_frontier, comparison, clock_hz};
   for (size_t p = 0; p < phases.size(); ++p) {
     const uint32_t id = phases[p].phase;
     const PlotFiles plot =
         render_phase_plot(make_phase_plot(rows, phases[p], on_frontier, sweep.reference));
-    write_file_atomically(join_path(dir, phase_file(id, "svg")), plot.svg);
-    write_file_atomically(join_path(dir, phase_file(id, "png")), plot.png);
-    write_file_atomically(join_path(dir, phase_file(id, "pdf")), plot.pdf);
-    write_file_atomically(join_path(dir, phase_file(id, "html")), phase_html(view, p));
+    arch::write_file_atomically(join_path(dir, phase_file(id, "svg")), plot.svg);
+    arch::write_file_atomically(join_path(dir, phase_file(id, "png")), plot.png);
+    arch::write_file_atomically(join_path(dir, phase_file(id, "pdf")), plot.pdf);
+    arch::write_file_atomically(join_path(dir, phase_file(id, "html")), phase_html(view, p));
     spdlog::debug("report: phase {} written", id);
   }
   // The index last: once it exists, everything it links to does too.
-  write_file_atomically(join_path(dir, "index.html"), index_html(view));
+  arch::write_file_atomically(join_path(dir, "index.html"), index_html(view));
 }
 
 std::vector<std::string> report_file_names(const std::vector<ResultRow>& rows) {

@@ -4,8 +4,10 @@
 #include <map>
 #include <tuple>
 
+#include "arch/csv.hpp"
 #include "arch/errors.hpp"
 #include "arch/yaml_reader.hpp"
+#include "arch/atomic_file.hpp"
 #include "replay/report_files.hpp"
 
 namespace lockstep::replay {
@@ -79,20 +81,6 @@ class LineReader {
   std::vector<std::string> fields_;
 };
 
-std::vector<std::string> split_commas(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = line.find(',', start);
-    if (comma == std::string::npos) {
-      fields.push_back(line.substr(start));
-      return fields;
-    }
-    fields.push_back(line.substr(start, comma - start));
-    start = comma + 1;
-  }
-}
-
 ResultRow parse_row(const LineReader& in) {
   ResultRow row;
   row.phase = static_cast<uint32_t>(in.unsigned_value(0, UINT32_MAX));
@@ -155,30 +143,24 @@ std::vector<ResultRow> parse_results_csv(const std::string& text, const std::str
   // (phase, config, width) -> line, to name the first occurrence of a duplicate.
   std::map<std::tuple<uint32_t, std::string, compiler::Width>, size_t> seen;
   std::map<uint32_t, std::pair<size_t, size_t>> phase_first;  // phase -> (line, row index)
-  size_t line_number = 0;
-  size_t start = 0;
   bool header_seen = false;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (arch::CsvRecord& record : arch::parse_csv(text, file_name)) {
+    const size_t line_number = record.line;
     if (!header_seen) {
-      if (line != kResultsHeader) {
+      std::string header;
+      for (const auto& f : record.fields) header += (header.empty() ? "" : ",") + f;
+      if (header != kResultsHeader) {
         throw InputError(file_name + ":1: header: expected '" + std::string(kResultsHeader) +
-                         "', got '" + line + "'");
+                         "', got '" + header + "'");
       }
       header_seen = true;
       continue;
     }
-    if (line.empty()) {
+    if (record.blank) {
       throw InputError(file_name + ":" + std::to_string(line_number) + ": row: empty line");
     }
-    auto fields = split_commas(line);
-    const size_t count = fields.size();
-    LineReader in(file_name, line_number, std::move(fields));
+    const size_t count = record.fields.size();
+    LineReader in(file_name, line_number, std::move(record.fields));
     if (count < kColumnCount) {
       in.fail(count, "missing: the row has " + std::to_string(count) + " of " +
                          std::to_string(kColumnCount) + " columns");
@@ -186,7 +168,7 @@ std::vector<ResultRow> parse_results_csv(const std::string& text, const std::str
     if (count > kColumnCount) {
       in.fail_named("row", std::to_string(count) + " columns, expected " +
                                std::to_string(kColumnCount) +
-                               " (no field may contain a comma)");
+                               " (a field holding a comma must be quoted)");
     }
     ResultRow row = parse_row(in);
     if (!rows.empty() && row.phase < rows.back().phase) {
@@ -232,7 +214,7 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
 std::string results_csv_text(const std::vector<ResultRow>& rows) {
   std::string out = std::string(kResultsHeader) + "\n";
   for (const auto& r : rows) {
-    out += std::to_string(r.phase) + "," + r.label + "," + std::to_string(r.execution_count) +
+    out += std::to_string(r.phase) + "," + arch::csv_field(r.label) + "," + std::to_string(r.execution_count) +
            "," + r.config + "," + width_name(r.width) + "," + std::to_string(r.horizon) + "," +
            std::to_string(r.lower_bound) + "," + std::to_string(r.max_row_bytes) + "," +
            std::to_string(r.total_row_bytes) + "," + std::to_string(r.table_bytes_shared) +
@@ -244,7 +226,7 @@ std::string results_csv_text(const std::vector<ResultRow>& rows) {
 }
 
 void write_results_csv(const std::vector<ResultRow>& rows, const std::string& path) {
-  write_file_atomically(path, results_csv_text(rows));
+  arch::write_file_atomically(path, results_csv_text(rows));
 }
 
 std::vector<PhaseRows> group_by_phase(const std::vector<ResultRow>& rows) {

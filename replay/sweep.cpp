@@ -55,8 +55,13 @@ size_t default_jobs(const MpiSession& mpi) {
 std::vector<PointResult> run_sweep(const arch::Capture& capture,
                                    const arch::MachineDescription& machine,
                                    const std::vector<PointSpec>& plan, const SweepOptions& options,
-                                   const MpiSession& mpi) {
-  const auto mine = rank_share(plan.size(), mpi.rank(), mpi.size());
+                                   const MpiSession& mpi, const SweepResume& resume) {
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (!resume.finished.count(i)) todo.push_back(i);
+  }
+  std::vector<size_t> mine;
+  for (size_t k : rank_share(todo.size(), mpi.rank(), mpi.size())) mine.push_back(todo[k]);
   const size_t jobs = options.jobs > 0 ? options.jobs : default_jobs(mpi);
   // Rank 0 shows its own share; the ranks advance at about the same pace.
   Progress progress(mine.size(), "points", options.progress && mpi.root());
@@ -70,7 +75,10 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
         [&](size_t i) {
           return encode_point_result(run_point(capture, machine, plan[mine[i]], options.point));
         },
-        [&](size_t) { progress.advance(); },
+        [&](size_t i, const std::string& encoded) {
+          if (mpi.root() && resume.on_point) resume.on_point(mine[i], encoded);
+          progress.advance();
+        },
         [&](size_t i, const std::string& how) {
           return encode_point_result(crashed_point(capture, plan[mine[i]], how));
         });
@@ -94,10 +102,20 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
   if (!mpi.root()) return {};
   std::vector<PointResult> results(plan.size());
   std::vector<bool> seen(plan.size(), false);
+  for (const auto& [index, bytes] : resume.finished) {
+    if (index >= plan.size()) throw std::runtime_error("sweep: bad point index");
+    seen[index] = true;
+    results[index] = decode_point_result(bytes);
+  }
+  const bool mine_journalled = static_cast<bool>(resume.on_point);
   for (auto& [index, bytes] : gathered.items) {
     if (index >= plan.size() || seen[index]) throw std::runtime_error("sweep: bad point index");
     seen[index] = true;
     results[index] = decode_point_result(bytes);
+    // Rank 0 journalled its own points as they finished; the other ranks' arrive here.
+    if (mine_journalled && !std::binary_search(mine.begin(), mine.end(), index)) {
+      resume.on_point(index, bytes);
+    }
   }
   if (std::find(seen.begin(), seen.end(), false) != seen.end()) {
     throw std::runtime_error("sweep: a point was never run");

@@ -3,6 +3,9 @@
 // the paired-width alternative of each), each point compiled, simulated and payload-checked,
 // spread over worker processes and MPI ranks with results independent of both.
 #include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -30,12 +33,19 @@ struct SweepOptions {
 std::vector<PointSpec> plan_sweep(const arch::Capture& capture, const SweepDefinition& definition,
                                   const SweepOptions& options);
 
-// Runs this rank's share of the points in worker processes and gathers everything to rank
-// 0, which gets every result in plan order; other ranks get an empty vector.
+// Points already run (by plan index, encoded) and where each new one goes as it finishes.
+struct SweepResume {
+  std::map<size_t, std::string> finished;  // skipped, taken as they are
+  // Rank 0 only, in the order its own points finish (other ranks' at the gather).
+  std::function<void(size_t plan_index, const std::string& encoded)> on_point;
+};
+
+// Runs this rank's share of the points not yet finished in worker processes and gathers
+// everything to rank 0, which gets every result in plan order; other ranks get an empty vector.
 std::vector<PointResult> run_sweep(const arch::Capture& capture,
                                    const arch::MachineDescription& machine,
                                    const std::vector<PointSpec>& plan, const SweepOptions& options,
-                                   const MpiSession& mpi);
+                                   const MpiSession& mpi, const SweepResume& resume = {});
 
 // The result of a point whose worker process died (a crash in the compiler or simulator):
 // an error, so the sweep goes on and reports it.

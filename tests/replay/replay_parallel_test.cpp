@@ -19,7 +19,7 @@ TEST(ReplayParallel, SameResultsWhateverTheJobCount) {
   EXPECT_EQ(one[7], square(7));
   for (size_t jobs : {2u, 3u, 8u, 40u}) {
     size_t done = 0;
-    EXPECT_EQ(run_in_processes(23, jobs, square, [&](size_t) { ++done; }), one) << jobs;
+    EXPECT_EQ(run_in_processes(23, jobs, square, [&](size_t, const std::string&) { ++done; }), one) << jobs;
     EXPECT_EQ(done, 23u);
   }
   EXPECT_TRUE(run_in_processes(0, 4, square).empty());

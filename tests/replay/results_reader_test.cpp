@@ -76,7 +76,7 @@ TEST(ResultsReader, ErrorsNameTheLineAndColumn) {
   EXPECT_EQ(error_of(kHeader + "17,a,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000\n"),
             "results.csv:2: payload: missing: the row has 15 of 16 columns");
   EXPECT_EQ(error_of(kHeader + "17,a,b,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
-            "results.csv:2: row: 17 columns, expected 16 (no field may contain a comma)");
+            "results.csv:2: row: 17 columns, expected 16 (a field holding a comma must be quoted)");
   EXPECT_EQ(error_of(kHeader + "17,a,1,S64,word64,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
             "results.csv:2: width: expected word32 or paired64, got 'word64'");
   EXPECT_EQ(error_of(kHeader + "17,a,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,ok\n"),
@@ -105,6 +105,21 @@ TEST(ResultsReader, ErrorsOnInconsistentRows) {
             "results.csv:3: execution_count: 1 differs from 27 on line 2 for phase 17");
   EXPECT_EQ(error_of(kHeader + kGood + kGood),
             "results.csv:3: config: B1024 word32 appears twice for phase 17 (first on line 2)");
+}
+
+TEST(ResultsReader, LabelsWithCommasQuotesAndNewlinesRoundTrip) {
+  std::vector<ResultRow> rows = parse_results_csv(kHeader + kGood, "results.csv");
+  for (const std::string label : {"a,b", "say \"hi\"", "two\nlines", "crlf\r\nend", ",\",\n"}) {
+    rows[0].label = label;
+    const std::string text = results_csv_text(rows);
+    const auto back = parse_results_csv(text, "results.csv");
+    ASSERT_EQ(back.size(), 1u) << text;
+    EXPECT_EQ(back[0].label, label) << text;
+    EXPECT_EQ(results_csv_text(back), text);
+  }
+  EXPECT_EQ(error_of(kHeader + "17,\"open,27\n"), "results.csv:2: csv: a quoted field never closes");
+  EXPECT_EQ(error_of(kHeader + "17,a\"b,27\n"),
+            "results.csv:2: csv: a double quote inside an unquoted field (quote the whole field)");
 }
 
 TEST(ResultsReader, ConfigNames) {
