@@ -202,7 +202,8 @@ class DocumentCheck : public YAML::EventHandler {
     if (!is_key || !key.known) return;
     const auto [it, inserted] = frame.keys.emplace(key.text, mark.line + 1);
     if (!inserted) {
-      fail(mark, "duplicate key '" + printable(key.text) + "' (first at line " +
+      const std::string shown = key.text.size() > 80 ? key.text.substr(0, 80) + "..." : key.text;
+      fail(mark, "duplicate key '" + printable(shown) + "' (first at line " +
                      std::to_string(it->second) + ")");
     }
   }
@@ -225,21 +226,6 @@ class DocumentCheck : public YAML::EventHandler {
       a.nodes = count_ - frame.start;
     }
     frames_.pop_back();
-  }
-
-  static std::string printable(const std::string& text) {
-    std::string out;
-    for (const char c : text.substr(0, 80)) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u == 0x7f) {
-        char esc[8];
-        std::snprintf(esc, sizeof esc, "\\x%02x", u);
-        out += esc;
-      } else {
-        out += c;
-      }
-    }
-    return text.size() > 80 ? out + "..." : out;
   }
 
   const std::string& file_;
