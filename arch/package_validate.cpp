@@ -20,6 +20,22 @@ std::string range(uint64_t address, uint64_t bytes) {
 // Barriers are compared across tiles up to this many per tile; beyond it (huge Repeat
 // counts) the Repeat structure itself must match.
 constexpr uint64_t kMaxExpandedBarriers = 1u << 20;
+// Steps one tile may execute in one invocation: about 6,000 times the whole SigLIP's; a
+// Repeat of 2^32 - 1 kernel calls would otherwise run for hours (docs/formats.md).
+constexpr uint64_t kMaxExecutedSteps = 1u << 24;
+
+// Steps `list` executes, Repeats expanded; saturates just above kMaxExecutedSteps.
+uint64_t executed_steps(const std::vector<Step>& list) {
+  uint64_t total = 0;
+  for (const Step& step : list) {
+    uint64_t n = 1;
+    if (const auto* r = std::get_if<RepeatStep>(&step.kind)) {
+      n = std::min<uint64_t>(kMaxExecutedSteps + 1, (1 + executed_steps(r->body)) * uint64_t{r->count});
+    }
+    total = std::min<uint64_t>(kMaxExecutedSteps + 1, total + n);
+  }
+  return total;
+}
 
 struct Barrier {
   bool exchange = false;
@@ -182,6 +198,10 @@ class Validator {
         // The body's barriers repeat `count` times; expand them after the body is checked.
         const size_t before = barriers_[tile].size();
         steps(r->body, path, r, tile);
+        if ((1 + executed_steps(r->body)) * uint64_t{r->count} > kMaxExecutedSteps) {
+          fail(where + ": count", "expands to more than " + std::to_string(kMaxExecutedSteps) +
+                                      " step executions; lockstep will not simulate that many");
+        }
         repeat_barriers(tile, before, r->count, where);
       } else if (const auto* p = std::get_if<PatchStep>(&step.kind)) {
         patch(*p, where, repeat);

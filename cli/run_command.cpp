@@ -30,6 +30,8 @@ struct RunArgs {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   uint32_t invocations = 1;
+  uint64_t max_cycles = 10'000'000'000;  // 6.7 s of device time at 1.5 GHz: 340x the whole SigLIP
+  double timeout_seconds = 0;
   std::string output_dir;
   bool json = false;
   bool keep_going = false;
@@ -245,6 +247,8 @@ int run(const RunArgs& args) {
   options.record_tiles = args.json;
   if (auto t = trace_tile()) options.trace_tile = *t;
   options.invocations = args.invocations;
+  options.max_cycles = args.max_cycles;
+  options.timeout_seconds = args.timeout_seconds;
   for (const auto& spec : args.inputs) {
     std::string file;
     const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Input, "--input", file);
@@ -256,6 +260,10 @@ int run(const RunArgs& args) {
   if (args.reference) reference = package_reference(package, machine, args.package, options.inputs);
   const sim::RunResult result = sim::make_systemc_backend(machine)->run(package, options);
 
+  if (!result.stopped.empty()) {
+    std::cerr << "stopped: " << result.stopped << "; no outputs written\n";
+    return kExitFailed;
+  }
   write_outputs(args, npy, result);
   std::optional<workload::Agreement> agreement;
   if (args.reference) agreement = compare_output(result.outputs, reference);
@@ -288,6 +296,13 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                   "run the resident program this many times back to back and print each one's cycles\n"
                   "and milliseconds at the machine's clock (outputs are the last one's)")
       ->check(CLI::Range(1u, 1000u));
+  cmd->add_option("--max-cycles", args->max_cycles,
+                  "stop the run (exit 1, outputs not written) once a tile passes this simulated cycle;\n"
+                  "0: no bound")
+      ->capture_default_str();
+  cmd->add_option("--timeout", args->timeout_seconds,
+                  "stop the run (exit 1) after this many seconds of wall time (default 0: no bound)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin (DIR is made if missing)");
   cmd->add_flag("--json", args->json,
                 "print the result as one JSON object; every phase execution lists each tile's\n"

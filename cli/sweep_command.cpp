@@ -59,7 +59,13 @@ std::string sweep_identity(const SweepArgs& args, const replay::SweepDefinition&
   j["samples"] = args.samples;
   j["seed"] = args.seed;
   j["machine"] = args.machine;
-  return j.dump();
+  try {
+    return j.dump();
+  } catch (const nlohmann::json::type_error&) {
+    // The journal must give the exact arguments back on --resume.
+    throw InputError(args.capture + ": sweep: the capture, --configs, --phases and --machine arguments must be "
+                     "valid UTF-8 (a resumable sweep records them)");
+  }
 }
 
 // `--resume DIR`: the interrupted sweep's own arguments, read back from its journal.

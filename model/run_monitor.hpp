@@ -1,9 +1,11 @@
 #pragma once
 // What a run observes while the SystemC model executes: hazards with their place in time,
 // phase executions, and whether the run must stop. Shared by tiles, barrier and fabric.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "model/cycle_split.hpp"
@@ -54,6 +56,14 @@ class RunMonitor {
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;
 
+  // Bounds on a run (0 = none): simulated cycles, and wall-clock time from set_limits.
+  void set_limits(uint64_t max_cycles, double timeout_seconds);
+  // Stops the run once `cycle` passes max_cycles or the wall clock passes the timeout;
+  // tiles call it at every Repeat iteration, the barrier at every phase.
+  void check_limits(uint64_t cycle);
+  // Why the run stopped short of its end ("" when it did not).
+  const std::string& limit_reached() const { return limit_reached_; }
+
   void report(RecordedHazard hazard);
   void record(const PhaseRecord& record);
   bool stopping() const { return stopping_; }
@@ -63,6 +73,10 @@ class RunMonitor {
 
  private:
   bool stopping_ = false;
+  uint64_t max_cycles_ = 0;
+  double timeout_seconds_ = 0;
+  std::chrono::steady_clock::time_point deadline_{};
+  std::string limit_reached_;
   std::vector<RecordedHazard> hazards_;
   std::vector<PhaseRecord> executions_;
 };

@@ -139,6 +139,11 @@ bool Tile::pending_kernel_touches(uint32_t address) const {
 }
 
 void Tile::do_kernel(const arch::KernelStep& step) {
+  // Kernels wait for the next barrier to run on every core; a long run of them without one
+  // (a Repeat of kernel calls) runs here in program order instead, which gives the same
+  // memory, so the queue and the operand search over it stay short.
+  constexpr size_t kMaxQueuedKernels = 256;
+  if (pending_.size() >= kMaxQueuedKernels) flush_kernels();
   const KernelDefinition* kernel = find_kernel(step.name);
   std::vector<uint32_t> operands;
   bool ok = kernel != nullptr;
@@ -180,6 +185,8 @@ void Tile::do_repeat(const arch::RepeatStep& step) {
     for (const auto& [address, value] : initial->second) memory_.write_word(address, value);
   }
   for (uint32_t i = 0; i < step.count; ++i) {
+    monitor_.check_limits(sc_core::sc_time_stamp().value());
+    if (monitor_.stopping()) return;
     iterations_.push_back(i);
     execute(step.body);
     iterations_.pop_back();

@@ -87,6 +87,8 @@ struct RunOptions {
   std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
   bool record_tiles = false;                    // fill PhaseExecution::tiles (row ends, received runs)
   uint32_t invocations = 1;                     // run the resident program this many times
+  uint64_t max_cycles = 0;                      // stop once a tile passes this cycle (0 = no bound)
+  double timeout_seconds = 0;                   // stop after this much wall time (0 = no bound)
   std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
   // Called after every phase execution, with memory as it stands at the end of it.
   std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;
@@ -102,7 +104,8 @@ struct RunResult {
   std::vector<Hazard> hazards;             // sorted by (cycle, tile, kind)
   std::vector<ExpectationFailure> expectation_failures;
   std::map<std::string, std::vector<uint8_t>> outputs;  // output bindings
-  bool ok() const { return hazards.empty() && expectation_failures.empty(); }
+  std::string stopped;  // why the run stopped at a limit before its end ("" when it ran to the end)
+  bool ok() const { return hazards.empty() && expectation_failures.empty() && stopped.empty(); }
 };
 
 class Backend {

@@ -97,6 +97,7 @@ class SystemCBackend : public Backend {
     monitor.keep_going = options.keep_going;
     monitor.trace_tile = options.trace_tile;
     monitor.record_tiles = options.record_tiles;
+    monitor.set_limits(options.max_cycles, options.timeout_seconds);
     auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor);
     ChipMemoryView view(*chip);
     RunResult result;
@@ -140,6 +141,7 @@ class SystemCBackend : public Backend {
     });
     // Without keep_going the run ends at the first hazard: report that one alone.
     if (!options.keep_going && result.hazards.size() > 1) result.hazards.resize(1);
+    result.stopped = monitor.limit_reached();
     if (!monitor.stopping()) check_expectations(package, view, result);
     collect_outputs(package, view, result);
     chip.reset();
