@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "arch/embedded_configs.hpp"
+#include "arch/printable.hpp"
 #include "arch/input_file.hpp"
 #include "arch/utf8.hpp"
 
