@@ -133,3 +133,20 @@ TEST(ResultsReader, ConfigNames) {
 
 }  // namespace
 }  // namespace lockstep::replay
+
+#include "support/corpus.hpp"
+
+namespace lockstep::replay {
+namespace {
+
+// The results.csv fuzzer's corpus (tests/fuzz/corpus/results_csv) as an ordinary test.
+TEST(ResultsCsvCorpus, EveryFileReadsOrFailsAsBadInput) {
+  const auto outcome =
+      testing::run_corpus("results_csv", [](const std::string& path) { (void)read_results_csv(path); });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+}  // namespace
+}  // namespace lockstep::replay
