@@ -70,7 +70,10 @@ class LineReader {
                         ? all_digits(t)
                         : all_digits(t.substr(0, dot)) && all_digits(t.substr(dot + 1));
     if (!ok) fail(column, "expected milliseconds like 12.345, got '" + t + "'");
-    return std::strtod(t.c_str(), nullptr);
+    const double ms = std::strtod(t.c_str(), nullptr);
+    // About 31 years: anything above is damage, and the writer's 3 decimals stay exact below.
+    if (ms > 1e12) fail(column, "'" + t + "' is out of range (at most 1e12 ms)");
+    return ms;
   }
 
   size_t line() const { return line_; }

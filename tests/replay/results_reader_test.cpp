@@ -107,6 +107,12 @@ TEST(ResultsReader, ErrorsOnInconsistentRows) {
             "results.csv:3: config: B1024 word32 appears twice for phase 17 (first on line 2)");
 }
 
+TEST(ResultsReader, MillisecondsPastAboutThirtyYearsAreRefused) {
+  std::string row = kGood;
+  row.replace(row.find("84.000"), 6, "3" + std::string(120, '0') + ".000");
+  EXPECT_NE(error_of(kHeader + row).find("results.csv:2: compile_ms: '3000"), std::string::npos) << error_of(kHeader + row);
+}
+
 TEST(ResultsReader, LabelsWithCommasQuotesAndNewlinesRoundTrip) {
   std::vector<ResultRow> rows = parse_results_csv(kHeader + kGood, "results.csv");
   for (const std::string label : {"a,b", "say \"hi\"", "two\nlines", "crlf\r\nend", ",\",\n"}) {
