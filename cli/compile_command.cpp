@@ -173,13 +173,16 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
   cmd->add_option("--report", o->report, "write the compile report as JSON to this file");
   auto* seed = add_seed_option(*cmd, "--seed", o->seed, "seed of the payload tokens in source memory (default 1)");
   // The old name, kept working; not listed in --help.
-  add_seed_option(*cmd, "--token-seed", o->seed, "deprecated spelling of --seed")->group("")->excludes(seed);
+  auto* token_seed = add_seed_option(*cmd, "--token-seed", o->seed, "deprecated spelling of --seed")->group("");
   cmd->add_flag("--no-sharing", o->no_sharing, "store one row copy per phase (no cross-phase sharing)");
   cmd->add_flag("--no-proof", o->no_proof, "leave out the payload checksums and expectations");
   add_jobs_option(*cmd, o->jobs, "threads to compile on (default, or 0: every core; same package at any count)");
   cmd->add_flag("--json", o->json, "print the compile report as one JSON object instead of the table");
   add_common_options(*cmd);
-  return [o, config, words]() {
+  return [o, config, words, seed, token_seed]() {
+    if (seed->count() > 0 && token_seed->count() > 0) {
+      throw InputError("--token-seed: the deprecated spelling of --seed; give only --seed");
+    }
     if (words->count() > 0 && o->stream_words == 0) throw InputError("--exchange-stream-words: must be at least 1");
     const ThreadLimit threads(o->jobs);
     arch::check_output_file(o->output, "-o");

@@ -111,7 +111,7 @@ CLI::Validator unsigned_in(uint64_t min, uint64_t max) {
         if (std::stoull(digits) < min) return text + " is less than the minimum " + std::to_string(min);
         return "";
       },
-      "UINT", "unsigned_in");
+      "", "unsigned_in");
 }
 
 CLI::Option* add_seed_option(CLI::App& command, const std::string& names, uint64_t& seed, const std::string& help) {

@@ -300,6 +300,7 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
   cmd->add_option("--max-cycles", args->max_cycles,
                   "stop the run (exit 1, outputs not written) once a tile passes this simulated cycle;\n"
                   "0: no bound")
+      ->check(unsigned_in(0, UINT64_MAX))
       ->capture_default_str();
   cmd->add_option("--timeout", args->timeout_seconds,
                   "stop the run (exit 1) after this many seconds of wall time (default 0: no bound)")
