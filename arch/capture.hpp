@@ -52,6 +52,9 @@ struct Capture {
 };
 
 Capture read_capture(const std::string& path);  // YAML or Cap'n Proto, by content
+// The same from bytes in memory (`name` is used in messages): Cap'n Proto if they start with
+// "LKSCAP", else YAML text. Bytes that are neither (a package, NUL bytes) are refused.
+Capture read_capture_from_bytes(const uint8_t* data, size_t size, const std::string& name);
 void write_capture_capnp(const Capture& capture, const std::string& path);  // tmp + rename
 void write_capture_yaml(const Capture& capture, const std::string& path);
 Capture parse_capture_yaml(const std::string& text, const std::string& file_name);

@@ -14,6 +14,7 @@
 #include "arch/capture.hpp"
 #include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
+#include "arch/utf8.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -78,15 +79,28 @@ void fill_phase(const CapturePhase& phase, schema::Phase::Builder out) {
   throw InputError(file + ": " + where + what);
 }
 
+// A Text field as a string, refused unless it is well-formed UTF-8 (labels and names end up
+// in JSON and HTML, which cannot carry anything else).
+std::string text_field(capnp::Text::Reader text, const std::string& file, const std::string& where,
+                       const std::string& field) {
+  std::string out(text.cStr(), text.size());
+  if (const auto bad = first_invalid_utf8(out)) {
+    malformed(file, where, field + ": invalid UTF-8 at byte " + std::to_string(*bad));
+  }
+  return out;
+}
+
+// Every list is read once and every count, offset and size is checked against the lists it
+// indexes before anything is allocated or indexed.
 CapturePhase read_phase(schema::Phase::Reader in, size_t index, const std::string& file) {
   CapturePhase phase;
   phase.id = in.getId();
-  phase.label = in.getLabel();
-  phase.execution_count = in.getExecutionCount();
-  phase.operation = in.getOperation();
-  phase.iterations = in.getIterations();
   const std::string where = "phase " + std::to_string(phase.id) + " (index " +
                             std::to_string(index) + "): ";
+  phase.label = text_field(in.getLabel(), file, where, "label");
+  phase.execution_count = in.getExecutionCount();
+  phase.operation = text_field(in.getOperation(), file, where, "operation");
+  phase.iterations = in.getIterations();
   const auto tiles = in.getSourceTiles();
   const auto words = in.getWords();
   const auto paired = in.getAllowPaired();
@@ -96,8 +110,14 @@ CapturePhase read_phase(schema::Phase::Reader in, size_t index, const std::strin
   const auto dest_addresses = in.getDestinationAddresses();
   const size_t n = tiles.size();
   if (phase.iterations == 0) malformed(file, where, "iterations: must be at least 1");
-  if (words.size() != n || paired.size() != n) {
-    malformed(file, where, "words/allowPaired: length differs from sourceTiles (" +
+  if (words.size() != n) {
+    malformed(file, where, "words: " + std::to_string(words.size()) +
+                               " entries, expected one per transfer (sourceTiles has " +
+                               std::to_string(n) + ")");
+  }
+  if (paired.size() != n) {
+    malformed(file, where, "allowPaired: " + std::to_string(paired.size()) +
+                               " entries, expected one per transfer (sourceTiles has " +
                                std::to_string(n) + ")");
   }
   if (source_addresses.size() != uint64_t{n} * phase.iterations) {
@@ -109,12 +129,35 @@ CapturePhase read_phase(schema::Phase::Reader in, size_t index, const std::strin
     malformed(file, where, "destinationStart: " + std::to_string(start.size()) +
                                " entries, expected transfers + 1 = " + std::to_string(n + 1));
   }
-  if (dest_addresses.size() != dest_tiles.size()) {
-    malformed(file, where, "destinationAddresses: length differs from destinationTiles");
+  const size_t destinations = dest_tiles.size();
+  if (dest_addresses.size() != destinations) {
+    malformed(file, where, "destinationAddresses: " + std::to_string(dest_addresses.size()) +
+                               " entries, expected one per destination (destinationTiles has " +
+                               std::to_string(destinations) + ")");
   }
-  if (start[0] != 0 || start[n] != dest_tiles.size()) {
-    malformed(file, where, "destinationStart: must run from 0 to the destination count");
+  if (start[0] != 0) {
+    malformed(file, where, "destinationStart[0]: " + std::to_string(start[0]) + ", expected 0");
   }
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t begin = start[static_cast<unsigned>(i)];
+    const uint32_t end = start[static_cast<unsigned>(i + 1)];
+    if (end < begin) {
+      malformed(file, where, "destinationStart[" + std::to_string(i + 1) + "]: " +
+                                 std::to_string(end) + " is less than the entry before it (" +
+                                 std::to_string(begin) + ")");
+    }
+    if (end > destinations) {
+      malformed(file, where, "destinationStart[" + std::to_string(i + 1) + "]: " +
+                                 std::to_string(end) + " is beyond the " +
+                                 std::to_string(destinations) + " destinations");
+    }
+  }
+  if (start[static_cast<unsigned>(n)] != destinations) {
+    malformed(file, where, "destinationStart[" + std::to_string(n) + "]: " +
+                               std::to_string(start[static_cast<unsigned>(n)]) +
+                               ", expected the destination count " + std::to_string(destinations));
+  }
+  // Every count and offset is now known to lie inside the lists: sizes below come from them.
   phase.transfers.resize(n);
   unsigned a = 0;
   for (unsigned i = 0; i < n; ++i) {
@@ -126,9 +169,6 @@ CapturePhase read_phase(schema::Phase::Reader in, size_t index, const std::strin
     for (uint32_t k = 0; k < phase.iterations; ++k) t.source_addresses[k] = source_addresses[a++];
     const uint32_t begin = start[i];
     const uint32_t end = start[i + 1];
-    if (end < begin) {
-      malformed(file, where, "transfer " + std::to_string(i) + ": destinationStart decreases");
-    }
     t.destinations.resize(end - begin);
     for (uint32_t k = begin; k < end; ++k) {
       t.destinations[k - begin] = Destination{dest_tiles[k], dest_addresses[k]};
@@ -145,32 +185,58 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
     throw InputError(file_name + ": not a Lockstep capture (no LKSCAP magic)");
   }
   if (std::memcmp(data, kCaptureMagic, kMagicBytes) != 0) {
-    throw InputError(file_name + ": capture format version '" +
-                     std::string(reinterpret_cast<const char*>(data) + 6, 2) +
+    std::string version;
+    for (size_t i = 6; i < kMagicBytes; ++i) {
+      const auto c = static_cast<char>(data[i]);
+      version += c >= 0x20 && c < 0x7f ? std::string(1, c) : "?";
+    }
+    throw InputError(file_name + ": capture format version '" + version +
                      "' is not supported (this build reads " + std::string(kCaptureMagic + 6) +
                      ")");
   }
   const uint8_t* body = data + kMagicBytes;
   const size_t body_size = size - kMagicBytes;
-  if (body_size % sizeof(capnp::word) != 0) {
-    throw InputError(file_name + ": truncated capture (message is not whole words)");
+  if (body_size < sizeof(capnp::word) || body_size % sizeof(capnp::word) != 0) {
+    throw InputError(file_name + ": truncated capture: the message is " +
+                     std::to_string(body_size) + " bytes, not a positive multiple of 8");
   }
+  const size_t word_count = body_size / sizeof(capnp::word);
   // mmap'd data is page aligned, so the body is word aligned; copy only if someone hands
   // us an unaligned buffer.
   kj::Array<capnp::word> aligned;
   kj::ArrayPtr<const capnp::word> words;
   if (reinterpret_cast<uintptr_t>(body) % alignof(capnp::word) != 0) {
-    aligned = kj::heapArray<capnp::word>(body_size / sizeof(capnp::word));
+    aligned = kj::heapArray<capnp::word>(word_count);
     std::memcpy(aligned.begin(), body, body_size);
     words = aligned.asPtr();
   } else {
-    words = kj::ArrayPtr<const capnp::word>(reinterpret_cast<const capnp::word*>(body),
-                                            body_size / sizeof(capnp::word));
+    words = kj::ArrayPtr<const capnp::word>(reinterpret_cast<const capnp::word*>(body), word_count);
   }
+  capnp::ReaderOptions options;
+  // The reader fetches every list once, so an honest capture is read within its own size
+  // (word_count); twice that, plus room for the small headers, bounds what a hostile file
+  // can make us read or allocate through lists shared by many pointers.
+  options.traversalLimitInWords = 2 * word_count + 8192;
+  options.nestingLimit = 16;  // Capture > List(Phase) > Phase > lists: depth 4 suffices
   try {
-    capnp::ReaderOptions options;
-    options.traversalLimitInWords = uint64_t{1} << 62;  // the file's own size bounds it
+    // The segment table must fit before FlatArrayMessageReader looks at the segments.
+    const auto* header = reinterpret_cast<const uint8_t*>(words.begin());
+    const uint32_t segment_count = static_cast<uint32_t>(header[0]) |
+                                   static_cast<uint32_t>(header[1]) << 8 |
+                                   static_cast<uint32_t>(header[2]) << 16 |
+                                   static_cast<uint32_t>(header[3]) << 24;
+    const uint64_t table_words = (static_cast<uint64_t>(segment_count) + 3) / 2;
+    if (segment_count >= 512 || table_words > word_count) {
+      throw InputError(file_name + ": truncated or corrupt capture: segment table of " +
+                       std::to_string(static_cast<uint64_t>(segment_count) + 1) +
+                       " segments does not fit in " + std::to_string(word_count) + " words");
+    }
     capnp::FlatArrayMessageReader reader(words, options);
+    if (reader.getEnd() != words.end()) {
+      throw InputError(file_name + ": corrupt capture: " +
+                       std::to_string(8 * (words.end() - reader.getEnd())) +
+                       " bytes after the message");
+    }
     const auto root = reader.getRoot<schema::Capture>();
     Capture capture;
     capture.version = root.getVersion();
@@ -179,16 +245,25 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
                        " is not supported (this build reads " + std::to_string(kCaptureVersion) +
                        ")");
     }
-    capture.machine_name = root.getMachineName();
+    capture.machine_name = text_field(root.getMachineName(), file_name, "", "machineName");
     const auto phases = root.getPhases();
+    // A phase has iterations >= 1, so it takes at least one word of the file.
+    if (phases.size() > word_count) {
+      throw InputError(file_name + ": phases: " + std::to_string(phases.size()) +
+                       " phases cannot fit in a message of " + std::to_string(word_count) +
+                       " words");
+    }
     capture.phases.reserve(phases.size());
     for (unsigned i = 0; i < phases.size(); ++i) {
       capture.phases.push_back(read_phase(phases[i], i, file_name));
     }
     return capture;
   } catch (const kj::Exception& e) {
-    throw InputError(file_name + ": malformed Cap'n Proto capture: " +
-                     std::string(e.getDescription().cStr()));
+    std::string what(e.getDescription().cStr());
+    for (char& c : what) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    throw InputError(file_name + ": malformed Cap'n Proto capture: " + what);
   }
 }
 

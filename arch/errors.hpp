@@ -1,10 +1,8 @@
 #pragma once
 // Error kinds shared by every layer. The command maps them to exit codes:
 // InputError -> 2 (bad input), everything else that escapes -> 3 (internal).
-#include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
 namespace lockstep {
 
@@ -21,23 +19,5 @@ class CompilerError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// `text` safe to print on a terminal as one line: control characters (escape sequences,
-// carriage returns, line feeds, DEL) from a file or an argument become \xNN.
-inline std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      char escaped[5];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 }  // namespace lockstep

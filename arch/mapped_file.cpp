@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "arch/errors.hpp"
+#include "arch/input_file.hpp"
 
 namespace lockstep::arch {
 
@@ -22,17 +23,12 @@ std::string reason() { return std::strerror(errno); }
 }  // namespace
 
 MappedFile::MappedFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(path + ": cannot open: " + reason());
+  const int fd = open_regular_file(path);  // refuses devices and FIFOs before reading
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
     const std::string why = reason();
     ::close(fd);
     throw InputError(path + ": cannot open: " + why);
-  }
-  if (!S_ISREG(info.st_mode)) {
-    ::close(fd);
-    throw InputError(path + ": cannot open: not a regular file");
   }
   size_ = static_cast<size_t>(info.st_size);
   if (size_ > 0) {

@@ -12,6 +12,7 @@
 #include "arch/mapped_file.hpp"
 #include "arch/package.capnp.h"
 #include "arch/package_io.hpp"
+#include "arch/utf8.hpp"
 
 namespace lockstep::arch {
 
@@ -155,7 +156,14 @@ struct Reader {
     throw InputError(name + ": " + where + ": " + what);
   }
 
-  std::string text(capnp::Text::Reader t) const { return std::string(t.cStr(), t.size()); }
+  // Text must be well-formed UTF-8: names and labels end up in JSON and HTML.
+  std::string text(capnp::Text::Reader t, const std::string& field) const {
+    std::string out(t.cStr(), t.size());
+    if (const auto bad = first_invalid_utf8(out)) {
+      fail(field, "invalid UTF-8 at byte " + std::to_string(*bad));
+    }
+    return out;
+  }
 
   std::vector<uint8_t> data(capnp::Data::Reader d) const {
     return std::vector<uint8_t>(d.begin(), d.end());
@@ -198,7 +206,7 @@ struct Reader {
       case s::Step::KERNEL: {
         auto k = in.getKernel();
         KernelStep out;
-        out.name = text(k.getName());
+        out.name = text(k.getName(), where + " (kernel): name");
         for (auto o : k.getOperands()) out.operands.push_back({o.getAddress(), o.getIndirect()});
         for (int64_t v : k.getScalars()) out.scalars.push_back(v);
         return Step{out};
@@ -239,11 +247,12 @@ struct Reader {
                           " is not supported (this lockstep reads version " +
                           std::to_string(kPackageVersion) + ")");
     }
-    out.machine_name = text(in.getMachineName());
-    out.machine_digest = text(in.getMachineDigest());
+    out.machine_name = text(in.getMachineName(), "machine.name");
+    out.machine_digest = text(in.getMachineDigest(), "machine.digest");
     for (auto p : in.getPhases()) {
-      out.phases.push_back(
-          {p.getId(), text(p.getLabel()), p.getExecutionCount(), text(p.getOperation())});
+      const std::string phase = "phase " + std::to_string(p.getId());
+      out.phases.push_back({p.getId(), text(p.getLabel(), phase + ": label"),
+                            p.getExecutionCount(), text(p.getOperation(), phase + ": operation")});
     }
     for (auto t : in.getTiles()) {
       TileProgram tile;
@@ -279,7 +288,7 @@ struct Reader {
     }
     for (auto b : in.getBindings()) {
       Binding binding;
-      binding.name = text(b.getName());
+      binding.name = text(b.getName(), "binding name");
       const auto kind = static_cast<uint16_t>(b.getKind());
       if (kind > static_cast<uint16_t>(BindingKind::Weight)) {
         fail("binding '" + binding.name + "'", "kind " + std::to_string(kind) + " unknown");
@@ -305,7 +314,7 @@ struct Reader {
       if (e.getHasDigest()) exp.digest = e.getDigest();
       out.expectations.push_back(std::move(exp));
     }
-    out.workload = text(in.getWorkload());
+    out.workload = text(in.getWorkload(), "workload");
     return out;
   }
 };

@@ -1,12 +1,19 @@
 #include "arch/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
 
 #include "arch/embedded_configs.hpp"
+#include "arch/printable.hpp"
+#include "arch/input_file.hpp"
+#include "arch/utf8.hpp"
 
 namespace lockstep::arch {
 
@@ -44,8 +51,209 @@ bool parse_integer_text(const std::string& text, bool allow_negative, long doubl
 
 }  // namespace
 
+namespace {
+
+std::string hex_code_point(uint32_t c) {
+  char text[16];
+  std::snprintf(text, sizeof text, "U+%04X", c);
+  return text;
+}
+
+// Well-formed UTF-8 made only of YAML's printable characters (YAML 1.2 c-printable: tab,
+// line feed, carriage return, U+0020..U+007E, U+0085, U+00A0..U+D7FF, U+E000..U+FFFD,
+// U+10000..U+10FFFF). "file:LINE: byte N: what" on the first offence.
+void check_yaml_characters(const std::string& text, const std::string& file) {
+  const auto at = [&](size_t offset) {
+    return file + ":" + std::to_string(line_of_offset(text, offset)) + ": byte " +
+           std::to_string(offset) + ": ";
+  };
+  if (const auto bad = first_invalid_utf8(text)) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<uint8_t>(text[*bad])));
+    throw InputError(at(*bad) + "invalid UTF-8 (" + byte + "); YAML files must be UTF-8");
+  }
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  for (size_t i = 0; i < text.size(); ++i) {
+    uint32_t c = s[i];
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+        throw InputError(at(i) + "control character " + hex_code_point(c) +
+                         " is not allowed in YAML (only tab, line feed and carriage return)");
+      }
+    } else if (c == 0xc2 && i + 1 < text.size()) {
+      c = s[i + 1];  // C2 xx encodes U+00xx (U+0080..U+00BF)
+      if (c < 0xa0 && c != 0x85) {
+        throw InputError(at(i) + "control character " + hex_code_point(c) +
+                         " is not allowed in YAML");
+      }
+    } else if (c == 0xef && i + 2 < text.size() && s[i + 1] == 0xbf &&
+               (s[i + 2] == 0xbe || s[i + 2] == 0xbf)) {
+      throw InputError(at(i) + "non-character " + hex_code_point(0xfffeu + (s[i + 2] & 1u)) +
+                       " is not allowed in YAML");
+    }
+  }
+}
+
+// One pass over the parser's events before any node is built: counts nodes with every
+// alias expanded (an alias counts the nodes of what it names), bounds nesting, refuses
+// recursive aliases, duplicate keys, scalars that escapes made into invalid UTF-8, and
+// more than one document. Every check costs O(1) per event, so a hostile document costs
+// no more than its own length.
+class DocumentCheck : public YAML::EventHandler {
+ public:
+  explicit DocumentCheck(const std::string& file) : file_(file) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ > 1) fail(mark, "a second YAML document; a file holds exactly one");
+  }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    node(mark, 1, KeyText{true, "~"});
+    close_anchor(anchor, count_ - 1, "~");
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (anchor >= anchors_.size() || anchors_[anchor].open) {
+      fail(mark, "alias *" + anchor_name(anchor) + " refers to a node that contains it");
+    }
+    const Anchor& a = anchors_[anchor];
+    node(mark, a.nodes, a.scalar ? KeyText{true, a.text} : KeyText{},
+         "alias *" + anchor_name(anchor));
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& value) override {
+    if (const auto bad = first_invalid_utf8(value)) {
+      fail(mark, "scalar is not valid UTF-8 at its byte " + std::to_string(*bad) +
+                     " (an escape sequence made a lone surrogate?)");
+    }
+    node(mark, 1, KeyText{true, value});
+    close_anchor(anchor, count_ - 1, value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor, false);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, anchor, true);
+  }
+  void OnMapEnd() override { close(); }
+  void OnAnchor(const YAML::Mark&, const std::string& name) override { pending_name_ = name; }
+
+ private:
+  struct KeyText {
+    bool known = false;  // a scalar (or null, or an alias of one): duplicates are checked
+    std::string text;
+  };
+  struct Anchor {
+    std::string name;
+    bool open = true;
+    bool scalar = false;
+    std::string text;  // a scalar's value, for keys given as aliases
+    uint64_t nodes = 0;
+  };
+  struct Frame {
+    bool map = false;
+    bool expect_key = true;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    uint64_t start = 0;  // count_ before this collection's own node
+    std::unordered_map<std::string, int> keys;  // key -> 1-based line of its first use
+  };
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& what) const {
+    throw InputError(file_ + ":" + std::to_string(mark.line + 1) + ": " + what);
+  }
+
+  std::string anchor_name(YAML::anchor_t anchor) const {
+    if (anchor < anchors_.size() && !anchors_[anchor].name.empty()) return anchors_[anchor].name;
+    return std::to_string(anchor);
+  }
+
+  void register_anchor(YAML::anchor_t anchor) {
+    if (anchor == YAML::NullAnchor) return;
+    if (anchors_.size() <= anchor) anchors_.resize(anchor + 1);
+    anchors_[anchor] = Anchor{pending_name_, true, false, {}, 0};
+    pending_name_.clear();
+  }
+
+  void close_anchor(YAML::anchor_t anchor, uint64_t start, const std::string& scalar) {
+    if (anchor == YAML::NullAnchor) return;
+    register_anchor(anchor);
+    Anchor& a = anchors_[anchor];
+    a.open = false;
+    a.scalar = true;
+    a.text = scalar;
+    a.nodes = count_ - start;
+  }
+
+  // A node starts: `nodes` is what it adds with aliases expanded.
+  void node(const YAML::Mark& mark, uint64_t nodes, const KeyText& key,
+            const std::string& what = "") {
+    count_ = nodes > kMaxYamlNodes ? kMaxYamlNodes + 1 : count_ + nodes;
+    if (count_ > kMaxYamlNodes) {
+      fail(mark, (what.empty() ? std::string("the document") : what + " expands the document") +
+                     " to more than " + std::to_string(kMaxYamlNodes) +
+                     " nodes (aliases expanded; the limit for a YAML file)");
+    }
+    if (frames_.empty() || !frames_.back().map) return;
+    Frame& frame = frames_.back();
+    const bool is_key = frame.expect_key;
+    frame.expect_key = !frame.expect_key;
+    if (!is_key || !key.known) return;
+    const auto [it, inserted] = frame.keys.emplace(key.text, mark.line + 1);
+    if (!inserted) {
+      const std::string shown = key.text.size() > 80 ? key.text.substr(0, 80) + "..." : key.text;
+      fail(mark, "duplicate key '" + printable(shown) + "' (first at line " +
+                     std::to_string(it->second) + ")");
+    }
+  }
+
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
+    const uint64_t start = count_;
+    node(mark, 1, KeyText{});
+    if (frames_.size() >= kMaxYamlNesting) {
+      fail(mark, "collections nested deeper than " + std::to_string(kMaxYamlNesting));
+    }
+    register_anchor(anchor);
+    frames_.push_back(Frame{map, true, anchor, start, {}});
+  }
+
+  void close() {
+    const Frame& frame = frames_.back();
+    if (frame.anchor != YAML::NullAnchor) {
+      Anchor& a = anchors_[frame.anchor];
+      a.open = false;
+      a.nodes = count_ - frame.start;
+    }
+    frames_.pop_back();
+  }
+
+  const std::string& file_;
+  int documents_ = 0;
+  uint64_t count_ = 0;
+  std::vector<Frame> frames_;
+  std::vector<Anchor> anchors_;
+  std::string pending_name_;
+};
+
+}  // namespace
+
 YAML::Node parse_yaml_text(const std::string& text, const std::string& file_name) {
+  if (text.size() > kMaxYamlDocumentBytes) {
+    throw InputError(file_name + ": " + std::to_string(text.size()) +
+                     " bytes, more than the limit of " + std::to_string(kMaxYamlDocumentBytes) +
+                     " for a YAML file");
+  }
+  check_yaml_characters(text, file_name);
   try {
+    {
+      std::istringstream in(text);
+      YAML::Parser parser(in);
+      DocumentCheck check(file_name);
+      while (parser.HandleNextDocument(check)) {
+      }
+    }
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file_name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
@@ -53,12 +261,7 @@ YAML::Node parse_yaml_text(const std::string& text, const std::string& file_name
 }
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (in) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  if (regular_file_exists(path)) return read_regular_file(path, kMaxTextFileBytes);
   const auto& embedded = embedded_configs();
   const auto it = embedded.find(path);
   if (it != embedded.end()) return std::string(it->second);

@@ -15,10 +15,25 @@
 
 namespace lockstep::arch {
 
-// Parses YAML text; a syntax error becomes InputError "file:line: what".
+// Limits every YAML document is held to (docs/formats.md, "Limits on input files").
+inline constexpr uint64_t kMaxYamlDocumentBytes = uint64_t{64} << 20;  // 64 MiB
+// Nodes (scalars, lists, mappings, keys included) with every alias expanded: bounds both
+// the parser's memory and the work of anything that walks the document.
+inline constexpr uint64_t kMaxYamlNodes = uint64_t{1} << 22;  // 4,194,304
+inline constexpr size_t kMaxYamlNesting = 256;                // lists and mappings
+// read_text_file refuses larger files.
+inline constexpr uint64_t kMaxTextFileBytes = kMaxYamlDocumentBytes;
+
+// Parses YAML text; a syntax error becomes InputError "file:line: what". Before any node
+// is built the text is checked: at most kMaxYamlDocumentBytes, well-formed UTF-8 of
+// printable characters ("file:LINE: byte N: invalid UTF-8 (0xff)..."), one document, at
+// most kMaxYamlNodes nodes with aliases expanded, nesting at most kMaxYamlNesting, no
+// alias inside the node it names, no duplicate key in a mapping ("file:LINE: duplicate
+// key 'x' (first at line M)").
 YAML::Node parse_yaml_text(const std::string& text, const std::string& file_name);
 
-// Reads a file from disk, or one of the embedded configs by its path under configs/.
+// Reads a file from disk (regular files only: "PATH: not a regular file" otherwise; at
+// most kMaxTextFileBytes), or one of the embedded configs by its path under configs/.
 // InputError if neither exists.
 std::string read_text_file(const std::string& path);
 

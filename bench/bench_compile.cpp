@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "arch/machine.hpp"
+#include "bench/bench_support.hpp"
 #include "arch/topology.hpp"
 #include "compiler/package_builder.hpp"
 #include "compiler/phase_schedule.hpp"
@@ -32,26 +33,9 @@
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Runs a command line; the wall seconds it took, or a negative number when it failed.
-double timed_command(const std::string& command) {
-  const auto start = std::chrono::steady_clock::now();
-  const int status = std::system(command.c_str());
-  const double seconds = seconds_since(start);
-  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? seconds : -1.0;
-}
-
-void print_against_goal(const char* what, double seconds, double goal) {
-  if (seconds < 0) {
-    std::printf("%s: failed\n", what);
-    return;
-  }
-  std::printf("%s: %.2f s (goal %.0f s: %.2fx of it, %s)\n", what, seconds, goal, seconds / goal,
-              seconds <= goal ? "met" : "missed");
-}
+using lockstep::bench::print_against_goal;
+using lockstep::bench::seconds_since;
+using lockstep::bench::timed_command;
 
 // The full-size capture through the CLI, as a user runs it: lower once, then compile B1024
 // with and without the payload proof.

@@ -110,6 +110,11 @@ int main(int argc, char** argv) {
                 quantile(ms, 0.5), quantile(ms, 0.95), quantile(ms, 1.0), static_cast<unsigned long long>(max_row),
                 static_cast<unsigned long long>(total_rows), static_cast<unsigned long long>(orders),
                 static_cast<unsigned long long>(dedup));
+    if (name == "latency") {
+      const double p95 = quantile(ratios, 0.95);
+      std::printf("  latency p95 horizon / lower bound %.3f (goal at most 1.15: %.2fx of it, %s)\n", p95,
+                  p95 / 1.15, p95 <= 1.15 ? "met" : "missed");
+    }
     std::fflush(stdout);
     if (dedup > 0) {
       compiler::ScheduleConfig without = config;

@@ -176,8 +176,9 @@ int main(int argc, char** argv) {
     const double estimate =
         estimated_probed * double(total_words) / double(std::max<uint64_t>(1, probed_words));
     std::printf("siglip-so400m full frontier (%zu phases x %zu configurations x 2 widths = %zu "
-                "points): extrapolated %.1f min on %zu workers (not run in full)\n",
-                phase_count, definition.configurations.size(), full_points, estimate / 60, workers);
+                "points): extrapolated %.1f min on %zu workers (not run in full; goal 10 min: %.2fx of it, %s)\n",
+                phase_count, definition.configurations.size(), full_points, estimate / 60, workers,
+                estimate / 600.0, estimate <= 600.0 ? "met" : "missed");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_sweep: %s\n", e.what());
     return 3;

@@ -34,12 +34,6 @@ bool is_yaml(const std::string& path) {
   return ends(".yaml") || ends(".yml");
 }
 
-std::string join(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-
 struct BuildArgs {
   std::string workload;
   std::string output;
@@ -78,12 +72,7 @@ int build(const BuildArgs& given) {
   replay::ModelPackage built = replay::build_model_package(workload, machine, options);
   built.package.workload = arch::read_text_file(args.workload);  // for `run --reference`
   progress.stage("validating");
-  const std::vector<std::string> missing =
-      replay::validate_model_package(built.package, machine, args.output);
-  if (!missing.empty()) {
-    spdlog::warn("kernels the model does not implement yet (their steps were not validated): {}",
-                 join(missing));
-  }
+  arch::validate_package(built.package, machine, args.output);
   progress.stage("writing " + args.output);
   if (is_yaml(args.output)) {
     arch::write_package_yaml(built.package, args.output);
@@ -140,9 +129,8 @@ std::function<int()> setup(CLI::App& app) {
       "it (inside the layer Repeat, one value per layer), and each tile's rows become a\n"
       "segment in the program's table region [0x4c000, 0x5c000). Tiles without a row in a\n"
       "phase still take part in its barrier.\n"
-      "The package is validated (kernel steps of kernels the model does not implement yet\n"
-      "are named in a warning and left out of the check) and written to -o (temporary name,\n"
-      "then rename; .yaml/.yml writes YAML, anything else Cap'n Proto). Prints one summary\n"
+      "The package is validated (every step, kernel operands and scalars included) and\n"
+      "written to -o (temporary name, then rename; .yaml/.yml writes YAML, anything else Cap'n Proto). Prints one summary\n"
       "line: phases, tiles, rows, the largest table and all segment bytes; --log-level info\n"
       "adds each phase's horizon. Run it with `lockstep run PACKAGE`; the package records the\n"
       "workload's text, so `run --reference` can hold its output against the FP32 reference.\n"

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "arch/errors.hpp"
+#include "arch/printable.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
 #include "cli/version.hpp"

@@ -104,6 +104,7 @@ int run_replay(const ReplayArgs& args) {
     std::cout << "error: " << r.error << "\n";
     return r.error_exit_code == kExitBadInput ? kExitBadInput : kExitInternal;
   }
+  if (phase.transfers.empty()) std::cout << "empty        the phase has no transfers: nothing to move or check\n";
   std::cout << "horizon      " << r.horizon << " cycles (compiled schedule: " << r.compiled_horizon
             << ")\n"
             << "lower bound  " << r.lower_bound << "\n"

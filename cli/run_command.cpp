@@ -13,6 +13,7 @@
 
 #include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
+#include "arch/input_file.hpp"
 #include "arch/npy.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
@@ -40,9 +41,12 @@ struct RunArgs {
 };
 
 std::vector<uint8_t> read_binary(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(what + ": cannot read file '" + path + "'");
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    const std::string bytes = arch::read_regular_file(path);  // refuses devices and FIFOs
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  } catch (const InputError& e) {
+    throw InputError(what + ": " + e.what());
+  }
 }
 
 bool is_npy(const std::string& path) {

@@ -10,6 +10,7 @@
 #include "arch/atomic_file.hpp"
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
+#include "arch/printable.hpp"
 #include "arch/hex.hpp"
 #include "arch/mapped_file.hpp"
 #include "arch/package.hpp"
@@ -61,7 +62,13 @@ std::string sweep_identity(const SweepArgs& args, const replay::SweepDefinition&
   j["samples"] = args.samples;
   j["seed"] = args.seed;
   j["machine"] = args.machine;
-  return j.dump();
+  try {
+    return j.dump();
+  } catch (const nlohmann::json::type_error&) {
+    // The journal must give the exact arguments back on --resume.
+    throw InputError(args.capture + ": sweep: the capture, --configs, --phases and --machine arguments must be "
+                     "valid UTF-8 (a resumable sweep records them)");
+  }
 }
 
 // `--resume DIR`: the interrupted sweep's own arguments, read back from its journal.

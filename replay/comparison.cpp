@@ -37,6 +37,25 @@ size_t find_reference(const std::vector<ResultRow>& rows, const PhaseRows& phase
                    width_name(reference.width));
 }
 
+// Weighted cycles stay exact in int64: a product or sum past 2^63 - 1 is refused.
+[[noreturn]] void overflow(const std::string& source, uint32_t phase) {
+  throw InputError(source + ": phase " + std::to_string(phase) +
+                   ": weighted cycles (horizon x execution count, summed over phases) overflow 63 bits; "
+                   "the results are not plausible");
+}
+
+int64_t weighted(uint64_t horizon, int64_t count, const std::string& source, uint32_t phase) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(horizon, count, &product)) overflow(source, phase);
+  return product;
+}
+
+int64_t sum(int64_t a, int64_t b, const std::string& source, uint32_t phase) {
+  int64_t total = 0;
+  if (__builtin_add_overflow(a, b, &total)) overflow(source, phase);
+  return total;
+}
+
 }  // namespace
 
 std::vector<ComparisonWindow> comparison_windows(const SweepDefinition& sweep) {
@@ -73,21 +92,23 @@ Comparison compare_to_reference(const std::vector<ResultRow>& rows, const PointR
                           (!better(best, point) && index < selected);
         if (wins) selected = index;
       }
-      const uint64_t count = phases[p].execution_count;
-      const uint64_t ref_weighted = ref.horizon * count;
-      const uint64_t sel_weighted = rows[selected].horizon * count;
+      const int64_t count = phases[p].execution_count;
+      const uint32_t id = phases[p].phase;
+      const int64_t ref_weighted = weighted(ref.horizon, count, source, id);
+      const int64_t sel_weighted = weighted(rows[selected].horizon, count, source, id);
       PhaseSelection selection;
       selection.window = w;
       selection.phase = phases[p].phase;
       selection.reference_row = reference_rows[p];
       selection.selected_row = selected;
-      selection.weighted_cycles_saved =
-          static_cast<int64_t>(ref_weighted) - static_cast<int64_t>(sel_weighted);
+      selection.weighted_cycles_saved = ref_weighted - sel_weighted;  // both non-negative: exact
       comparison.by_phase.push_back(selection);
       summary.phases += 1;
-      summary.reference_weighted_cycles += ref_weighted;
-      summary.selected_weighted_cycles += sel_weighted;
-      summary.weighted_cycles_saved += selection.weighted_cycles_saved;
+      summary.reference_weighted_cycles = static_cast<uint64_t>(
+          sum(static_cast<int64_t>(summary.reference_weighted_cycles), ref_weighted, source, id));
+      summary.selected_weighted_cycles = static_cast<uint64_t>(
+          sum(static_cast<int64_t>(summary.selected_weighted_cycles), sel_weighted, source, id));
+      summary.weighted_cycles_saved = sum(summary.weighted_cycles_saved, selection.weighted_cycles_saved, source, id);
     }
     summary.saved_ms = static_cast<double>(summary.weighted_cycles_saved) / clock_hz * 1e3;
     comparison.summary.push_back(summary);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "arch/errors.hpp"
+#include "arch/input_file.hpp"
 #include "arch/machine.hpp"
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"
@@ -28,10 +29,7 @@ std::string hex64(uint64_t value) {
 }
 
 std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return arch::read_regular_file(path.string());  // refuses devices and FIFOs
 }
 
 }  // namespace

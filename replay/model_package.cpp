@@ -10,7 +10,6 @@
 
 #include "arch/errors.hpp"
 #include "arch/hex.hpp"
-#include "model/kernel_registry.hpp"
 #include "workload/lower.hpp"
 
 namespace lockstep::replay {
@@ -271,34 +270,6 @@ void place_table(arch::TileProgram& tile, const CompiledTile& compiled,
             [](const arch::Segment& a, const arch::Segment& b) { return a.address < b.address; });
 }
 
-void collect_unknown_kernels(const std::vector<arch::Step>& steps, std::set<std::string>& missing) {
-  for (const arch::Step& step : steps) {
-    if (const auto* kernel = std::get_if<arch::KernelStep>(&step.kind)) {
-      if (model::find_kernel(kernel->name) == nullptr) missing.insert(kernel->name);
-    } else if (const auto* repeat = std::get_if<arch::RepeatStep>(&step.kind)) {
-      collect_unknown_kernels(repeat->body, missing);
-    }
-  }
-}
-
-void strip_unknown_kernels(std::vector<arch::Step>& steps) {
-  std::vector<arch::Step> kept;
-  kept.reserve(steps.size());
-  for (arch::Step& step : steps) {
-    if (const auto* kernel = std::get_if<arch::KernelStep>(&step.kind)) {
-      if (model::find_kernel(kernel->name) == nullptr) continue;
-    } else if (auto* repeat = std::get_if<arch::RepeatStep>(&step.kind)) {
-      std::vector<arch::Step> body = repeat->body;
-      strip_unknown_kernels(body);
-      // An emptied body would fail for the wrong reason; keep it whole (then the unknown
-      // kernel is what validation reports).
-      if (!body.empty()) repeat->body = std::move(body);
-    }
-    kept.push_back(std::move(step));
-  }
-  steps = std::move(kept);
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -462,21 +433,6 @@ ModelPackage build_model_package(const workload::Workload& workload,
   result.report = std::move(compiled.report);
   result.merge_seconds = seconds_since(start);
   return result;
-}
-
-std::vector<std::string> validate_model_package(const arch::Package& package,
-                                                const arch::MachineDescription& machine,
-                                                const std::string& file_name) {
-  std::set<std::string> missing;
-  for (const arch::TileProgram& tile : package.tiles) collect_unknown_kernels(tile.steps, missing);
-  if (missing.empty()) {
-    arch::validate_package(package, machine, file_name);
-    return {};
-  }
-  arch::Package checked = package;
-  for (arch::TileProgram& tile : checked.tiles) strip_unknown_kernels(tile.steps);
-  arch::validate_package(checked, machine, file_name);
-  return std::vector<std::string>(missing.begin(), missing.end());
 }
 
 }  // namespace lockstep::replay

@@ -72,11 +72,4 @@ ModelPackage build_model_package(const workload::Workload& workload,
                                  const arch::MachineDescription& machine,
                                  const ModelPackageOptions& options);
 
-// validate_package on a copy of the package without the kernel steps the model does not
-// implement (model::find_kernel returns nullptr); returns those kernels' names, sorted
-// (empty once every kernel exists). Throws InputError like validate_package.
-std::vector<std::string> validate_model_package(const arch::Package& package,
-                                                const arch::MachineDescription& machine,
-                                                const std::string& file_name);
-
 }  // namespace lockstep::replay

@@ -106,6 +106,12 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
   }
   result.table_bytes_shared = report.table_bytes_shared;
   result.table_bytes_unshared = report.table_bytes_unshared;
+  if (phase.transfers.empty()) {
+    // Nothing moves, so no tile has a row and the machine never runs the phase: every
+    // iteration is complete, with horizon 0 and no word to check.
+    result.executions = result.iterations;
+    return result;
+  }
 
   PayloadChecker checker(phase, options, result);
   sim::RunOptions run_options;

@@ -138,13 +138,6 @@ std::string point_name(const ResultRow& row) {
   return row.width == compiler::Width::Paired64 ? row.config + "p" : row.config;
 }
 
-bool is_config_name(const std::string& name) {
-  if (name == "latency" || name == "automatic" || name == "remaining-combined") return true;
-  if (name.size() < 2 || (name[0] != 'S' && name[0] != 'B')) return false;
-  const std::string words = name.substr(1);
-  return all_digits(words) && words[0] != '0' && words.size() <= 9;
-}
-
 std::vector<ResultRow> parse_results_csv(const std::string& text, const std::string& file_name) {
   std::vector<ResultRow> rows;
   // (phase, config, width) -> line, to name the first occurrence of a duplicate.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/compile.hpp"
+#include "replay/config_name.hpp"
 
 namespace lockstep::replay {
 
@@ -40,9 +41,7 @@ std::string width_name(compiler::Width width);
 // paired-width alternative (B256p).
 std::string point_name(const ResultRow& row);
 
-// True for latency | automatic | remaining-combined | S<W> | B<W> (W a positive decimal
-// integer without leading zeros).
-bool is_config_name(const std::string& name);
+// is_config_name: replay/config_name.hpp.
 
 // Parses the text of a results.csv. `file_name` is used in error messages only.
 // Checks: exact header, 16 columns, integer and enum columns, configuration names,

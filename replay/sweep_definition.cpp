@@ -5,7 +5,7 @@
 
 #include "arch/errors.hpp"
 #include "arch/yaml_reader.hpp"
-#include "replay/results.hpp"
+#include "replay/config_name.hpp"
 
 namespace lockstep::replay {
 

@@ -1,7 +1,6 @@
 #include "replay/sweep_journal.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,9 +51,19 @@ std::string SweepJournal::read_identity(const std::string& dir) {
 SweepJournal::SweepJournal(const std::string& dir, const std::string& identity, bool resume,
                            size_t plan_size)
     : path_(join_path(dir, "points.journal")) {
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd_ < 0) throw InputError(path_ + ": cannot open the sweep journal: " + reason());
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+  struct stat kind {};
+  if (::fstat(fd_, &kind) != 0 || !S_ISREG(kind.st_mode)) {
+    ::close(fd_);
+    throw InputError(path_ + ": not a regular file");
+  }
+  // A POSIX record lock, not flock: forked worker processes do not inherit it, so workers
+  // outliving a killed sweep cannot keep its --resume out.
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd_, F_SETLK, &lock) != 0) {
     ::close(fd_);
     throw InputError(path_ + ": another sweep is writing this folder");
   }

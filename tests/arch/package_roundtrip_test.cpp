@@ -58,10 +58,11 @@ Package everything() {
   return p;
 }
 
-// Texts a literal block scalar holds (the first seven: a byte-order mark and bytes that are not
-// UTF-8 come back too) and ones that fall back to a quoted string.
+// Texts a literal block scalar holds (the first seven: a byte-order mark and non-ASCII UTF-8
+// come back too) and ones that fall back to a quoted string. Text that is not UTF-8 is
+// refused by both readers (WorkloadTextThatIsNotUtf8IsRefused).
 const std::vector<std::string> kWorkloadTexts = {
-    "a",   "a\n",    "a\nb",   "\"x\": '#'\n  y\n", "ü\n",  "\xef\xbb\xbfname: x\n", "bad \xff\n",
+    "a",   "a\n",    "a\nb",   "\"x\": '#'\n  y\n", "ü\n",  "\xef\xbb\xbfname: x\n", "ok \xc3\xbf\n",
     "\n", "a\n\n", "\na\n", "tab\there\n",      "cr\r\n", "\x01"};
 
 TEST(PackageRoundTrip, YamlToCapnpToYamlIsByteEqual) {
@@ -100,6 +101,23 @@ TEST(PackageRoundTrip, WorkloadTextSurvivesBothFormsByteEqual) {
     EXPECT_EQ(from_capnp(capnp), p);
     EXPECT_EQ(package_to_yaml(from_capnp(package_to_capnp_bytes(parse_package_yaml(yaml, "w.yaml")))), yaml);
     EXPECT_EQ(yaml.find("workload: |2") != std::string::npos, i < 7) << yaml;
+  }
+}
+
+TEST(PackageRoundTrip, WorkloadTextThatIsNotUtf8IsRefused) {
+  Package p = load("point_to_point.yaml");
+  p.workload = "bad \xff\n";
+  try {
+    (void)from_capnp(package_to_capnp_bytes(p));
+    ADD_FAILURE() << "Cap'n Proto form accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "memory: workload: invalid UTF-8 at byte 4");
+  }
+  try {
+    (void)parse_package_yaml(package_to_yaml(p), "w.yaml");
+    ADD_FAILURE() << "YAML form accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid UTF-8 (0xff)"), std::string::npos) << e.what();
   }
 }
 

@@ -100,7 +100,7 @@ TEST(BuildCommand, BuildsVitTinyAndValidates) {
   const arch::Package package = arch::read_package(package_path);
   const arch::MachineDescription machine = arch::load_machine(package.machine_name);
   EXPECT_EQ(package.machine_name, "ipu21-c600-t64");
-  EXPECT_NO_THROW(replay::validate_model_package(package, machine, package_path));
+  EXPECT_NO_THROW(arch::validate_package(package, machine, package_path));
   EXPECT_TRUE(package.expectations.empty()) << "no payload proof: the program's data flows";
   EXPECT_EQ(package.phases, lowered().program.phases);
   EXPECT_EQ(package.bindings, lowered().program.bindings);
@@ -220,7 +220,7 @@ TEST(BuildCommand, RepeatPatchListsLandInsideTheLayerRepeat) {
   }
   EXPECT_TRUE(per_layer) << "no per-layer patch values before phase " << phase->id << " on tile "
                          << t.source_tile;
-  EXPECT_NO_THROW(replay::validate_model_package(merged, machine, "merged"));
+  EXPECT_NO_THROW(arch::validate_package(merged, machine, "merged"));
 
   // Run it: in layer l the destination receives from source_addresses[l].
   const std::vector<std::string> missing = missing_kernels();
@@ -347,7 +347,7 @@ TEST(BuildCommand, ATileMissingFromTheProgramGetsItsBarriersAndRows) {
   for (const arch::Step& step : tile.steps) {
     EXPECT_FALSE(std::holds_alternative<arch::KernelStep>(step.kind));
   }
-  EXPECT_NO_THROW(replay::validate_model_package(merged, machine, "merged"));
+  EXPECT_NO_THROW(arch::validate_package(merged, machine, "merged"));
 }
 
 TEST(BuildCommand, RefusesATableThatDoesNotFitTheProgramsRegion) {

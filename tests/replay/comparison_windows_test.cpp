@@ -122,5 +122,21 @@ TEST(Comparison, MissingReferenceNamesThePhase) {
   }
 }
 
+TEST(Comparison, WeightedCyclesThatOverflowAreRefusedNotWrapped) {
+  auto rows = two_phases();
+  const auto sweep = frontier_sweep();
+  for (auto& row : rows) {
+    if (row.phase == 17) row.execution_count = UINT32_MAX;
+    row.horizon = UINT32_MAX - (row.horizon % 7);
+  }
+  // One phase: (2^32 - 1)^2 < 2^64 but above 2^63 - 1.
+  try {
+    compare_to_reference(rows, sweep.reference, comparison_windows(sweep), 1.5e9, "results.csv");
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("results.csv: phase 17: weighted cycles"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace lockstep::replay

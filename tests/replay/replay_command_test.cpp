@@ -70,3 +70,25 @@ TEST(ReplayCommand, BadInputExitsTwo) {
 
 }  // namespace
 }  // namespace lockstep::replay
+
+namespace lockstep::replay {
+namespace {
+
+// A phase with no transfers moves nothing: replay and sweep pass it with horizon 0.
+TEST(ReplayCommand, AnEmptyPhasePassesWithNothingToMove) {
+  const std::string capture = testing::source_path("tests/data/captures/small.yaml");
+  const auto r = testing::run_lockstep({"replay", capture, "--phase", "9", "--config", "B256"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("nothing to move"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("payload      pass"), std::string::npos) << r.out;
+  const std::string dir = testing::temp_dir("replay-empty-phase");
+  const auto s = testing::run_lockstep(
+      {"sweep", capture, "--phases", "9", "--word32-only", "--no-timings", "-o", dir + "/sweep"});
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+  const std::string results = testing::read_file(dir + "/sweep/results.csv");
+  EXPECT_EQ(results.find(",fail"), std::string::npos) << results;
+  EXPECT_NE(results.find("9,\"empty: \"\"quoted\"\"\",1,latency,word32,0,0,"), std::string::npos) << results;
+}
+
+}  // namespace
+}  // namespace lockstep::replay

@@ -1,0 +1,20 @@
+#pragma once
+// UTF-8 validation for the readers: text from a file (YAML documents, Cap'n Proto Text
+// fields) must be well-formed UTF-8, so that nothing downstream (JSON output, reports)
+// meets bytes it cannot encode after the work is done.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace lockstep::arch {
+
+// The byte offset of the first byte that does not start a well-formed UTF-8 sequence
+// (overlong forms, surrogates and code points above U+10FFFF included); nullopt if all
+// of `text` is well-formed.
+std::optional<size_t> first_invalid_utf8(std::string_view text);
+
+// 1-based line number of byte `offset` in `text` (lines end at '\n').
+size_t line_of_offset(std::string_view text, size_t offset);
+
+}  // namespace lockstep::arch

@@ -1,0 +1,67 @@
+#pragma once
+// What the benchmarks share: timing a command line as a user runs it, and printing a
+// figure beside its issue's goal.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace lockstep::bench {
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Runs a command line through the shell; the wall seconds it took, or -1 when it failed.
+inline double timed_command(const std::string& command) {
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(command.c_str());
+  const double seconds = seconds_since(start);
+  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? seconds : -1.0;
+}
+
+struct CommandFigure {
+  double seconds = -1;  // -1: it failed
+  double peak_rss_gb = 0;
+};
+
+// Runs `argv` (no shell; output to /dev/null) and measures its wall time and peak RSS alone.
+inline CommandFigure measured_command(const std::vector<std::string>& argv) {
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  if (pid < 0 || ::wait4(pid, &status, 0, &usage) != pid) return {};
+  CommandFigure figure;
+  figure.peak_rss_gb = double(usage.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) figure.seconds = seconds_since(start);
+  return figure;
+}
+
+// "what: 2.48 s (goal 0.6 s: 4.13x of it, missed)"; smaller is better.
+inline void print_against_goal(const char* what, double seconds, double goal) {
+  if (seconds < 0) {
+    std::printf("%s: failed\n", what);
+    return;
+  }
+  std::printf("%s: %.2f s (goal %.3g s: %.2fx of it, %s)\n", what, seconds, goal, seconds / goal,
+              seconds <= goal ? "met" : "missed");
+}
+
+}  // namespace lockstep::bench

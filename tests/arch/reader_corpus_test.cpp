@@ -1,0 +1,62 @@
+// The corpora of the capture, package-YAML and machine fuzzers (tests/fuzz/corpus) through
+// their readers as ordinary tests: every file reads or fails as bad input.
+#include <gtest/gtest.h>
+
+#include "arch/capture.hpp"
+#include "arch/machine.hpp"
+#include "arch/package_io.hpp"
+#include "arch/yaml_reader.hpp"
+#include "support/corpus.hpp"
+
+namespace lockstep::arch {
+namespace {
+
+using testing::run_corpus;
+
+TEST(ReaderCorpus, CaptureCapnp) {
+  const auto outcome = run_corpus("capture_capnp", [](const std::string& path) {
+    const Capture capture = read_capture(path);
+    (void)capture_stats(capture);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, CaptureYaml) {
+  const auto outcome = run_corpus("capture_yaml", [](const std::string& path) {
+    const Capture capture = read_capture(path);
+    // What was read writes back to the same canonical text it reads from.
+    const std::string text = capture_to_yaml(capture);
+    EXPECT_EQ(capture_to_yaml(parse_capture_yaml(text, "again.yaml")), text);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, PackageYaml) {
+  const auto outcome = run_corpus("package_yaml", [](const std::string& path) {
+    const Package package = parse_package_yaml(read_text_file(path), path);
+    const std::string capnp = package_to_capnp_bytes(package);
+    EXPECT_EQ(read_package_from_bytes(reinterpret_cast<const uint8_t*>(capnp.data()),
+                                      capnp.size(), "again"),
+              package);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, Machine) {
+  const auto outcome = run_corpus("machine", [](const std::string& path) {
+    const MachineDescription machine = load_machine(path);
+    EXPECT_EQ(parse_machine_yaml(machine_to_yaml(machine), "again.yaml").digest, machine.digest);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+}  // namespace
+}  // namespace lockstep::arch
