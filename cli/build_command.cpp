@@ -15,6 +15,7 @@
 #include "arch/package.hpp"
 #include "arch/yaml_reader.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 #include "cli/stage_progress.hpp"
 #include "compiler/compile.hpp"
 #include "replay/model_package.hpp"
@@ -41,10 +42,15 @@ struct BuildArgs {
   std::string weights;       // safetensors file; seeded when empty
   uint64_t weight_seed = 1;
   uint64_t input_seed = 1;
+  size_t jobs = 0;
+  bool json = false;
 };
 
-int build(const BuildArgs& args) {
+int build(const BuildArgs& given) {
   const auto start = std::chrono::steady_clock::now();
+  const ThreadLimit threads(given.jobs);
+  BuildArgs args = given;
+  args.workload = resolve_workload(given.workload);
   const workload::Workload workload = workload::load_workload(args.workload);
   const std::string machine_source = args.machine.empty() ? workload.machine : args.machine;
   const arch::MachineDescription machine = arch::load_machine(machine_source);
@@ -84,6 +90,21 @@ int build(const BuildArgs& args) {
   spdlog::info("lowering {:.2f} s, compiling {:.2f} s, merging {:.2f} s", built.lower_seconds,
                built.compile_seconds, built.merge_seconds);
   const replay::MergeSummary& s = built.summary;
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["output"] = args.output;
+    j["workload"] = workload.name;
+    j["machine"] = machine.name;
+    j["config"] = options.config.name;
+    j["phases"] = s.phases;
+    j["tiles"] = s.tiles;
+    j["rows"] = s.rows;
+    j["barrier_only_steps"] = s.no_row_steps;
+    j["table_bytes"] = s.table_bytes;
+    j["segment_bytes"] = s.segment_bytes;
+    print_json(j);
+    return kExitOk;
+  }
   std::printf(
       "%s: %s on %s, %s: %u phases, %u tiles, %llu rows (%llu barrier-only steps), "
       "table %u bytes, segments %llu bytes, %.1f s\n",
@@ -113,12 +134,14 @@ std::function<int()> setup(CLI::App& app) {
       "line: phases, tiles, rows, the largest table and all segment bytes; --log-level info\n"
       "adds each phase's horizon. Run it with `lockstep run PACKAGE`; the package records the\n"
       "workload's text, so `run --reference` can hold its output against the FP32 reference.\n"
+      "Runs on --jobs threads (default: every core; the same package at any count);\n"
+      "--json prints the summary as one JSON object (without the time).\n"
       "Exit 0 ok, 2 bad input (unknown workload or machine, a workload that does not fit,\n"
       "a table that does not fit its region, an output that cannot be written or is an\n"
       "input; nothing is written), 3 internal.");
   auto args = std::make_shared<BuildArgs>();
   cmd->add_option("WORKLOAD", args->workload,
-                  "workload file or embedded name, e.g. configs/workloads/vit-tiny.yaml")
+                  "workload file or embedded name, e.g. vit-tiny or configs/workloads/vit-tiny.yaml")
       ->required();
   cmd->add_option("-o,--output", args->output, "package to write, e.g. model.lkspkg")->required();
   cmd->add_option("--config", args->config,
@@ -129,10 +152,12 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--weights", args->weights,
                   "FILE.safetensors: real weights by their SigLIP tensor names (float32 or float16,\n"
                   "[in, out]; docs/reference.md); default: seeded weights (--weight-seed)");
-  cmd->add_option("--weight-seed", args->weight_seed, "seed of the generated weights (default 1)");
-  cmd->add_option("--input-seed", args->input_seed,
+  add_seed_option(*cmd, "--weight-seed", args->weight_seed, "seed of the generated weights (default 1)");
+  add_seed_option(*cmd, "--input-seed", args->input_seed,
                   "seed of the default input image loaded into the `patches` binding (default 1);\n"
                   "`run --input image.npy` replaces it");
+  add_jobs_option(*cmd, args->jobs, "threads to build on (default, or 0: every core; same package at any count)");
+  cmd->add_flag("--json", args->json, "print the summary as one JSON object");
   add_common_options(*cmd);
   return [args]() { return build(*args); };
 }

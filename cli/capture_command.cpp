@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "arch/capture.hpp"
 #include "arch/atomic_file.hpp"
@@ -12,6 +13,8 @@
 #include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
+#include "replay/point.hpp"
 #include "workload/synth.hpp"
 
 namespace lockstep::cli {
@@ -48,6 +51,29 @@ void print_stats(const arch::Capture& capture) {
   }
 }
 
+nlohmann::ordered_json stats_json(const arch::Capture& capture) {
+  const arch::CaptureStats stats = arch::capture_stats(capture);
+  nlohmann::ordered_json j;
+  j["machine"] = capture.machine_name;
+  j["totals"] = {{"phases", stats.phases.size()},
+                 {"transfers", stats.transfers},
+                 {"source_addresses", stats.source_addresses},
+                 {"words", stats.words},
+                 {"words_delivered", stats.words_delivered}};
+  j["phases"] = nlohmann::ordered_json::array();
+  for (const auto& p : stats.phases) {
+    j["phases"].push_back({{"phase", p.id},
+                           {"label", p.label},
+                           {"execution_count", p.execution_count},
+                           {"iterations", p.iterations},
+                           {"transfers", p.transfers},
+                           {"destinations", p.destinations},
+                           {"words", p.words},
+                           {"words_delivered", p.words_delivered}});
+  }
+  return j;
+}
+
 void add_synth(CLI::App& parent, std::function<int()>& run) {
   auto* cmd = parent.add_subcommand(
       "synth",
@@ -69,7 +95,7 @@ void add_synth(CLI::App& parent, std::function<int()>& run) {
   cmd->add_option("--family", o->family, "permutation, uniform, skewed, multicast or transformer")
       ->required();
   cmd->add_option("--tiles", o->tiles, "tiles taking part (default: all of the machine's)");
-  cmd->add_option("--seed", o->seed, "random seed (default 1)");
+  add_seed_option(*cmd, "--seed", o->seed, "seed of the synthetic capture (default 1)");
   cmd->add_option("--phases", o->phases, "phases (default 8; transformer 80)");
   cmd->add_option("--machine", o->machine, "machine name or YAML file (default ipu21-c600)");
   cmd->add_option("-o,--output", o->output, "output file (.yaml for YAML, else Cap'n Proto)")
@@ -106,17 +132,20 @@ void add_convert(CLI::App& parent, std::function<int()>& run) {
   auto* cmd = parent.add_subcommand(
       "convert",
       "Convert a capture between YAML and Cap'n Proto. The input form is read from its\n"
-      "content; the output form follows OUT's name (.yaml/.yml is YAML, else Cap'n Proto).");
+      "content; the output form follows the output's name (.yaml/.yml is YAML, else Cap'n\n"
+      "Proto). Example: lockstep capture convert in.capnp -o out.yaml (or IN OUT).");
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   cmd->add_option("IN", *in, "capture to read")->required();
-  cmd->add_option("OUT", *out, "file to write")->required();
+  auto* out_positional = cmd->add_option("OUT", *out, "file to write (the older spelling of -o)");
+  cmd->add_option("-o,--output", *out, "file to write")->excludes(out_positional);
   add_common_options(*cmd);
   run = [cmd, in, out]() {
     if (!cmd->parsed()) return -1;
-    arch::check_output_file(*out, "OUT");
+    if (out->empty()) throw InputError("capture convert: -o/--output is required (the file to write)");
+    arch::check_output_file(*out, "-o");
     arch::refuse_overwriting_input(*out, {*in});
-    write_capture(arch::read_capture(*in), *out);
+    write_capture(read_capture_input(*in), *out);
     return kExitOk;
   };
 }
@@ -126,13 +155,20 @@ void add_stats(CLI::App& parent, std::function<int()>& run) {
       "stats",
       "Print a capture's totals, then one CSV line per phase: id, label, execution count,\n"
       "iterations, transfers, destinations, words sent and words delivered (words x\n"
-      "destinations), for one execution of the phase.");
+      "destinations), for one execution of the phase. --json prints one JSON object.");
   auto in = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   cmd->add_option("FILE", *in, "capture to read")->required();
+  cmd->add_flag("--json", *json, "print the totals and phases as one JSON object");
   add_common_options(*cmd);
-  run = [cmd, in]() {
+  run = [cmd, in, json]() {
     if (!cmd->parsed()) return -1;
-    print_stats(arch::read_capture(*in));
+    const arch::Capture capture = read_capture_input(*in);
+    if (*json) {
+      print_json(stats_json(capture));
+    } else {
+      print_stats(capture);
+    }
     return kExitOk;
   };
 }
@@ -140,18 +176,28 @@ void add_stats(CLI::App& parent, std::function<int()>& run) {
 void add_validate(CLI::App& parent, std::function<int()>& run) {
   auto* cmd = parent.add_subcommand(
       "validate",
-      "Check a capture against a machine: tiles, 4-aligned spans inside SRAM and outside\n"
+      "Check a capture against its machine (the one it names, as replay, sweep and compile\n"
+      "use it; --machine overrides): tiles, 4-aligned spans inside SRAM and outside\n"
       "the exchange-table range, word counts, distinct destinations, one source address\n"
       "per iteration, unique phase ids. Exit 2 with the phase, transfer and field of the\n"
       "first problem.");
   auto in = std::make_shared<std::string>();
-  auto machine = std::make_shared<std::string>(arch::kDefaultMachine);
+  auto machine = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   cmd->add_option("FILE", *in, "capture to check")->required();
-  cmd->add_option("--machine", *machine, "machine name or YAML file (default ipu21-c600)");
+  cmd->add_option("--machine", *machine,
+                  "machine name or YAML file (default: the capture's machine, else ipu21-c600)");
+  cmd->add_flag("--json", *json, "print {\"file\", \"machine\", \"ok\"} as one JSON object");
   add_common_options(*cmd);
-  run = [cmd, in, machine]() {
+  run = [cmd, in, machine, json]() {
     if (!cmd->parsed()) return -1;
-    arch::validate_capture(arch::read_capture(*in), arch::load_machine(*machine), *in);
+    const arch::Capture capture = read_capture_input(*in);
+    const arch::MachineDescription m = replay::machine_for(capture, *machine);
+    arch::validate_capture(capture, m, *in);
+    if (*json) {
+      print_json({{"file", *in}, {"machine", m.name}, {"ok", true}});
+      return kExitOk;
+    }
     std::cout << *in << ": ok\n";
     return kExitOk;
   };

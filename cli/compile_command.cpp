@@ -1,7 +1,6 @@
 // `lockstep compile CAPTURE -o PACKAGE`: schedule, encode and package a capture's phases,
 // with the payload proof the simulator checks.
 #include <spdlog/spdlog.h>
-#include <tbb/global_control.h>
 
 #include <chrono>
 #include <cstdio>
@@ -19,6 +18,7 @@
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 #include "cli/stage_progress.hpp"
 #include "compiler/compile.hpp"
 
@@ -143,7 +143,9 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       "Phases are scheduled, and the proof's reads and digests computed, on --jobs threads\n"
       "(default: every core); the package is the same bytes at any count. On a terminal a\n"
       "line shows the stage (scheduling, proving, writing) once it has taken 2 s.\n"
-      "The package form follows -o's name: .yaml/.yml is YAML, anything else Cap'n Proto.");
+      "The package form follows -o's name: .yaml/.yml is YAML, anything else Cap'n Proto.\n"
+      "Prints a table of the phases (horizon, lower bound, rows, patches); --json prints\n"
+      "the same as one JSON object, the one --report writes.");
   struct Options {
     std::string capture;
     std::string config;
@@ -156,6 +158,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     bool no_sharing = false;
     bool no_proof = false;
     size_t jobs = 0;
+    bool json = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("CAPTURE", o->capture, "capture to compile (YAML or Cap'n Proto)")->required();
@@ -168,15 +171,20 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
   cmd->add_option("--machine", o->machine, "machine name or YAML file (default: the capture's machine)");
   cmd->add_option("-o,--output", o->output, "package to write")->required();
   cmd->add_option("--report", o->report, "write the compile report as JSON to this file");
-  cmd->add_option("--token-seed", o->seed, "seed of the payload tokens in source memory (default 1)");
+  auto* seed = add_seed_option(*cmd, "--seed", o->seed, "seed of the payload tokens in source memory (default 1)");
+  // The old name, kept working; not listed in --help.
+  auto* token_seed = add_seed_option(*cmd, "--token-seed", o->seed, "deprecated spelling of --seed")->group("");
   cmd->add_flag("--no-sharing", o->no_sharing, "store one row copy per phase (no cross-phase sharing)");
   cmd->add_flag("--no-proof", o->no_proof, "leave out the payload checksums and expectations");
-  cmd->add_option("--jobs,-j", o->jobs, "threads to compile on (default, or 0: every core; same package at any count)");
+  add_jobs_option(*cmd, o->jobs, "threads to compile on (default, or 0: every core; same package at any count)");
+  cmd->add_flag("--json", o->json, "print the compile report as one JSON object instead of the table");
   add_common_options(*cmd);
-  return [o, config, words]() {
+  return [o, config, words, seed, token_seed]() {
+    if (seed->count() > 0 && token_seed->count() > 0) {
+      throw InputError("--token-seed: the deprecated spelling of --seed; give only --seed");
+    }
     if (words->count() > 0 && o->stream_words == 0) throw InputError("--exchange-stream-words: must be at least 1");
-    std::optional<tbb::global_control> threads;
-    if (o->jobs > 0) threads.emplace(tbb::global_control::max_allowed_parallelism, o->jobs);
+    const ThreadLimit threads(o->jobs);
     arch::check_output_file(o->output, "-o");
     arch::refuse_overwriting_input(o->output, {o->capture, o->machine});
     if (!o->report.empty()) {
@@ -186,7 +194,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     StageProgress progress("compile");
     progress.stage("reading " + o->capture);
     StageClock clock;
-    const arch::Capture capture = arch::read_capture(o->capture);
+    const arch::Capture capture = read_capture_input(o->capture);
     std::string machine_name = o->machine;
     if (machine_name.empty()) machine_name = capture.machine_name.empty() ? arch::kDefaultMachine : capture.machine_name;
     const arch::MachineDescription machine = arch::load_machine(machine_name);
@@ -225,7 +233,11 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     progress.finish();
     spdlog::info("reading {:.2f} s, compiling {:.2f} s, validating {:.2f} s, writing {:.2f} s", reading, compiling,
                  validating, clock.lap());
-    print_summary(result.report);
+    if (o->json) {
+      print_json(report_json(result.report, options.config.name, machine.name));
+    } else {
+      print_summary(result.report);
+    }
     spdlog::info("wrote {} ({} tiles, {} phases)", o->output, result.package.tiles.size(),
                  result.package.phases.size());
     return kExitOk;

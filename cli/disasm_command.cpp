@@ -14,6 +14,7 @@
 #include "arch/package.hpp"
 #include "arch/token.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -139,7 +140,7 @@ int disasm_words(const DisasmOptions& options) {
 }
 
 int disasm_package(const DisasmOptions& options) {
-  const arch::Package package = arch::read_package(options.package);
+  const arch::Package package = read_package_input(options.package);
   const std::string where = options.package + ": tile " + std::to_string(*options.tile) +
                             ": phase " + std::to_string(*options.phase);
   const arch::TileProgram* program = nullptr;

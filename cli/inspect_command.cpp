@@ -9,6 +9,7 @@
 #include "arch/package_io.hpp"
 #include "arch/package_summary.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -112,7 +113,7 @@ const CommandRegistration registration{"inspect", [](CLI::App& app) {
   cmd->add_flag("--json", *json, "print JSON (with one entry per tile) instead of text");
   add_common_options(*cmd);
   return [path, json]() {
-    const arch::Package package = arch::read_package(*path);
+    const arch::Package package = read_package_input(*path);
     const arch::PackageSummary summary = arch::summarize_package(package);
     if (*json) {
       print_json(package, summary);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "arch/capture.hpp"
 #include "arch/atomic_file.hpp"
@@ -13,6 +14,7 @@
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 #include "workload/lower.hpp"
 #include "workload/workload.hpp"
 
@@ -65,6 +67,50 @@ void print_stats(const workload::Lowered& lowered, double seconds) {
   }
 }
 
+// The --stats as one object, without the lowering time (so two runs diff cleanly).
+nlohmann::ordered_json stats_json(const workload::Workload& workload, const workload::Lowered& lowered,
+                                  const std::string& machine) {
+  const arch::CaptureStats stats = arch::capture_stats(lowered.capture);
+  nlohmann::ordered_json j;
+  j["workload"] = workload.name;
+  j["machine"] = machine;
+  uint64_t executed = 0;
+  for (const auto& p : stats.phases) executed += p.words_delivered * p.execution_count;
+  j["totals"] = {{"phases", stats.phases.size()},
+                 {"transfers", stats.transfers},
+                 {"source_addresses", stats.source_addresses},
+                 {"words", stats.words},
+                 {"words_delivered", stats.words_delivered},
+                 {"words_delivered_per_run", executed},
+                 {"owners", lowered.owners}};
+  const auto peak = std::max_element(lowered.memory.begin(), lowered.memory.end(),
+                                     [](const auto& a, const auto& b) { return a.peak_bytes < b.peak_bytes; });
+  const auto resident = std::max_element(
+      lowered.memory.begin(), lowered.memory.end(),
+      [](const auto& a, const auto& b) { return a.persistent_bytes < b.persistent_bytes; });
+  if (peak != lowered.memory.end()) {
+    j["peak_sram"] = {{"bytes", peak->peak_bytes}, {"tile", peak->tile}};
+    j["resident_sram"] = {{"bytes", resident->persistent_bytes}, {"tile", resident->tile}};
+  }
+  j["gemms"] = nlohmann::ordered_json::array();
+  for (const auto& g : lowered.gemms) {
+    j["gemms"].push_back({{"gemm", g.name}, {"in", g.in}, {"out", g.out}, {"k_blocks", g.k_blocks},
+                          {"o_blocks", g.o_blocks}, {"chunks", g.chunks}});
+  }
+  j["phases"] = nlohmann::ordered_json::array();
+  for (const auto& p : stats.phases) {
+    j["phases"].push_back({{"phase", p.id}, {"label", p.label}, {"execution_count", p.execution_count},
+                           {"iterations", p.iterations}, {"transfers", p.transfers},
+                           {"destinations", p.destinations}, {"words", p.words},
+                           {"words_delivered", p.words_delivered}});
+  }
+  j["tiles"] = nlohmann::ordered_json::array();
+  for (const auto& m : lowered.memory) {
+    j["tiles"].push_back({{"tile", m.tile}, {"resident_bytes", m.persistent_bytes}, {"peak_bytes", m.peak_bytes}});
+  }
+  return j;
+}
+
 const CommandRegistration registration{"lower", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "lower",
@@ -74,26 +120,31 @@ const CommandRegistration registration{"lower", [](CLI::App& app) {
       "resident program as a package without rows (weight segments, kernel steps, exchange\n"
       "steps, the layer Repeat with iterated weight pointers). --stats prints phases,\n"
       "transfers, words per phase, GEMM splits and per-tile SRAM use. Output forms follow\n"
-      "the file names (.yaml/.yml YAML, else Cap'n Proto). See docs/lowering.md.");
+      "the file names (.yaml/.yml YAML, else Cap'n Proto); --json prints the statistics as\n"
+      "one JSON object (without the lowering time). See docs/lowering.md.");
   struct Options {
     std::string workload;
     std::string capture;
     std::string program;
     std::string machine;
     bool stats = false;
+    bool json = false;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("WORKLOAD", o->workload, "workload file or embedded name, e.g. configs/workloads/vit-tiny.yaml")
+  cmd->add_option("WORKLOAD", o->workload,
+                  "workload file or embedded name, e.g. vit-tiny or configs/workloads/vit-tiny.yaml")
       ->required();
   cmd->add_option("-o,--output", o->capture, "capture file to write");
   cmd->add_option("--program", o->program, "package file to write with the per-tile program");
   cmd->add_option("--machine", o->machine, "override the workload's machine (name or YAML file)");
   cmd->add_flag("--stats", o->stats, "print phases, transfers, words per phase and SRAM use");
+  cmd->add_flag("--json", o->json, "print the statistics as one JSON object (implies --stats)");
   add_common_options(*cmd);
   return [o]() {
-    if (o->capture.empty() && o->program.empty() && !o->stats) {
+    if (o->capture.empty() && o->program.empty() && !o->stats && !o->json) {
       throw InputError("lower: nothing to do: give -o CAPTURE, --program PROGRAM or --stats");
     }
+    o->workload = resolve_workload(o->workload);
     for (const auto& [path, option] : {std::pair{o->capture, "-o"}, std::pair{o->program, "--program"}}) {
       if (path.empty()) continue;
       arch::check_output_file(path, option);
@@ -123,7 +174,11 @@ const CommandRegistration registration{"lower", [](CLI::App& app) {
         arch::write_package_capnp(lowered.program, o->program);
       }
     }
-    if (o->stats) print_stats(lowered, seconds);
+    if (o->json) {
+      print_json(stats_json(workload, lowered, machine.name));
+    } else if (o->stats) {
+      print_stats(lowered, seconds);
+    }
     return kExitOk;
   };
 }};

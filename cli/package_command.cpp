@@ -3,9 +3,12 @@
 
 #include <iostream>
 
+#include "arch/atomic_file.hpp"
+#include "arch/errors.hpp"
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -27,15 +30,21 @@ const CommandRegistration registration{"package", [](CLI::App& app) {
       "convert",
       "Read a package in either form (picked from its content), validate it against the\n"
       "machine it names (an embedded machine or a machine file path), and write it in the\n"
-      "form picked by OUT's extension: .yaml or .yml give the canonical YAML form, anything\n"
-      "else the Cap'n Proto form. The output is written to a temporary name, then renamed.");
+      "form picked by the output's extension: .yaml or .yml give the canonical YAML form,\n"
+      "anything else the Cap'n Proto form. The output is checked before the work and written\n"
+      "to a temporary name, then renamed. Example: lockstep package convert a.capnp -o a.yaml\n"
+      "(IN OUT works too).");
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   convert->add_option("IN", *in, "the package to read")->required();
-  convert->add_option("OUT", *out, "the file to write")->required();
+  auto* out_positional = convert->add_option("OUT", *out, "the file to write (the older spelling of -o)");
+  convert->add_option("-o,--output", *out, "the file to write")->excludes(out_positional);
   add_common_options(*convert);
   return [in, out]() {
-    const arch::Package package = arch::read_package(*in);
+    if (out->empty()) throw InputError("package convert: -o/--output is required (the file to write)");
+    arch::check_output_file(*out, "-o");
+    arch::refuse_overwriting_input(*out, {*in});
+    const arch::Package package = read_package_input(*in);
     const arch::MachineDescription machine = arch::load_machine(package.machine_name);
     arch::validate_package(package, machine, *in);
     if (is_yaml_name(*out)) {

@@ -3,10 +3,13 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "arch/capture.hpp"
 #include "arch/errors.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 #include "replay/point.hpp"
 #include "replay/replay_args.hpp"
 #include "replay/sampling.hpp"
@@ -18,11 +21,13 @@ struct ReplayArgs {
   std::string capture;
   uint32_t phase = 0;
   std::string config;
-  uint64_t samples = 8192;
-  bool all = false;
+  uint64_t samples = 0;  // 0: every destination word
+  bool all = false;      // the old way to say "every word", now the default
   uint64_t seed = 1;
   std::string iterations = "all";
   std::string machine;
+  size_t jobs = 0;
+  bool json = false;
 };
 
 std::string hex(uint32_t value) {
@@ -31,19 +36,67 @@ std::string hex(uint32_t value) {
   return text;
 }
 
+nlohmann::ordered_json result_json(const ReplayArgs& args, const replay::PointResult& r,
+                                   const replay::PointSpec& spec, uint64_t phase_iterations, uint64_t words,
+                                   const std::optional<uint64_t>& samples) {
+  nlohmann::ordered_json j;
+  j["phase"] = r.spec.phase;
+  j["label"] = r.label;
+  j["config"] = spec.config;
+  j["width"] = spec.paired ? "paired64" : "word32";
+  j["iterations"] = phase_iterations;
+  j["iterations_replayed"] = r.iterations;
+  j["seed"] = args.seed;
+  if (!r.error.empty()) {
+    j["error"] = r.error;
+    return j;
+  }
+  j["horizon_cycles"] = r.horizon;
+  j["compiled_horizon_cycles"] = r.compiled_horizon;
+  j["lower_bound_cycles"] = r.lower_bound;
+  j["max_row_bytes"] = r.max_row_bytes;
+  j["total_row_bytes"] = r.total_row_bytes;
+  j["patch_words"] = r.patch_words;
+  j["patch_calls"] = r.patch_calls;
+  j["destination_words"] = words;
+  j["sampled_words"] = samples && *samples < words ? nlohmann::ordered_json(*samples) : nlohmann::ordered_json();
+  j["words_checked"] = r.words_checked;
+  j["executions"] = r.executions;
+  j["hazard_count"] = r.hazard_count;
+  j["hazards"] = r.hazards;
+  j["expectation_failures"] = r.expectation_failures;
+  j["mismatch_count"] = r.mismatch_count;
+  j["mismatches"] = nlohmann::ordered_json::array();
+  for (const auto& m : r.mismatches) {
+    j["mismatches"].push_back({{"tile", m.tile},
+                               {"address", hex(m.address)},
+                               {"iteration", m.iteration},
+                               {"expected", hex(m.expected)},
+                               {"found", hex(m.found)}});
+  }
+  j["payload"] = r.payload_ok() ? "pass" : "fail";
+  return j;
+}
+
 int run_replay(const ReplayArgs& args) {
-  const auto capture = arch::read_capture(args.capture);
+  const ThreadLimit threads(args.jobs);
+  const auto capture = read_capture_input(args.capture);
   const auto machine = replay::machine_for(capture, args.machine);
   arch::validate_capture(capture, machine, args.capture);
   const auto& phase = replay::find_phase(capture, args.phase);
   const auto spec = replay::parse_point_config(args.config, args.phase);
   replay::PointOptions options;
   options.seed = args.seed;
-  if (!args.all) options.samples = args.samples;
+  if (args.samples > 0) options.samples = args.samples;
   options.all_iterations = args.iterations == "all";
 
   const auto r = replay::run_point(capture, machine, spec, options);
   const uint64_t words = replay::count_destination_words(phase);
+  if (args.json) {
+    print_json(result_json(args, r, spec, phase.iterations, words, options.samples));
+    if (!r.error.empty()) return r.error_exit_code == kExitBadInput ? kExitBadInput : kExitInternal;
+    return r.payload_ok() ? kExitOk : kExitFailed;
+  }
   std::cout << "phase " << r.spec.phase << " (" << r.label << ") config " << spec.config
             << (spec.paired ? " paired64" : " word32") << ", " << r.iterations << " of "
             << phase.iterations << " iteration(s) replayed, seed " << args.seed << "\n";
@@ -52,7 +105,7 @@ int run_replay(const ReplayArgs& args) {
     return r.error_exit_code == kExitBadInput ? kExitBadInput : kExitInternal;
   }
   if (phase.transfers.empty()) std::cout << "empty        the phase has no transfers: nothing to move or check\n";
-  std::cout << "horizon      " << r.horizon << " events (compiled schedule: " << r.compiled_horizon
+  std::cout << "horizon      " << r.horizon << " cycles (compiled schedule: " << r.compiled_horizon
             << ")\n"
             << "lower bound  " << r.lower_bound << "\n"
             << "max row      " << r.max_row_bytes << " bytes\n"
@@ -93,8 +146,9 @@ const CommandRegistration registration{"replay", [](CLI::App& app) {
       "payload token in every source word of every Repeat iteration, run it on the SystemC\n"
       "model, and check the destination words after every iteration. Prints horizon, lower\n"
       "bound, row and patch sizes, pass or fail and the first mismatches. Exit 1 on a\n"
-      "mismatch or hazard.\n"
-      "Example: lockstep replay out/vit.capnp --phase 3 --config B256 --all");
+      "mismatch or hazard. Every destination word is checked unless --samples N asks for\n"
+      "a seeded sample; --json prints the result as one JSON object.\n"
+      "Example: lockstep replay out/vit.capnp --phase 3 --config B256");
   auto args = std::make_shared<ReplayArgs>();
   cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)")->required();
   cmd->add_option("--phase", args->phase, "phase id")->required();
@@ -103,17 +157,20 @@ const CommandRegistration registration{"replay", [](CLI::App& app) {
                   "+paired suffix selects the paired width (B256p)")
       ->required();
   auto* samples = cmd->add_option("--samples", args->samples,
-                                  "destination words checked per iteration (seeded sample\n"
-                                  "covering every destination tile first)")
-                      ->capture_default_str();
-  cmd->add_flag("--all", args->all, "check every destination word")->excludes(samples);
-  cmd->add_option("--seed", args->seed, "payload token and sampling seed")->capture_default_str();
+                                  "check a seeded sample of N destination words per iteration (covering\n"
+                                  "every destination tile first) instead of every word; N >= 1")
+                      ->check(unsigned_in(1, UINT64_MAX));
+  cmd->add_flag("--all", args->all, "check every destination word (the default; kept for old scripts)")
+      ->excludes(samples);
+  add_seed_option(*cmd, "--seed", args->seed, "payload token and sampling seed")->capture_default_str();
   cmd->add_option("--iterations", args->iterations,
                   "all: replay every Repeat iteration; first: only the first")
       ->check(CLI::IsMember({"all", "first"}))
       ->capture_default_str();
   cmd->add_option("--machine", args->machine,
                   "machine (path or embedded name); default: the capture's machine");
+  add_jobs_option(*cmd, args->jobs, "threads to compile the phase on (default, or 0: every core)");
+  cmd->add_flag("--json", args->json, "print the result as one JSON object");
   add_common_options(*cmd);
   return [args]() { return run_replay(*args); };
 }};

@@ -19,6 +19,7 @@
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
+#include "cli/options.hpp"
 #include "cli/run_reference.hpp"
 #include "sim/backend.hpp"
 
@@ -27,6 +28,7 @@ namespace {
 
 struct RunArgs {
   std::string package;
+  size_t jobs = 0;  // oneTBB threads of the kernels and the reference
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   uint32_t invocations = 1;
@@ -239,7 +241,8 @@ void write_outputs(const RunArgs& args, const std::vector<std::pair<const arch::
 }
 
 int run(const RunArgs& args) {
-  const arch::Package package = arch::read_package(args.package);
+  const ThreadLimit threads(args.jobs);
+  const arch::Package package = read_package_input(args.package);
   const arch::MachineDescription machine = arch::load_machine(package.machine_name);
   sim::RunOptions options;
   options.keep_going = args.keep_going;
@@ -283,13 +286,15 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
       "(class, tile, phase, iteration, cycle, row offset, instruction) and every failed\n"
       "expectation. By default the first hazard stops the run; --keep-going collects all.\n"
       "--reference compares a whole model's output with its FP32 reference (docs/reference.md).\n"
+      "Outputs: -o/--output [NAME=]FILE.npy per output binding, or --output-dir DIR for all.\n"
+      "Runs on --jobs threads (default: every core); the results are the same at any count.\n"
       "Exit 0 ok, 1 a hazard or failed expectation, 2 bad input.");
   auto args = std::make_shared<RunArgs>();
   cmd->add_option("PACKAGE", args->package, "the package file")->required();
   cmd->add_option("--input", args->inputs,
                   "[NAME=]FILE: an input binding's values, a .npy array of the binding's element type\n"
                   "and shape, or raw bytes (.bin); NAME may be left out when there is one input (repeatable)");
-  cmd->add_option("--output", args->outputs,
+  cmd->add_option("-o,--output", args->outputs,
                   "[NAME=]FILE.npy: write an output binding as a .npy array of its element type and\n"
                   "shape; NAME may be left out when there is one output (repeatable)");
   cmd->add_option("--invocations", args->invocations,
@@ -299,6 +304,7 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
   cmd->add_option("--max-cycles", args->max_cycles,
                   "stop the run (exit 1, outputs not written) once a tile passes this simulated cycle;\n"
                   "0: no bound")
+      ->check(unsigned_in(0, UINT64_MAX))
       ->capture_default_str();
   cmd->add_option("--timeout", args->timeout_seconds,
                   "stop the run (exit 1) after this many seconds of wall time (default 0: no bound)")
@@ -309,6 +315,7 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                 "row end and, per received run, its sender, addresses, bytes and first and\n"
                 "last write event (events from the phase's release)");
   cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
+  add_jobs_option(*cmd, args->jobs, "threads for the kernels and the reference (default, or 0: every core)");
   cmd->add_flag("--reference", args->reference,
                 "hold the `output` binding against the separate FP32 reference of the model (a package\n"
                 "made by `lockstep build`: its recorded workload, the weights as its segments hold them,\n"

@@ -15,6 +15,7 @@
 #include "arch/mapped_file.hpp"
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 #include "replay/mpi.hpp"
 #include "replay/replay_args.hpp"
 #include "replay/report.hpp"
@@ -39,6 +40,7 @@ struct SweepArgs {
   std::string machine;
   std::string out;
   std::string resume;  // the folder of an interrupted sweep
+  bool json = false;   // the summary as one JSON object (not part of the journal's identity)
 };
 
 // The journal's identity line: the arguments that decide the results (so `--resume DIR`
@@ -88,6 +90,7 @@ SweepArgs resumed_args(const SweepArgs& given) {
     throw InputError(where + ": unreadable sweep arguments: " + e.what());
   }
   args.jobs = given.jobs;
+  args.json = given.json;
   args.out = given.resume;
   args.resume = given.resume;
   return args;
@@ -102,7 +105,7 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
   if (args.out.empty()) throw InputError("sweep: -o DIR is required (the folder for results and report)");
   replay::MpiSession mpi;
   if (mpi.root()) arch::check_output_directory(args.out, "-o");
-  const auto capture = arch::read_capture(args.capture);
+  const auto capture = read_capture_input(args.capture);
   const auto machine = replay::machine_for(capture, args.machine);
   arch::validate_capture(capture, machine, args.capture);
   const auto definition = replay::load_sweep_definition(args.configs);
@@ -183,10 +186,21 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
   // Everything is in results.csv now; the journal (in finishing order, so not
   // byte-identical across job counts) has done its work.
   journal->finish();
-  std::cout << "points     " << points.size() << " (" << points.size() - failed << " pass, "
-            << failed << " fail)\n"
-            << "results    " << replay::join_path(args.out, "results.csv") << "\n"
-            << "report     " << replay::join_path(args.out, "index.html") << "\n";
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["points"] = points.size();
+    j["pass"] = points.size() - failed;
+    j["fail"] = failed;
+    j["errors"] = errors;
+    j["results"] = replay::join_path(args.out, "results.csv");
+    j["report"] = replay::join_path(args.out, "index.html");
+    print_json(j);
+  } else {
+    std::cout << "points     " << points.size() << " (" << points.size() - failed << " pass, "
+              << failed << " fail)\n"
+              << "results    " << replay::join_path(args.out, "results.csv") << "\n"
+              << "report     " << replay::join_path(args.out, "index.html") << "\n";
+  }
   if (errors > 0) {
     std::cerr << errors << " point(s) could not be compiled or simulated\n";
     return kExitInternal;
@@ -204,22 +218,23 @@ const CommandRegistration registration{"sweep", [](CLI::App& app) {
       "Writes DIR/results.csv and the report (frontier.csv, comparisons.csv, index.html,\n"
       "phase pages and plots). Runs on --jobs worker processes; under `mpirun -np N` the\n"
       "points are split across ranks. Outputs are byte-identical whatever the job or rank\n"
-      "count (with --no-timings, results.csv too). Exit 1 if any payload check fails.\n"
+      "count (with --no-timings, results.csv too). --json prints the closing summary as one\n"
+      "JSON object. Exit 1 if any payload check fails.\n"
       "Example: lockstep sweep out/vit.capnp --phases 0-3 -o out/sweep");
   auto args = std::make_shared<SweepArgs>();
   cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)");
-  cmd->add_option("--configs", args->configs, "sweep definition (path or embedded name)")
+  cmd->add_option("--configs", args->configs, "sweep definition (path or embedded name, e.g. frontier)")
       ->capture_default_str();
   cmd->add_option("--phases", args->phases, "phase ids to sweep, e.g. 0,3,5-9 (default: all)");
-  cmd->add_option("--jobs,-j", args->jobs,
-                  "worker processes (default: the cores, shared among local MPI ranks)");
+  add_jobs_option(*cmd, args->jobs, "worker processes (default, or 0: the cores, shared among local MPI ranks)");
   cmd->add_flag("--no-timings", args->no_timings,
                 "write compile_ms and simulate_ms as 0.000 (byte-identical results.csv)");
   cmd->add_flag("--word32-only", args->word32_only,
                 "leave out the paired-width alternatives (half the points)");
   cmd->add_option("--samples", args->samples,
-                  "check this many sampled destination words per iteration instead of all");
-  cmd->add_option("--seed", args->seed, "payload token and sampling seed")->capture_default_str();
+                  "check this many sampled destination words per iteration instead of all; N >= 1")
+      ->check(unsigned_in(1, UINT64_MAX));
+  add_seed_option(*cmd, "--seed", args->seed, "payload token and sampling seed")->capture_default_str();
   cmd->add_option("--machine", args->machine,
                   "machine (path or embedded name); default: the capture's machine");
   cmd->add_option("-o,--output", args->out,
@@ -227,6 +242,7 @@ const CommandRegistration registration{"sweep", [](CLI::App& app) {
   cmd->add_option("--resume", args->resume,
                   "finish the interrupted sweep in DIR: its arguments come from DIR/points.journal,\n"
                   "finished points are kept, the rest run; the files equal an uninterrupted run's");
+  cmd->add_flag("--json", args->json, "print the closing summary as one JSON object");
   add_common_options(*cmd);
   return [cmd, args]() {
     std::vector<std::string> given;
@@ -234,6 +250,7 @@ const CommandRegistration registration{"sweep", [](CLI::App& app) {
                              "--samples", "--seed", "--machine", "-o"}) {
       if (cmd->get_option(name)->count() > 0) given.emplace_back(name);
     }
+    if (args->resume.empty()) args->configs = resolve_sweep(args->configs);
     return run_sweep_command(*args, given);
   };
 }};
