@@ -228,7 +228,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       arch::write_package_capnp(result.package, o->output);
     }
     if (!o->report.empty()) {
-      arch::write_file_atomically(o->report, report_json(result.report, options.config.name, machine.name).dump(2) + "\n");
+      arch::write_file_atomically(o->report, json_text(report_json(result.report, options.config.name, machine.name)) + "\n");
     }
     progress.finish();
     spdlog::info("reading {:.2f} s, compiling {:.2f} s, validating {:.2f} s, writing {:.2f} s", reading, compiling,

@@ -89,7 +89,7 @@ void print(std::span<const uint32_t> words, const std::vector<arch::DecodedInstr
     }
     index += d.word_count;
   }
-  if (json) std::cout << array.dump(2) << "\n";
+  if (json) std::cout << json_text(array) << "\n";
 }
 
 const arch::ExchangeStep* find_exchange(const std::vector<arch::Step>& steps, uint32_t phase) {

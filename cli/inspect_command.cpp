@@ -66,7 +66,7 @@ void print_json(const arch::Package& p, const arch::PackageSummary& s) {
     }
     j["expectations"].push_back(x);
   }
-  std::cout << j.dump(2) << "\n";
+  std::cout << json_text(j) << "\n";
 }
 
 void print_text(const arch::Package& p, const arch::PackageSummary& s) {

@@ -5,6 +5,7 @@
 
 #include "arch/machine.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -57,7 +58,7 @@ const CommandRegistration registration{"machine", [](CLI::App& app) {
   return [source, json]() {
     const arch::MachineDescription m = arch::load_machine(*source);
     if (*json) {
-      std::cout << machine_json(m).dump(2) << "\n";
+      std::cout << json_text(machine_json(m)) << "\n";
       return kExitOk;
     }
     std::cout << arch::machine_to_yaml(m);

@@ -126,7 +126,7 @@ ThreadLimit::ThreadLimit(size_t jobs) {
   if (jobs > 0) control_.emplace(tbb::global_control::max_allowed_parallelism, jobs);
 }
 
-void print_json(const nlohmann::ordered_json& json) { std::cout << json.dump(2) << "\n"; }
+void print_json(const nlohmann::ordered_json& json) { std::cout << json_text(json) << "\n"; }
 
 std::string resolve_workload(const std::string& source) { return resolve_config(source, "workloads", "workload"); }
 

@@ -38,6 +38,13 @@ class ThreadLimit {
 // One JSON object on stdout, two-space indented, keys in insertion order.
 void print_json(const nlohmann::ordered_json& json);
 
+// JSON text, two-space indented; bytes of a path or argument that are not valid UTF-8
+// (Linux allows them in file names) become U+FFFD instead of failing after the work.
+template <typename Json>
+std::string json_text(const Json& json) {
+  return json.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
 // A workload or sweep-definition argument: an existing file as given, else the embedded
 // configs/workloads/NAME.yaml (configs/sweeps/NAME.yaml) for a short NAME, else the path
 // as given. InputError naming the argument and the embedded names when nothing matches.

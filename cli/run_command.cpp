@@ -166,7 +166,7 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
         {{"tile", f.tile}, {"address", f.address}, {"expected", f.expected}, {"found", f.found}});
   }
   j["ok"] = result.ok();
-  std::cout << j.dump(2) << "\n";
+  std::cout << json_text(j) << "\n";
 }
 
 void print_text(const arch::MachineDescription& machine, const sim::RunResult& result,
