@@ -8,6 +8,7 @@
 
 #include "arch/embedded_configs.hpp"
 #include "arch/errors.hpp"
+#include "arch/input_file.hpp"
 #include "arch/package_io.hpp"
 
 namespace lockstep::cli {
@@ -16,6 +17,7 @@ namespace {
 // The keys at column 0 of a YAML text ("key:" lines), enough to tell the kinds apart.
 std::set<std::string> top_level_keys(const std::string& path) {
   std::set<std::string> keys;
+  if (!arch::regular_file_exists(path)) return keys;  // a FIFO is refused, never read
   std::ifstream in(path, std::ios::binary);
   std::string line;
   for (int n = 0; n < 100000 && std::getline(in, line); ++n) {
@@ -41,6 +43,7 @@ std::string yaml_kind(const std::string& path) {
 
 // The first bytes of a file ("" if it cannot be read; the reader then says why).
 std::string magic(const std::string& path) {
+  if (!arch::regular_file_exists(path)) return "";  // a FIFO is refused, never read
   std::ifstream in(path, std::ios::binary);
   char bytes[6] = {};
   if (!in.read(bytes, sizeof bytes)) return "";

@@ -27,6 +27,13 @@ TEST(BadInputFiles, DevicesAndFifosAreRefusedBeforeReading) {
   expect_bad_input({"machine", fifo}, fifo + ": not a regular file");
   expect_bad_input({"lower", fifo, "--stats"}, fifo + ": not a regular file");
   expect_bad_input({"inspect", "/dev/zero"}, "/dev/zero: not a regular file");
+  // Every command that tells a capture from a package by its first bytes looks first.
+  expect_bad_input({"run", fifo}, fifo + ": not a regular file");
+  expect_bad_input({"compile", fifo, "-o", fifo + ".lkspkg"}, fifo + ": not a regular file");
+  expect_bad_input({"replay", fifo, "--phase", "0", "--config", "B256"}, fifo + ": not a regular file");
+  expect_bad_input({"sweep", fifo, "-o", fifo + ".sweep"}, fifo + ": not a regular file");
+  expect_bad_input({"inspect", fifo}, fifo + ": not a regular file");
+  expect_bad_input({"capture", "validate", fifo}, fifo + ": not a regular file");
 }
 
 TEST(BadInputFiles, CaptureWithTrailingDataIsRefused) {
