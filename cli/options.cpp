@@ -14,8 +14,16 @@ namespace lockstep::cli {
 namespace {
 
 // The keys at column 0 of a YAML text ("key:" lines), enough to tell the kinds apart.
+// Only regular files are opened here: a FIFO would block, a device never end (the readers
+// refuse both with their own message).
+bool regular_file(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
 std::set<std::string> top_level_keys(const std::string& path) {
   std::set<std::string> keys;
+  if (!regular_file(path)) return keys;
   std::ifstream in(path, std::ios::binary);
   std::string line;
   for (int n = 0; n < 100000 && std::getline(in, line); ++n) {
@@ -41,6 +49,7 @@ std::string yaml_kind(const std::string& path) {
 
 // The first bytes of a file ("" if it cannot be read; the reader then says why).
 std::string magic(const std::string& path) {
+  if (!regular_file(path)) return "";
   std::ifstream in(path, std::ios::binary);
   char bytes[6] = {};
   if (!in.read(bytes, sizeof bytes)) return "";
