@@ -13,6 +13,7 @@
 #include "arch/capture.capnp.h"
 #include "arch/capture.hpp"
 #include "arch/atomic_file.hpp"
+#include "arch/capnp_words.hpp"
 #include "arch/errors.hpp"
 #include "arch/utf8.hpp"
 
@@ -196,22 +197,9 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
   }
   const uint8_t* body = data + kMagicBytes;
   const size_t body_size = size - kMagicBytes;
-  if (body_size < sizeof(capnp::word) || body_size % sizeof(capnp::word) != 0) {
-    throw InputError(file_name + ": truncated capture: the message is " +
-                     std::to_string(body_size) + " bytes, not a positive multiple of 8");
-  }
-  const size_t word_count = body_size / sizeof(capnp::word);
-  // mmap'd data is page aligned, so the body is word aligned; copy only if someone hands
-  // us an unaligned buffer.
-  kj::Array<capnp::word> aligned;
-  kj::ArrayPtr<const capnp::word> words;
-  if (reinterpret_cast<uintptr_t>(body) % alignof(capnp::word) != 0) {
-    aligned = kj::heapArray<capnp::word>(word_count);
-    std::memcpy(aligned.begin(), body, body_size);
-    words = aligned.asPtr();
-  } else {
-    words = kj::ArrayPtr<const capnp::word>(reinterpret_cast<const capnp::word*>(body), word_count);
-  }
+  kj::Array<capnp::word> copy;
+  const kj::ArrayPtr<const capnp::word> words = capnp_message_words(body, body_size, copy, file_name, "capture");
+  const size_t word_count = words.size();
   capnp::ReaderOptions options;
   // The reader fetches every list once, so an honest capture is read within its own size
   // (word_count); twice that, plus room for the small headers, bounds what a hostile file
@@ -219,18 +207,6 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
   options.traversalLimitInWords = 2 * word_count + 8192;
   options.nestingLimit = 16;  // Capture > List(Phase) > Phase > lists: depth 4 suffices
   try {
-    // The segment table must fit before FlatArrayMessageReader looks at the segments.
-    const auto* header = reinterpret_cast<const uint8_t*>(words.begin());
-    const uint32_t segment_count = static_cast<uint32_t>(header[0]) |
-                                   static_cast<uint32_t>(header[1]) << 8 |
-                                   static_cast<uint32_t>(header[2]) << 16 |
-                                   static_cast<uint32_t>(header[3]) << 24;
-    const uint64_t table_words = (static_cast<uint64_t>(segment_count) + 3) / 2;
-    if (segment_count >= 512 || table_words > word_count) {
-      throw InputError(file_name + ": truncated or corrupt capture: segment table of " +
-                       std::to_string(static_cast<uint64_t>(segment_count) + 1) +
-                       " segments does not fit in " + std::to_string(word_count) + " words");
-    }
     capnp::FlatArrayMessageReader reader(words, options);
     if (reader.getEnd() != words.end()) {
       throw InputError(file_name + ": corrupt capture: " +

@@ -9,6 +9,7 @@
 
 #include "arch/errors.hpp"
 #include "arch/atomic_file.hpp"
+#include "arch/capnp_words.hpp"
 #include "arch/mapped_file.hpp"
 #include "arch/package.capnp.h"
 #include "arch/package_io.hpp"
@@ -337,40 +338,14 @@ Package parse_package_capnp(const uint8_t* data, size_t size, const std::string&
   }
   const uint8_t* body = data + kPackageMagicBytes;
   const size_t body_size = size - kPackageMagicBytes;
-  if (body_size < sizeof(capnp::word) || body_size % sizeof(capnp::word) != 0) {
-    throw InputError(name + ": truncated package: the message is " + std::to_string(body_size) +
-                     " bytes, not a positive multiple of 8");
-  }
-  const size_t word_count = body_size / sizeof(capnp::word);
-  // A mapped file is page-aligned, so the message after the 8-byte magic is word-aligned
-  // and is read in place; anything else (bytes from memory) is copied first.
   kj::Array<capnp::word> copy;
-  kj::ArrayPtr<const capnp::word> words;
-  if (reinterpret_cast<uintptr_t>(body) % alignof(capnp::word) == 0) {
-    words = kj::arrayPtr(reinterpret_cast<const capnp::word*>(body), word_count);
-  } else {
-    copy = kj::heapArray<capnp::word>(word_count);
-    std::memcpy(copy.begin(), body, body_size);
-    words = copy.asPtr();
-  }
+  const kj::ArrayPtr<const capnp::word> words = capnp_message_words(body, body_size, copy, name, "package");
+  const size_t word_count = words.size();
   capnp::ReaderOptions options;
   // Bounded by the file's size so a hostile file cannot make us read (or allocate) far
   // more than it holds, yet generous enough that an honest reader never hits it.
   options.traversalLimitInWords = 8 * word_count + 8192;
   try {
-    // The segment table must fit before FlatArrayMessageReader looks at the segments.
-    const auto* header = reinterpret_cast<const uint8_t*>(words.begin());
-    const uint32_t segment_count = static_cast<uint32_t>(header[0]) |
-                                   static_cast<uint32_t>(header[1]) << 8 |
-                                   static_cast<uint32_t>(header[2]) << 16 |
-                                   static_cast<uint32_t>(header[3]) << 24;
-    // The first word holds (segments - 1); the table is 1 + segments 32-bit sizes.
-    const uint64_t table_words = (static_cast<uint64_t>(segment_count) + 3) / 2;
-    if (segment_count >= 512 || table_words > word_count) {
-      throw InputError(name + ": truncated or corrupt package: segment table of " +
-                       std::to_string(static_cast<uint64_t>(segment_count) + 1) +
-                       " segments does not fit in " + std::to_string(word_count) + " words");
-    }
     capnp::FlatArrayMessageReader reader(words, options);
     if (reader.getEnd() != words.end()) {
       throw InputError(name + ": corrupt package: " +
