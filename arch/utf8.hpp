@@ -14,6 +14,11 @@ namespace lockstep::arch {
 // of `text` is well-formed.
 std::optional<size_t> first_invalid_utf8(std::string_view text);
 
+// The length of the well-formed UTF-8 sequence starting at byte `at` (1 for ASCII), or 0
+// if none starts there (a stray continuation byte, an overlong form, a surrogate, a code
+// point above U+10FFFF, or a sequence cut short).
+size_t utf8_sequence_length(std::string_view text, size_t at);
+
 // 1-based line number of byte `offset` in `text` (lines end at '\n').
 size_t line_of_offset(std::string_view text, size_t offset);
 
