@@ -28,6 +28,15 @@ bool is_yaml(const std::string& path) {
   return ends(".yaml") || ends(".yml");
 }
 
+// The tiles with the most SRAM in use at the peak and resident throughout (end() if none).
+auto busiest_tiles(const workload::Lowered& lowered) {
+  const auto& m = lowered.memory;
+  return std::pair{
+      std::max_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.peak_bytes < b.peak_bytes; }),
+      std::max_element(m.begin(), m.end(),
+                       [](const auto& a, const auto& b) { return a.persistent_bytes < b.persistent_bytes; })};
+}
+
 void print_stats(const workload::Lowered& lowered, double seconds) {
   const arch::CaptureStats stats = arch::capture_stats(lowered.capture);
   std::cout << "phases " << stats.phases.size() << "\n";
@@ -39,11 +48,7 @@ void print_stats(const workload::Lowered& lowered, double seconds) {
   for (const auto& p : stats.phases) executed += p.words_delivered * p.execution_count;
   std::cout << "words_delivered_per_run " << executed << "\n";
   std::cout << "owners " << lowered.owners << "\n";
-  const auto peak = std::max_element(lowered.memory.begin(), lowered.memory.end(),
-                                     [](const auto& a, const auto& b) { return a.peak_bytes < b.peak_bytes; });
-  const auto resident = std::max_element(
-      lowered.memory.begin(), lowered.memory.end(),
-      [](const auto& a, const auto& b) { return a.persistent_bytes < b.persistent_bytes; });
+  const auto [peak, resident] = busiest_tiles(lowered);
   if (peak != lowered.memory.end()) {
     std::cout << "peak_sram_bytes " << peak->peak_bytes << " (tile " << peak->tile << ")\n";
     std::cout << "resident_sram_bytes " << resident->persistent_bytes << " (tile " << resident->tile
@@ -83,11 +88,7 @@ nlohmann::ordered_json stats_json(const workload::Workload& workload, const work
                  {"words_delivered", stats.words_delivered},
                  {"words_delivered_per_run", executed},
                  {"owners", lowered.owners}};
-  const auto peak = std::max_element(lowered.memory.begin(), lowered.memory.end(),
-                                     [](const auto& a, const auto& b) { return a.peak_bytes < b.peak_bytes; });
-  const auto resident = std::max_element(
-      lowered.memory.begin(), lowered.memory.end(),
-      [](const auto& a, const auto& b) { return a.persistent_bytes < b.persistent_bytes; });
+  const auto [peak, resident] = busiest_tiles(lowered);
   if (peak != lowered.memory.end()) {
     j["peak_sram"] = {{"bytes", peak->peak_bytes}, {"tile", peak->tile}};
     j["resident_sram"] = {{"bytes", resident->persistent_bytes}, {"tile", resident->tile}};
