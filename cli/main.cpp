@@ -46,13 +46,8 @@ int main(int argc, char** argv) {
   add_common_options(app);  // --log-level and --trace-tile before the subcommand too
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
     std::cerr << "error: " << lockstep::printable(e.what()) << " (see lockstep --help)\n";
     return kExitBadInput;
   }
