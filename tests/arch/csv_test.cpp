@@ -18,6 +18,22 @@ TEST(Csv, QuotesOnlyWhatNeedsIt) {
   EXPECT_EQ(csv_field("x\ny"), "\"x\ny\"");
 }
 
+// The examples of RFC 4180 section 2 (rules 1, 2, 5, 6 and 7), read as the RFC says.
+TEST(Csv, TheRfcsOwnExamples) {
+  const auto fields = [](const std::string& text) {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& r : parse_csv(text, "rfc.csv")) out.push_back(r.fields);
+    return out;
+  };
+  using Rows = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(fields("aaa,bbb,ccc\r\nzzz,yyy,xxx\r\n"), (Rows{{"aaa", "bbb", "ccc"}, {"zzz", "yyy", "xxx"}}));
+  EXPECT_EQ(fields("aaa,bbb,ccc\r\nzzz,yyy,xxx"), (Rows{{"aaa", "bbb", "ccc"}, {"zzz", "yyy", "xxx"}}));
+  EXPECT_EQ(fields("\"aaa\",\"bbb\",\"ccc\"\r\nzzz,yyy,xxx"), (Rows{{"aaa", "bbb", "ccc"}, {"zzz", "yyy", "xxx"}}));
+  EXPECT_EQ(fields("\"aaa\",\"b\r\nbb\",\"ccc\"\r\nzzz,yyy,xxx"),
+            (Rows{{"aaa", "b\r\nbb", "ccc"}, {"zzz", "yyy", "xxx"}}));
+  EXPECT_EQ(fields("\"aaa\",\"b\"\"bb\",\"ccc\""), (Rows{{"aaa", "b\"bb", "ccc"}}));
+}
+
 TEST(Csv, RandomFieldsRoundTrip) {
   std::mt19937 random(7);
   const std::string alphabet = "ab,\"\r\n x";
