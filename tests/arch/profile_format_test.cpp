@@ -73,6 +73,33 @@ TEST(ProfileFormat, RoundTripsExactlyWithCyclesAbove32Bits) {
   const std::string again = path + ".2";
   write_profile(q, again);
   EXPECT_EQ(testing::read_file(path), testing::read_file(again));
+  // The stack's layout (every sample with its step inline) reads back the same.
+  const std::string stack = path + ".stack";
+  write_profile(p, stack, ProfileLayout::Inline);
+  EXPECT_EQ(read_profile(stack), p);
+  EXPECT_GT(testing::read_file(stack).size(), testing::read_file(path).size());
+}
+
+TEST(ProfileFormat, RefusesAStepIndexBeyondTheTable) {
+  capnp::MallocMessageBuilder message;
+  auto root = message.initRoot<schema::Profile>();
+  root.setSchemaVersion(5);
+  root.setLockstepVersion(1);
+  root.setClockHz(1000);
+  root.initSteps(1);
+  auto samples = root.initTiles(1)[0].initSamples(1);
+  samples[0].setStepIndex(2);
+  kj::VectorOutputStream out;
+  capnp::writeMessage(out, message);
+  const std::string path = testing::temp_dir("profile_format") + "/index.lsprof";
+  testing::write_file(path, std::string(reinterpret_cast<const char*>(out.getArray().begin()), out.getArray().size()));
+  try {
+    read_profile(path);
+    ADD_FAILURE() << "read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("tile 0 sample 0: stepIndex: 2 is beyond the 1 steps"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ProfileFormat, StepTableSharesEqualSteps) {
