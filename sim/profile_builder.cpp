@@ -76,6 +76,9 @@ ProfileStep describe(const StepRecord& r, uint32_t local_index) {
       if (r.activities) {
         out.activities = r.activities->per_tile.at(r.position);
         out.event_cycles = static_cast<uint32_t>(std::clamp<int64_t>(r.activities->horizon, 0, UINT32_MAX));
+        if (r.position < r.activities->row_end.size()) {
+          out.metadata = {{"reason", "Exchange"}, {"rowEvents", std::to_string(r.activities->row_end[r.position])}};
+        }
       }
       break;
     }

@@ -51,6 +51,9 @@ TEST(ProfileCapture, ExchangeActivitiesMatchTheSpecsWorkedVectors) {
   EXPECT_EQ(a_send.event_cycles, 173u);
   EXPECT_EQ(a_send.phase, arch::kExchangePhaseBit | 1);
   EXPECT_EQ(a_send.phase_label, "sdk.vector.a");
+  // The receiver's row: "delay 8 [173]", its last instruction before the return.
+  ASSERT_NE(arch::find_metadata(a_receive, "rowEvents"), nullptr);
+  EXPECT_EQ(*arch::find_metadata(a_receive, "rowEvents"), "173");
 
   const arch::Profile d = profile_of(load("section9_d"));
   const auto& d_send = d.steps[tile(d, 1024).samples.at(0).step];
