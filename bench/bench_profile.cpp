@@ -53,7 +53,7 @@ void print_overhead(const char* what, const CommandFigure& plain, const CommandF
     return;
   }
   const double overhead = profiled.seconds / plain.seconds - 1.0;
-  std::printf("%s: %.2f s without, %.2f s with --profile: +%.1f%% (goal at most +10%%: %s); peak RSS %.2f -> %.2f GB\n",
+  std::printf("%s: %.2f s without, %.2f s with --profile: %+.1f%% (goal at most +10%%: %s); peak RSS %.2f -> %.2f GB\n",
               what, plain.seconds, profiled.seconds, 100.0 * overhead, overhead <= 0.10 ? "met" : "missed",
               plain.peak_rss_gb, profiled.peak_rss_gb);
 }

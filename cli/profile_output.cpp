@@ -1,5 +1,8 @@
 #include "cli/profile_output.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include <chrono>
 #include <iostream>
 
 #include "arch/atomic_file.hpp"
@@ -17,7 +20,9 @@ void write_run_profile(arch::Profile profile, const std::string& source, const s
   profile.source = source;
   size_t samples = 0;
   for (const auto& t : profile.tiles) samples += t.samples.size();
+  const auto start = std::chrono::steady_clock::now();
   arch::write_profile(profile, file);
+  spdlog::debug("profile: written in {:.3f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   std::cerr << "profile " << file << ": " << samples << " samples on " << profile.tiles.size() << " tiles\n";
 }
 

@@ -103,7 +103,12 @@ const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase,
     spdlog::debug("phase {}: executed in {:.3f} s, {} writes", phase,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                   outcome->writes.size());
-    if (monitor_.profile) activities = exchange_activities(*outcome, inputs);
+    if (monitor_.profile) {
+      const auto a0 = std::chrono::steady_clock::now();
+      activities = exchange_activities(*outcome, inputs);
+      spdlog::debug("phase {}: profile activities in {:.3f} s", phase,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count());
+    }
     outcome->schedules.clear();  // not needed after the phase; a cached phase stays small
     outcome->schedules.shrink_to_fit();
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -146,7 +147,12 @@ class SystemCBackend : public Backend {
     result.stopped = monitor.limit_reached();
     if (!monitor.stopping()) check_expectations(package, view, result);
     collect_outputs(package, view, result);
-    if (options.profile) result.profile = build_profile(*chip, package, machine_, total);
+    if (options.profile) {
+      const auto start = std::chrono::steady_clock::now();
+      result.profile = build_profile(*chip, package, machine_, total);
+      spdlog::debug("profile: {} steps built in {:.3f} s", result.profile->steps.size(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     chip.reset();
     return result;
   }
