@@ -76,7 +76,7 @@ TEST(ReportCommand, TwoProcessesWriteIdenticalBytes) {
         << name << " differs";
     ++compared;
   }
-  EXPECT_EQ(compared, 1u + 3u + 2u * 4u + 1u);  // results.csv and the report
+  EXPECT_EQ(compared, 1u + 4u + 2u * 4u + 1u);  // results.csv and the report (provenance.json too)
 }
 
 TEST(ReportCommand, OtherReferenceMachineAndSweepFile) {

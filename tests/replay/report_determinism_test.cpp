@@ -24,7 +24,7 @@ TEST(Report, WritesEveryFileAndNothingElse) {
   }
   const auto expected = report_file_names(rows);
   EXPECT_EQ(written, std::set<std::string>(expected.begin(), expected.end()));
-  EXPECT_EQ(expected.size(), 3u + 2u * 4u + 1u);
+  EXPECT_EQ(expected.size(), 4u + 2u * 4u + 1u);  // CSVs and provenance.json, phase files, index
   EXPECT_TRUE(written.count("phase-17.png"));
   EXPECT_TRUE(written.count("phase-18.pdf"));
 }
