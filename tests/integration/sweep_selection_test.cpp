@@ -74,7 +74,7 @@ TEST_F(SweepSelection, ProvenanceIsRecordedAndDeterministic) {
   }
   // The whole program's cycles, once given, turn into a percentage and are kept.
   const std::string c = testing::temp_dir("sweep-selection-c");
-  std::filesystem::copy(dir() + "/a", c, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy(dir() + "/a", c, std::filesystem::copy_options::recursive);
   ASSERT_EQ(testing::run_lockstep({"report", c, "--configs", dir() + "/sweep.yaml", "--program-cycles", "1000000"})
                 .exit_code,
             0);

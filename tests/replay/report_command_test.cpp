@@ -90,7 +90,7 @@ TEST(ReportCommand, OtherReferenceMachineAndSweepFile) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string summary = testing::read_file(dir + "/comparisons.csv");
   // Against S64, neither metric may grow: S64 stays in both phases.
-  EXPECT_NE(summary.find("neither storage metric grows,2,273662,273662,0,0.000000\n"),
+  EXPECT_NE(summary.find("neither storage metric grows,2,273662,273662,0,0.000000,same-storage,0.00,\n"),
             std::string::npos)
       << summary;
   EXPECT_NE(summary.find("max row grows by at most 8 bytes,2,"), std::string::npos);
