@@ -79,7 +79,7 @@ std::string phases_table(const ReportView& view) {
                                  "best horizon|smallest horizon of a passing point", "best point",
                                  "bound|lower bound: a horizon no schedule can beat",
                                  "gap|best horizon - bound"};
-  for (const auto& w : c.windows) names.push_back(w.id + ": selected (saved)|" + w.name);
+  for (const auto& w : c.windows) names.push_back(w.id + "|" + w.name + ": selected point (weighted cycles saved)");
   std::string out = table_start() + header_row(names, 2);
   for (size_t p = 0; p < view.phases.size(); ++p) {
     const PhaseRows& phase = view.phases[p];
@@ -96,8 +96,10 @@ std::string phases_table(const ReportView& view) {
            number_cell(s.lower_bound) + number_cell(s.gap);
     for (size_t w = 0; w < c.windows.size(); ++w) {
       const PhaseSelection& sel = selection(c, w, p, view.phases.size());
-      out += number_cell(point_name(view.rows[sel.selected_row]) + " (" +
-                         std::to_string(sel.weighted_cycles_saved) + ")");
+      out += "<td class=\"wrap\">" +
+             html_escape(point_name(view.rows[sel.selected_row]) + " (" +
+                         std::to_string(sel.weighted_cycles_saved) + ")") +
+             "</td>";
     }
     out += "</tr>\n";
   }
@@ -169,7 +171,9 @@ std::string index_html(const ReportView& view) {
          "and measures a window's selection.</p>\n";
   out += comparison_table(view) + program_note(view.provenance);
 
-  out += "<h2 id=\"phases\">Phases</h2>\n" + phases_table(view);
+  out += "<h2 id=\"phases\">Phases</h2>\n<p class=\"note\">Under each window's id: the point "
+         "it selects for the phase and, in brackets, the weighted cycles that saves.</p>\n" +
+         phases_table(view);
   out += "<h2 id=\"by-weight\">Phases by weighted cycles</h2>\n<p class=\"note\">Where the "
          "reference spends its exchange cycles, largest first.</p>\n" +
          weighted_ranking(view);

@@ -8,14 +8,16 @@ namespace lockstep::replay {
 
 namespace {
 
-// Long labels and point names wrap anywhere rather than widen a table past the page;
-// what still does not fit scrolls inside .scroll.
+// Numbers never break; labels break after their separators (<wbr>), headers at spaces,
+// and headings and notes anywhere; a table that is still wider than the page scrolls
+// inside its div.scroll instead of running off it.
 const char* const kStyle =
     "body{font-family:'DejaVu Sans',Arial,sans-serif;margin:2em;color:#1a1a1f;max-width:1200px}"
     "h1,h2,p{overflow-wrap:anywhere}"
     "div.scroll{max-width:100%;overflow-x:auto;margin:0.5em 0 1.5em}"
     "table{border-collapse:collapse}"
-    "th,td{border:1px solid #ccd;padding:3px 8px;text-align:right;overflow-wrap:anywhere}"
+    "th,td{border:1px solid #ccd;padding:3px 5px;text-align:right}"
+    "td{white-space:nowrap}td.text,td.wrap{white-space:normal}"
     "th{background:#eef1f5}td.text,th.text{text-align:left}"
     "tr.reference td{font-weight:bold}tr.failed td{color:#c01f1f}"
     "p.note,ol.notes,dl.notes{color:#555;max-width:60em;overflow-wrap:anywhere}"
@@ -29,7 +31,16 @@ std::string page_head(const std::string& title) {
          html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
 }
 
-std::string text_cell(const std::string& text) { return "<td class=\"text\">" + html_escape(text) + "</td>"; }
+std::string breakable(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += html_escape(std::string(1, c));
+    if (c == '.' || c == '/' || c == '_' || c == '-') out += "<wbr>";
+  }
+  return out;
+}
+
+std::string text_cell(const std::string& text) { return "<td class=\"text\">" + breakable(text) + "</td>"; }
 std::string number_cell(const std::string& text) { return "<td>" + html_escape(text) + "</td>"; }
 std::string number_cell(uint64_t value) { return number_cell(std::to_string(value)); }
 std::string signed_cell(int64_t value) { return number_cell(std::to_string(value)); }

@@ -10,7 +10,10 @@ namespace lockstep::replay {
 // <!DOCTYPE html> ... <body>, with the report's style sheet (no external resources).
 std::string page_head(const std::string& title);
 
-std::string text_cell(const std::string& text);    // left-aligned
+// Escaped, with a line-break opportunity (<wbr>) after each '.', '/', '_' and '-'.
+std::string breakable(const std::string& text);
+
+std::string text_cell(const std::string& text);    // left-aligned, breakable()
 std::string number_cell(const std::string& text);  // right-aligned
 std::string number_cell(uint64_t value);
 std::string signed_cell(int64_t value);
