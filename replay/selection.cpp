@@ -79,6 +79,7 @@ ReportSelection read_report_selection(const std::string& dir, const std::string&
     selection.weighted_cycles_saved = static_cast<int64_t>(selection.reference_weighted_cycles) -
                                       static_cast<int64_t>(selection.selected_weighted_cycles);
   }
+  if (window.empty()) throw InputError("--selection " + dir + ": give --window, one of " + known);
   if (selection.window.empty()) {
     throw InputError("--window " + window + ": not a window of " + summary.path() + " (" + known + ")");
   }

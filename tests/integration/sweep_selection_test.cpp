@@ -132,6 +132,7 @@ TEST_F(SweepSelection, CompileSelectionBadInputIsOneLineExitTwoAndNoPackage) {
              "--window row+9: not a window of");
   expect_bad({"compile", capture, "--selection", dir() + "/a", "--window", "row+9", "-o", package},
              "(same-storage, row+64)");
+  expect_bad({"compile", capture, "--selection", dir() + "/a", "-o", package}, "give --window, one of same-storage, row+64");
 
   const std::string other = dir() + "/other.capnp";
   ASSERT_EQ(testing::run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "3",
@@ -146,6 +147,14 @@ TEST_F(SweepSelection, CompileSelectionBadInputIsOneLineExitTwoAndNoPackage) {
     testing::write_file(bare + "/" + name, testing::read_file(dir() + "/a/" + name));
   }
   expect_bad({"compile", capture, "--selection", bare, "--window", "row+64", "-o", package}, "no provenance.json");
+  testing::write_file(bare + "/provenance.json", "{\"format\": \"something-else\"}\n");
+  expect_bad({"compile", capture, "--selection", bare, "--window", "row+64", "-o", package},
+             "provenance.json: not a report provenance file");
+  // `report` refuses it the same way, and writes nothing.
+  const auto report = testing::run_lockstep({"report", bare});
+  EXPECT_EQ(report.exit_code, 2);
+  EXPECT_EQ(lines_of(report.err), 1u) << report.err;
+  EXPECT_FALSE(std::filesystem::exists(bare + "/index.html"));
   expect_bad({"compile", capture, "--selection", dir() + "/a", "--window", "row+64", "--config", "S64", "-o",
               package},
              "excludes");
