@@ -16,7 +16,8 @@ const PhaseSelection& selection(const Comparison& c, size_t window, size_t phase
 std::string or_unknown(const std::string& text) { return text.empty() ? "unknown" : text; }
 
 std::string provenance_section(const ReportProvenance& p) {
-  std::string out = "<h2 id=\"provenance\">Where this report came from</h2>\n<dl class=\"notes\">\n";
+  std::string out =
+      "<h2 id=\"provenance\">Where this report came from</h2>\n<dl class=\"notes\">\n";
   auto item = [&](const std::string& term, const std::string& text) {
     out += "<dt>" + html_escape(term) + "</dt><dd>" + html_escape(text) + "</dd>\n";
   };
@@ -45,12 +46,12 @@ std::string program_note(const ReportProvenance& p) {
 
 std::string comparison_table(const ReportView& view) {
   const Comparison& c = view.comparison;
-  std::string out = table_start() +
-                    header_row({"window", "phases", "reference weighted cycles",
-                                "selected weighted cycles", "weighted cycles saved",
-                                "saved, % of reference exchange", "saved, % of program",
-                                "saved ms at " + clock_text(view.clock_hz)},
-                               1);
+  std::string out =
+      table_start() +
+      header_row({"window", "phases", "reference weighted cycles", "selected weighted cycles",
+                  "weighted cycles saved", "saved, % of reference exchange", "saved, % of program",
+                  "saved ms at " + clock_text(view.clock_hz)},
+                 1);
   for (size_t w = 0; w < c.windows.size(); ++w) {
     const WindowSummary& s = c.summary[w];
     const auto& program = view.provenance.program_cycles;
@@ -69,17 +70,26 @@ std::string comparison_table(const ReportView& view) {
   return out + "</dl>\n";
 }
 
-std::string phase_link(uint32_t phase) { return link(phase_file(phase, "html"), std::to_string(phase)); }
+std::string phase_link(uint32_t phase) {
+  return link(phase_file(phase, "html"), std::to_string(phase));
+}
 
 std::string phases_table(const ReportView& view) {
   const Comparison& c = view.comparison;
-  std::vector<std::string> names{"phase", "label", "executions", "points", "failed",
-                                 "frontier points", "reference horizon",
+  std::vector<std::string> names{"phase",
+                                 "label",
+                                 "executions",
+                                 "points",
+                                 "failed",
+                                 "frontier points",
+                                 "reference horizon",
                                  "weighted cycles|reference horizon x executions",
-                                 "best horizon|smallest horizon of a passing point", "best point",
+                                 "best horizon|smallest horizon of a passing point",
+                                 "best point",
                                  "bound|lower bound: a horizon no schedule can beat",
                                  "gap|best horizon - bound"};
-  for (const auto& w : c.windows) names.push_back(w.id + "|" + w.name + ": selected point (weighted cycles saved)");
+  for (const auto& w : c.windows)
+    names.push_back(w.id + "|" + w.name + ": selected point (weighted cycles saved)");
   std::string out = table_start() + header_row(names, 2);
   for (size_t p = 0; p < view.phases.size(); ++p) {
     const PhaseRows& phase = view.phases[p];
@@ -109,17 +119,18 @@ std::string phases_table(const ReportView& view) {
 std::string weighted_ranking(const ReportView& view) {
   uint64_t total = 0;
   for (const auto& s : view.summaries) total += s.weighted_cycles;
-  std::string out = table_start() + header_row({"rank", "phase", "label", "executions",
-                                                "weighted cycles", "% of reference exchange",
-                                                "cumulative %"},
-                                               3);
+  std::string out =
+      table_start() + header_row({"rank", "phase", "label", "executions", "weighted cycles",
+                                  "% of reference exchange", "cumulative %"},
+                                 3);
   uint64_t cumulative = 0;
   size_t rank = 0;
   for (size_t index : rank_by_weighted_cycles(view.summaries)) {
     const PhaseSummary& s = view.summaries[index];
     cumulative += s.weighted_cycles;
-    out += "<tr>" + text_cell(std::to_string(++rank)) + "<td class=\"text\">" + phase_link(s.phase) +
-           "</td>" + text_cell(s.label) + number_cell(s.execution_count) + number_cell(s.weighted_cycles) +
+    out += "<tr>" + text_cell(std::to_string(++rank)) + "<td class=\"text\">" +
+           phase_link(s.phase) + "</td>" + text_cell(s.label) + number_cell(s.execution_count) +
+           number_cell(s.weighted_cycles) +
            number_cell(format_percent(static_cast<int64_t>(s.weighted_cycles), total)) +
            number_cell(format_percent(static_cast<int64_t>(cumulative), total)) + "</tr>\n";
   }
@@ -127,15 +138,17 @@ std::string weighted_ranking(const ReportView& view) {
 }
 
 std::string gap_ranking(const ReportView& view) {
-  std::string out = table_start() + header_row({"rank", "phase", "label", "best horizon", "bound", "gap",
-                                                "executions", "weighted gap|gap x executions"},
-                                               3);
+  std::string out =
+      table_start() + header_row({"rank", "phase", "label", "best horizon", "bound", "gap",
+                                  "executions", "weighted gap|gap x executions"},
+                                 3);
   size_t rank = 0;
   for (size_t index : rank_by_gap(view.summaries)) {
     const PhaseSummary& s = view.summaries[index];
-    out += "<tr>" + text_cell(std::to_string(++rank)) + "<td class=\"text\">" + phase_link(s.phase) +
-           "</td>" + text_cell(s.label) + number_cell(s.best_horizon) + number_cell(s.lower_bound) +
-           number_cell(s.gap) + number_cell(s.execution_count) + number_cell(s.weighted_gap) + "</tr>\n";
+    out += "<tr>" + text_cell(std::to_string(++rank)) + "<td class=\"text\">" +
+           phase_link(s.phase) + "</td>" + text_cell(s.label) + number_cell(s.best_horizon) +
+           number_cell(s.lower_bound) + number_cell(s.gap) + number_cell(s.execution_count) +
+           number_cell(s.weighted_gap) + "</tr>\n";
   }
   return out + table_end();
 }
@@ -159,28 +172,33 @@ std::string index_html(const ReportView& view) {
          link("comparisons_by_phase.csv", "comparisons_by_phase.csv") + " &middot; " +
          link("provenance.json", "provenance.json") + "</p>\n";
 
-  out += "<h2 id=\"comparisons\">Cycles saved against " + html_escape(c.reference.name()) + "</h2>\n";
-  out += "<p class=\"note\">Per phase, each window selects the passing point with the smallest "
-         "horizon among those within its storage limit; a point that only ties the reference's "
-         "horizon never replaces it, so the selection keeps the reference configuration unless "
-         "it saves cycles. Weighted cycles are horizon &times; execution count, summed over "
-         "phases; the reference's sum is its exchange cycles, the base of \"% of reference "
-         "exchange\". Horizons are scheduled cycles after the barrier and row sizes are "
-         "isolated per phase, so these sums are estimates, not a runtime or package-fit "
-         "guarantee: <code>lockstep compile CAPTURE --selection DIR --window ID</code> builds "
-         "and measures a window's selection.</p>\n";
+  out +=
+      "<h2 id=\"comparisons\">Cycles saved against " + html_escape(c.reference.name()) + "</h2>\n";
+  out +=
+      "<p class=\"note\">Per phase, each window selects the passing point with the smallest "
+      "horizon among those within its storage limit; a point that only ties the reference's "
+      "horizon never replaces it, so the selection keeps the reference configuration unless "
+      "it saves cycles. Weighted cycles are horizon &times; execution count, summed over "
+      "phases; the reference's sum is its exchange cycles, the base of \"% of reference "
+      "exchange\". Horizons are scheduled cycles after the barrier and row sizes are "
+      "isolated per phase, so these sums are estimates, not a runtime or package-fit "
+      "guarantee: <code>lockstep compile CAPTURE --selection DIR --window ID</code> builds "
+      "and measures a window's selection.</p>\n";
   out += comparison_table(view) + program_note(view.provenance);
 
-  out += "<h2 id=\"phases\">Phases</h2>\n<p class=\"note\">Under each window's id: the point "
-         "it selects for the phase and, in brackets, the weighted cycles that saves.</p>\n" +
-         phases_table(view);
-  out += "<h2 id=\"by-weight\">Phases by weighted cycles</h2>\n<p class=\"note\">Where the "
-         "reference spends its exchange cycles, largest first.</p>\n" +
-         weighted_ranking(view);
-  out += "<h2 id=\"by-gap\">Phases by gap</h2>\n<p class=\"note\">How much is left to win: "
-         "the best horizon any passing point reached minus the lower bound, weighted by "
-         "executions, largest first.</p>\n" +
-         gap_ranking(view);
+  out +=
+      "<h2 id=\"phases\">Phases</h2>\n<p class=\"note\">Under each window's id: the point "
+      "it selects for the phase and, in brackets, the weighted cycles that saves.</p>\n" +
+      phases_table(view);
+  out +=
+      "<h2 id=\"by-weight\">Phases by weighted cycles</h2>\n<p class=\"note\">Where the "
+      "reference spends its exchange cycles, largest first.</p>\n" +
+      weighted_ranking(view);
+  out +=
+      "<h2 id=\"by-gap\">Phases by gap</h2>\n<p class=\"note\">How much is left to win: "
+      "the best horizon any passing point reached minus the lower bound, weighted by "
+      "executions, largest first.</p>\n" +
+      gap_ranking(view);
   out += provenance_section(view.provenance);
   out += "</body>\n</html>\n";
   return out;

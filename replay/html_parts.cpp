@@ -40,7 +40,9 @@ std::string breakable(const std::string& text) {
   return out;
 }
 
-std::string text_cell(const std::string& text) { return "<td class=\"text\">" + breakable(text) + "</td>"; }
+std::string text_cell(const std::string& text) {
+  return "<td class=\"text\">" + breakable(text) + "</td>";
+}
 std::string number_cell(const std::string& text) { return "<td>" + html_escape(text) + "</td>"; }
 std::string number_cell(uint64_t value) { return number_cell(std::to_string(value)); }
 std::string signed_cell(int64_t value) { return number_cell(std::to_string(value)); }

@@ -59,7 +59,8 @@ std::vector<size_t> rank_by_weighted_cycles(const std::vector<PhaseSummary>& pha
 }
 
 std::vector<size_t> rank_by_gap(const std::vector<PhaseSummary>& phases) {
-  return ranked(phases, [](const PhaseSummary& s) { return std::make_tuple(s.weighted_gap, s.gap); });
+  return ranked(phases,
+                [](const PhaseSummary& s) { return std::make_tuple(s.weighted_gap, s.gap); });
 }
 
 }  // namespace lockstep::replay

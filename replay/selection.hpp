@@ -17,8 +17,8 @@ struct SelectedPhase {
 };
 
 struct ReportSelection {
-  std::string window;     // the window's full name
-  std::string window_id;  // its short form (same-storage, row+64)
+  std::string window;                 // the window's full name
+  std::string window_id;              // its short form (same-storage, row+64)
   std::vector<SelectedPhase> phases;  // in phase order
   uint64_t reference_weighted_cycles = 0;
   uint64_t selected_weighted_cycles = 0;  // the report's estimate for this selection
