@@ -179,5 +179,19 @@ TEST(ReportNextQuestion, LongMergedLabelsGetAShortFormAndAFootnote) {
   EXPECT_NE(testing::read_file(dir + "/phase-18.svg").find("stroke-dasharray"), std::string::npos);
 }
 
+TEST(ReportNextQuestion, ALongLabelIsCutInThePlotTitleAndWholeOnThePage) {
+  auto rows = two_phases();
+  std::string label;
+  for (int i = 0; i < 40; ++i) label += "encoder.layer" + std::to_string(i) + ".";
+  label += "\u00e9nd";  // a two-byte character at the end: the cut keeps whole characters
+  for (auto& r : rows) r.label = label;
+  const std::string dir = testing::temp_dir("report-next-long");
+  write_report(rows, load_sweep_definition(kDefaultSweep), 1.5e9, dir);
+  const std::string page = testing::read_file(dir + "/phase-17.html");
+  EXPECT_NE(page.find("<h1>Phase 17: " + label + "</h1>"), std::string::npos);
+  EXPECT_NE(page.find("encoder.<wbr>layer0.<wbr>"), std::string::npos);  // table cells break at dots
+  EXPECT_GT(testing::read_file(dir + "/phase-17.svg").size(), 1000u);
+}
+
 }  // namespace
 }  // namespace lockstep::replay
