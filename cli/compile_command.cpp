@@ -2,11 +2,13 @@
 // with the payload proof the simulator checks.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +23,10 @@
 #include "cli/options.hpp"
 #include "cli/stage_progress.hpp"
 #include "compiler/compile.hpp"
+#include "replay/comparison.hpp"
+#include "replay/provenance.hpp"
+#include "replay/selection.hpp"
+#include "sim/backend.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -128,6 +134,99 @@ void print_summary(const compiler::CompileReport& report) {
   std::printf("orders: %u considered, %u deduplicated\n", report.orders_considered, report.orders_deduplicated);
 }
 
+// `--selection DIR --window ID`: each phase gets the configuration the report selected,
+// after checking that the report measured this capture on this machine.
+replay::ReportSelection apply_selection(const std::string& dir, const std::string& window,
+                                        const std::string& capture_path, const arch::MachineDescription& machine,
+                                        compiler::CompileOptions& options) {
+  replay::ReportSelection selection = replay::read_report_selection(dir, window);
+  const replay::ReportProvenance& p = selection.provenance;
+  const std::string digest = replay::file_fnv1a64(capture_path);
+  if (p.capture_fnv1a64 != digest) {
+    throw InputError("--selection " + dir + ": the report measured capture " +
+                     (p.capture.empty() ? "(unknown)" : p.capture) + " (FNV-1a 64 " +
+                     (p.capture_fnv1a64.empty() ? "unknown" : p.capture_fnv1a64) + "), not " + capture_path +
+                     " (" + digest + ")");
+  }
+  const std::string machine_digest = arch::machine_digest(machine);
+  if (!p.machine_digest.empty() && p.machine_digest != machine_digest) {
+    throw InputError("--selection " + dir + ": the report measured machine " + p.machine + " (digest " +
+                     p.machine_digest + "), not " + machine.name + " (" + machine_digest + ")");
+  }
+  std::vector<uint32_t> phases;
+  for (const auto& phase : selection.phases) {
+    options.phase_configs[phase.phase] = compiler::parse_config(phase.compiler_config);
+    phases.push_back(phase.phase);
+  }
+  options.phases = phases;
+  options.config = compiler::parse_config("latency");  // unused: every phase has its own
+  return selection;
+}
+
+// Runs the selected package on the simulator and prints what it measured beside the
+// report's estimate. Exit 1 if the run is not clean (hazard, payload, limit).
+int measure_selection(const replay::ReportSelection& selection, const compiler::CompileResult& result,
+                      const arch::MachineDescription& machine, bool run, bool json) {
+  std::optional<sim::RunResult> measured;
+  if (run) measured = sim::make_systemc_backend(machine)->run(result.package, sim::RunOptions{});
+  const int64_t saved = selection.weighted_cycles_saved;
+  // The estimate's own measure, on the package: per phase the simulated horizon (the
+  // largest over its executions, as a sweep records it) x its execution count.
+  uint64_t measured_weighted = 0;
+  if (measured) {
+    std::map<uint32_t, uint64_t> horizon;
+    for (const auto& e : measured->executions) horizon[e.phase] = std::max<uint64_t>(horizon[e.phase], e.horizon);
+    for (const auto& p : result.report.phases) measured_weighted += horizon[p.phase] * p.execution_count;
+  }
+  std::string configs;
+  for (const auto& p : selection.phases) configs += (configs.empty() ? "" : ", ") + std::to_string(p.phase) + " " + p.point;
+  if (json) {
+    nlohmann::ordered_json j;
+    j["window"] = selection.window_id;
+    j["phases"] = selection.phases.size();
+    j["estimated_exchange_cycles"] = selection.selected_weighted_cycles;
+    j["reference_exchange_cycles"] = selection.reference_weighted_cycles;
+    j["estimated_largest_phase_table_bytes"] = selection.largest_phase_table_bytes;
+    j["table_peak_bytes"] = result.report.table_bytes_shared;
+    if (measured) {
+      j["measured_weighted_exchange_cycles"] = measured_weighted;
+      j["measured_total_cycles"] = measured->total_cycles;
+      j["measured_exchange_cycles"] = measured->cycle_split.exchange;
+      j["run_ok"] = measured->ok();
+    }
+    print_json(j);
+  } else {
+    std::printf("selection: window %s (%s), %zu phases: %s\n", selection.window_id.c_str(),
+                selection.window.c_str(), selection.phases.size(), configs.c_str());
+    std::printf("estimate:  %llu weighted exchange cycles (reference %llu, saved %lld, %s%%); largest phase table "
+                "%llu bytes (phases alone)\n",
+                static_cast<unsigned long long>(selection.selected_weighted_cycles),
+                static_cast<unsigned long long>(selection.reference_weighted_cycles), static_cast<long long>(saved),
+                replay::format_percent(saved, selection.reference_weighted_cycles).c_str(),
+                static_cast<unsigned long long>(selection.largest_phase_table_bytes));
+    if (measured) {
+      const model::CycleSplit& split = measured->cycle_split;
+      std::printf("measured:  %llu weighted exchange cycles; whole program %llu cycles (critical path: exchange "
+                  "%llu, compute %llu, sync %llu, patching %llu, control %llu); table peak %u bytes\n",
+                  static_cast<unsigned long long>(measured_weighted),
+                  static_cast<unsigned long long>(measured->total_cycles),
+                  static_cast<unsigned long long>(split.exchange), static_cast<unsigned long long>(split.compute),
+                  static_cast<unsigned long long>(split.sync), static_cast<unsigned long long>(split.patching),
+                  static_cast<unsigned long long>(split.control), result.report.table_bytes_shared);
+    } else {
+      std::printf("measured:  not run (--no-run); table peak %u bytes; run it with: lockstep run PACKAGE\n",
+                  result.report.table_bytes_shared);
+    }
+  }
+  if (measured && !measured->ok()) {
+    std::fprintf(stderr, "compile: the selected package did not run clean: %zu hazards, %zu expectation failures%s\n",
+                 measured->hazards.size(), measured->expectation_failures.size(),
+                 measured->stopped.empty() ? "" : (", stopped: " + measured->stopped).c_str());
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
 const CommandRegistration registration{"compile", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "compile",
@@ -145,7 +244,13 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       "line shows the stage (scheduling, proving, writing) once it has taken 2 s.\n"
       "The package form follows -o's name: .yaml/.yml is YAML, anything else Cap'n Proto.\n"
       "Prints a table of the phases (horizon, lower bound, rows, patches); --json prints\n"
-      "the same as one JSON object, the one --report writes.");
+      "the same as one JSON object, the one --report writes.\n"
+      "--selection DIR --window ID applies a sweep report: each phase the report holds is\n"
+      "compiled with the configuration window ID selected (ids in DIR/comparisons.csv:\n"
+      "same-storage, row+64, ...), after checking DIR/provenance.json names this capture\n"
+      "and machine; the package is then run on the simulator and its whole-program cycles\n"
+      "and table peak printed beside the report's estimate (--no-run skips the run).\n"
+      "Example: lockstep compile out/demo/capture.capnp --selection out/demo/sweep --window row+64 -o sel.pkg");
   struct Options {
     std::string capture;
     std::string config;
@@ -159,6 +264,9 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     bool no_proof = false;
     size_t jobs = 0;
     bool json = false;
+    std::string selection;
+    std::string window;
+    bool no_run = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("CAPTURE", o->capture, "capture to compile (YAML or Cap'n Proto)")->required();
@@ -167,7 +275,17 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
                                 "production policy B(W): balanced waves of at most W words per tile");
   config->excludes(words);
   words->excludes(config);
-  cmd->add_option("--phases", o->phases, "phase ids to compile, e.g. 3,7-40 (default: all)");
+  auto* phases_option = cmd->add_option("--phases", o->phases, "phase ids to compile, e.g. 3,7-40 (default: all)");
+  auto* selection = cmd->add_option("--selection", o->selection,
+                                    "a sweep report folder: compile each of its phases with the configuration "
+                                    "its --window selected, then run the package");
+  auto* window = cmd->add_option("--window", o->window,
+                                 "with --selection: the comparison window, by id (same-storage, row+64, ...) or "
+                                 "full name");
+  auto* no_run = cmd->add_flag("--no-run", o->no_run, "with --selection: build the package but do not run it");
+  selection->excludes(config)->excludes(words)->excludes(phases_option);
+  window->needs(selection);
+  no_run->needs(selection);
   cmd->add_option("--machine", o->machine, "machine name or YAML file (default: the capture's machine)");
   cmd->add_option("-o,--output", o->output, "package to write")->required();
   cmd->add_option("--report", o->report, "write the compile report as JSON to this file");
@@ -179,7 +297,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
   add_jobs_option(*cmd, o->jobs, "threads to compile on (default, or 0: every core; same package at any count)");
   cmd->add_flag("--json", o->json, "print the compile report as one JSON object instead of the table");
   add_common_options(*cmd);
-  return [o, config, words, seed, token_seed]() {
+  return [o, config, words, seed, token_seed, selection]() {
     if (seed->count() > 0 && token_seed->count() > 0) {
       throw InputError("--token-seed: the deprecated spelling of --seed; give only --seed");
     }
@@ -207,6 +325,8 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       options.config = compiler::parse_config("latency");
     }
     if (!o->phases.empty()) options.phases = parse_phase_list(o->phases);
+    std::optional<replay::ReportSelection> chosen;
+    if (selection->count() > 0) chosen = apply_selection(o->selection, o->window, o->capture, machine, options);
     options.token_seed = o->seed;
     options.share_rows = !o->no_sharing;
     options.with_proof = !o->no_proof;
@@ -228,13 +348,23 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
       arch::write_package_capnp(result.package, o->output);
     }
     if (!o->report.empty()) {
-      arch::write_file_atomically(o->report, json_text(report_json(result.report, options.config.name, machine.name)) + "\n");
+      arch::write_file_atomically(
+          o->report, json_text(report_json(result.report, chosen ? "selection " + chosen->window_id : options.config.name,
+                                           machine.name)) +
+                         "\n");
     }
     progress.finish();
     spdlog::info("reading {:.2f} s, compiling {:.2f} s, validating {:.2f} s, writing {:.2f} s", reading, compiling,
                  validating, clock.lap());
+    const std::string config_name = chosen ? "selection " + chosen->window_id : options.config.name;
+    if (chosen) {
+      spdlog::info("wrote {} ({} tiles, {} phases)", o->output, result.package.tiles.size(),
+                   result.package.phases.size());
+      if (!o->json) print_summary(result.report);
+      return measure_selection(*chosen, result, machine, !o->no_run, o->json);
+    }
     if (o->json) {
-      print_json(report_json(result.report, options.config.name, machine.name));
+      print_json(report_json(result.report, config_name, machine.name));
     } else {
       print_summary(result.report);
     }

@@ -5,6 +5,8 @@
 #include "arch/machine.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
+#include "cli/version.hpp"
+#include "replay/provenance.hpp"
 #include "replay/report.hpp"
 #include "replay/results.hpp"
 #include "replay/sweep_definition.hpp"
@@ -16,7 +18,8 @@ struct ReportArgs {
   std::string dir;
   std::string configs = replay::kDefaultSweep;
   std::string reference;
-  std::string machine = arch::kDefaultMachine;
+  std::string machine;  // default: the sweep's machine (provenance.json), else ipu21-c600
+  uint64_t program_cycles = 0;
   bool json = false;
 };
 
@@ -29,6 +32,9 @@ const CommandRegistration registration{"report", [](CLI::App& app) {
       "no timings, dates or absolute paths: the same results give the same bytes.\n"
       "A malformed results.csv exits 2 with 'results.csv:LINE: column: what'.\n"
       "--json prints the closing line as one JSON object.\n"
+      "DIR/provenance.json (written by the sweep: capture and machine digests, Lockstep\n"
+      "version) is read back and rewritten with this Lockstep as the report's author; a\n"
+      "folder without one gets a report whose capture and machine are 'unknown'.\n"
       "See docs/reports.md for every file, column and comparison window.");
   auto args = std::make_shared<ReportArgs>();
   cmd->add_option("DIR", args->dir, "the sweep's output directory, holding results.csv")
@@ -41,7 +47,12 @@ const CommandRegistration registration{"report", [](CLI::App& app) {
                   "S256 (word32) or B256p (paired64)");
   cmd->add_option("--machine", args->machine,
                   "machine whose clock converts saved cycles to milliseconds (a file or an "
-                  "embedded name; default ipu21-c600, 1.5 GHz)");
+                  "embedded name; default: the sweep's machine from DIR/provenance.json, else "
+                  "ipu21-c600, 1.5 GHz)");
+  cmd->add_option("--program-cycles", args->program_cycles,
+                  "the whole program's cycles under the reference policy, for \"saved, % of "
+                  "program\" (default: the value in DIR/provenance.json, if any)")
+      ->check(unsigned_in(1, UINT64_MAX));
   cmd->add_flag("--json", args->json, "print {\"points\", \"phases\", \"index\"} as one JSON object");
   add_common_options(*cmd);
   return [args]() {
@@ -49,9 +60,14 @@ const CommandRegistration registration{"report", [](CLI::App& app) {
     if (!args->reference.empty()) {
       sweep.reference = replay::parse_point_ref(args->reference, "--reference");
     }
-    const double clock_hz = arch::load_machine(args->machine).clock_hz;
     const auto rows = replay::read_results_csv(args->dir + "/results.csv");
-    replay::write_report(rows, sweep, clock_hz, args->dir);
+    replay::ReportProvenance provenance = replay::read_provenance(args->dir).value_or(replay::ReportProvenance{});
+    std::string machine_name = args->machine;
+    if (machine_name.empty()) machine_name = provenance.machine.empty() ? arch::kDefaultMachine : provenance.machine;
+    const double clock_hz = arch::load_machine(machine_name).clock_hz;
+    provenance.report_lockstep = replay::lockstep_build_text(LOCKSTEP_VERSION, LOCKSTEP_COMMIT);
+    if (args->program_cycles > 0) provenance.program_cycles = args->program_cycles;
+    replay::write_report(rows, sweep, clock_hz, args->dir, provenance);
     if (args->json) {
       print_json({{"points", rows.size()},
                   {"phases", replay::group_by_phase(rows).size()},

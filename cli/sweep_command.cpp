@@ -16,7 +16,9 @@
 #include "arch/package.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
+#include "cli/version.hpp"
 #include "replay/mpi.hpp"
+#include "replay/provenance.hpp"
 #include "replay/replay_args.hpp"
 #include "replay/report.hpp"
 #include "replay/report_files.hpp"
@@ -41,6 +43,7 @@ struct SweepArgs {
   std::string out;
   std::string resume;  // the folder of an interrupted sweep
   bool json = false;   // the summary as one JSON object (not part of the journal's identity)
+  uint64_t program_cycles = 0;  // the whole program's cycles for the report (0: unknown)
 };
 
 // The journal's identity line: the arguments that decide the results (so `--resume DIR`
@@ -91,6 +94,7 @@ SweepArgs resumed_args(const SweepArgs& given) {
   }
   args.jobs = given.jobs;
   args.json = given.json;
+  args.program_cycles = given.program_cycles;
   args.out = given.resume;
   args.resume = given.resume;
   return args;
@@ -182,7 +186,15 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
     }
   }
   replay::write_results_csv(rows, replay::join_path(args.out, "results.csv"));
-  replay::write_report(rows, definition, machine.clock_hz, args.out);
+  replay::ReportProvenance provenance;
+  provenance.capture = replay::base_name(args.capture);
+  provenance.capture_fnv1a64 = replay::file_fnv1a64(args.capture);
+  provenance.machine = machine.name;
+  provenance.machine_digest = arch::machine_digest(machine);
+  provenance.sweep_lockstep = replay::lockstep_build_text(LOCKSTEP_VERSION, LOCKSTEP_COMMIT);
+  provenance.report_lockstep = provenance.sweep_lockstep;
+  if (args.program_cycles > 0) provenance.program_cycles = args.program_cycles;
+  replay::write_report(rows, definition, machine.clock_hz, args.out, provenance);
   // Everything is in results.csv now; the journal (in finishing order, so not
   // byte-identical across job counts) has done its work.
   journal->finish();
@@ -220,6 +232,8 @@ const CommandRegistration registration{"sweep", [](CLI::App& app) {
       "points are split across ranks. Outputs are byte-identical whatever the job or rank\n"
       "count (with --no-timings, results.csv too). --json prints the closing summary as one\n"
       "JSON object. Exit 1 if any payload check fails.\n"
+      "DIR/provenance.json records the capture's and machine's digests and this Lockstep's\n"
+      "version; `lockstep compile CAPTURE --selection DIR --window ID` applies a selection.\n"
       "Example: lockstep sweep out/vit.capnp --phases 0-3 -o out/sweep");
   auto args = std::make_shared<SweepArgs>();
   cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)");
@@ -242,6 +256,11 @@ const CommandRegistration registration{"sweep", [](CLI::App& app) {
   cmd->add_option("--resume", args->resume,
                   "finish the interrupted sweep in DIR: its arguments come from DIR/points.journal,\n"
                   "finished points are kept, the rest run; the files equal an uninterrupted run's");
+  cmd->add_option("--program-cycles", args->program_cycles,
+                  "the whole program's cycles under the reference policy, for the report's\n"
+                  "\"saved, % of program\" (e.g. the total cycles `lockstep run` prints for the\n"
+                  "model built with it); recorded in DIR/provenance.json")
+      ->check(unsigned_in(1, UINT64_MAX));
   cmd->add_flag("--json", args->json, "print the closing summary as one JSON object");
   add_common_options(*cmd);
   return [cmd, args]() {

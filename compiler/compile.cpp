@@ -58,7 +58,7 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
   uint64_t phases_done = 0;
   arch::parallel_for_each(size_t{0}, selected.size(), [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
-    scheduled[i] = schedule_phase(*selected[i], machine, topology, options.config);
+    scheduled[i] = schedule_phase(*selected[i], machine, topology, options.config_for(selected[i]->id));
     milliseconds[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (options.on_progress) {
       const std::lock_guard<std::mutex> lock(progress_mutex);

@@ -2,6 +2,7 @@
 // The exchange compiler's entry point: captures in, packages and reports out.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,6 +76,13 @@ using CompileProgress = std::function<void(const std::string& stage, uint64_t do
 
 struct CompileOptions {
   ScheduleConfig config;
+  // Per phase id, a configuration that replaces `config` for that phase (what
+  // `compile --selection` applies from a sweep report); phases not named use `config`.
+  std::map<uint32_t, ScheduleConfig> phase_configs;
+  const ScheduleConfig& config_for(uint32_t phase) const {
+    const auto it = phase_configs.find(phase);
+    return it == phase_configs.end() ? config : it->second;
+  }
   std::optional<std::vector<uint32_t>> phases;  // phase ids to compile; all when empty
   bool share_rows = true;
   uint64_t token_seed = 1;   // payload tokens in source memory

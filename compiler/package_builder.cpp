@@ -228,7 +228,7 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     phase_report.phase = capture.id;
     phase_report.label = capture.label;
     phase_report.execution_count = capture.execution_count;
-    phase_report.config = options.config.name;
+    phase_report.config = options.config_for(capture.id).name;
     phase_report.width = scheduled.width;
     phase_report.horizon = scheduled.horizon;
     phase_report.lower_bound = scheduled.lower_bound;

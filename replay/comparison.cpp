@@ -59,9 +59,10 @@ int64_t sum(int64_t a, int64_t b, const std::string& source, uint32_t phase) {
 }  // namespace
 
 std::vector<ComparisonWindow> comparison_windows(const SweepDefinition& sweep) {
-  std::vector<ComparisonWindow> windows{{"neither storage metric grows", std::nullopt}};
+  std::vector<ComparisonWindow> windows{{"neither storage metric grows", "same-storage", std::nullopt}};
   for (uint64_t k : sweep.max_row_growth_bytes) {
-    windows.push_back({"max row grows by at most " + std::to_string(k) + " bytes", k});
+    windows.push_back({"max row grows by at most " + std::to_string(k) + " bytes",
+                       "row+" + std::to_string(k), k});
   }
   return windows;
 }
@@ -86,6 +87,8 @@ Comparison compare_to_reference(const std::vector<ResultRow>& rows, const PointR
         const ResultRow& point = rows[index];
         if (index == reference_rows[p] || !point.payload_pass) continue;
         if (!within(windows[w], point, ref)) continue;
+        // A tie is not a saving: only a strictly shorter horizon displaces the reference.
+        if (point.horizon >= ref.horizon) continue;
         const ResultRow& best = rows[selected];
         // The reference holds its place in results order for the final tie-break.
         const bool wins = better(point, best) ||
@@ -122,16 +125,29 @@ std::string format_saved_ms(double ms) {
   return buffer;
 }
 
-std::string comparisons_csv_text(const Comparison& comparison) {
+std::string format_percent(int64_t part, uint64_t whole) {
+  if (whole == 0) return "n/a";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.2f",
+                100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return buffer;
+}
+
+std::string comparisons_csv_text(const Comparison& comparison,
+                                 std::optional<uint64_t> program_cycles) {
   std::string out =
       "window,phases,reference_weighted_cycles,selected_weighted_cycles,weighted_cycles_saved,"
-      "saved_ms\n";
+      "saved_ms,window_id,saved_percent_of_exchange,saved_percent_of_program\n";
   for (size_t w = 0; w < comparison.windows.size(); ++w) {
     const WindowSummary& s = comparison.summary[w];
     out += arch::csv_field(comparison.windows[w].name) + "," + std::to_string(s.phases) + "," +
            std::to_string(s.reference_weighted_cycles) + "," +
            std::to_string(s.selected_weighted_cycles) + "," +
-           std::to_string(s.weighted_cycles_saved) + "," + format_saved_ms(s.saved_ms) + "\n";
+           std::to_string(s.weighted_cycles_saved) + "," + format_saved_ms(s.saved_ms) + "," +
+           comparison.windows[w].id + "," +
+           format_percent(s.weighted_cycles_saved, s.reference_weighted_cycles) + "," +
+           (program_cycles ? format_percent(s.weighted_cycles_saved, *program_cycles) : "") +
+           "\n";
   }
   return out;
 }

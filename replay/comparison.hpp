@@ -14,6 +14,9 @@ namespace lockstep::replay {
 
 struct ComparisonWindow {
   std::string name;
+  // The short form tables, plots and `compile --window` use: "same-storage" for the window
+  // where neither metric grows, "row+K" for max row growth K.
+  std::string id;
   // Empty: "neither storage metric grows" (max row <= reference's and total row <=
   // reference's). K: "max row grows by at most K bytes" (max row <= reference's + K,
   // total row unconstrained).
@@ -47,17 +50,23 @@ struct Comparison {
 };
 
 // Within each window and phase, the candidates are the passing points that satisfy the
-// window, plus the reference point itself (keeping the reference is always allowed).
-// The selection is the candidate with the smallest horizon; ties go to the smaller max
-// row, then the smaller total row, then the earlier row in results order.
+// window and whose horizon is strictly below the reference's, plus the reference point
+// itself (keeping the reference is always allowed; a point that only ties it never
+// replaces it). The selection is the candidate with the smallest horizon; ties go to the
+// smaller max row, then the smaller total row, then the earlier row in results order.
 // InputError "<source>: phase P (label): ..." if a phase has no reference point.
 Comparison compare_to_reference(const std::vector<ResultRow>& rows, const PointRef& reference,
                                 const std::vector<ComparisonWindow>& windows, double clock_hz,
                                 const std::string& source = "results.csv");
 
 // comparisons.csv: window,phases,reference_weighted_cycles,selected_weighted_cycles,
-// weighted_cycles_saved,saved_ms
-std::string comparisons_csv_text(const Comparison& comparison);
+// weighted_cycles_saved,saved_ms,window_id,saved_percent_of_exchange,saved_percent_of_program
+// (the last empty when the program's cycles are unknown).
+std::string comparisons_csv_text(const Comparison& comparison,
+                                 std::optional<uint64_t> program_cycles = std::nullopt);
+
+// `part` as a percentage of `whole` with two decimals ("3.79"); "n/a" when whole is 0.
+std::string format_percent(int64_t part, uint64_t whole);
 // comparisons_by_phase.csv: window,phase,label,execution_count,reference_config,
 // reference_horizon,selected_config,selected_width,selected_horizon,weighted_cycles_saved
 std::string comparisons_by_phase_csv_text(const std::vector<ResultRow>& rows,

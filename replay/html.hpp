@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "replay/comparison.hpp"
-#include "replay/results.hpp"
+#include "replay/report_view.hpp"
 
 namespace lockstep::replay {
 
@@ -14,14 +13,6 @@ std::string html_escape(const std::string& text);
 
 // File names of a phase's page and plot files: phase-18.html, phase-18.svg, ...
 std::string phase_file(uint32_t phase, const std::string& extension);
-
-struct ReportView {
-  const std::vector<ResultRow>& rows;
-  const std::vector<PhaseRows>& phases;
-  const std::vector<bool>& on_frontier;  // per row
-  const Comparison& comparison;
-  double clock_hz;
-};
 
 std::string index_html(const ReportView& view);
 // The page of phases[p]; links to its neighbours.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "replay/plot_axis.hpp"
+#include "replay/plot_groups.hpp"
 #include "replay/plot_labels.hpp"
 
 namespace lockstep::replay {
@@ -27,6 +28,7 @@ constexpr Rgb kGrid{0.88, 0.89, 0.91};
 constexpr Rgb kFrontier{0.12, 0.39, 0.71};
 constexpr Rgb kOther{0.50, 0.60, 0.72};
 constexpr Rgb kFailed{0.80, 0.12, 0.12};
+constexpr Rgb kBound{0.13, 0.50, 0.24};
 
 void set_color(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r, c.g, c.b); }
 
@@ -123,10 +125,21 @@ void draw_frame_and_axes(cairo_t* cr, const AxisScale& xs, const AxisScale& ys) 
   cairo_restore(cr);
 }
 
-void draw_legend(cairo_t* cr, const std::string& reference_name) {
+void draw_bound_sample(cairo_t* cr, double x, double y) {
+  const double dash[] = {5, 3};
+  set_color(cr, kBound);
+  cairo_set_line_width(cr, 1.4);
+  cairo_set_dash(cr, dash, 2, 0);
+  cairo_move_to(cr, x, y);
+  cairo_line_to(cr, x + 18, y);
+  cairo_stroke(cr);
+  cairo_set_dash(cr, nullptr, 0, 0);
+}
+
+void draw_legend(cairo_t* cr, const std::string& reference_name, bool bound) {
   set_font(cr, 11);
-  const double y = kPlotHeight - 28;
-  double x = kLeft;
+  const double y = kPlotHeight - 42;
+  double x = 30;
   auto item = [&](const std::string& text) {
     set_color(cr, kInk);
     show_text(cr, text, x, y + 4);
@@ -151,15 +164,72 @@ void draw_legend(cairo_t* cr, const std::string& reference_name) {
   draw_ring(cr, x + 8, y);
   x += 24;
   item("reference " + reference_name);
+  if (bound) {
+    draw_bound_sample(cr, x, y);
+    x += 24;
+    item("lower bound");
+  }
 }
 
-// Points at the same spot share one label ("S1024/S2048").
-struct Group {
-  double x = 0, y = 0;  // device units
-  std::string label;
-  bool reference = false, frontier = false, passed = false;
-  size_t first = 0;  // index of its first point, for a stable order
-};
+// Text cut in the middle to fit `width` ("Phase 18: layer.enc…attn.qkv").
+std::string fit_text(cairo_t* cr, const std::string& text, double width) {
+  if (text_width(cr, text) <= width) return text;
+  const std::string ellipsis = "\u2026";
+  for (size_t keep = text.size(); keep > 2; --keep) {
+    const size_t head = (keep + 1) / 2, tail = keep / 2;
+    auto continuation = [&](size_t at) { return (static_cast<unsigned char>(text[at]) & 0xc0) == 0x80; };
+    if (continuation(head) || continuation(text.size() - tail)) continue;  // whole UTF-8 characters only
+    std::string candidate = text.substr(0, head) + ellipsis + text.substr(text.size() - tail);
+    if (text_width(cr, candidate) <= width) return candidate;
+  }
+  return ellipsis;
+}
+
+// The footnotes of shortened labels, packed into at most two lines under the legend.
+void draw_footnotes(cairo_t* cr, const std::vector<Footnote>& footnotes) {
+  if (footnotes.empty()) return;
+  set_font(cr, 10);
+  set_color(cr, kMuted);
+  const double width = kPlotWidth - 60;
+  std::vector<std::string> lines(1);
+  size_t shown = 0;
+  for (const Footnote& f : footnotes) {
+    const std::string item = "[" + std::to_string(f.number) + "] " + f.text;
+    const std::string joined = lines.back().empty() ? item : lines.back() + "   " + item;
+    if (text_width(cr, joined) <= width) {
+      lines.back() = joined;
+    } else if (lines.size() < 2 && text_width(cr, item) <= width) {
+      lines.push_back(item);
+    } else {
+      break;
+    }
+    ++shown;
+  }
+  if (shown < footnotes.size()) lines.back() += "   ... the rest on the phase page";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    show_text(cr, fit_text(cr, lines[i], width), 30, kPlotHeight - 22 + 13 * static_cast<double>(i));
+  }
+}
+
+// The dashed lower-bound line across the frame at device height y, labelled at its right
+// end; returns the label's box so point labels keep clear of it.
+Box draw_bound(cairo_t* cr, double y, double bound) {
+  const double dash[] = {5, 3};
+  set_color(cr, kBound);
+  cairo_set_line_width(cr, 1.4);
+  cairo_set_dash(cr, dash, 2, 0);
+  cairo_move_to(cr, kLeft, y);
+  cairo_line_to(cr, kRight, y);
+  cairo_stroke(cr);
+  cairo_set_dash(cr, nullptr, 0, 0);
+  set_font(cr, 10.5);
+  const std::string text = "lower bound " + tick_text(bound);
+  const double w = text_width(cr, text);
+  // Above the line when there is room inside the frame, else just below it.
+  const double baseline = y - 4 > kTop + 12 ? y - 4 : y + 13;
+  show_text(cr, text, kRight - 4, baseline, 1);
+  return {kRight - 6 - w, baseline - 11, w + 4, 14};
+}
 
 }  // namespace
 
@@ -177,10 +247,10 @@ void draw_phase_plot(cairo_t* cr, const PhasePlot& plot) {
 
   set_color(cr, kInk);
   set_font(cr, 17, true);
-  show_text(cr, plot.title, kLeft, 30);
+  show_text(cr, fit_text(cr, plot.title, kPlotWidth - 20 - kLeft), kLeft, 30);
   set_font(cr, 12);
   set_color(cr, kMuted);
-  show_text(cr, plot.subtitle, kLeft, 52);
+  show_text(cr, fit_text(cr, plot.subtitle, kPlotWidth - 20 - kLeft), kLeft, 52);
 
   double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
   if (!plot.points.empty()) {
@@ -192,28 +262,29 @@ void draw_phase_plot(cairo_t* cr, const PhasePlot& plot) {
       y_min = std::min(y_min, p.horizon);
       y_max = std::max(y_max, p.horizon);
     }
+    if (plot.lower_bound) y_min = std::min(y_min, *plot.lower_bound);
   }
   const AxisScale xs = nice_axis(x_min, x_max);
   const AxisScale ys = nice_axis(y_min, y_max);
   draw_frame_and_axes(cr, xs, ys);
-  draw_legend(cr, plot.reference_name);
+  const bool has_bound = plot.lower_bound.has_value() && !plot.points.empty();
+  draw_legend(cr, plot.reference_name, has_bound);
 
   auto to_x = [&](double v) { return kLeft + xs.fraction(v) * (kRight - kLeft); };
   auto to_y = [&](double v) { return kBottom - ys.fraction(v) * (kBottom - kTop); };
 
-  std::map<std::pair<double, double>, size_t> group_of;
+  std::vector<Box> obstacles;
+  if (has_bound) obstacles.push_back(draw_bound(cr, to_y(*plot.lower_bound), *plot.lower_bound));
+  const PlotGroups grouped = group_points(plot.points);
+  draw_footnotes(cr, grouped.footnotes);
+  struct Group {
+    double x = 0, y = 0;  // device units
+    std::string label;
+    bool reference = false, frontier = false, passed = false;
+  };
   std::vector<Group> groups;
-  for (size_t i = 0; i < plot.points.size(); ++i) {
-    const PlotPoint& p = plot.points[i];
-    const auto key = std::make_pair(p.max_row_bytes, p.horizon);
-    auto [it, inserted] = group_of.try_emplace(key, groups.size());
-    if (inserted) groups.push_back({to_x(p.max_row_bytes), to_y(p.horizon), p.name, false, false,
-                                    false, i});
-    else groups[it->second].label += "/" + p.name;
-    Group& g = groups[it->second];
-    g.reference |= p.reference;
-    g.frontier |= p.on_frontier;
-    g.passed |= p.passed;
+  for (const PointGroup& g : grouped.groups) {
+    groups.push_back({to_x(g.max_row_bytes), to_y(g.horizon), g.label, g.reference, g.frontier, g.passed});
   }
 
   // Markers: dominated first, frontier on top, failures last so they stay visible.
@@ -240,7 +311,6 @@ void draw_phase_plot(cairo_t* cr, const PhasePlot& plot) {
   cairo_font_extents_t font;
   cairo_font_extents(cr, &font);
   std::vector<LabelRequest> requests;
-  std::vector<Box> obstacles;
   for (const Group& g : groups) {
     const double r = g.reference ? kRing + 1 : kMarker + 2;
     obstacles.push_back({g.x - r, g.y - r, 2 * r, 2 * r});

@@ -4,6 +4,7 @@
 // SVG, PNG and PDF from that one drawing so the three files always agree.
 #include <cairo.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct PhasePlot {
   std::string subtitle;  // e.g. "executed 27 times; reference B1024"
   std::string reference_name;
   std::vector<PlotPoint> points;
+  // The phase's lower bound on the horizon (a horizon no schedule can beat), drawn as a
+  // dashed line across the plot; the y axis always reaches down to it.
+  std::optional<double> lower_bound;
 };
 
 // Size of the drawing in user units (points for PDF/SVG; the PNG is scaled up).

@@ -26,4 +26,10 @@ PhasePlot make_phase_plot(const std::vector<ResultRow>& rows, const PhaseRows& p
   return plot;
 }
 
+PhasePlot phase_plot(const ReportView& view, size_t p) {
+  PhasePlot plot = make_phase_plot(view.rows, view.phases[p], view.on_frontier, view.comparison.reference);
+  plot.lower_bound = static_cast<double>(view.summaries[p].lower_bound);
+  return plot;
+}
+
 }  // namespace lockstep::replay

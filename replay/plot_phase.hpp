@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "replay/plot.hpp"
+#include "replay/report_view.hpp"
 #include "replay/results.hpp"
 #include "replay/sweep_definition.hpp"
 
@@ -11,5 +12,8 @@ namespace lockstep::replay {
 // `on_frontier[i]` says whether rows[i] is a frontier point.
 PhasePlot make_phase_plot(const std::vector<ResultRow>& rows, const PhaseRows& phase,
                           const std::vector<bool>& on_frontier, const PointRef& reference);
+
+// The plot of view.phases[p], with the phase's lower bound.
+PhasePlot phase_plot(const ReportView& view, size_t p);
 
 }  // namespace lockstep::replay

@@ -8,6 +8,7 @@
 #include "replay/comparison.hpp"
 #include "replay/frontier.hpp"
 #include "replay/html.hpp"
+#include "replay/phase_summary.hpp"
 #include "replay/plot_phase.hpp"
 #include "arch/atomic_file.hpp"
 #include "replay/report_files.hpp"
@@ -15,7 +16,7 @@
 namespace lockstep::replay {
 
 void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& sweep,
-                  double clock_hz, const std::string& dir) {
+                  double clock_hz, const std::string& dir, const ReportProvenance& provenance) {
   if (!(clock_hz > 0)) throw InputError("clock_hz: must be positive");
   const std::vector<size_t> frontier = frontier_points(rows);
   std::vector<bool> on_frontier(rows.size(), false);
@@ -23,20 +24,25 @@ void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& swe
   const Comparison comparison =
       compare_to_reference(rows, sweep.reference, comparison_windows(sweep), clock_hz);
   const std::vector<PhaseRows> phases = group_by_phase(rows);
+  std::vector<size_t> reference_rows;
+  for (size_t p = 0; p < phases.size(); ++p) {
+    reference_rows.push_back(comparison.by_phase[p].reference_row);  // window 0, phase p
+  }
+  const std::vector<PhaseSummary> summaries = summarize_phases(rows, phases, reference_rows);
 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir + ": cannot create the report directory: " + ec.message());
 
   arch::write_file_atomically(join_path(dir, "frontier.csv"), frontier_csv_text(rows, frontier));
-  arch::write_file_atomically(join_path(dir, "comparisons.csv"), comparisons_csv_text(comparison));
+  arch::write_file_atomically(join_path(dir, "comparisons.csv"), comparisons_csv_text(comparison, provenance.program_cycles));
   arch::write_file_atomically(join_path(dir, "comparisons_by_phase.csv"),
                         comparisons_by_phase_csv_text(rows, comparison));
-  const ReportView view{rows, phases, on_frontier, comparison, clock_hz};
+  arch::write_file_atomically(join_path(dir, kProvenanceFile), provenance_json_text(provenance));
+  const ReportView view{rows, phases, on_frontier, comparison, clock_hz, summaries, provenance};
   for (size_t p = 0; p < phases.size(); ++p) {
     const uint32_t id = phases[p].phase;
-    const PlotFiles plot =
-        render_phase_plot(make_phase_plot(rows, phases[p], on_frontier, sweep.reference));
+    const PlotFiles plot = render_phase_plot(phase_plot(view, p));
     arch::write_file_atomically(join_path(dir, phase_file(id, "svg")), plot.svg);
     arch::write_file_atomically(join_path(dir, phase_file(id, "png")), plot.png);
     arch::write_file_atomically(join_path(dir, phase_file(id, "pdf")), plot.pdf);
@@ -48,7 +54,8 @@ void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& swe
 }
 
 std::vector<std::string> report_file_names(const std::vector<ResultRow>& rows) {
-  std::vector<std::string> names{"frontier.csv", "comparisons.csv", "comparisons_by_phase.csv"};
+  std::vector<std::string> names{"frontier.csv", "comparisons.csv", "comparisons_by_phase.csv",
+                                 kProvenanceFile};
   for (const auto& phase : group_by_phase(rows)) {
     for (const char* ext : {"svg", "png", "pdf", "html"}) names.push_back(phase_file(phase.phase, ext));
   }

@@ -33,12 +33,17 @@ echo "== summary"
 echo "phases     $phases"
 echo "points     $points in ${seconds} s ($(( points - failed )) payloads verified, $failed failed)"
 echo "best weighted saving against the reference, per window:"
-awk -F, 'NR > 1 { printf "   %-40s %12s cycles  %s ms\n", $1, $5, $6 }' "$out/sweep/comparisons.csv"
-echo "report     $out/sweep/index.html"
+awk -F, 'NR > 1 { printf "   %-14s %12s cycles  %6s%% of its exchange cycles  %s ms\n", $7, $5, $8, $6 }' "$out/sweep/comparisons.csv"
+echo "report     $out/sweep/index.html (provenance: $out/sweep/provenance.json)"
 if [[ $failed -ne 0 ]]; then
   echo "FAIL: $failed point(s) failed their payload check" >&2
   exit 1
 fi
+
+echo
+echo "== applying the report: one package with each phase's row+64 selection, run on the simulator"
+"$lockstep" compile "$out/capture.capnp" --selection "$out/sweep" --window row+64 -o "$out/selected.pkg" \
+  | sed -n '/^selection:/,$p' | sed 's/^/   /'
 
 echo
 echo "== the whole model: lockstep build $workload, then three invocations"

@@ -76,7 +76,7 @@ TEST(ReportCommand, TwoProcessesWriteIdenticalBytes) {
         << name << " differs";
     ++compared;
   }
-  EXPECT_EQ(compared, 1u + 3u + 2u * 4u + 1u);  // results.csv and the report
+  EXPECT_EQ(compared, 1u + 4u + 2u * 4u + 1u);  // results.csv and the report (provenance.json too)
 }
 
 TEST(ReportCommand, OtherReferenceMachineAndSweepFile) {
@@ -90,7 +90,7 @@ TEST(ReportCommand, OtherReferenceMachineAndSweepFile) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string summary = testing::read_file(dir + "/comparisons.csv");
   // Against S64, neither metric may grow: S64 stays in both phases.
-  EXPECT_NE(summary.find("neither storage metric grows,2,273662,273662,0,0.000000\n"),
+  EXPECT_NE(summary.find("neither storage metric grows,2,273662,273662,0,0.000000,same-storage,0.00,\n"),
             std::string::npos)
       << summary;
   EXPECT_NE(summary.find("max row grows by at most 8 bytes,2,"), std::string::npos);

@@ -24,7 +24,7 @@ TEST(Report, WritesEveryFileAndNothingElse) {
   }
   const auto expected = report_file_names(rows);
   EXPECT_EQ(written, std::set<std::string>(expected.begin(), expected.end()));
-  EXPECT_EQ(expected.size(), 3u + 2u * 4u + 1u);
+  EXPECT_EQ(expected.size(), 4u + 2u * 4u + 1u);  // CSVs and provenance.json, phase files, index
   EXPECT_TRUE(written.count("phase-17.png"));
   EXPECT_TRUE(written.count("phase-18.pdf"));
 }
@@ -68,7 +68,7 @@ TEST(Report, ClockScalesMilliseconds) {
   write_report(two_phases(), load_sweep_definition(kDefaultSweep), 1.0e9, dir);
   // 73037 cycles at 1 GHz.
   EXPECT_NE(testing::read_file(dir + "/comparisons.csv")
-                .find("max row grows by at most 64 bytes,2,284442,211405,73037,0.073037\n"),
+                .find("max row grows by at most 64 bytes,2,284442,211405,73037,0.073037,row+64,25.68,\n"),
             std::string::npos);
 }
 

@@ -1,0 +1,22 @@
+#pragma once
+// Everything a report page or plot is drawn from, computed once by write_report.
+#include <vector>
+
+#include "replay/comparison.hpp"
+#include "replay/phase_summary.hpp"
+#include "replay/provenance.hpp"
+#include "replay/results.hpp"
+
+namespace lockstep::replay {
+
+struct ReportView {
+  const std::vector<ResultRow>& rows;
+  const std::vector<PhaseRows>& phases;
+  const std::vector<bool>& on_frontier;  // per row
+  const Comparison& comparison;
+  double clock_hz;
+  const std::vector<PhaseSummary>& summaries;  // per phase, as `phases`
+  const ReportProvenance& provenance;
+};
+
+}  // namespace lockstep::replay
