@@ -20,6 +20,7 @@
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
 #include "cli/options.hpp"
+#include "cli/profile_output.hpp"
 #include "cli/run_reference.hpp"
 #include "sim/backend.hpp"
 
@@ -35,6 +36,7 @@ struct RunArgs {
   uint64_t max_cycles = 10'000'000'000;  // 6.7 s of device time at 1.5 GHz: 340x the whole SigLIP
   double timeout_seconds = 0;
   std::string output_dir;
+  std::string profile;  // --profile FILE
   bool json = false;
   bool keep_going = false;
   bool reference = false;
@@ -252,6 +254,8 @@ int run(const RunArgs& args) {
   options.invocations = args.invocations;
   options.max_cycles = args.max_cycles;
   options.timeout_seconds = args.timeout_seconds;
+  options.profile = !args.profile.empty();
+  if (options.profile) check_profile_output(args.profile, inputs_of(args));
   for (const auto& spec : args.inputs) {
     std::string file;
     const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Input, "--input", file);
@@ -268,6 +272,7 @@ int run(const RunArgs& args) {
     return kExitFailed;
   }
   write_outputs(args, npy, result);
+  if (result.profile) write_run_profile(*result.profile, std::filesystem::path(args.package).filename().string(), args.profile);
   std::optional<workload::Agreement> agreement;
   if (args.reference) agreement = compare_output(result.outputs, reference);
   if (args.json) {
@@ -315,6 +320,10 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                 "row end and, per received run, its sender, addresses, bytes and first and\n"
                 "last write event (events from the phase's release)");
   cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
+  cmd->add_option("--profile", args->profile,
+                  "write a cycle profile (Cap'n Proto, docs/profiles.md): per tile, a sample per executed\n"
+                  "step with its cycles, kind, phase, epoch, operation, kernel and exchange activities;\n"
+                  "read it with `lockstep profile summary|phases|query|render|export`");
   add_jobs_option(*cmd, args->jobs, "threads for the kernels and the reference (default, or 0: every core)");
   cmd->add_flag("--reference", args->reference,
                 "hold the `output` binding against the separate FP32 reference of the model (a package\n"

@@ -94,18 +94,23 @@ const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase,
     if (!monitor_.trace_tile) outcome = relocate_phase(machine_, found->second.inputs, found->second.outcome, inputs);
   }
   spdlog::debug("phase {}: {}", phase, outcome ? "relocated from its last execution" : "executed");
+  // A relocation keeps the timing, so it keeps the activities too.
+  std::shared_ptr<const PhaseActivities> activities;
+  if (outcome) activities = found->second.activities;
   if (!outcome) {
     const auto t0 = std::chrono::steady_clock::now();
     outcome = execute_phase(machine_, topology_, inputs, monitor_.trace_tile);
     spdlog::debug("phase {}: executed in {:.3f} s, {} writes", phase,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                   outcome->writes.size());
+    if (monitor_.profile) activities = exchange_activities(*outcome, inputs);
     outcome->schedules.clear();  // not needed after the phase; a cached phase stays small
     outcome->schedules.shrink_to_fit();
   }
   Executed& e = last_execution_[phase];
   e.outcome = std::move(*outcome);
   e.inputs = std::move(inputs);
+  e.activities = std::move(activities);
   plan_copies(e);
   spdlog::debug("phase {}: {} writes in {} copies", phase, e.outcome.writes.size(), e.copies.size());
   return e;
@@ -205,6 +210,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   for (size_t i = 0; i < tiles.size(); ++i) {
     tiles[i]->mux = outcome.final_mux[i];
     tiles[i]->paired_mux = outcome.final_paired_mux[i];
+    if (monitor_.profile) tiles[i]->exchanged(e.activities, static_cast<uint32_t>(i));
   }
   const uint32_t iteration = tiles.empty() ? 0 : tiles.front()->iteration();
   if (monitor_.trace_tile && spdlog::should_log(spdlog::level::debug)) {

@@ -11,6 +11,7 @@
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "model/chip_interfaces.hpp"
+#include "model/exchange_activities.hpp"
 #include "model/exchange_phase.hpp"
 #include "model/run_monitor.hpp"
 
@@ -41,6 +42,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     bool direct = false;                   // copies SRAM to SRAM (see plan_copies)
     std::vector<Copy> copies;              // by receiver; merged writes
     std::vector<uint32_t> copy_begin;      // each receiver's first copy, then the end
+    std::shared_ptr<const PhaseActivities> activities;  // only when the run is profiled
   };
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs);
   void plan_copies(Executed& e) const;

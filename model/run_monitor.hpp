@@ -53,6 +53,7 @@ class RunMonitor {
   bool keep_going = false;
   std::optional<uint32_t> trace_tile;
   bool record_tiles = false;  // keep every tile's row end and received runs per execution
+  bool profile = false;       // tiles record a sample per executed step (model/step_record.hpp)
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;
 

@@ -49,6 +49,7 @@ void Tile::released(SharedReleasePath path) {
 
 void Tile::run() {
   for (uint32_t i = 0; i < invocations_ && !monitor_.stopping(); ++i) {
+    invocation_ = i;
     execute(program_.steps);
     invocation_ends_.push_back(sc_core::sc_time_stamp().value());
   }
@@ -73,18 +74,58 @@ void Tile::execute(const std::vector<arch::Step>& steps) {
   }
 }
 
-void Tile::do_sync(const arch::SyncStep&) {
+void Tile::exchanged(std::shared_ptr<const PhaseActivities> activities, uint32_t position) {
+  exchange_activities_ = std::move(activities);
+  exchange_position_ = position;
+}
+
+void Tile::record(StepRole role, const void* step, uint64_t start) {
+  const uint64_t end = sc_core::sc_time_stamp().value();
+  const auto epoch = static_cast<uint32_t>(epoch_);
+  if (role == StepRole::Kernel && !records_.empty()) {
+    // Consecutive calls of one kernel with the same arguments share a sample (the stack's
+    // profile does the same), so a long run of small calls stays one line.
+    StepRecord& last = records_.back();
+    if (last.role == StepRole::Kernel && last.end == start && last.epoch == epoch && last.invocation == invocation_) {
+      const auto* a = static_cast<const arch::KernelStep*>(last.step);
+      const auto* b = static_cast<const arch::KernelStep*>(step);
+      if (a == b || (a->name == b->name && a->scalars == b->scalars)) {
+        last.end = end;
+        ++last.calls;
+        return;
+      }
+    }
+  }
+  StepRecord r;
+  r.start = start;
+  r.end = end;
+  r.step = step;
+  r.role = role;
+  r.epoch = epoch;
+  r.invocation = invocation_;
+  if (role == StepRole::Exchange) {
+    r.activities = std::move(exchange_activities_);
+    r.position = exchange_position_;
+  }
+  records_.push_back(std::move(r));
+}
+
+void Tile::do_sync(const arch::SyncStep& step) {
+  const uint64_t start = sc_core::sc_time_stamp().value();
   wait_cycles(sync_instructions() * machine_.supervisor_cycles_per_instruction, CycleKind::Sync);
   barrier->arrive(BarrierKey{false, 0}, *this);
+  if (monitor_.profile) record(StepRole::Sync, &step, start);
 }
 
 void Tile::do_exchange(const arch::ExchangeStep& step) {
+  const uint64_t start = sc_core::sc_time_stamp().value();
   wait_cycles(exchange_setup_instructions(step) * machine_.supervisor_cycles_per_instruction, CycleKind::Sync);
   pending_exchange_ = &step;
   current_phase_ = step.phase;
   const int64_t events = barrier->arrive(BarrierKey{true, step.phase}, *this);
   pending_exchange_ = nullptr;
   wait_cycles(static_cast<uint64_t>(events), CycleKind::Exchange);
+  if (monitor_.profile) record(StepRole::Exchange, &step, start);
 }
 
 RecordedHazard Tile::make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const {
@@ -139,6 +180,7 @@ bool Tile::pending_kernel_touches(uint32_t address) const {
 }
 
 void Tile::do_kernel(const arch::KernelStep& step) {
+  const uint64_t start = sc_core::sc_time_stamp().value();
   // Kernels wait for the next barrier to run on every core; a long run of them without one
   // (a Repeat of kernel calls) runs here in program order instead, which gives the same
   // memory, so the queue and the operand search over it stay short.
@@ -167,10 +209,13 @@ void Tile::do_kernel(const arch::KernelStep& step) {
                           (kernel ? kernel->cycles(step.scalars, machine_) : 0);
   since_release_.add_kernel(step.name, cycles);
   if (cycles > 0) wait(sc_core::sc_time::from_value(cycles));
+  if (monitor_.profile) record(StepRole::Kernel, &step, start);
 }
 
 void Tile::do_repeat(const arch::RepeatStep& step) {
+  const uint64_t entry = sc_core::sc_time_stamp().value();
   wait_cycles(repeat_entry_instructions() * machine_.supervisor_cycles_per_instruction, CycleKind::Control);
+  if (monitor_.profile) record(StepRole::RepeatEntry, &step, entry);
   // The device keeps iterated pointers in the Repeat's stack frame and writes their initial
   // addresses at every entry (IPU21-DEVICE.md 8.4): a Repeat entered again (the next
   // invocation) starts from the addresses its first entry found. After it ends the slots
@@ -184,13 +229,16 @@ void Tile::do_repeat(const arch::RepeatStep& step) {
     flush_kernels();  // the entry's stores follow the kernels in program order
     for (const auto& [address, value] : initial->second) memory_.write_word(address, value);
   }
+  const uint64_t outer_epoch = epoch_;
   for (uint32_t i = 0; i < step.count; ++i) {
     monitor_.check_limits(sc_core::sc_time_stamp().value());
     if (monitor_.stopping()) return;
     iterations_.push_back(i);
+    epoch_ = outer_epoch * step.count + i;
     execute(step.body);
     iterations_.pop_back();
     if (monitor_.stopping()) return;
+    const uint64_t bookkeeping = sc_core::sc_time_stamp().value();
     if (!step.pointers.empty()) flush_kernels();  // the loop code's loads and stores
     for (const auto& p : step.pointers) {
       if (!memory_.contains(p.address, 4)) {
@@ -203,10 +251,13 @@ void Tile::do_repeat(const arch::RepeatStep& step) {
     wait_cycles(repeat_iteration_instructions(step, i + 1 == step.count) *
                     machine_.supervisor_cycles_per_instruction,
                 CycleKind::Control);
+    if (monitor_.profile) record(StepRole::RepeatIteration, &step, bookkeeping);
   }
+  epoch_ = outer_epoch;
 }
 
 void Tile::do_patch(const arch::PatchStep& step) {
+  const uint64_t start = sc_core::sc_time_stamp().value();
   flush_kernels();  // the patch's stores follow the kernels in program order
   const uint32_t i = iteration();
   for (const auto& entry : step.entries) {
@@ -219,6 +270,7 @@ void Tile::do_patch(const arch::PatchStep& step) {
     memory_.write_word(entry.word_address, entry.values[i % entry.values.size()]);
   }
   wait_cycles(patch_cycles(step, machine_), CycleKind::Patching);
+  if (monitor_.profile) record(StepRole::Patch, &step, start);
 }
 
 }  // namespace lockstep::model

@@ -13,6 +13,7 @@
 #include "model/cycle_split.hpp"
 #include "model/run_monitor.hpp"
 #include "model/sram.hpp"
+#include "model/step_record.hpp"
 
 namespace lockstep::model {
 
@@ -54,6 +55,11 @@ class Tile : public sc_core::sc_module {
   const std::vector<uint64_t>& invocation_ends() const { return invocation_ends_; }  // cycle per invocation
   uint32_t current_phase() const { return current_phase_; }
 
+  // Profiling (RunMonitor::profile): the fabric hands each participant the phase's
+  // activities at the release; records() lists every executed step in order.
+  void exchanged(std::shared_ptr<const PhaseActivities> activities, uint32_t position);
+  const std::vector<StepRecord>& records() const { return records_; }
+
   // The critical path (model/cycle_split.hpp): this tile's path up to now, as the last
   // arrival at a barrier hands it on; released() starts it afresh from a release's path.
   CycleSplit path_now() const;
@@ -75,6 +81,7 @@ class Tile : public sc_core::sc_module {
   void step_hazard(HazardClass kind, const std::string& what, const std::string& detail);
   RecordedHazard make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const;
   void flush_kernels();  // run and report, in this tile's thread
+  void record(StepRole role, const void* step, uint64_t start);
   bool pending_kernel_touches(uint32_t address) const;
 
   struct PendingKernel {
@@ -97,6 +104,11 @@ class Tile : public sc_core::sc_module {
   bool finished_ = false;
   uint64_t finish_cycle_ = 0;
   uint32_t invocations_ = 1;
+  uint32_t invocation_ = 0;  // the one running
+  uint64_t epoch_ = 0;       // linear index of the Repeat iteration path
+  std::vector<StepRecord> records_;
+  std::shared_ptr<const PhaseActivities> exchange_activities_;  // of the last release
+  uint32_t exchange_position_ = 0;
   // Per Repeat step: its pointer slots' values at its first entry (written at every entry).
   std::map<const arch::RepeatStep*, std::vector<std::pair<uint32_t, uint32_t>>> repeat_initial_pointers_;
   std::vector<uint64_t> invocation_ends_;

@@ -11,6 +11,7 @@
 
 #include "arch/machine.hpp"
 #include "arch/package.hpp"
+#include "arch/profile.hpp"
 #include "model/run_monitor.hpp"
 
 namespace lockstep::sim {
@@ -86,6 +87,7 @@ struct RunOptions {
   std::string source_name = "package";          // names the package in InputError messages
   std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
   bool record_tiles = false;                    // fill PhaseExecution::tiles (row ends, received runs)
+  bool profile = false;                         // fill RunResult::profile (sim/profile_builder.hpp)
   uint32_t invocations = 1;                     // run the resident program this many times
   uint64_t max_cycles = 0;                      // stop once a tile passes this cycle (0 = no bound)
   double timeout_seconds = 0;                   // stop after this much wall time (0 = no bound)
@@ -104,6 +106,7 @@ struct RunResult {
   std::vector<Hazard> hazards;             // sorted by (cycle, tile, kind)
   std::vector<ExpectationFailure> expectation_failures;
   std::map<std::string, std::vector<uint8_t>> outputs;  // output bindings
+  std::optional<arch::Profile> profile;    // a sample per executed step, with RunOptions::profile
   std::string stopped;  // why the run stopped at a limit before its end ("" when it ran to the end)
   bool ok() const { return hazards.empty() && expectation_failures.empty() && stopped.empty(); }
 };

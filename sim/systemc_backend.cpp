@@ -15,6 +15,7 @@
 #include "model/chip.hpp"
 #include "model/kernel_registry.hpp"
 #include "sim/backend.hpp"
+#include "sim/profile_builder.hpp"
 #include "sim/systemc_context.hpp"
 
 namespace lockstep::sim {
@@ -97,6 +98,7 @@ class SystemCBackend : public Backend {
     monitor.keep_going = options.keep_going;
     monitor.trace_tile = options.trace_tile;
     monitor.record_tiles = options.record_tiles;
+    monitor.profile = options.profile;
     monitor.set_limits(options.max_cycles, options.timeout_seconds);
     auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor);
     ChipMemoryView view(*chip);
@@ -144,6 +146,7 @@ class SystemCBackend : public Backend {
     result.stopped = monitor.limit_reached();
     if (!monitor.stopping()) check_expectations(package, view, result);
     collect_outputs(package, view, result);
+    if (options.profile) result.profile = build_profile(*chip, package, machine_, total);
     chip.reset();
     return result;
   }

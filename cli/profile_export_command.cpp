@@ -1,0 +1,56 @@
+// `lockstep profile export PROFILE --chrome FILE`: a Chrome trace event file.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "arch/atomic_file.hpp"
+#include "arch/profile.hpp"
+#include "cli/profile_command.hpp"
+#include "replay/profile_chrome.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+struct ExportArgs {
+  std::string profile;
+  std::string chrome;
+};
+
+int export_profile(const ExportArgs& args) {
+  arch::check_output_file(args.chrome, "--chrome");
+  arch::refuse_overwriting_input(args.chrome, {args.profile});
+  const arch::Profile profile = arch::read_profile(args.profile);
+  arch::write_file_atomically(args.chrome, [&](int fd) {
+    std::ostringstream text;
+    replay::write_chrome_trace(profile, text);
+    const std::string bytes = std::move(text).str();
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0) throw std::runtime_error(std::strerror(errno));
+      done += static_cast<size_t>(n);
+    }
+  });
+  return kExitOk;
+}
+
+const ProfileSubcommandRegistration registration{"export", [](CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "export",
+      "Convert a profile for other tools. --chrome FILE writes the Chrome trace event format\n"
+      "(JSON), which Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per\n"
+      "tile, one complete event per sample, times in microseconds at the profile's clock\n"
+      "(uncropped), cycles, phase, epoch, operation, metadata and exchange activities in args.");
+  auto args = std::make_shared<ExportArgs>();
+  cmd->add_option("PROFILE", args->profile, "the profile (`lockstep run --profile`)")->required();
+  cmd->add_option("--chrome", args->chrome, "write the Chrome trace event JSON here")->required();
+  add_common_options(*cmd);
+  return [args]() { return export_profile(*args); };
+}};
+
+}  // namespace
+}  // namespace lockstep::cli
