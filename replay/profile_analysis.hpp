@@ -123,7 +123,18 @@ struct RoleCycles {
   RoleCycles& operator+=(const RoleCycles& other);
 };
 
-// One tile's roles over [0, event_cycles): send and receive at once is "both"; partner
+enum class ExchangeRole : uint8_t { Send = 0, Receive = 1, Both = 2, PartnerBusy = 3, Idle = 4 };
+struct RoleSegment {
+  uint32_t start = 0, end = 0;
+  ExchangeRole role = ExchangeRole::Idle;
+};
+
+// One tile's roles over [0, event_cycles), as adjacent segments (equal neighbours merged):
+// send and receive at once is Both; partner busy counts only when the tile neither sends
+// nor receives; no activity is Idle. Activities are clipped to the horizon.
+std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles);
+
+// The same, summed by role. One tile's roles over [0, event_cycles): send and receive at once is "both"; partner
 // busy counts only when the tile neither sends nor receives; no activity is idle.
 RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles);
 

@@ -88,9 +88,10 @@ RoleCycles& RoleCycles::operator+=(const RoleCycles& other) {
   return *this;
 }
 
-RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles) {
-  RoleCycles roles;
-  if (event_cycles == 0) return roles;
+std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>& activities,
+                                       uint32_t event_cycles) {
+  std::vector<RoleSegment> segments;
+  if (event_cycles == 0) return segments;
   // A sweep over the activity boundaries, clipped to the horizon: +1 at a start, -1 at an end.
   std::vector<std::tuple<uint32_t, int, arch::ActivityKind>> events;
   for (const auto& activity : activities) {
@@ -103,21 +104,41 @@ RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities, ui
   std::sort(events.begin(), events.end());
   int active[3] = {0, 0, 0};  // by ActivityKind
   uint32_t at = 0;
-  const auto charge = [&](uint32_t until) {
-    const uint64_t length = until - at;
+  const auto close = [&](uint32_t until) {
+    if (until == at) return;
     const bool send = active[0] > 0, receive = active[1] > 0, busy = active[2] > 0;
-    if (send && receive) roles.both += length;
-    else if (send) roles.send += length;
-    else if (receive) roles.receive += length;
-    else if (busy) roles.partner_busy += length;
-    else roles.idle += length;
+    const ExchangeRole role = send && receive ? ExchangeRole::Both
+                              : send          ? ExchangeRole::Send
+                              : receive       ? ExchangeRole::Receive
+                              : busy          ? ExchangeRole::PartnerBusy
+                                              : ExchangeRole::Idle;
+    if (!segments.empty() && segments.back().role == role && segments.back().end == at) {
+      segments.back().end = until;
+    } else {
+      segments.push_back({at, until, role});
+    }
     at = until;
   };
   for (const auto& [position, delta, kind] : events) {
-    charge(position);
+    close(position);
     active[static_cast<int>(kind)] += delta;
   }
-  charge(event_cycles);
+  close(event_cycles);
+  return segments;
+}
+
+RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles) {
+  RoleCycles roles;
+  for (const auto& segment : role_segments(activities, event_cycles)) {
+    const uint64_t length = segment.end - segment.start;
+    switch (segment.role) {
+      case ExchangeRole::Send: roles.send += length; break;
+      case ExchangeRole::Receive: roles.receive += length; break;
+      case ExchangeRole::Both: roles.both += length; break;
+      case ExchangeRole::PartnerBusy: roles.partner_busy += length; break;
+      case ExchangeRole::Idle: roles.idle += length; break;
+    }
+  }
   return roles;
 }
 

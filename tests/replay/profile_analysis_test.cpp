@@ -261,6 +261,13 @@ TEST(ProfileExchangeTest, RoleCyclesSplitTheHorizon) {
   EXPECT_EQ(roles.partner_busy, 5u);
   EXPECT_EQ(roles.idle, 3u);
   EXPECT_EQ(roles.total(), 30u);
+  const auto segments = role_segments(activities, 30);
+  ASSERT_EQ(segments.size(), 6u);  // send, both, receive, partner busy, idle, send
+  EXPECT_EQ(segments[2].start, 10u);
+  EXPECT_EQ(segments[2].end, 20u);
+  EXPECT_EQ(segments[2].role, ExchangeRole::Receive);
+  EXPECT_EQ(segments[5].role, ExchangeRole::Send);
+  EXPECT_EQ(segments[5].end, 30u);
   EXPECT_EQ(role_cycles(activities, 0).total(), 0u);
   EXPECT_EQ(role_cycles({}, 12).idle, 12u);
 }
