@@ -57,14 +57,14 @@ const char* const kProfileTimelineScript = R"JS(
               idle: 10 };
   const CAT_NAMES = ['compute', 'exchange (no horizon)', 'tx', 'rx', 'tx/rx', 'partner busy', 'exchange idle',
                      'exchange boundary wait', 'exchange boundary sampling', 'synchronization', 'idle'];
-  const COLORS = ['#4e79a7', '#f28e2b', '#e8762b', '#59a14f', '#b07aa1', '#9c755f', '#d9cbb5', '#e15759',
+  const COLORS = ['#4e79a7', '#f28e2b', '#17becf', '#59a14f', '#b07aa1', '#9c755f', '#d9cbb5', '#e15759',
                   '#edc948', '#ff9da7', '#dddddd'];
   const ROLE_CAT = [C.tx, C.rx, C.txrx, C.busy, C.xidle];
   // Aggregate rows: share of the shown tiles in each group of categories.
   const AGGREGATES = [
     { name: 'compute', color: COLORS[C.compute], cats: [C.compute] },
-    { name: 'exchange', color: COLORS[C.tx], cats: [C.exchange, C.tx, C.rx, C.txrx, C.busy, C.xidle] },
-    { name: 'synchronization', color: COLORS[C.wait], cats: [C.wait, C.sampling, C.sync] },
+    { name: 'exchange', color: COLORS[C.exchange], cats: [C.exchange, C.tx, C.rx, C.txrx, C.busy, C.xidle] },
+    { name: 'sync', color: COLORS[C.wait], cats: [C.wait, C.sampling, C.sync] },
     { name: 'idle', color: '#aaaaaa', cats: [C.idle] },
   ];
   const AGG_OF = new Int32Array(CAT_NAMES.length);
@@ -238,7 +238,7 @@ const char* const kProfileTimelineScript = R"JS(
         const v = Math.min(1, values[x]);
         if (v > 0) g.fillRect(GUTTER + x, y0 + AGG_ROW_H - 1 - v * (AGG_ROW_H - 2), 1, v * (AGG_ROW_H - 2));
       }
-      g.fillStyle = '#333'; g.fillText(a.name.slice(0, 10), 4, y0 + AGG_ROW_H / 2);
+      g.fillStyle = '#333'; g.fillText(a.name, 4, y0 + AGG_ROW_H / 2);
     });
     g.fillStyle = 'rgba(0,0,0,.25)'; g.fillRect(0, h - 1, GUTTER + w, 1);
   }
@@ -393,7 +393,7 @@ const char* const kProfileTimelineScript = R"JS(
     let piece = '';
     pieces(lane, k, function (cat, from, to) { if (from <= t && t < to) piece = CAT_NAMES[cat]; });
     const exchange = (s.phase & 0x80000000) !== 0;
-    return 'tile ' + lane.tile + ': ' + KIND_NAMES[s.kind] + (piece ? ' (' + piece + ')' : '') +
+    return 'tile ' + lane.tile + ': ' + KIND_NAMES[s.kind] + (piece && piece !== KIND_NAMES[s.kind] ? ' (' + piece + ')' : '') +
         '\nkernel ' + (s.kernel || '(none)') + (s.operation ? '\noperation ' + s.operation : '') +
         '\n' + (exchange ? 'exchange phase ' + (s.phase & 0x7fffffff) : 'step ' + s.phase) +
         (s.label ? ' (' + s.label + ')' : '') + ', epoch ' + c[0] + (c[1] ? ', invocation ' + c[1] : '') +
