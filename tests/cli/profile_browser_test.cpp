@@ -17,8 +17,11 @@
 namespace lockstep::testing {
 namespace {
 
+// $LOCKSTEP_CHROMIUM if set, else Debian's paths; "" when that is not an executable.
 std::string find_chromium() {
-  if (const char* env = std::getenv("LOCKSTEP_CHROMIUM"); env != nullptr && *env) return env;
+  if (const char* env = std::getenv("LOCKSTEP_CHROMIUM"); env != nullptr && *env) {
+    return ::access(env, X_OK) == 0 ? env : "";
+  }
   for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
     if (::access(path, X_OK) == 0) return path;
   }
@@ -100,7 +103,8 @@ int png_colours(const std::string& path) {
 // Renders a synthetic profile, opens it, and checks status, bands, console and screenshot.
 void check_page_in_browser(uint32_t tiles, uint32_t phases, double* open_seconds, double* ready_ms) {
   const std::string chromium = find_chromium();
-  if (chromium.empty()) GTEST_SKIP() << "chromium not found (scripts/install-deps.sh installs it); skipping";
+  if (chromium.empty()) GTEST_SKIP() << "no chromium at /usr/bin/chromium or $LOCKSTEP_CHROMIUM (scripts/install-deps.sh "
+                                        "installs Debian's): the page is not opened in a browser";
   const std::string dir = temp_dir("browser-" + std::to_string(tiles));
   const std::string profile = dir + "/p.lsprof", page = dir + "/p.html";
   arch::write_profile(synthetic_profile(tiles, phases), profile);
@@ -115,15 +119,22 @@ void check_page_in_browser(uint32_t tiles, uint32_t phases, double* open_seconds
   const BrowserRun dom = run_chromium(chromium, dir, page, "--virtual-time-budget=5000 --dump-dom");
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   std::smatch status;
-  ASSERT_TRUE(std::regex_search(dom.out, status, std::regex(R"(<body data-status="(\w+)"[^>]*>)")))
+  ASSERT_TRUE(std::regex_search(dom.out, status, std::regex(R"re(<body data-status="(\w+)"[^>]*>)re")))
       << dom.out.substr(0, 2000);
   EXPECT_EQ(status[1].str(), "ok") << dom.out.substr(dom.out.find("id=\"status\""), 300);
-  std::smatch ready;
-  if (std::regex_search(dom.out, ready, std::regex(R"(data-ready-ms="(\d+)")"))) *ready_ms = std::stod(ready[1].str());
   EXPECT_EQ(count_of(dom.out, "class=\"phase-band"), phases);
   const auto errors = console_errors(dom.err);
   EXPECT_TRUE(errors.empty()) << errors.front();
-  *open_seconds = dom.seconds;
+
+  // Timing on the real clock: virtual time runs slower than the page's work. The script
+  // draws before the load event, so the plain dump already holds its figure.
+  const BrowserRun timed = run_chromium(chromium, dir, page, "--dump-dom");
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  std::smatch ready;
+  ASSERT_TRUE(std::regex_search(timed.out, ready, std::regex(R"re(data-status="ok" data-ready-ms="(\d+)")re")))
+      << timed.out.substr(0, 2000);
+  *ready_ms = std::stod(ready[1].str());
+  *open_seconds = timed.seconds;
 
   const std::string png = dir + "/shot.png";
   const BrowserRun shot = run_chromium(chromium, dir, page, "--virtual-time-budget=5000 --screenshot=" + png);
@@ -142,7 +153,8 @@ TEST(ProfileBrowserTest, FullChipProfileOpensInUnderFiveSeconds) {
   double seconds = 0, ready_ms = 0;
   check_page_in_browser(1472, 40, &seconds, &ready_ms);
   if (::testing::Test::IsSkipped() || ::testing::Test::HasFatalFailure()) return;
-  std::cout << "1472 tiles: chromium --dump-dom ran " << seconds << " s, page ready after " << ready_ms << " ms\n";
+  std::cout << "1472 tiles: chromium start to DOM dump " << seconds << " s; the page drawn " << ready_ms
+            << " ms after navigation\n";
   RecordProperty("chromium_seconds", std::to_string(seconds));
   RecordProperty("page_ready_ms", std::to_string(ready_ms));
   EXPECT_GT(ready_ms, 0);

@@ -108,7 +108,9 @@ TEST_F(ProfileCommandTest, PhasesGroupsByExchangeAndSorts) {
     EXPECT_EQ(phases[i]["exchange"]["sync_only_tiles"], 2);  // tiles 3 and 10
     EXPECT_EQ(phases[i]["exchange"]["tiles"], 14);
     EXPECT_EQ(phases[i]["exchange"]["event_cycles"], 400);
-    if (i > 0) EXPECT_LE(phases[i - 1]["occupancy"].get<double>(), phases[i]["occupancy"].get<double>());
+    if (i > 0) {
+      EXPECT_LE(phases[i - 1]["occupancy"].get<double>(), phases[i]["occupancy"].get<double>());
+    }
   }
   const CommandResult at = run_lockstep({"profile", "phases", profile(), "--at-offset", "10", "--json"});
   ASSERT_EQ(at.exit_code, 0) << at.err;
