@@ -65,8 +65,8 @@ arch::ProfileStepKind parse_step_kind(const std::string& text, const std::string
 
 CLI::Option* add_shared_clock_flag(CLI::App& command, bool& shared_clock) {
   return command.add_flag("--shared-clock", shared_clock,
-                          "keep every tile's samples from the earliest first sample (the default "
-                          "crops to the latest tile's first sample, as the stack does)");
+                          "offsets from the earliest first sample, nothing clipped (default: crop\n"
+                          "to the latest tile's first sample, as the stack does)");
 }
 
 void TextTable::print_text(std::ostream& out) const {

@@ -1,6 +1,7 @@
 // `lockstep profile phases PROFILE`: the stack's profile-phases view (docs/profile-queries.md,
 // "phases"): each tile's work charged to the next global exchange on that tile, with the
 // exchange's summary.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -72,7 +73,9 @@ nlohmann::ordered_json group_json(const replay::PhaseGroup& g) {
   return j;
 }
 
-std::vector<std::string> group_row(const replay::PhaseGroup& g, bool full) {
+// `full`: every column (CSV); `invocation`: the invocation column (always in CSV; in text
+// only when the profile has later invocations).
+std::vector<std::string> group_row(const replay::PhaseGroup& g, bool full, bool invocation) {
   const auto* x = g.exchange ? &*g.exchange : nullptr;
   const auto num = [](auto v) { return std::to_string(v); };
   std::vector<std::string> row = {x ? num(x->key.phase) : "-",
@@ -88,8 +91,8 @@ std::vector<std::string> group_row(const replay::PhaseGroup& g, bool full) {
                                   x ? num(x->arrival_wait()) : "-",
                                   x ? num(x->boundary()) : "-",
                                   x ? num(x->sync_only_tiles) : "-"};
+  if (invocation) row.insert(row.begin() + 2, x ? num(x->key.invocation) : "-");
   if (full) {
-    row.insert(row.begin() + 2, x ? num(x->key.invocation) : "-");
     const std::vector<std::string> more = {
         fixed3(g.active_tiles), num(g.synchronization_cycles), x ? num(x->tiles) : "-", x ? num(x->event_cycles) : "-",
         x ? num(x->roles.send) : "-", x ? num(x->roles.receive) : "-", x ? num(x->roles.both) : "-",
@@ -127,14 +130,17 @@ int run_phases(const PhasesOptions& o) {
   TextTable table;
   table.headers = {"phase", "epoch", "label", "start", "cycles", "tiles", "occupancy", "compute", "kernels",
                    "measured", "wait", "boundary", "sync_only"};
+  const bool invocations = o.csv || std::any_of(groups.begin(), groups.end(), [](const replay::PhaseGroup& g) {
+                             return g.exchange && g.exchange->key.invocation > 0;
+                           });
+  if (invocations) table.headers.insert(table.headers.begin() + 2, "invocation");
   if (o.csv) {
-    table.headers.insert(table.headers.begin() + 2, "invocation");
     for (const char* h : {"active_tiles", "synchronization", "exchange_tiles", "event_cycles", "send", "receive", "both",
                           "partner_busy", "idle"}) {
       table.headers.push_back(h);
     }
   }
-  for (const auto& g : groups) table.rows.push_back(group_row(g, o.csv));
+  for (const auto& g : groups) table.rows.push_back(group_row(g, o.csv, invocations));
   if (o.csv) {
     table.print_csv(std::cout);
     return kExitOk;
