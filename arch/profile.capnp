@@ -1,10 +1,11 @@
 @0xa0e8a5be48f5ad89;
-# Lockstep cycle profile. On disk: one flat (unpacked) Cap'n Proto message whose root is
-# Profile, with no magic, so that the public IPU21 stack's profile reader reads it and
-# Lockstep reads profiles that stack captured on the chip. Ordinals @0..@8 (Step), @0..@2
-# (CycleSample, TileProfile, Profile) and the enums are that stack's profile schema
-# (docs/IPU21-DEVICE.md section 15, docs/profiles.md); higher ordinals are Lockstep's own
-# and read as their defaults from a stack profile.
+# Lockstep cycle profile: one flat (unpacked) Cap'n Proto message whose root is Profile,
+# with no magic. Ordinals @0..@8 (Step), @0..@2 (CycleSample, TileProfile, Profile) and the
+# enums are the public IPU21 stack's profile schema (docs/IPU21-DEVICE.md section 15,
+# docs/profiles.md), so Lockstep reads profiles that stack captured on the chip; higher
+# ordinals are Lockstep's own and read as their defaults from a stack profile. Lockstep
+# writes the compact layout (steps once, samples point at them); `lockstep profile export
+# --stack` writes the stack's layout (every sample carries its step inline).
 
 $import "/capnp/c++.capnp".namespace("lockstep::arch::schema");
 
@@ -55,6 +56,11 @@ struct CycleSample {
   endCycle @2 :UInt32;
   # Lockstep: startCycle's bits above 32 (runs longer than 2^32 cycles).
   startCycleHigh @3 :UInt32;
+  # Lockstep's compact layout: 1 + the index of this sample's step in Profile.steps, with
+  # the epoch and invocation here and no inline step. 0: the step is inline (stack layout).
+  stepIndex @4 :UInt32;
+  epoch @5 :UInt32;
+  invocation @6 :UInt32;
 }
 
 struct TileProfile {
@@ -75,4 +81,7 @@ struct Profile {
   source @5 :Text;
   machineName @6 :Text;
   totalCycles @7 :UInt64;
+  # Lockstep's compact layout: each distinct step once (a whole model repeats 25 thousand
+  # steps in 1.7 million samples; inline, their exchange activities alone take 1.4 GB).
+  steps @8 :List(Step);
 }

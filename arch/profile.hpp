@@ -99,7 +99,10 @@ class ProfileStepTable {
 Profile read_profile(const std::string& path);
 Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_name);
 // Writes atomically (temporary name, then rename). Cycles above 2^32 keep their high bits
-// in Lockstep's startCycleHigh field.
-void write_profile(const Profile& profile, const std::string& path);
+// in Lockstep's startCycleHigh field. Compact: each step once in Profile.steps, samples
+// refer to it (Lockstep reads it; the stack's reader would see samples without steps).
+// Inline: the stack's layout, every sample with its whole step (much larger).
+enum class ProfileLayout : uint8_t { Compact, Inline };
+void write_profile(const Profile& profile, const std::string& path, ProfileLayout layout = ProfileLayout::Compact);
 
 }  // namespace lockstep::arch

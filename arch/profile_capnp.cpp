@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "arch/atomic_file.hpp"
 #include "arch/capnp_words.hpp"
@@ -70,6 +71,11 @@ void read_tiles(schema::Profile::Reader root, Profile& profile, const std::strin
   uint32_t reference = 0;
   if (tiles.size() > 0 && tiles[0].getSamples().size() > 0) reference = tiles[0].getSamples()[0].getStartCycle();
   int64_t earliest = 0;
+  const auto table_steps = root.getSteps();
+  for (unsigned i = 0; i < table_steps.size(); ++i) {
+    profile.steps.push_back(read_step(table_steps[i], file, "steps[" + std::to_string(i) + "]: "));
+  }
+  const size_t shared = profile.steps.size();
   ProfileStepTable table(profile.steps);
   profile.tiles.reserve(tiles.size());
   for (unsigned t = 0; t < tiles.size(); ++t) {
@@ -93,10 +99,20 @@ void read_tiles(schema::Profile::Reader root, Profile& profile, const std::strin
       }
       sample.start_cycle = static_cast<uint64_t>(start);
       sample.end_cycle = sample.start_cycle + duration;
-      const auto step = s.getStep();
-      sample.epoch = step.getEpoch();
-      sample.invocation = step.getInvocation();
-      sample.step = table.add(read_step(step, file, where + "step: "));
+      if (s.getStepIndex() > 0) {  // compact layout
+        if (s.getStepIndex() > shared) {
+          malformed(file, where, "stepIndex: " + std::to_string(s.getStepIndex()) + " is beyond the " +
+                                     std::to_string(shared) + " steps");
+        }
+        sample.step = s.getStepIndex() - 1;
+        sample.epoch = s.getEpoch();
+        sample.invocation = s.getInvocation();
+      } else {
+        const auto step = s.getStep();
+        sample.epoch = step.getEpoch();
+        sample.invocation = step.getInvocation();
+        sample.step = table.add(read_step(step, file, where + "step: "));
+      }
       tile.samples.push_back(sample);
     }
     profile.tiles.push_back(std::move(tile));
@@ -121,12 +137,28 @@ void refuse_other_formats(const uint8_t* data, size_t size, const std::string& f
   }
 }
 
+// The segment table says how long the message is; a file cut short says so plainly.
+void refuse_truncated(kj::ArrayPtr<const capnp::word> words, const std::string& file) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(words.begin());
+  const auto u32 = [&](size_t at) {
+    return uint32_t{bytes[at]} | uint32_t{bytes[at + 1]} << 8 | uint32_t{bytes[at + 2]} << 16 | uint32_t{bytes[at + 3]} << 24;
+  };
+  const uint64_t segments = uint64_t{u32(0)} + 1;  // capnp_message_words checked the table fits
+  uint64_t needed = (segments + 2) / 2;
+  for (uint64_t i = 0; i < segments; ++i) needed += u32(4 + 4 * i);
+  if (needed > words.size()) {
+    throw InputError(file + ": truncated profile: the message needs " + std::to_string(8 * needed) +
+                     " bytes, the file has " + std::to_string(8 * words.size()));
+  }
+}
+
 }  // namespace
 
 Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_name) {
   refuse_other_formats(data, size, file_name);
   kj::Array<capnp::word> copy;
   const auto words = capnp_message_words(data, size, copy, file_name, "profile");
+  refuse_truncated(words, file_name);
   capnp::ReaderOptions options;
   options.traversalLimitInWords = 2 * words.size() + 8192;
   options.nestingLimit = 16;  // Profile > tiles > samples > step > lists: depth 6 suffices
@@ -201,7 +233,8 @@ void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, sch
 
 }  // namespace
 
-void write_profile(const Profile& profile, const std::string& path) {
+void write_profile(const Profile& profile, const std::string& path, ProfileLayout layout) {
+  const bool compact = layout == ProfileLayout::Compact;
   capnp::MallocMessageBuilder message(1u << 20);
   auto root = message.initRoot<schema::Profile>();
   root.setSchemaVersion(profile.schema_version);
@@ -211,6 +244,10 @@ void write_profile(const Profile& profile, const std::string& path) {
   root.setSource(profile.source);
   root.setMachineName(profile.machine_name);
   root.setTotalCycles(profile.total_cycles);
+  if (compact) {
+    auto steps = root.initSteps(static_cast<unsigned>(profile.steps.size()));
+    for (unsigned i = 0; i < profile.steps.size(); ++i) fill_step(profile.steps[i], 0, 0, steps[i]);
+  }
   auto tiles = root.initTiles(static_cast<unsigned>(profile.tiles.size()));
   for (unsigned t = 0; t < profile.tiles.size(); ++t) {
     const TileProfile& tile = profile.tiles[t];
@@ -226,7 +263,14 @@ void write_profile(const Profile& profile, const std::string& path) {
       samples[i].setStartCycle(static_cast<uint32_t>(s.start_cycle));
       samples[i].setEndCycle(static_cast<uint32_t>(s.end_cycle));
       samples[i].setStartCycleHigh(static_cast<uint32_t>(s.start_cycle >> 32));
-      fill_step(profile.steps.at(s.step), s.epoch, s.invocation, samples[i].initStep());
+      if (compact) {
+        if (s.step >= profile.steps.size()) throw std::out_of_range("profile sample names a step beyond the table");
+        samples[i].setStepIndex(s.step + 1);
+        samples[i].setEpoch(s.epoch);
+        samples[i].setInvocation(s.invocation);
+      } else {
+        fill_step(profile.steps.at(s.step), s.epoch, s.invocation, samples[i].initStep());
+      }
     }
   }
   write_file_atomically(path, [&](int fd) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "arch/atomic_file.hpp"
+#include "arch/errors.hpp"
 #include "arch/profile.hpp"
 #include "cli/profile_command.hpp"
 #include "replay/profile_chrome.hpp"
@@ -18,12 +19,19 @@ namespace {
 struct ExportArgs {
   std::string profile;
   std::string chrome;
+  std::string stack;
 };
 
 int export_profile(const ExportArgs& args) {
-  arch::check_output_file(args.chrome, "--chrome");
-  arch::refuse_overwriting_input(args.chrome, {args.profile});
+  if (args.chrome.empty() && args.stack.empty()) throw InputError("profile export: give --chrome FILE or --stack FILE");
+  for (const auto& [file, option] : {std::pair{args.chrome, "--chrome"}, std::pair{args.stack, "--stack"}}) {
+    if (file.empty()) continue;
+    arch::check_output_file(file, option);
+    arch::refuse_overwriting_input(file, {args.profile});
+  }
   const arch::Profile profile = arch::read_profile(args.profile);
+  if (!args.stack.empty()) arch::write_profile(profile, args.stack, arch::ProfileLayout::Inline);
+  if (args.chrome.empty()) return kExitOk;
   arch::write_file_atomically(args.chrome, [&](int fd) {
     std::ostringstream text;
     replay::write_chrome_trace(profile, text);
@@ -44,10 +52,13 @@ const ProfileSubcommandRegistration registration{"export", [](CLI::App& app) {
       "Convert a profile for other tools. --chrome FILE writes the Chrome trace event format\n"
       "(JSON), which Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per\n"
       "tile, one complete event per sample, times in microseconds at the profile's clock\n"
-      "(uncropped), cycles, phase, epoch, operation, metadata and exchange activities in args.");
+      "(uncropped), cycles, phase, epoch, operation, metadata and exchange activities in args.\n"
+      "--stack FILE writes the IPU21 stack's own profile layout, every sample with its whole\n"
+      "step inline, for that stack's tools (Lockstep's compact layout shares steps).");
   auto args = std::make_shared<ExportArgs>();
   cmd->add_option("PROFILE", args->profile, "the profile (`lockstep run --profile`)")->required();
-  cmd->add_option("--chrome", args->chrome, "write the Chrome trace event JSON here")->required();
+  cmd->add_option("--chrome", args->chrome, "write the Chrome trace event JSON here");
+  cmd->add_option("--stack", args->stack, "write the profile in the stack's inline layout here");
   add_common_options(*cmd);
   return [args]() { return export_profile(*args); };
 }};

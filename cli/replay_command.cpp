@@ -1,6 +1,7 @@
 // `lockstep replay CAPTURE --phase ID --config C`: one phase compiled, run for every Repeat
 // iteration with a unique token in every source word, and its payload checked.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "arch/errors.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
+#include "cli/profile_output.hpp"
 #include "replay/point.hpp"
 #include "replay/replay_args.hpp"
 #include "replay/sampling.hpp"
@@ -28,7 +30,24 @@ struct ReplayArgs {
   std::string machine;
   size_t jobs = 0;
   bool json = false;
+  std::string profile;  // --profile FILE
 };
+
+// The replayed phase's profile; a phase without transfers never runs, so its profile has
+// no tiles.
+void write_replay_profile(const replay::PointResult& r, const arch::MachineDescription& machine,
+                          const ReplayArgs& args, const replay::PointSpec& spec) {
+  arch::Profile profile;
+  if (r.profile) {
+    profile = *r.profile;
+  } else {
+    profile.clock_hz = static_cast<uint64_t>(machine.clock_hz);
+    profile.machine_name = machine.name;
+  }
+  const std::string capture = std::filesystem::path(args.capture).filename().string();
+  write_run_profile(std::move(profile), capture + " phase " + std::to_string(spec.phase) + " config " + spec.config,
+                    args.profile);
+}
 
 std::string hex(uint32_t value) {
   char text[16];
@@ -89,9 +108,12 @@ int run_replay(const ReplayArgs& args) {
   options.seed = args.seed;
   if (args.samples > 0) options.samples = args.samples;
   options.all_iterations = args.iterations == "all";
+  options.profile = !args.profile.empty();
+  if (options.profile) check_profile_output(args.profile, {args.capture});
 
   const auto r = replay::run_point(capture, machine, spec, options);
   const uint64_t words = replay::count_destination_words(phase);
+  if (options.profile && r.error.empty()) write_replay_profile(r, machine, args, spec);
   if (args.json) {
     print_json(result_json(args, r, spec, phase.iterations, words, options.samples));
     if (!r.error.empty()) return r.error_exit_code == kExitBadInput ? kExitBadInput : kExitInternal;
@@ -171,6 +193,9 @@ const CommandRegistration registration{"replay", [](CLI::App& app) {
                   "machine (path or embedded name); default: the capture's machine");
   add_jobs_option(*cmd, args->jobs, "threads to compile the phase on (default, or 0: every core)");
   cmd->add_flag("--json", args->json, "print the result as one JSON object");
+  cmd->add_option("--profile", args->profile,
+                  "write the replay's cycle profile (docs/profiles.md): per tile, a sample per executed\n"
+                  "step; read it with `lockstep profile summary|phases|query|render|export`");
   add_common_options(*cmd);
   return [args]() { return run_replay(*args); };
 }};

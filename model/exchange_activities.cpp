@@ -34,6 +34,7 @@ std::shared_ptr<const PhaseActivities> exchange_activities(const PhaseOutcome& o
                                                            std::span<const PhaseTile> tiles) {
   auto result = std::make_shared<PhaseActivities>();
   result->horizon = outcome.horizon;
+  result->row_end = outcome.tile_horizon;
   auto& per_tile = result->per_tile;
   per_tile.resize(tiles.size());
   std::map<uint32_t, size_t> by_physical;

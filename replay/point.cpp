@@ -115,13 +115,15 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
 
   PayloadChecker checker(phase, options, result);
   sim::RunOptions run_options;
+  run_options.profile = options.profile;
   run_options.after_exchange = [&checker](const sim::PhaseExecution& e, sim::MemoryView& m) {
     checker.after(e, m);
   };
   const auto simulate_start = std::chrono::steady_clock::now();
   try {
     auto backend = sim::make_systemc_backend(machine);
-    const auto run = backend->run(compiled.package, run_options);
+    auto run = backend->run(compiled.package, run_options);
+    if (run.profile) result.profile = std::make_shared<const arch::Profile>(std::move(*run.profile));
     result.hazard_count = run.hazards.size();
     for (size_t i = 0; i < run.hazards.size() && i < options.max_hazards; ++i) {
       result.hazards.push_back(hazard_line(run.hazards[i]));

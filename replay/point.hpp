@@ -1,11 +1,13 @@
 #pragma once
 // One point of a replay or sweep: one phase of a capture compiled under one configuration,
 // run on the SystemC model for every Repeat iteration, its payload checked after each.
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "arch/profile.hpp"
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
 
@@ -28,6 +30,7 @@ struct PointOptions {
   bool payload_digest = false;      // fnv1a64 of every destination byte after the run
   size_t max_mismatches = 10;       // how many mismatches to keep (all are counted)
   size_t max_hazards = 10;
+  bool profile = false;             // keep the run's cycle profile (PointResult::profile)
 };
 
 struct Mismatch {
@@ -65,6 +68,7 @@ struct PointResult {
   uint64_t payload_digest = 0;       // when PointOptions::payload_digest
   std::string error;                 // compile or run failure (then nothing else is valid)
   int error_exit_code = 0;           // 2 bad input, 3 internal
+  std::shared_ptr<const arch::Profile> profile;  // with PointOptions::profile, when it ran
 
   bool payload_ok() const {
     return error.empty() && mismatch_count == 0 && hazard_count == 0 &&

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "arch/kernel_signatures.hpp"
@@ -75,6 +76,9 @@ ProfileStep describe(const StepRecord& r, uint32_t local_index) {
       if (r.activities) {
         out.activities = r.activities->per_tile.at(r.position);
         out.event_cycles = static_cast<uint32_t>(std::clamp<int64_t>(r.activities->horizon, 0, UINT32_MAX));
+        if (r.position < r.activities->row_end.size()) {
+          out.metadata = {{"reason", "Exchange"}, {"rowEvents", std::to_string(r.activities->row_end[r.position])}};
+        }
       }
       break;
     }
@@ -131,15 +135,23 @@ void add_tile(const model::Tile& tile, const std::map<uint32_t, const arch::Phas
   std::unordered_map<const void*, uint32_t> index;
   number_steps(tile.program().steps, index);
   const auto attributed = attributed_phases(records, phases);
+  // A Repeat executes the same steps every iteration: describe each distinct one once.
+  using Key = std::tuple<const void*, StepRole, uint32_t, const model::PhaseActivities*, uint32_t, const arch::Phase*>;
+  std::map<Key, uint32_t> described;
   out.samples.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
     const StepRecord& r = records[i];
-    ProfileStep step = describe(r, index.at(r.step));
-    if (attributed[i] != nullptr) {
-      step.operation = attributed[i]->operation;
-      step.phase_label = attributed[i]->label;
+    const Key key{r.step, r.role, r.calls, r.activities.get(), r.position, attributed[i]};
+    auto [it, added] = described.try_emplace(key, 0);
+    if (added) {
+      ProfileStep step = describe(r, index.at(r.step));
+      if (attributed[i] != nullptr) {
+        step.operation = attributed[i]->operation;
+        step.phase_label = attributed[i]->label;
+      }
+      it->second = table.add(std::move(step));
     }
-    out.samples.push_back({r.start, r.end, table.add(std::move(step)), r.epoch, r.invocation});
+    out.samples.push_back({r.start, r.end, it->second, r.epoch, r.invocation});
   }
   profile.tiles.push_back(std::move(out));
 }

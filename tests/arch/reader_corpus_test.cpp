@@ -5,6 +5,7 @@
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/package_io.hpp"
+#include "arch/profile.hpp"
 #include "arch/yaml_reader.hpp"
 #include "support/corpus.hpp"
 
@@ -17,6 +18,18 @@ TEST(ReaderCorpus, CaptureCapnp) {
   const auto outcome = run_corpus("capture_capnp", [](const std::string& path) {
     const Capture capture = read_capture(path);
     (void)capture_stats(capture);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, Profile) {
+  const auto outcome = run_corpus("profile", [](const std::string& path) {
+    const Profile profile = read_profile(path);
+    for (const auto& tile : profile.tiles) {
+      for (const auto& s : tile.samples) EXPECT_LT(s.step, profile.steps.size());
+    }
   });
   EXPECT_GE(outcome.files, 5u);
   EXPECT_GT(outcome.read, 0u);

@@ -1,0 +1,108 @@
+// What profiling costs, measured on the command lines a user runs (issue 13's figures):
+// `lockstep run` of the whole model (default the full-size SigLIP, built with `lockstep
+// build`) with and without --profile, and `lockstep replay` of a full-size phase (the first
+// reduce phase, 27 iterations, every word) with and without; the profile's size, the time
+// `profile render` and `profile export --chrome` take on it, and beside them the bytes per
+// second memcpy moves on this machine (the limit for writing a file of that size).
+//   LOCKSTEP_BINARY=build/release/lockstep build/release/bench/bench_profile [WORKLOAD]
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using lockstep::bench::CommandFigure;
+using lockstep::bench::measured_command;
+
+// GB/s of one core copying a buffer the size of `bytes` (capped at 256 MiB) several times.
+double memcpy_gb_per_s(uint64_t bytes) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(std::max<uint64_t>(bytes, 1 << 20), 256u << 20));
+  std::vector<char> from(n, 1), to(n);
+  const auto start = std::chrono::steady_clock::now();
+  constexpr int kRounds = 4;
+  for (int r = 0; r < kRounds; ++r) std::memcpy(to.data(), from.data(), n);
+  const double seconds = lockstep::bench::seconds_since(start);
+  volatile char sink = to[n - 1];
+  (void)sink;
+  return double(n) * kRounds / seconds / 1e9;
+}
+
+// Best of `runs` (the machine's noise only ever adds time).
+CommandFigure best_of(const std::vector<std::string>& argv, int runs) {
+  CommandFigure best;
+  for (int i = 0; i < runs; ++i) {
+    const CommandFigure f = measured_command(argv);
+    if (f.seconds < 0) return f;
+    if (best.seconds < 0 || f.seconds < best.seconds) best = f;
+  }
+  return best;
+}
+
+void print_overhead(const char* what, const CommandFigure& plain, const CommandFigure& profiled) {
+  if (plain.seconds < 0 || profiled.seconds < 0) {
+    std::printf("%s: failed\n", what);
+    return;
+  }
+  const double overhead = profiled.seconds / plain.seconds - 1.0;
+  std::printf("%s: %.2f s without, %.2f s with --profile: +%.1f%% (goal at most +10%%: %s); peak RSS %.2f -> %.2f GB\n",
+              what, plain.seconds, profiled.seconds, 100.0 * overhead, overhead <= 0.10 ? "met" : "missed",
+              plain.peak_rss_gb, profiled.peak_rss_gb);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured
+  const char* env = std::getenv("LOCKSTEP_BINARY");
+  const std::string binary = env != nullptr ? env : "build/release/lockstep";
+  const std::string workload = argc > 1 ? argv[1] : "configs/workloads/siglip-so400m.yaml";
+  const fs::path dir = fs::temp_directory_path() / ("bench_profile_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string package = (dir / "model.lkspkg").string();
+  const std::string profile = (dir / "model.lsprof").string();
+  const std::string capture = (dir / "capture.capnp").string();
+  const int runs = 2;
+  std::printf("workload %s, %s; each figure the best of %d runs\n", workload.c_str(), binary.c_str(), runs);
+
+  if (measured_command({binary, "build", workload, "-o", package}).seconds < 0) {
+    std::printf("lockstep build %s failed\n", workload.c_str());
+    return 1;
+  }
+  const CommandFigure plain = best_of({binary, "run", package}, runs);
+  const CommandFigure profiled = best_of({binary, "run", package, "--profile", profile}, runs);
+  print_overhead("lockstep run, whole model", plain, profiled);
+  const uint64_t bytes = fs::exists(profile) ? fs::file_size(profile) : 0;
+  const double copy_gb_per_s = memcpy_gb_per_s(bytes);
+  std::printf("  profile file %.1f MB; memcpy on this machine %.1f GB/s (copying the file once: %.3f s)\n",
+              double(bytes) / 1e6, copy_gb_per_s, double(bytes) / 1e9 / copy_gb_per_s);
+  const CommandFigure render = measured_command({binary, "profile", "render", profile, "-o", (dir / "model.html").string()});
+  lockstep::bench::print_against_goal("lockstep profile render, whole model", render.seconds, 10.0);
+  if (fs::exists(dir / "model.html")) std::printf("  page %.1f MB\n", double(fs::file_size(dir / "model.html")) / 1e6);
+  const CommandFigure chrome =
+      measured_command({binary, "profile", "export", profile, "--chrome", (dir / "trace.json").string()});
+  if (chrome.seconds >= 0) {
+    std::printf("lockstep profile export --chrome, whole model: %.2f s, %.1f MB\n", chrome.seconds,
+                double(fs::file_size(dir / "trace.json")) / 1e6);
+  }
+  fs::remove(dir / "trace.json");
+
+  if (measured_command({binary, "lower", workload, "-o", capture}).seconds >= 0) {
+    const std::vector<std::string> replay{binary, "replay", capture, "--phase", "4", "--config", "B1024"};
+    std::vector<std::string> replay_profiled = replay;
+    replay_profiled.insert(replay_profiled.end(), {"--profile", (dir / "replay.lsprof").string()});
+    print_overhead("lockstep replay --phase 4 --config B1024 (every word, every iteration)", best_of(replay, runs),
+                   best_of(replay_profiled, runs));
+  }
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  return 0;
+}
