@@ -31,30 +31,35 @@ int run_render(const RenderOptions& o) {
   options.title = std::filesystem::path(o.profile).filename().string();
   const replay::ProfileHtml page = replay::render_profile_html(profile, options);
   arch::write_file_atomically(o.output, page.html);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  spdlog::info("rendered {} tiles, {} samples, {} phase bands in {:.2f} s", page.tiles, page.samples, page.bands,
-               seconds);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  spdlog::info("rendered {} tiles, {} samples, {} phase bands in {:.2f} s", page.tiles,
+               page.samples, page.bands, seconds);
   return kExitOk;
 }
 
-const ProfileSubcommandRegistration registration{"render", [](CLI::App& parent) -> std::function<int()> {
-  auto* cmd = parent.add_subcommand(
-      "render",
-      "Draw a profile as one self-contained HTML page (no network): a band per global\n"
-      "exchange window (from the last tile's entry to the last end), aggregate rows (the share\n"
-      "of the shown tiles computing, exchanging, synchronizing, idle), and a lane per tile\n"
-      "(exchanges split into boundary wait, tx/rx/partner-busy/idle roles and boundary\n"
-      "sampling, as the stack's renderer does). Wheel zooms, drag pans, a box filters tiles,\n"
-      "hovering shows the sample. The view starts at the latest tile's first sample unless\n"
-      "--shared-clock. docs/profile-queries.md.\n"
-      "Example: lockstep profile render run.lsprof -o run.html");
-  auto o = std::make_shared<RenderOptions>();
-  cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")->required();
-  cmd->add_option("-o,--output", o->output, "the HTML file to write")->required();
-  add_shared_clock_flag(*cmd, o->shared_clock);
-  add_common_options(*cmd);
-  return [o]() { return run_render(*o); };
-}};
+const ProfileSubcommandRegistration registration{
+    "render", [](CLI::App& parent) -> std::function<int()> {
+      auto* cmd = parent.add_subcommand(
+          "render",
+          "Draw a profile as one self-contained HTML page (no network): a band per global\n"
+          "exchange window (from the last tile's entry to the last end), aggregate rows (the "
+          "share\n"
+          "of the shown tiles computing, exchanging, synchronizing, idle), and a lane per tile\n"
+          "(exchanges split into boundary wait, tx/rx/partner-busy/idle roles and boundary\n"
+          "sampling, as the stack's renderer does). Wheel zooms, drag pans, a box filters tiles,\n"
+          "hovering shows the sample. The view starts at the latest tile's first sample unless\n"
+          "--shared-clock. docs/profile-queries.md.\n"
+          "Example: lockstep profile render run.lsprof -o run.html");
+      auto o = std::make_shared<RenderOptions>();
+      cmd->add_option("PROFILE", o->profile,
+                      "profile file (run --profile, replay --profile or the stack's)")
+          ->required();
+      cmd->add_option("-o,--output", o->output, "the HTML file to write")->required();
+      add_shared_clock_flag(*cmd, o->shared_clock);
+      add_common_options(*cmd);
+      return [o]() { return run_render(*o); };
+    }};
 
 }  // namespace
 }  // namespace lockstep::cli

@@ -23,30 +23,35 @@ uint64_t total_work(const std::vector<replay::GroupStats>& groups) {
   return total;
 }
 
-void print_groups(const std::string& title, const std::string& key, const std::vector<replay::GroupStats>& groups,
-                  size_t top) {
+void print_groups(const std::string& title, const std::string& key,
+                  const std::vector<replay::GroupStats>& groups, size_t top) {
   const double total = static_cast<double>(total_work(groups));
   TextTable table;
-  table.headers = {key, "samples", "tiles", "work_cycles", "share", "phase_cycles", "occupancy", "p50", "p95", "max"};
+  table.headers = {key,         "samples", "tiles", "work_cycles", "share", "phase_cycles",
+                   "occupancy", "p50",     "p95",   "max"};
   for (size_t i = 0; i < groups.size() && i < top; ++i) {
     const auto& g = groups[i];
-    table.rows.push_back({g.name, std::to_string(g.samples), std::to_string(g.tiles), std::to_string(g.work_cycles),
+    table.rows.push_back({g.name, std::to_string(g.samples), std::to_string(g.tiles),
+                          std::to_string(g.work_cycles),
                           fixed3(total > 0 ? static_cast<double>(g.work_cycles) / total : 0.0),
-                          std::to_string(g.phase_cycles), fixed3(g.occupancy), std::to_string(g.p50),
-                          std::to_string(g.p95), std::to_string(g.max)});
+                          std::to_string(g.phase_cycles), fixed3(g.occupancy),
+                          std::to_string(g.p50), std::to_string(g.p95), std::to_string(g.max)});
   }
   std::cout << "\n" << title << "\n";
   table.print_text(std::cout);
-  if (groups.size() > top) std::cout << "(" << groups.size() - top << " more; --top N or --json for all)\n";
+  if (groups.size() > top)
+    std::cout << "(" << groups.size() - top << " more; --top N or --json for all)\n";
 }
 
-void print_tiles(const std::string& title, const std::vector<replay::TileTotals>& tiles, uint64_t span) {
+void print_tiles(const std::string& title, const std::vector<replay::TileTotals>& tiles,
+                 uint64_t span) {
   TextTable table;
   table.headers = {"tile", "compute", "exchange", "synchronization", "idle", "compute_share"};
   for (const auto& t : tiles) {
-    table.rows.push_back({std::to_string(t.physical_tile), std::to_string(t.compute), std::to_string(t.exchange),
-                          std::to_string(t.synchronization), std::to_string(t.idle),
-                          fixed3(span > 0 ? static_cast<double>(t.compute) / static_cast<double>(span) : 0.0)});
+    table.rows.push_back(
+        {std::to_string(t.physical_tile), std::to_string(t.compute), std::to_string(t.exchange),
+         std::to_string(t.synchronization), std::to_string(t.idle),
+         fixed3(span > 0 ? static_cast<double>(t.compute) / static_cast<double>(span) : 0.0)});
   }
   std::cout << "\n" << title << "\n";
   table.print_text(std::cout);
@@ -55,10 +60,18 @@ void print_tiles(const std::string& title, const std::vector<replay::TileTotals>
 nlohmann::ordered_json groups_json(const std::vector<replay::GroupStats>& groups) {
   auto j = nlohmann::ordered_json::array();
   for (const auto& g : groups) {
-    j.push_back({{"name", g.name},          {"samples", g.samples},         {"tiles", g.tiles},
-                 {"work_cycles", g.work_cycles}, {"phase_cycles", g.phase_cycles}, {"occupancy", g.occupancy},
-                 {"mean", g.mean},          {"p50", g.p50},                 {"p95", g.p95},
-                 {"max", g.max},            {"first_offset", g.first_offset}, {"last_offset", g.last_offset}});
+    j.push_back({{"name", g.name},
+                 {"samples", g.samples},
+                 {"tiles", g.tiles},
+                 {"work_cycles", g.work_cycles},
+                 {"phase_cycles", g.phase_cycles},
+                 {"occupancy", g.occupancy},
+                 {"mean", g.mean},
+                 {"p50", g.p50},
+                 {"p95", g.p95},
+                 {"max", g.max},
+                 {"first_offset", g.first_offset},
+                 {"last_offset", g.last_offset}});
   }
   return j;
 }
@@ -78,7 +91,8 @@ nlohmann::ordered_json tiles_json(const std::vector<replay::TileTotals>& tiles) 
 int run_summary(const SummaryOptions& o) {
   const LoadedProfile loaded = load_profile(o.profile, o.shared_clock);
   const auto& p = loaded.profile;
-  const replay::ProfileSummary s = replay::summarize_profile(p, loaded.timeline, o.json ? SIZE_MAX : o.top);
+  const replay::ProfileSummary s =
+      replay::summarize_profile(p, loaded.timeline, o.json ? SIZE_MAX : o.top);
   if (o.json) {
     // Every tile, busiest first: the idlest are the same list from the end.
     print_json({{"profile", o.profile},
@@ -111,22 +125,26 @@ int run_summary(const SummaryOptions& o) {
   return kExitOk;
 }
 
-const ProfileSubcommandRegistration registration{"summary", [](CLI::App& parent) -> std::function<int()> {
-  auto* cmd = parent.add_subcommand(
-      "summary",
-      "Where a profile's cycles went: span (cycles and ms), then totals by kind, by operation\n"
-      "and by kernel (samples, tiles, work cycles and their share, union cycles, occupancy,\n"
-      "p50/p95/max sample), and the busiest and idlest tiles by compute cycles. Offsets count\n"
-      "from the latest tile's first sample unless --shared-clock. docs/profile-queries.md.\n"
-      "Example: lockstep profile summary run.lsprof --top 5");
-  auto o = std::make_shared<SummaryOptions>();
-  cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")->required();
-  cmd->add_option("--top", o->top, "rows per table and tiles per list (default 10)")->check(unsigned_in(1, 1000000));
-  add_shared_clock_flag(*cmd, o->shared_clock);
-  cmd->add_flag("--json", o->json, "print one JSON object with every group and every tile");
-  add_common_options(*cmd);
-  return [o]() { return run_summary(*o); };
-}};
+const ProfileSubcommandRegistration registration{
+    "summary", [](CLI::App& parent) -> std::function<int()> {
+      auto* cmd = parent.add_subcommand(
+          "summary",
+          "Where a profile's cycles went: span (cycles and ms), then totals by kind, by operation\n"
+          "and by kernel (samples, tiles, work cycles and their share, union cycles, occupancy,\n"
+          "p50/p95/max sample), and the busiest and idlest tiles by compute cycles. Offsets count\n"
+          "from the latest tile's first sample unless --shared-clock. docs/profile-queries.md.\n"
+          "Example: lockstep profile summary run.lsprof --top 5");
+      auto o = std::make_shared<SummaryOptions>();
+      cmd->add_option("PROFILE", o->profile,
+                      "profile file (run --profile, replay --profile or the stack's)")
+          ->required();
+      cmd->add_option("--top", o->top, "rows per table and tiles per list (default 10)")
+          ->check(unsigned_in(1, 1000000));
+      add_shared_clock_flag(*cmd, o->shared_clock);
+      cmd->add_flag("--json", o->json, "print one JSON object with every group and every tile");
+      add_common_options(*cmd);
+      return [o]() { return run_summary(*o); };
+    }};
 
 }  // namespace
 }  // namespace lockstep::cli

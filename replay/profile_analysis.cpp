@@ -22,15 +22,15 @@ const arch::CycleSample& sample_of(const arch::Profile& profile, const PlacedSam
 void check_sample(const arch::Profile& profile, size_t tile, size_t index) {
   const auto& tile_profile = profile.tiles[tile];
   const auto& sample = tile_profile.samples[index];
-  const std::string where = "profile: tile " + std::to_string(tile_profile.physical_tile) + " sample " +
-                            std::to_string(index) + ": ";
+  const std::string where = "profile: tile " + std::to_string(tile_profile.physical_tile) +
+                            " sample " + std::to_string(index) + ": ";
   if (sample.step >= profile.steps.size()) {
     throw InputError(where + "names step " + std::to_string(sample.step) + " of " +
                      std::to_string(profile.steps.size()));
   }
   if (sample.end_cycle < sample.start_cycle) {
-    throw InputError(where + "ends at cycle " + std::to_string(sample.end_cycle) + " before its start " +
-                     std::to_string(sample.start_cycle));
+    throw InputError(where + "ends at cycle " + std::to_string(sample.end_cycle) +
+                     " before its start " + std::to_string(sample.start_cycle));
   }
 }
 
@@ -109,10 +109,12 @@ void check_offset_in_span(const ProfileTimeline& timeline, uint64_t at, const st
 
 bool is_exchange_step(const arch::ProfileStep& step) {
   return step.kind == arch::ProfileStepKind::Exchange ||
-         (step.kind == arch::ProfileStepKind::Synchronization && (step.phase & arch::kExchangePhaseBit) != 0);
+         (step.kind == arch::ProfileStepKind::Synchronization &&
+          (step.phase & arch::kExchangePhaseBit) != 0);
 }
 
-bool sample_matches(const arch::Profile& profile, const PlacedSample& placed, const SampleFilter& filter) {
+bool sample_matches(const arch::Profile& profile, const PlacedSample& placed,
+                    const SampleFilter& filter) {
   const auto& step = step_of(profile, placed);
   const auto& sample = sample_of(profile, placed);
   if (filter.kind && step.kind != *filter.kind) return false;
@@ -126,7 +128,8 @@ bool sample_matches(const arch::Profile& profile, const PlacedSample& placed, co
     if (value == nullptr) return false;
     if (filter.metadata_value && *value != *filter.metadata_value) return false;
   }
-  if (filter.at_offset && !(placed.offset <= *filter.at_offset && *filter.at_offset < placed.end())) return false;
+  if (filter.at_offset && !(placed.offset <= *filter.at_offset && *filter.at_offset < placed.end()))
+    return false;
   return true;
 }
 
@@ -138,29 +141,42 @@ GroupBy parse_group_by(const std::string& text) {
                                                        {"tile", GroupKey::Tile}};
   if (auto it = keys.find(text); it != keys.end()) return {it->second, ""};
   if (text.rfind("meta:", 0) == 0 && text.size() > 5) return {GroupKey::Metadata, text.substr(5)};
-  throw InputError("--group-by: '" + text + "' is not one of kind, kernel, operation, phase, tile, meta:NAME");
+  throw InputError("--group-by: '" + text +
+                   "' is not one of kind, kernel, operation, phase, tile, meta:NAME");
 }
 
 std::string group_by_name(const GroupBy& group_by) {
   switch (group_by.key) {
-    case GroupKey::Kind: return "kind";
-    case GroupKey::Kernel: return "kernel";
-    case GroupKey::Operation: return "operation";
-    case GroupKey::Phase: return "phase";
-    case GroupKey::Tile: return "tile";
-    case GroupKey::Metadata: return "meta:" + group_by.metadata_name;
+    case GroupKey::Kind:
+      return "kind";
+    case GroupKey::Kernel:
+      return "kernel";
+    case GroupKey::Operation:
+      return "operation";
+    case GroupKey::Phase:
+      return "phase";
+    case GroupKey::Tile:
+      return "tile";
+    case GroupKey::Metadata:
+      return "meta:" + group_by.metadata_name;
   }
   return "";
 }
 
-std::string group_name(const arch::Profile& profile, const PlacedSample& placed, const GroupBy& group_by) {
+std::string group_name(const arch::Profile& profile, const PlacedSample& placed,
+                       const GroupBy& group_by) {
   const auto& step = step_of(profile, placed);
   switch (group_by.key) {
-    case GroupKey::Kind: return arch::profile_step_kind_name(step.kind);
-    case GroupKey::Kernel: return step.kernel.empty() ? "(no kernel)" : step.kernel;
-    case GroupKey::Operation: return step.operation.empty() ? "(no operation)" : step.operation;
-    case GroupKey::Phase: return phase_group_name(step, sample_of(profile, placed));
-    case GroupKey::Tile: return "tile " + std::to_string(profile.tiles[placed.tile].physical_tile);
+    case GroupKey::Kind:
+      return arch::profile_step_kind_name(step.kind);
+    case GroupKey::Kernel:
+      return step.kernel.empty() ? "(no kernel)" : step.kernel;
+    case GroupKey::Operation:
+      return step.operation.empty() ? "(no operation)" : step.operation;
+    case GroupKey::Phase:
+      return phase_group_name(step, sample_of(profile, placed));
+    case GroupKey::Tile:
+      return "tile " + std::to_string(profile.tiles[placed.tile].physical_tile);
     case GroupKey::Metadata: {
       const std::string* value = arch::find_metadata(step, group_by.metadata_name);
       return value == nullptr ? "(missing)" : *value;
@@ -195,7 +211,8 @@ GroupStats group_stats(const std::string& name, const arch::Profile& profile,
   stats.phases = phases.size();
   stats.phase_cycles = union_length(std::move(intervals));
   stats.occupancy = stats.phase_cycles == 0 ? 0.0
-                                            : static_cast<double>(stats.work_cycles) / static_cast<double>(stats.phase_cycles);
+                                            : static_cast<double>(stats.work_cycles) /
+                                                  static_cast<double>(stats.phase_cycles);
   stats.mean = static_cast<double>(stats.work_cycles) / static_cast<double>(stats.samples);
   std::sort(durations.begin(), durations.end());
   const size_t n = durations.size();
@@ -209,7 +226,8 @@ std::vector<GroupStats> query_groups(const arch::Profile& profile, const Profile
                                      const SampleFilter& filter, const GroupBy& group_by) {
   std::map<std::string, std::vector<PlacedSample>> groups;
   for (const auto& placed : timeline.samples) {
-    if (sample_matches(profile, placed, filter)) groups[group_name(profile, placed, group_by)].push_back(placed);
+    if (sample_matches(profile, placed, filter))
+      groups[group_name(profile, placed, group_by)].push_back(placed);
   }
   std::vector<GroupStats> result;
   for (const auto& [name, samples] : groups) result.push_back(group_stats(name, profile, samples));
@@ -220,7 +238,8 @@ std::vector<GroupStats> query_groups(const arch::Profile& profile, const Profile
   return result;
 }
 
-std::vector<PlacedSample> longest_samples(const arch::Profile& profile, const ProfileTimeline& timeline,
+std::vector<PlacedSample> longest_samples(const arch::Profile& profile,
+                                          const ProfileTimeline& timeline,
                                           const SampleFilter& filter, size_t count) {
   std::vector<PlacedSample> matching;
   for (const auto& placed : timeline.samples) {
@@ -231,12 +250,14 @@ std::vector<PlacedSample> longest_samples(const arch::Profile& profile, const Pr
     return std::tie(a.offset, a.tile, a.sample) < std::tie(b.offset, b.tile, b.sample);
   };
   const size_t n = std::min(count, matching.size());
-  std::partial_sort(matching.begin(), matching.begin() + static_cast<std::ptrdiff_t>(n), matching.end(), longer);
+  std::partial_sort(matching.begin(), matching.begin() + static_cast<std::ptrdiff_t>(n),
+                    matching.end(), longer);
   matching.resize(n);
   return matching;
 }
 
-ProfileSummary summarize_profile(const arch::Profile& profile, const ProfileTimeline& timeline, size_t tile_count) {
+ProfileSummary summarize_profile(const arch::Profile& profile, const ProfileTimeline& timeline,
+                                 size_t tile_count) {
   ProfileSummary summary;
   summary.samples = timeline.samples.size();
   summary.span = timeline.span;
@@ -250,10 +271,18 @@ ProfileSummary summarize_profile(const arch::Profile& profile, const ProfileTime
     auto& totals = tiles[placed.tile];
     totals.physical_tile = profile.tiles[placed.tile].physical_tile;
     switch (step_of(profile, placed).kind) {
-      case arch::ProfileStepKind::Compute: totals.compute += placed.duration; break;
-      case arch::ProfileStepKind::Exchange: totals.exchange += placed.duration; break;
-      case arch::ProfileStepKind::Synchronization: totals.synchronization += placed.duration; break;
-      case arch::ProfileStepKind::Idle: totals.idle += placed.duration; break;
+      case arch::ProfileStepKind::Compute:
+        totals.compute += placed.duration;
+        break;
+      case arch::ProfileStepKind::Exchange:
+        totals.exchange += placed.duration;
+        break;
+      case arch::ProfileStepKind::Synchronization:
+        totals.synchronization += placed.duration;
+        break;
+      case arch::ProfileStepKind::Idle:
+        totals.idle += placed.duration;
+        break;
     }
   }
   summary.tiles = tiles.size();

@@ -28,8 +28,8 @@ struct PlacedSample {
 
 struct ProfileTimeline {
   uint64_t origin = 0;  // absolute cycle of the earliest first sample (offset 0 uncropped)
-  uint64_t crop = 0;    // cycles cut from the front: the latest first-sample offset (0: shared clock)
-  uint64_t span = 0;    // the latest sample end
+  uint64_t crop = 0;  // cycles cut from the front: the latest first-sample offset (0: shared clock)
+  uint64_t span = 0;  // the latest sample end
   std::vector<PlacedSample> samples;  // by tile (profile order), then by start
 };
 
@@ -53,8 +53,8 @@ bool is_exchange_step(const arch::ProfileStep& step);
 
 struct SampleFilter {
   std::optional<arch::ProfileStepKind> kind;
-  std::optional<std::string> kernel;     // exact
-  std::optional<std::string> operation;  // substring
+  std::optional<std::string> kernel;         // exact
+  std::optional<std::string> operation;      // substring
   std::optional<std::set<uint32_t>> tiles;   // physical tile ids
   std::optional<std::set<uint32_t>> phases;  // Step.phase values
   std::optional<std::string> metadata_name;
@@ -63,7 +63,8 @@ struct SampleFilter {
   std::optional<uint64_t> at_offset;  // offset <= at < offset + duration
 };
 
-bool sample_matches(const arch::Profile& profile, const PlacedSample& sample, const SampleFilter& filter);
+bool sample_matches(const arch::Profile& profile, const PlacedSample& sample,
+                    const SampleFilter& filter);
 
 enum class GroupKey { Kind, Kernel, Operation, Phase, Tile, Metadata };
 struct GroupBy {
@@ -77,21 +78,22 @@ std::string group_by_name(const GroupBy& group_by);
 // A sample's group name: kind name, kernel ("(no kernel)"), operation ("(no operation)"),
 // "phase P/E" (" #I" added for a later invocation), "tile N", or the metadata value
 // ("(missing)").
-std::string group_name(const arch::Profile& profile, const PlacedSample& sample, const GroupBy& group_by);
+std::string group_name(const arch::Profile& profile, const PlacedSample& sample,
+                       const GroupBy& group_by);
 
 struct GroupStats {
   std::string name;
   uint64_t samples = 0;
-  uint64_t tiles = 0;        // distinct tiles
-  uint64_t phases = 0;       // distinct (phase, epoch, invocation)
+  uint64_t tiles = 0;         // distinct tiles
+  uint64_t phases = 0;        // distinct (phase, epoch, invocation)
   uint64_t phase_cycles = 0;  // length of the union of the sample intervals
   uint64_t work_cycles = 0;   // sum of durations
   double occupancy = 0;       // work / phase cycles: average active tiles
   double mean = 0;
   uint64_t p50 = 0, p95 = 0, max = 0;  // durations: sorted[(n - 1) * p / 100]
-  uint64_t first_offset = 0;  // earliest start
-  uint64_t last_offset = 0;   // latest start
-  uint64_t end_offset = 0;    // latest end
+  uint64_t first_offset = 0;           // earliest start
+  uint64_t last_offset = 0;            // latest start
+  uint64_t end_offset = 0;             // latest end
 };
 
 // Statistics of `samples` (any order) under one name.
@@ -104,7 +106,8 @@ std::vector<GroupStats> query_groups(const arch::Profile& profile, const Profile
                                      const SampleFilter& filter, const GroupBy& group_by);
 
 // The `count` longest matching samples, longest first (ties: offset, tile).
-std::vector<PlacedSample> longest_samples(const arch::Profile& profile, const ProfileTimeline& timeline,
+std::vector<PlacedSample> longest_samples(const arch::Profile& profile,
+                                          const ProfileTimeline& timeline,
                                           const SampleFilter& filter, size_t count);
 
 // ---- Exchanges and the phases view --------------------------------------------------
@@ -132,21 +135,23 @@ struct RoleSegment {
 // One tile's roles over [0, event_cycles), as adjacent segments (equal neighbours merged):
 // send and receive at once is Both; partner busy counts only when the tile neither sends
 // nor receives; no activity is Idle. Activities are clipped to the horizon.
-std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles);
+std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>& activities,
+                                       uint32_t event_cycles);
 
-// The same, summed by role. One tile's roles over [0, event_cycles): send and receive at once is "both"; partner
-// busy counts only when the tile neither sends nor receives; no activity is idle.
-RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles);
+// The same, summed by role. One tile's roles over [0, event_cycles): send and receive at once is
+// "both"; partner busy counts only when the tile neither sends nor receives; no activity is idle.
+RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities,
+                       uint32_t event_cycles);
 
 // One global exchange, (invocation, epoch, phase), over every tile that took part.
 struct ExchangeWindow {
   ExchangeKey key;
-  std::string label;          // the phase label the exchange steps carry
-  uint32_t tiles = 0;         // tiles with an exchange step
+  std::string label;             // the phase label the exchange steps carry
+  uint32_t tiles = 0;            // tiles with an exchange step
   uint32_t sync_only_tiles = 0;  // tiles with only the synchronization step
-  uint32_t event_cycles = 0;  // scheduled horizon (the largest any step carries)
+  uint32_t event_cycles = 0;     // scheduled horizon (the largest any step carries)
   uint64_t min_start = 0, max_start = 0, max_end = 0;
-  uint64_t measured() const { return max_end - max_start; }       // from the last tile's entry
+  uint64_t measured() const { return max_end - max_start; }  // from the last tile's entry
   uint64_t arrival_wait() const { return max_start - min_start; }
   int64_t boundary() const { return static_cast<int64_t>(measured()) - event_cycles; }
   // The renderer's event start: the end less the scheduled horizon (0 at the earliest).
@@ -155,7 +160,8 @@ struct ExchangeWindow {
 };
 
 // Every exchange window of the timeline, in key order.
-std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile, const ProfileTimeline& timeline);
+std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile,
+                                             const ProfileTimeline& timeline);
 
 struct KernelCycles {
   std::string kernel;
@@ -168,12 +174,12 @@ struct PhaseGroup {
   std::optional<ExchangeWindow> exchange;  // none: the work after the last exchange
   uint64_t start = 0, end = 0;             // the group's first start and last end
   uint64_t cycles() const { return end - start; }
-  uint32_t tiles = 0;                      // tiles with a sample in the group
-  uint64_t compute_cycles = 0;             // compute samples (not those marked active=false)
-  uint64_t synchronization_cycles = 0;     // synchronization and idle samples before the exchange
+  uint32_t tiles = 0;                   // tiles with a sample in the group
+  uint64_t compute_cycles = 0;          // compute samples (not those marked active=false)
+  uint64_t synchronization_cycles = 0;  // synchronization and idle samples before the exchange
   // compute / (cycles × tiles): the share of the tiles' time spent computing, 0..1.
   double occupancy = 0;
-  double active_tiles = 0;  // compute / cycles: tiles computing on average
+  double active_tiles = 0;            // compute / cycles: tiles computing on average
   std::vector<KernelCycles> kernels;  // by cycles descending, then name
 };
 
@@ -206,7 +212,7 @@ struct TileTotals {
 };
 
 struct ProfileSummary {
-  uint64_t tiles = 0;    // tiles with samples on the timeline
+  uint64_t tiles = 0;  // tiles with samples on the timeline
   uint64_t samples = 0;
   uint64_t span = 0;
   uint64_t exchanges = 0;  // exchange windows

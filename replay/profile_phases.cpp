@@ -17,7 +17,8 @@ const arch::ProfileStep& step_of(const arch::Profile& profile, const PlacedSampl
 
 ExchangeKey exchange_key(const arch::Profile& profile, const PlacedSample& placed) {
   const auto& sample = profile.tiles[placed.tile].samples[placed.sample];
-  return {sample.invocation, sample.epoch, profile.steps[sample.step].phase & ~arch::kExchangePhaseBit};
+  return {sample.invocation, sample.epoch,
+          profile.steps[sample.step].phase & ~arch::kExchangePhaseBit};
 }
 
 // A compute sample that the stack's renderer draws as idle does not count as work.
@@ -70,9 +71,10 @@ struct PhaseAccumulator {
       group.kernels.push_back(kernel);
       group.kernels.back().kernel = name;
     }
-    std::sort(group.kernels.begin(), group.kernels.end(), [](const KernelCycles& a, const KernelCycles& b) {
-      return a.cycles != b.cycles ? a.cycles > b.cycles : a.kernel < b.kernel;
-    });
+    std::sort(group.kernels.begin(), group.kernels.end(),
+              [](const KernelCycles& a, const KernelCycles& b) {
+                return a.cycles != b.cycles ? a.cycles > b.cycles : a.kernel < b.kernel;
+              });
     return group;
   }
 };
@@ -127,26 +129,41 @@ std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>
   return segments;
 }
 
-RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles) {
+RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities,
+                       uint32_t event_cycles) {
   RoleCycles roles;
   for (const auto& segment : role_segments(activities, event_cycles)) {
     const uint64_t length = segment.end - segment.start;
     switch (segment.role) {
-      case ExchangeRole::Send: roles.send += length; break;
-      case ExchangeRole::Receive: roles.receive += length; break;
-      case ExchangeRole::Both: roles.both += length; break;
-      case ExchangeRole::PartnerBusy: roles.partner_busy += length; break;
-      case ExchangeRole::Idle: roles.idle += length; break;
+      case ExchangeRole::Send:
+        roles.send += length;
+        break;
+      case ExchangeRole::Receive:
+        roles.receive += length;
+        break;
+      case ExchangeRole::Both:
+        roles.both += length;
+        break;
+      case ExchangeRole::PartnerBusy:
+        roles.partner_busy += length;
+        break;
+      case ExchangeRole::Idle:
+        roles.idle += length;
+        break;
     }
   }
   return roles;
 }
 
-uint64_t ExchangeWindow::event_start() const { return max_end > event_cycles ? max_end - event_cycles : 0; }
+uint64_t ExchangeWindow::event_start() const {
+  return max_end > event_cycles ? max_end - event_cycles : 0;
+}
 
-std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile, const ProfileTimeline& timeline) {
+std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile,
+                                             const ProfileTimeline& timeline) {
   std::map<ExchangeKey, ExchangeWindow> windows;
-  std::map<ExchangeKey, std::pair<std::set<uint32_t>, std::set<uint32_t>>> tiles;  // exchange, sync only
+  std::map<ExchangeKey, std::pair<std::set<uint32_t>, std::set<uint32_t>>>
+      tiles;  // exchange, sync only
   for (const auto& placed : timeline.samples) {
     const auto& step = step_of(profile, placed);
     if (!is_exchange_step(step)) continue;
@@ -182,9 +199,11 @@ std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile, const
   return result;
 }
 
-std::vector<PhaseGroup> phase_groups(const arch::Profile& profile, const ProfileTimeline& timeline) {
+std::vector<PhaseGroup> phase_groups(const arch::Profile& profile,
+                                     const ProfileTimeline& timeline) {
   std::map<ExchangeKey, ExchangeWindow> windows;
-  for (auto& window : exchange_windows(profile, timeline)) windows.emplace(window.key, std::move(window));
+  for (auto& window : exchange_windows(profile, timeline))
+    windows.emplace(window.key, std::move(window));
   std::map<ExchangeKey, PhaseAccumulator> groups;
   PhaseAccumulator after_last;  // work with no exchange after it on its tile
   // timeline.samples runs tile by tile in start order: work waits in `pending` until the
@@ -203,7 +222,8 @@ std::vector<PhaseGroup> phase_groups(const arch::Profile& profile, const Profile
     } else {
       pending.push_back(placed);
     }
-    const bool tile_ends = i + 1 == timeline.samples.size() || timeline.samples[i + 1].tile != placed.tile;
+    const bool tile_ends =
+        i + 1 == timeline.samples.size() || timeline.samples[i + 1].tile != placed.tile;
     if (tile_ends) flush_to(after_last);
   }
   std::vector<PhaseGroup> result;
@@ -217,13 +237,14 @@ bool phase_matches(const PhaseGroup& group, const PhaseFilter& filter) {
   if (filter.epoch && (!group.exchange || group.exchange->key.epoch != *filter.epoch)) return false;
   if (filter.max_cycles && group.cycles() > *filter.max_cycles) return false;
   if (filter.max_occupancy && group.occupancy > *filter.max_occupancy) return false;
-  if (filter.at_offset && !(group.start <= *filter.at_offset && *filter.at_offset < group.end)) return false;
+  if (filter.at_offset && !(group.start <= *filter.at_offset && *filter.at_offset < group.end))
+    return false;
   return true;
 }
 
 const std::vector<std::string>& phase_sort_names() {
-  static const std::vector<std::string> names = {"start", "cycles", "occupancy", "compute",
-                                                 "exchange", "wait", "boundary", "phase"};
+  static const std::vector<std::string> names = {"start",    "cycles", "occupancy", "compute",
+                                                 "exchange", "wait",   "boundary",  "phase"};
   return names;
 }
 
@@ -242,14 +263,22 @@ void sort_phase_groups(std::vector<PhaseGroup>& groups, PhaseSort sort) {
   const auto key = [sort](const PhaseGroup& g) -> double {
     const ExchangeWindow* x = g.exchange ? &*g.exchange : nullptr;
     switch (sort) {
-      case PhaseSort::Start: return static_cast<double>(g.start);
-      case PhaseSort::Cycles: return -static_cast<double>(g.cycles());
-      case PhaseSort::Occupancy: return g.occupancy;
-      case PhaseSort::Compute: return -static_cast<double>(g.compute_cycles);
-      case PhaseSort::Exchange: return x ? -static_cast<double>(x->measured()) : 0.0;
-      case PhaseSort::Wait: return x ? -static_cast<double>(x->arrival_wait()) : 0.0;
-      case PhaseSort::Boundary: return x ? -static_cast<double>(x->boundary()) : 0.0;
-      case PhaseSort::Phase: return 0.0;
+      case PhaseSort::Start:
+        return static_cast<double>(g.start);
+      case PhaseSort::Cycles:
+        return -static_cast<double>(g.cycles());
+      case PhaseSort::Occupancy:
+        return g.occupancy;
+      case PhaseSort::Compute:
+        return -static_cast<double>(g.compute_cycles);
+      case PhaseSort::Exchange:
+        return x ? -static_cast<double>(x->measured()) : 0.0;
+      case PhaseSort::Wait:
+        return x ? -static_cast<double>(x->arrival_wait()) : 0.0;
+      case PhaseSort::Boundary:
+        return x ? -static_cast<double>(x->boundary()) : 0.0;
+      case PhaseSort::Phase:
+        return 0.0;
     }
     return 0.0;
   };

@@ -1,10 +1,10 @@
 // The timeline page without a browser: one band element per exchange window, the data
 // inline and safe inside <script>, the same bytes for the same profile.
+#include "replay/profile_html.hpp"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
-#include "replay/profile_html.hpp"
 
 namespace lockstep::replay {
 namespace {
@@ -34,13 +34,16 @@ arch::Profile three_windows() {
     return static_cast<uint32_t>(profile.steps.size() - 1);
   };
   const uint32_t work = step(arch::ProfileStepKind::Compute, "k", 0);
-  const uint32_t x1 = step(arch::ProfileStepKind::Exchange, "exchange", arch::kExchangePhaseBit | 1);
-  const uint32_t x2 = step(arch::ProfileStepKind::Exchange, "exchange", arch::kExchangePhaseBit | 2);
-  const uint32_t sync2 = step(arch::ProfileStepKind::Synchronization, "sync", arch::kExchangePhaseBit | 2);
+  const uint32_t x1 =
+      step(arch::ProfileStepKind::Exchange, "exchange", arch::kExchangePhaseBit | 1);
+  const uint32_t x2 =
+      step(arch::ProfileStepKind::Exchange, "exchange", arch::kExchangePhaseBit | 2);
+  const uint32_t sync2 =
+      step(arch::ProfileStepKind::Synchronization, "sync", arch::kExchangePhaseBit | 2);
   for (uint32_t t = 0; t < 2; ++t) {
     arch::TileProfile tile{t, t, {}};
-    tile.samples = {{0, 10, work, 0, 0},  {10, 20, x1, 0, 0}, {20, 30, work, 1, 0},
-                    {30, 40, x1, 1, 0},   {40, 50, work, 0, 0}, {50, 60, t == 0 ? x2 : sync2, 0, 0}};
+    tile.samples = {{0, 10, work, 0, 0}, {10, 20, x1, 0, 0},   {20, 30, work, 1, 0},
+                    {30, 40, x1, 1, 0},  {40, 50, work, 0, 0}, {50, 60, t == 0 ? x2 : sync2, 0, 0}};
     profile.tiles.push_back(tile);
   }
   return profile;
