@@ -3,6 +3,7 @@
 // phase band, and the script that draws the rest (profile_html_script.cpp).
 #include "replay/profile_html.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -29,16 +30,16 @@ class StringTable {
   std::vector<std::string> strings_;
 };
 
-// [kind, kernel, operation, phase, label, event cycles, [start, end, role, ...],
+// [kind, kernel, operation, phase, label, event cycles, [length * 5 + role, ...],
 //  [name, value, ...], shown idle (compute marked active=false)]
 Json steps_json(const arch::Profile& profile, StringTable& strings) {
   Json steps = Json::array();
   for (const auto& step : profile.steps) {
     Json roles = Json::array();
     for (const auto& segment : role_segments(step.activities, step.event_cycles)) {
-      roles.push_back(segment.start);
-      roles.push_back(segment.end);
-      roles.push_back(static_cast<int>(segment.role));
+      // The segments tile [0, event cycles) without gaps: a length and a role say it all.
+      roles.push_back(uint64_t{segment.end - segment.start} * 5 +
+                      static_cast<uint64_t>(segment.role));
     }
     Json metadata = Json::array();
     for (const auto& m : step.metadata) {
@@ -56,33 +57,48 @@ Json steps_json(const arch::Profile& profile, StringTable& strings) {
   return steps;
 }
 
-// Per tile a flat [start delta, duration, step, context, ...]; a context is (epoch, invocation).
-void samples_json(const arch::Profile& profile, const ProfileTimeline& timeline, Json& data) {
+// The "samples" array's text: per tile a flat [start delta, duration, step, context, ...],
+// a context being (epoch, invocation); fills data["contexts"] and data["tiles"]. Written by
+// hand: the whole model has millions of samples, and a Json value per number would cost
+// more memory than the page.
+std::string samples_json(const arch::Profile& profile, const ProfileTimeline& timeline,
+                         Json& data) {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> contexts;
   Json context_list = Json::array();
   Json tiles = Json::array();
-  Json samples = Json::array();
-  for (const auto& tile : profile.tiles) {
-    tiles.push_back(tile.physical_tile);
-    samples.push_back(Json::array());
-  }
-  std::vector<uint64_t> previous(profile.tiles.size(), 0);
-  for (const auto& placed : timeline.samples) {
-    const auto& sample = profile.tiles[placed.tile].samples[placed.sample];
-    const auto key = std::make_pair(sample.epoch, sample.invocation);
-    auto [it, added] = contexts.try_emplace(key, static_cast<uint32_t>(contexts.size()));
-    if (added) context_list.push_back(Json::array({sample.epoch, sample.invocation}));
-    Json& lane = samples[placed.tile];
-    lane.push_back(static_cast<int64_t>(placed.offset) -
-                   static_cast<int64_t>(previous[placed.tile]));
-    lane.push_back(placed.duration);
-    lane.push_back(sample.step);
-    lane.push_back(it->second);
-    previous[placed.tile] = placed.offset;
+  std::string text = "[";
+  char buffer[24];
+  const auto number = [&](int64_t value) {
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    text.append(buffer, result.ptr);
+  };
+  size_t next = 0;  // timeline.samples run tile by tile
+  for (uint32_t t = 0; t < profile.tiles.size(); ++t) {
+    tiles.push_back(profile.tiles[t].physical_tile);
+    text += t == 0 ? "[" : ",[";
+    uint64_t previous = 0;
+    for (bool first = true; next < timeline.samples.size() && timeline.samples[next].tile == t;
+         ++next, first = false) {
+      const PlacedSample& placed = timeline.samples[next];
+      const auto& sample = profile.tiles[t].samples[placed.sample];
+      const auto key = std::make_pair(sample.epoch, sample.invocation);
+      auto [it, added] = contexts.try_emplace(key, static_cast<uint32_t>(contexts.size()));
+      if (added) context_list.push_back(Json::array({sample.epoch, sample.invocation}));
+      if (!first) text += ',';
+      number(static_cast<int64_t>(placed.offset) - static_cast<int64_t>(previous));
+      text += ',';
+      number(static_cast<int64_t>(placed.duration));
+      text += ',';
+      number(sample.step);
+      text += ',';
+      number(it->second);
+      previous = placed.offset;
+    }
+    text += ']';
   }
   data["contexts"] = std::move(context_list);
   data["tiles"] = std::move(tiles);
-  data["samples"] = std::move(samples);
+  return text + "]";
 }
 
 // [window start (last entry), end, event start, phase, epoch, invocation, label, event cycles,
@@ -166,7 +182,7 @@ ProfileHtml render_profile_html(const arch::Profile& profile, const ProfileHtmlO
   data["span"] = timeline.span;
   data["clockHz"] = profile.clock_hz;
   data["steps"] = steps_json(profile, strings);
-  samples_json(profile, timeline, data);
+  const std::string samples = samples_json(profile, timeline, data);
   data["bands"] = bands_json(windows, strings);
   data["strings"] = strings.json();
   const std::string title = options.title.empty() ? "profile" : options.title;
@@ -202,7 +218,9 @@ ProfileHtml render_profile_html(const arch::Profile& profile, const ProfileHtmlO
        "</canvas></div></div>\n</div>\n<div id=\"tooltip\" hidden></div>\n<p "
        "id=\"status\">loading</p>\n";
   h += "<script type=\"application/json\" id=\"profile-data\">";
-  h += script_safe(data.dump(-1, ' ', false, Json::error_handler_t::replace));
+  std::string json = script_safe(data.dump(-1, ' ', false, Json::error_handler_t::replace));
+  json.pop_back();  // the closing brace: the samples (numbers only) go last
+  h += json + ",\"samples\":" + samples + "}";
   h += "</script>\n<script>\n";
   h += kProfileTimelineScript;
   h += "</script>\n</body>\n</html>\n";

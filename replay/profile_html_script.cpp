@@ -55,7 +55,7 @@ const char* const kProfileTimelineScript = R"JS(
   // Drawing categories: how the stack's renderer splits and colours samples.
   const C = { compute: 0, exchange: 1, tx: 2, rx: 3, txrx: 4, busy: 5, xidle: 6, wait: 7, sampling: 8, sync: 9,
               idle: 10 };
-  const CAT_NAMES = ['compute', 'exchange (no horizon)', 'tx', 'rx', 'tx/rx', 'partner busy', 'exchange idle',
+  const CAT_NAMES = ['compute', 'exchange (zoom in for roles)', 'tx', 'rx', 'tx/rx', 'partner busy', 'exchange idle',
                      'exchange boundary wait', 'exchange boundary sampling', 'synchronization', 'idle'];
   const COLORS = ['#4e79a7', '#f28e2b', '#17becf', '#59a14f', '#b07aa1', '#9c755f', '#d9cbb5', '#e15759',
                   '#edc948', '#ff9da7', '#dddddd'];
@@ -109,17 +109,25 @@ const char* const kProfileTimelineScript = R"JS(
   }
   // Calls emit(category, from, to) for the pieces of sample k: an exchange with a horizon is
   // boundary wait before its event start, its roles from there, boundary sampling after.
-  function pieces(lane, k, emit) {
+  // Where the roles outnumber the pixels (`scale` pixels per cycle) they are one piece.
+  function pieces(lane, k, emit, scale) {
     const s = steps[lane.step[k]], a = lane.start[k], b = a + lane.dur[k];
     if (s.kind === 0 && s.eventCycles > 0) {
       const band = bandOf(lane, k);
       if (band) {
-        const es = band.eventStart, ee = es + s.eventCycles;
+        const es = band.eventStart, ee = es + s.eventCycles, r = s.roles;
         if (es > a) emit(C.wait, a, Math.min(es, b));
-        const r = s.roles;
-        for (let j = 0; j < r.length; j += 3) {
-          const x0 = Math.max(a, es + r[j]), x1 = Math.min(b, es + r[j + 1]);
-          if (x1 > x0) emit(ROLE_CAT[r[j + 2]], x0, x1);
+        if (s.eventCycles * scale < r.length) {
+          const x0 = Math.max(a, es), x1 = Math.min(b, ee);
+          if (x1 > x0) emit(C.exchange, x0, x1);
+        } else {
+          let at = es;
+          for (let j = 0; j < r.length; ++j) {  // [length * 5 + role, ...] from the event start
+            const length = Math.floor(r[j] / 5);
+            const x0 = Math.max(a, at), x1 = Math.min(b, at + length);
+            if (x1 > x0) emit(ROLE_CAT[r[j] % 5], x0, x1);
+            at += length;
+          }
         }
         if (b > ee) emit(C.sampling, Math.max(a, ee), b);
         return;
@@ -213,7 +221,7 @@ const char* const kProfileTimelineScript = R"JS(
           row.part[ia] += ia + 1 - a;
           row.diff[ia + 1] += 1; row.diff[ib] -= 1;
           if (ib < w) row.part[ib] += b - ib;
-        });
+        }, scale);
       }
     }
     return rows.map(function (row) {
@@ -267,7 +275,7 @@ const char* const kProfileTimelineScript = R"JS(
           }
           rects[cat].push(GUTTER + a, y, b - a, h);
           lastPixel = Math.floor(b) - 1;
-        });
+        }, scale);
       }
     }
     rects.forEach(function (list, cat) {
@@ -391,7 +399,7 @@ const char* const kProfileTimelineScript = R"JS(
   function sampleText(lane, k, t) {
     const s = steps[lane.step[k]], c = data.contexts[lane.ctx[k]];
     let piece = '';
-    pieces(lane, k, function (cat, from, to) { if (from <= t && t < to) piece = CAT_NAMES[cat]; });
+    pieces(lane, k, function (cat, from, to) { if (from <= t && t < to) piece = CAT_NAMES[cat]; }, Infinity);
     const exchange = (s.phase & 0x80000000) !== 0;
     return 'tile ' + lane.tile + ': ' + KIND_NAMES[s.kind] + (piece && piece !== KIND_NAMES[s.kind] ? ' (' + piece + ')' : '') +
         '\nkernel ' + (s.kernel || '(none)') + (s.operation ? '\noperation ' + s.operation : '') +

@@ -2,6 +2,7 @@
 // charged to the next global exchange on that tile, the stack's "profile-phases" grouping.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -164,6 +165,8 @@ std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile,
   std::map<ExchangeKey, ExchangeWindow> windows;
   std::map<ExchangeKey, std::pair<std::set<uint32_t>, std::set<uint32_t>>>
       tiles;  // exchange, sync only
+  // A step runs once per Repeat iteration and invocation: its roles are worked out once.
+  std::vector<std::optional<RoleCycles>> step_roles(profile.steps.size());
   for (const auto& placed : timeline.samples) {
     const auto& step = step_of(profile, placed);
     if (!is_exchange_step(step)) continue;
@@ -183,7 +186,9 @@ std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile,
     if (step.kind == arch::ProfileStepKind::Exchange) {
       exchanging.insert(placed.tile);
       window.event_cycles = std::max(window.event_cycles, step.event_cycles);
-      window.roles += role_cycles(step.activities, step.event_cycles);
+      auto& roles = step_roles[profile.tiles[placed.tile].samples[placed.sample].step];
+      if (!roles) roles = role_cycles(step.activities, step.event_cycles);
+      window.roles += *roles;
     } else {
       syncing.insert(placed.tile);
     }

@@ -70,8 +70,9 @@ TEST(ProfileHtmlTest, OneBandPerExchangeWindowAndSafeData) {
   EXPECT_EQ(data["bands"][1][2], 52);
   EXPECT_EQ(data["bands"][1][9], 1);  // one tile only synchronizing
   EXPECT_EQ(data["bands"][2][4], 1);  // epoch 1 of exchange 1
-  // The exchange step's roles: send [0,2), both [2,4), receive [4,6), idle [6,8).
-  EXPECT_EQ(data["steps"][1][6], nlohmann::json::parse("[0,2,0, 2,4,2, 4,6,1, 6,8,4]"));
+  // The exchange step's roles as length * 5 + role: send [0,2), both [2,4), receive [4,6),
+  // idle [6,8).
+  EXPECT_EQ(data["steps"][1][6], nlohmann::json::parse("[10, 12, 11, 14]"));
   EXPECT_EQ(data["samples"][0].size(), 6u * 4);
   EXPECT_EQ(data["strings"][data["bands"][0][6].get<size_t>()], "</script><b>x");
 }
