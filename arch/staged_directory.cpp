@@ -1,6 +1,6 @@
 #include "arch/staged_directory.hpp"
 
-#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
