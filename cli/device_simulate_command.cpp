@@ -2,6 +2,7 @@
 // package on the SystemC model with a cycle profile and leaves the runner contract's result
 // folder (docs/device.md): outputs/NAME.bin, profile.lsprof, result.json. The folder is
 // written under a temporary name and renamed into place, so it appears whole or not at all.
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -40,7 +41,10 @@ std::string failure_detail(const sim::RunResult& result) {
     first = sim::describe(result.hazards.front());
   } else {
     const auto& f = result.expectation_failures.front();
-    first = "expectation failed: tile " + std::to_string(f.tile) + " address " + std::to_string(f.address);
+    char address[16];
+    std::snprintf(address, sizeof address, "0x%x", f.address);
+    first = "expectation failed: tile " + std::to_string(f.tile) + " address " + address + ": expected " + f.expected +
+            ", found " + f.found;
   }
   return first + (count > 1 ? " (and " + std::to_string(count - 1) + " more)" : "");
 }

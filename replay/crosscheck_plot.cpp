@@ -184,13 +184,28 @@ void draw_scatter(cairo_t* cr, const Crosscheck& c) {
   std::vector<LabelRequest> requests;
   std::vector<std::string> texts;
   for (const CycleRow* row : labelled) {
-    texts.push_back(row->name + " " + percent_text(row->error_percent()) + "%");
+    // Phase rows as the stack's query tool names them: "phase P/E" (and the invocation).
+    const std::string name = row->kind != RowKind::Phase ? row->name
+                             : row->name + "/" + std::to_string(row->epoch) +
+                                   (row->invocation > 0 ? " inv " + std::to_string(row->invocation) : "");
+    texts.push_back(name + " " + percent_text(row->error_percent()) + "%");
     requests.push_back({px(axis, double(*row->simulated)), py(axis, double(*row->device)), text_width(cr, texts.back()),
-                        12});
+                        13});
   }
   const auto placed = place_labels(requests, markers, {kLeft + 2, kTop + 2, kRight - kLeft - 4, kBottom - kTop - 4});
-  set_color(cr, kInk);
-  for (size_t i = 0; i < placed.size(); ++i) show_text(cr, texts[i], placed[i].box.x, placed[i].box.y + 10);
+  for (size_t i = 0; i < placed.size(); ++i) {
+    const Box& box = placed[i].box;
+    if (placed[i].leader) {
+      set_color(cr, kMuted);
+      cairo_set_line_width(cr, 0.8);
+      cairo_move_to(cr, requests[i].anchor_x, requests[i].anchor_y);
+      cairo_line_to(cr, std::clamp(requests[i].anchor_x, box.x, box.x + box.w),
+                    std::clamp(requests[i].anchor_y, box.y, box.y + box.h));
+      cairo_stroke(cr);
+    }
+    set_color(cr, kInk);
+    show_text(cr, texts[i], box.x, box.y + 10);
+  }
 }
 
 cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {

@@ -112,7 +112,7 @@ TEST(DeviceSimulate, RepeatWithInvocations) {
   EXPECT_GE(phases, 54u);       // ... in each of the two invocations
 }
 
-TEST(Crosscheck, FlippedByteAndBoundsFail) {
+TEST(CrosscheckCommand, FlippedByteAndBoundsFail) {
   const std::string dir = testing::temp_dir("crosscheck_fail");
   ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code, 0);
   fs::copy(dir + "/sim", dir + "/dev", fs::copy_options::recursive);
@@ -141,7 +141,7 @@ TEST(Crosscheck, FlippedByteAndBoundsFail) {
   EXPECT_EQ(summary["mape_percent"].get<double>(), 0.0);  // phases and kernels untouched
 }
 
-TEST(Crosscheck, BadInputWritesNothing) {
+TEST(CrosscheckCommand, BadInputWritesNothing) {
   const std::string dir = testing::temp_dir("crosscheck_bad");
   ASSERT_EQ(run_lockstep({"device", "simulate", package("p2p_3w"), "-o", dir + "/sim"}).exit_code, 0);
   auto check = [&](const std::string& device) {
@@ -162,7 +162,7 @@ TEST(Crosscheck, BadInputWritesNothing) {
   expect_nothing_written(dir, "report");
 }
 
-TEST(Crosscheck, OutputSizeOtherThanListedIsBadInput) {
+TEST(CrosscheckCommand, OutputSizeOtherThanListedIsBadInput) {
   const std::string dir = testing::temp_dir("crosscheck_bad_output");
   ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code, 0);
   fs::copy(dir + "/sim", dir + "/dev", fs::copy_options::recursive);
