@@ -112,6 +112,28 @@ TEST(DeviceSimulate, RepeatWithInvocations) {
   EXPECT_GE(phases, 54u);       // ... in each of the two invocations
 }
 
+TEST(DeviceSimulate, AFailedRunLeavesAFailedResult) {
+  const std::string dir = testing::temp_dir("device_simulate_failed");
+  testing::write_file(dir + "/in.bin", "abcdefghijkl");  // not the bytes the expectation wants
+  const auto sim = run_lockstep({"device", "simulate", bound_package(dir), "--input", "source=" + dir + "/in.bin", "-o",
+                                 dir + "/sim"});
+  EXPECT_EQ(sim.exit_code, 1) << sim.out << sim.err;
+  const auto result = nlohmann::json::parse(testing::read_file(dir + "/sim/result.json"));
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_EQ(result["detail"],
+            "expectation failed: tile 1 address 0x70000: expected 008001400180014002800140, found 6162636465666768696a6b6c");
+  EXPECT_EQ(testing::read_file(dir + "/sim/outputs/received.bin"), "abcdefghijkl");
+  const auto check = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o", dir + "/r"});
+  EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+  EXPECT_NE(check.out.find("FAILED " + dir + "/sim: the run failed (runner lockstep-simulator): expectation failed"),
+            std::string::npos)
+      << check.out;
+  // A run stopped at a limit leaves no folder.
+  const auto stopped = run_lockstep({"device", "simulate", package("repeat27"), "--max-cycles", "10", "-o", dir + "/s"});
+  EXPECT_EQ(stopped.exit_code, 1) << stopped.out << stopped.err;
+  expect_nothing_written(dir, "s");
+}
+
 TEST(CrosscheckCommand, FlippedByteAndBoundsFail) {
   const std::string dir = testing::temp_dir("crosscheck_fail");
   ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code, 0);
