@@ -1,7 +1,7 @@
 #include "arch/staged_directory.hpp"
 
-#include <sys/stat.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>

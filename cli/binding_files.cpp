@@ -24,8 +24,8 @@ bool is_npy(const std::string& path) {
 }
 
 // The binding a NAME=FILE or a bare FILE names: a bare file needs exactly one of that kind.
-const arch::Binding& binding_for(const arch::Package& package, const std::string& spec, arch::BindingKind kind,
-                                 const char* option, std::string& file) {
+const arch::Binding& binding_for(const arch::Package& package, const std::string& spec,
+                                 arch::BindingKind kind, const char* option, std::string& file) {
   const auto eq = spec.find('=');
   const std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
   file = eq == std::string::npos ? spec : spec.substr(eq + 1);
@@ -38,17 +38,19 @@ const arch::Binding& binding_for(const arch::Package& package, const std::string
   }
   const char* what = kind == arch::BindingKind::Output ? "output" : "input";
   if (name.empty() && count != 1) {
-    throw InputError(std::string(option) + " " + spec + ": the package has " + std::to_string(count) + " " + what +
-                     " bindings; say which with NAME=FILE");
+    throw InputError(std::string(option) + " " + spec + ": the package has " +
+                     std::to_string(count) + " " + what + " bindings; say which with NAME=FILE");
   }
-  if (found == nullptr) throw InputError(std::string(option) + " " + spec + ": no " + what + " binding '" + name + "'");
+  if (found == nullptr)
+    throw InputError(std::string(option) + " " + spec + ": no " + what + " binding '" + name + "'");
   return *found;
 }
 
 arch::NpyType npy_type(const arch::Binding& b, const std::string& file) {
   if (b.element == arch::ElementType::Float16) return arch::NpyType::kFloat16;
   if (b.element == arch::ElementType::Float32) return arch::NpyType::kFloat32;
-  throw InputError(file + ": binding '" + b.name + "' has no element type, so it has no .npy form (use a .bin file)");
+  throw InputError(file + ": binding '" + b.name +
+                   "' has no element type, so it has no .npy form (use a .bin file)");
 }
 
 std::vector<uint64_t> npy_shape(const arch::Binding& b) { return {b.shape.begin(), b.shape.end()}; }

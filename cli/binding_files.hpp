@@ -14,8 +14,8 @@ bool is_npy(const std::string& path);
 
 // The binding a NAME=FILE or a bare FILE names: a bare file needs exactly one of that kind.
 // Sets `file` to the file part. InputError naming `option` otherwise.
-const arch::Binding& binding_for(const arch::Package& package, const std::string& spec, arch::BindingKind kind,
-                                 const char* option, std::string& file);
+const arch::Binding& binding_for(const arch::Package& package, const std::string& spec,
+                                 arch::BindingKind kind, const char* option, std::string& file);
 
 // The .npy element type of a typed binding; InputError for a Bytes binding.
 arch::NpyType npy_type(const arch::Binding& b, const std::string& file);

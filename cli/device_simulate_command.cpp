@@ -43,14 +43,15 @@ std::string failure_detail(const sim::RunResult& result) {
     const auto& f = result.expectation_failures.front();
     char address[16];
     std::snprintf(address, sizeof address, "0x%x", f.address);
-    first = "expectation failed: tile " + std::to_string(f.tile) + " address " + address + ": expected " + f.expected +
-            ", found " + f.found;
+    first = "expectation failed: tile " + std::to_string(f.tile) + " address " + address +
+            ": expected " + f.expected + ", found " + f.found;
   }
   return first + (count > 1 ? " (and " + std::to_string(count - 1) + " more)" : "");
 }
 
 replay::DeviceResult describe_run(const SimulateArgs& args, const std::string& package_bytes,
-                                  const arch::MachineDescription& machine, const sim::RunResult& result) {
+                                  const arch::MachineDescription& machine,
+                                  const sim::RunResult& result) {
   replay::DeviceResult r;
   r.runner = replay::kSimulatorRunner;
   r.status = result.ok() ? "ok" : "failed";
@@ -101,42 +102,50 @@ int simulate(const SimulateArgs& args) {
   if (args.json) {
     std::cout << replay::result_json_text(described);
   } else {
-    std::cout << args.output_dir << ": " << described.status << ", " << described.total_cycles << " cycles, "
-              << described.outputs.size() << " outputs"
+    std::cout << args.output_dir << ": " << described.status << ", " << described.total_cycles
+              << " cycles, " << described.outputs.size() << " outputs"
               << (described.detail.empty() ? "" : "; " + described.detail) << "\n";
   }
   return result.ok() ? kExitOk : kExitFailed;
 }
 
-const DeviceSubcommandRegistration registration{"simulate", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "simulate",
-      "Run a package on the SystemC model as a device runner would, and leave the runner\n"
-      "contract's result folder in DIR (docs/device.md): outputs/NAME.bin per output binding,\n"
-      "profile.lsprof (the cycle profile) and result.json (status, cycles, package digest,\n"
-      "runner \"lockstep-simulator\", clock). DIR must be missing or empty; it appears whole or\n"
-      "not at all. Compare two such folders with `lockstep crosscheck`.\n"
-      "Exit 0 ok, 1 a hazard or failed expectation (the folder is written with status\n"
-      "\"failed\") or a run stopped at --max-cycles/--timeout (nothing written), 2 bad input.");
-  auto args = std::make_shared<SimulateArgs>();
-  cmd->add_option("PACKAGE", args->package, "the package file")->required();
-  cmd->add_option("-o,--output", args->output_dir, "the result folder to make")->required();
-  cmd->add_option("--input", args->inputs,
-                  "[NAME=]FILE: an input binding's values, a .npy array of the binding's element type\n"
-                  "and shape, or raw bytes (.bin); NAME may be left out when there is one input (repeatable)");
-  cmd->add_option("--invocations", args->invocations,
-                  "run the resident program this many times back to back (outputs are the last one's)")
-      ->check(CLI::Range(1u, 1000u));
-  cmd->add_option("--max-cycles", args->max_cycles, "stop the run (exit 1, nothing written) past this cycle; 0: no bound")
-      ->check(unsigned_in(0, UINT64_MAX))
-      ->capture_default_str();
-  cmd->add_option("--timeout", args->timeout_seconds, "stop the run (exit 1) after this many seconds (0: no bound)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--json", args->json, "print result.json's text instead of the one-line summary");
-  add_jobs_option(*cmd, args->jobs, "threads for the kernels (default, or 0: every core)");
-  add_common_options(*cmd);
-  return [args]() { return simulate(*args); };
-}};
+const DeviceSubcommandRegistration registration{
+    "simulate", [](CLI::App& app) {
+      auto* cmd = app.add_subcommand(
+          "simulate",
+          "Run a package on the SystemC model as a device runner would, and leave the runner\n"
+          "contract's result folder in DIR (docs/device.md): outputs/NAME.bin per output binding,\n"
+          "profile.lsprof (the cycle profile) and result.json (status, cycles, package digest,\n"
+          "runner \"lockstep-simulator\", clock). DIR must be missing or empty; it appears whole "
+          "or\n"
+          "not at all. Compare two such folders with `lockstep crosscheck`.\n"
+          "Exit 0 ok, 1 a hazard or failed expectation (the folder is written with status\n"
+          "\"failed\") or a run stopped at --max-cycles/--timeout (nothing written), 2 bad input.");
+      auto args = std::make_shared<SimulateArgs>();
+      cmd->add_option("PACKAGE", args->package, "the package file")->required();
+      cmd->add_option("-o,--output", args->output_dir, "the result folder to make")->required();
+      cmd->add_option(
+          "--input", args->inputs,
+          "[NAME=]FILE: an input binding's values, a .npy array of the binding's element type\n"
+          "and shape, or raw bytes (.bin); NAME may be left out when there is one input "
+          "(repeatable)");
+      cmd->add_option(
+             "--invocations", args->invocations,
+             "run the resident program this many times back to back (outputs are the last one's)")
+          ->check(CLI::Range(1u, 1000u));
+      cmd->add_option("--max-cycles", args->max_cycles,
+                      "stop the run (exit 1, nothing written) past this cycle; 0: no bound")
+          ->check(unsigned_in(0, UINT64_MAX))
+          ->capture_default_str();
+      cmd->add_option("--timeout", args->timeout_seconds,
+                      "stop the run (exit 1) after this many seconds (0: no bound)")
+          ->check(CLI::NonNegativeNumber);
+      cmd->add_flag("--json", args->json,
+                    "print result.json's text instead of the one-line summary");
+      add_jobs_option(*cmd, args->jobs, "threads for the kernels (default, or 0: every core)");
+      add_common_options(*cmd);
+      return [args]() { return simulate(*args); };
+    }};
 
 }  // namespace
 }  // namespace lockstep::cli

@@ -22,7 +22,8 @@ struct OutputComparison {
   bool equal() const;
   std::string describe() const;  // "output 'y': byte 12 differs" and so on; "equal"
 };
-std::vector<OutputComparison> compare_outputs(const DeviceResult& simulated, const DeviceResult& device);
+std::vector<OutputComparison> compare_outputs(const DeviceResult& simulated,
+                                              const DeviceResult& device);
 
 enum class RowKind : uint8_t { Phase, Kernel, Total };
 const char* row_kind_name(RowKind kind);  // "phase", "kernel", "total"
@@ -80,7 +81,8 @@ struct Crosscheck {
 
 // Compares two loaded result folders. InputError when both name a package digest and the
 // digests differ (they ran different programs).
-Crosscheck crosscheck(const LoadedResult& simulated, const LoadedResult& device, const Thresholds& thresholds);
+Crosscheck crosscheck(const LoadedResult& simulated, const LoadedResult& device,
+                      const Thresholds& thresholds);
 
 // "-9.0909" (four decimals), "inf", or "" for NaN.
 std::string percent_text(double percent);

@@ -16,7 +16,8 @@
 namespace lockstep::replay {
 
 std::string package_file_digest(const std::string& bytes) {
-  const uint64_t digest = arch::fnv1a64(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  const uint64_t digest =
+      arch::fnv1a64(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   char text[32];
   std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(digest));
   return text;
@@ -26,8 +27,8 @@ std::string output_file_name(const std::string& binding) {
   std::string name;
   for (size_t i = 0; i < binding.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(binding[i]);
-    const bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-                      c == '-' || (c == '.' && i > 0);
+    const bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '_' || c == '-' || (c == '.' && i > 0);
     if (safe) {
       name += static_cast<char>(c);
     } else {
@@ -54,13 +55,15 @@ std::string result_json_text(const DeviceResult& result) {
   j["total_cycles"] = result.total_cycles;
   j["outputs"] = nlohmann::ordered_json::array();
   for (const auto& output : result.outputs) {
-    j["outputs"].push_back({{"name", output.name}, {"file", output.file}, {"bytes", output.bytes.size()}});
+    j["outputs"].push_back(
+        {{"name", output.name}, {"file", output.file}, {"bytes", output.bytes.size()}});
   }
   j["profile"] = result.profile;
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-void write_device_result(const DeviceResult& result, const arch::Profile& profile, const std::string& dir) {
+void write_device_result(const DeviceResult& result, const arch::Profile& profile,
+                         const std::string& dir) {
   if (!result.outputs.empty()) {
     const std::string outputs = dir + "/outputs";
     if (::mkdir(outputs.c_str(), 0777) != 0 && errno != EEXIST) {
@@ -68,9 +71,9 @@ void write_device_result(const DeviceResult& result, const arch::Profile& profil
     }
   }
   for (const auto& output : result.outputs) {
-    arch::write_file_atomically(dir + "/" + output.file,
-                                std::string_view(reinterpret_cast<const char*>(output.bytes.data()),
-                                                 output.bytes.size()));
+    arch::write_file_atomically(
+        dir + "/" + output.file,
+        std::string_view(reinterpret_cast<const char*>(output.bytes.data()), output.bytes.size()));
   }
   arch::write_profile(profile, dir + "/" + result.profile);
   arch::write_file_atomically(dir + "/" + kResultFile, result_json_text(result));

@@ -37,7 +37,7 @@ struct DeviceResult {
   uint64_t clock_hz = 0;
   uint32_t invocations = 1;
   uint64_t total_cycles = 0;
-  std::vector<DeviceOutput> outputs;  // by name
+  std::vector<DeviceOutput> outputs;   // by name
   std::string profile = kProfileFile;  // relative to the folder
 };
 
@@ -53,7 +53,8 @@ std::string result_json_text(const DeviceResult& result);
 
 // Writes result.json, outputs/ and the profile into the existing folder `dir` (a staged
 // folder: arch/staged_directory.hpp). Each file atomically; result.json last.
-void write_device_result(const DeviceResult& result, const arch::Profile& profile, const std::string& dir);
+void write_device_result(const DeviceResult& result, const arch::Profile& profile,
+                         const std::string& dir);
 
 // A result folder and its profile, read and checked. InputError naming the file for a
 // missing folder or file, JSON that is not a result, a field of the wrong type, an output

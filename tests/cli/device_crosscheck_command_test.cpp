@@ -24,10 +24,12 @@ std::string package(const std::string& name) {
 // p2p_3w with an output binding (the 12 bytes tile 1 receives) and an unused input.
 std::string bound_package(const std::string& dir) {
   const std::string path = dir + "/bound.yaml";
-  testing::write_file(path, testing::read_file(package("p2p_3w")) +
-                                "bindings:\n"
-                                "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
-                                "  - {name: source, kind: input, slices: [{tile: 0, address: 0x60000, bytes: 12}]}\n");
+  testing::write_file(
+      path,
+      testing::read_file(package("p2p_3w")) +
+          "bindings:\n"
+          "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
+          "  - {name: source, kind: input, slices: [{tile: 0, address: 0x60000, bytes: 12}]}\n");
   return path;
 }
 
@@ -41,7 +43,8 @@ void expect_bad_input(const testing::CommandResult& r, const std::string& text) 
 void expect_nothing_written(const std::string& dir, const std::string& name) {
   EXPECT_FALSE(fs::exists(dir + "/" + name));
   for (const auto& entry : fs::directory_iterator(dir)) {
-    EXPECT_EQ(entry.path().filename().string().rfind(name + ".tmp-", 0), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().filename().string().rfind(name + ".tmp-", 0), std::string::npos)
+        << entry.path();
   }
 }
 
@@ -61,7 +64,8 @@ TEST(DeviceSimulate, WritesTheResultFolderAndChecksAgainstItself) {
   EXPECT_EQ(result["package"], "bound.yaml");
   EXPECT_EQ(result["machine"], "ipu21-c600-t16");
   EXPECT_EQ(result["outputs"][0]["file"], "outputs/received.bin");
-  EXPECT_EQ(testing::read_file(dir + "/sim/outputs/received.bin"), std::string("\x00\x80\x01\x40\x01\x80\x01\x40\x02\x80\x01\x40", 12));
+  EXPECT_EQ(testing::read_file(dir + "/sim/outputs/received.bin"),
+            std::string("\x00\x80\x01\x40\x01\x80\x01\x40\x02\x80\x01\x40", 12));
   const arch::Profile profile = arch::read_profile(dir + "/sim/profile.lsprof");
   EXPECT_EQ(profile.total_cycles, result["total_cycles"].get<uint64_t>());
   EXPECT_EQ(profile.source, "bound.yaml");
@@ -70,8 +74,9 @@ TEST(DeviceSimulate, WritesTheResultFolderAndChecksAgainstItself) {
   EXPECT_EQ(nlohmann::json::parse(run.out)["total_cycles"], result["total_cycles"]);
   expect_nothing_written(dir, "sim.tmp");  // no temporary left beside it
 
-  const auto check = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o",
-                                   dir + "/report", "--max-total-error", "0", "--max-phase-error", "0"});
+  const auto check =
+      run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o",
+                    dir + "/report", "--max-total-error", "0", "--max-phase-error", "0"});
   ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("outputs: 1 of 1 equal"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("MAPE 0%"), std::string::npos) << check.out;
@@ -85,20 +90,23 @@ TEST(DeviceSimulate, WritesTheResultFolderAndChecksAgainstItself) {
   }
   // An existing, non-empty folder is refused before the run.
   expect_bad_input(run_lockstep({"device", "simulate", pkg, "-o", dir + "/sim"}), "not empty");
-  expect_bad_input(run_lockstep({"device", "simulate", pkg, "-o", dir + "/x", "--input", "nothing=" + pkg}),
-                   "no input binding 'nothing'");
+  expect_bad_input(
+      run_lockstep({"device", "simulate", pkg, "-o", dir + "/x", "--input", "nothing=" + pkg}),
+      "no input binding 'nothing'");
   expect_nothing_written(dir, "x");
 }
 
 TEST(DeviceSimulate, RepeatWithInvocations) {
   const std::string dir = testing::temp_dir("device_simulate_repeat");
-  const auto sim = run_lockstep({"device", "simulate", package("repeat27"), "-o", dir + "/r", "--invocations", "2"});
+  const auto sim = run_lockstep(
+      {"device", "simulate", package("repeat27"), "-o", dir + "/r", "--invocations", "2"});
   ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
   const auto result = nlohmann::json::parse(testing::read_file(dir + "/r/result.json"));
   EXPECT_EQ(result["invocations"], 2);
   const auto run = run_lockstep({"run", package("repeat27"), "--json", "--invocations", "2"});
   EXPECT_EQ(nlohmann::json::parse(run.out)["total_cycles"], result["total_cycles"]);
-  const auto check = run_lockstep({"crosscheck", "--simulated", dir + "/r", "--device", dir + "/r", "-o", dir + "/c"});
+  const auto check = run_lockstep(
+      {"crosscheck", "--simulated", dir + "/r", "--device", dir + "/r", "-o", dir + "/c"});
   ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
   const auto rows = csv(dir + "/c/crosscheck.csv");
   size_t phases = 0, epochs_seen = 0;
@@ -115,48 +123,59 @@ TEST(DeviceSimulate, RepeatWithInvocations) {
 TEST(DeviceSimulate, AFailedRunLeavesAFailedResult) {
   const std::string dir = testing::temp_dir("device_simulate_failed");
   testing::write_file(dir + "/in.bin", "abcdefghijkl");  // not the bytes the expectation wants
-  const auto sim = run_lockstep({"device", "simulate", bound_package(dir), "--input", "source=" + dir + "/in.bin", "-o",
-                                 dir + "/sim"});
+  const auto sim = run_lockstep({"device", "simulate", bound_package(dir), "--input",
+                                 "source=" + dir + "/in.bin", "-o", dir + "/sim"});
   EXPECT_EQ(sim.exit_code, 1) << sim.out << sim.err;
   const auto result = nlohmann::json::parse(testing::read_file(dir + "/sim/result.json"));
   EXPECT_EQ(result["status"], "failed");
   EXPECT_EQ(result["detail"],
-            "expectation failed: tile 1 address 0x70000: expected 008001400180014002800140, found 6162636465666768696a6b6c");
+            "expectation failed: tile 1 address 0x70000: expected 008001400180014002800140, found "
+            "6162636465666768696a6b6c");
   EXPECT_EQ(testing::read_file(dir + "/sim/outputs/received.bin"), "abcdefghijkl");
-  const auto check = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o", dir + "/r"});
+  const auto check = run_lockstep(
+      {"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o", dir + "/r"});
   EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
-  EXPECT_NE(check.out.find("FAILED " + dir + "/sim: the run failed (runner lockstep-simulator): expectation failed"),
+  EXPECT_NE(check.out.find("FAILED " + dir +
+                           "/sim: the run failed (runner lockstep-simulator): expectation failed"),
             std::string::npos)
       << check.out;
   // A run stopped at a limit leaves no folder.
-  const auto stopped = run_lockstep({"device", "simulate", package("repeat27"), "--max-cycles", "10", "-o", dir + "/s"});
+  const auto stopped = run_lockstep(
+      {"device", "simulate", package("repeat27"), "--max-cycles", "10", "-o", dir + "/s"});
   EXPECT_EQ(stopped.exit_code, 1) << stopped.out << stopped.err;
   expect_nothing_written(dir, "s");
 }
 
 TEST(CrosscheckCommand, FlippedByteAndBoundsFail) {
   const std::string dir = testing::temp_dir("crosscheck_fail");
-  ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code, 0);
+  ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code,
+            0);
   fs::copy(dir + "/sim", dir + "/dev", fs::copy_options::recursive);
   std::string bytes = testing::read_file(dir + "/dev/outputs/received.bin");
   bytes[5] ^= 0x10;
   testing::write_file(dir + "/dev/outputs/received.bin", bytes);
-  const auto flipped = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o", dir + "/r1"});
+  const auto flipped = run_lockstep(
+      {"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o", dir + "/r1"});
   EXPECT_EQ(flipped.exit_code, 1) << flipped.out << flipped.err;
-  EXPECT_NE(flipped.out.find("FAILED output 'received': first difference at byte 5"), std::string::npos) << flipped.out;
+  EXPECT_NE(flipped.out.find("FAILED output 'received': first difference at byte 5"),
+            std::string::npos)
+      << flipped.out;
   EXPECT_TRUE(fs::exists(dir + "/r1/index.html"));  // a failed check still writes its report
 
   // The device took twice as long in total: error = (T - 2T) / 2T = -50%.
-  testing::write_file(dir + "/dev/outputs/received.bin", testing::read_file(dir + "/sim/outputs/received.bin"));
+  testing::write_file(dir + "/dev/outputs/received.bin",
+                      testing::read_file(dir + "/sim/outputs/received.bin"));
   arch::Profile profile = arch::read_profile(dir + "/dev/profile.lsprof");
   profile.total_cycles *= 2;
   arch::write_profile(profile, dir + "/dev/profile.lsprof");
-  const auto over = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o",
-                                  dir + "/r2", "--max-total-error", "49.99"});
+  const auto over = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device",
+                                  dir + "/dev", "-o", dir + "/r2", "--max-total-error", "49.99"});
   EXPECT_EQ(over.exit_code, 1) << over.out << over.err;
-  EXPECT_NE(over.out.find("error -50.0000% passes --max-total-error 49.9900%"), std::string::npos) << over.out;
-  const auto within = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o",
-                                    dir + "/r3", "--max-total-error", "50", "--max-phase-error", "0", "--json"});
+  EXPECT_NE(over.out.find("error -50.0000% passes --max-total-error 49.9900%"), std::string::npos)
+      << over.out;
+  const auto within =
+      run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o",
+                    dir + "/r3", "--max-total-error", "50", "--max-phase-error", "0", "--json"});
   EXPECT_EQ(within.exit_code, 0) << within.out << within.err;
   const auto summary = nlohmann::json::parse(within.out);
   EXPECT_EQ(summary["total_error_percent"].get<double>(), -50.0);
@@ -165,9 +184,11 @@ TEST(CrosscheckCommand, FlippedByteAndBoundsFail) {
 
 TEST(CrosscheckCommand, BadInputWritesNothing) {
   const std::string dir = testing::temp_dir("crosscheck_bad");
-  ASSERT_EQ(run_lockstep({"device", "simulate", package("p2p_3w"), "-o", dir + "/sim"}).exit_code, 0);
+  ASSERT_EQ(run_lockstep({"device", "simulate", package("p2p_3w"), "-o", dir + "/sim"}).exit_code,
+            0);
   auto check = [&](const std::string& device) {
-    return run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", device, "-o", dir + "/report"});
+    return run_lockstep(
+        {"crosscheck", "--simulated", dir + "/sim", "--device", device, "-o", dir + "/report"});
   };
   expect_bad_input(check(dir + "/missing"), dir + "/missing: not a result folder");
   fs::create_directories(dir + "/empty");
@@ -175,7 +196,8 @@ TEST(CrosscheckCommand, BadInputWritesNothing) {
   fs::copy(dir + "/sim", dir + "/bad", fs::copy_options::recursive);
   testing::write_file(dir + "/bad/result.json", "{\"format\": \"lockstep-device-result\"");
   expect_bad_input(check(dir + "/bad"), dir + "/bad/result.json: not JSON");
-  testing::write_file(dir + "/bad/result.json", "{\"format\": \"lockstep-device-result\", \"version\": 1}");
+  testing::write_file(dir + "/bad/result.json",
+                      "{\"format\": \"lockstep-device-result\", \"version\": 1}");
   expect_bad_input(check(dir + "/bad"), dir + "/bad/result.json: missing field 'runner'");
   testing::write_file(dir + "/bad/result.json", testing::read_file(dir + "/sim/result.json"));
   const std::string profile = testing::read_file(dir + "/sim/profile.lsprof");
@@ -186,10 +208,12 @@ TEST(CrosscheckCommand, BadInputWritesNothing) {
 
 TEST(CrosscheckCommand, OutputSizeOtherThanListedIsBadInput) {
   const std::string dir = testing::temp_dir("crosscheck_bad_output");
-  ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code, 0);
+  ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code,
+            0);
   fs::copy(dir + "/sim", dir + "/dev", fs::copy_options::recursive);
   testing::write_file(dir + "/dev/outputs/received.bin", "short");
-  expect_bad_input(run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o", dir + "/r"}),
+  expect_bad_input(run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device",
+                                 dir + "/dev", "-o", dir + "/r"}),
                    dir + "/dev/outputs/received.bin: 5 bytes, but result.json says 12");
   expect_nothing_written(dir, "r");
 }

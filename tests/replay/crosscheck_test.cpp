@@ -1,13 +1,14 @@
 // The cross-check's arithmetic against result folders whose differences are known by
 // construction: per-phase spans, kernel sums, totals, error %, MAPE and Pearson's r, the
 // payload comparison, thresholds, and the report's files.
+#include "replay/crosscheck.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 
 #include "arch/errors.hpp"
-#include "replay/crosscheck.hpp"
 #include "replay/crosscheck_report.hpp"
 #include "replay/device_result.hpp"
 #include "support/test_support.hpp"
@@ -47,23 +48,36 @@ arch::Profile make_profile(const std::vector<Sample>& samples, uint64_t total) {
   p.steps = {exchange(1, "a.b"), exchange(2, "c.d"), compute("gemm"), compute("add"), sync};
   p.tiles.resize(2);
   for (uint32_t t = 0; t < 2; ++t) p.tiles[t].physical_tile = p.tiles[t].logical_tile = t;
-  for (const auto& s : samples) p.tiles[s.tile].samples.push_back({s.start, s.end, s.step, s.epoch, 0});
+  for (const auto& s : samples)
+    p.tiles[s.tile].samples.push_back({s.start, s.end, s.step, s.epoch, 0});
   return p;
 }
 
 // Simulated: phase 1 spans 100 (latest start 10, latest end 110), phase 2 1000, gemm 2 x 90,
 // add 50, total 1250.
 arch::Profile simulated_profile() {
-  return make_profile({{0, 0, 0, 100}, {1, 0, 10, 110}, {0, 2, 110, 200}, {1, 2, 110, 200},
-                       {0, 1, 200, 1200}, {1, 1, 150, 1200}, {0, 3, 1200, 1250}, {1, 4, 1200, 1250}},
+  return make_profile({{0, 0, 0, 100},
+                       {1, 0, 10, 110},
+                       {0, 2, 110, 200},
+                       {1, 2, 110, 200},
+                       {0, 1, 200, 1200},
+                       {1, 1, 150, 1200},
+                       {0, 3, 1200, 1250},
+                       {1, 4, 1200, 1250}},
                       1250);
 }
 
 // Device: phase 1 = simulated x 1.1 (110), phase 2 and gemm equal, add 40, total 1300 (from
 // the latest end: a stack profile has no total).
 arch::Profile device_profile() {
-  return make_profile({{0, 0, 0, 105}, {1, 0, 20, 130}, {0, 2, 130, 220}, {1, 2, 130, 220},
-                       {0, 1, 220, 1220}, {1, 1, 220, 1220}, {0, 3, 1220, 1260}, {1, 4, 1220, 1300}},
+  return make_profile({{0, 0, 0, 105},
+                       {1, 0, 20, 130},
+                       {0, 2, 130, 220},
+                       {1, 2, 130, 220},
+                       {0, 1, 220, 1220},
+                       {1, 1, 220, 1220},
+                       {0, 3, 1220, 1260},
+                       {1, 4, 1220, 1300}},
                       0);
 }
 
@@ -74,7 +88,8 @@ LoadedResult loaded(const std::string& dir, const arch::Profile& profile,
   r.result.runner = "test";
   r.result.status = "ok";
   r.result.clock_hz = 1'850'000'000;
-  for (auto& [name, bytes] : outputs) r.result.outputs.push_back({name, output_file_name(name), bytes});
+  for (auto& [name, bytes] : outputs)
+    r.result.outputs.push_back({name, output_file_name(name), bytes});
   r.profile = profile;
   return r;
 }
@@ -118,15 +133,17 @@ TEST(Crosscheck, ThresholdsNameTheRowAndTheBound) {
   EXPECT_TRUE(crosscheck(sim, dev, {4.0, 9.1, 25.0}).passed());
   const Crosscheck phase = crosscheck(sim, dev, {std::nullopt, 9.0, std::nullopt});
   ASSERT_EQ(phase.failures.size(), 1u);
-  EXPECT_EQ(phase.failures[0],
-            "phase 1 (a.b) epoch 0 invocation 0: simulated 100 cycles, device 110, error -9.0909% passes "
-            "--max-phase-error 9.0000%");
+  EXPECT_EQ(
+      phase.failures[0],
+      "phase 1 (a.b) epoch 0 invocation 0: simulated 100 cycles, device 110, error -9.0909% passes "
+      "--max-phase-error 9.0000%");
   const Crosscheck total = crosscheck(sim, dev, {3.8, std::nullopt, 24.9});
   ASSERT_EQ(total.failures.size(), 2u);
   EXPECT_NE(total.failures[0].find("kernel add:"), std::string::npos) << total.failures[0];
-  EXPECT_NE(total.failures[1].find("total: simulated 1250 cycles, device 1300, error -3.8462% passes "
-                                   "--max-total-error 3.8000%"),
-            std::string::npos)
+  EXPECT_NE(
+      total.failures[1].find("total: simulated 1250 cycles, device 1300, error -3.8462% passes "
+                             "--max-total-error 3.8000%"),
+      std::string::npos)
       << total.failures[1];
 }
 
@@ -139,8 +156,9 @@ TEST(Crosscheck, PayloadsComparedByteForByte) {
   const Crosscheck sizes = crosscheck(loaded("s", p, {{"a", {1, 2, 3}}, {"c", {}}}),
                                       loaded("d", p, {{"a", {1, 2, 3, 4}}, {"e", {0}}}), {});
   ASSERT_EQ(sizes.failures.size(), 3u);
-  EXPECT_EQ(sizes.failures[0],
-            "output 'a': sizes differ (simulated 3 bytes, device 4 bytes); first difference at byte 3");
+  EXPECT_EQ(
+      sizes.failures[0],
+      "output 'a': sizes differ (simulated 3 bytes, device 4 bytes); first difference at byte 3");
   EXPECT_EQ(sizes.failures[1], "output 'c': only in the simulated result");
   EXPECT_EQ(sizes.failures[2], "output 'e': only in the device result");
   // Identical profiles: every error 0, r = 1.
@@ -192,11 +210,14 @@ TEST(Crosscheck, ReportFilesAreDeterministic) {
             "kernel,add,,,,,50,40,25.0000\n"
             "kernel,gemm,,,,,180,180,0.0000\n"
             "total,total,,,,,1250,1300,-3.8462\n");
-  EXPECT_EQ(outputs_csv_text(c), "binding,simulated_bytes,device_bytes,equal,first_difference\ny,1,1,yes,\n");
-  const std::string a = testing::temp_dir("crosscheck_report_a"), b = testing::temp_dir("crosscheck_report_b");
+  EXPECT_EQ(outputs_csv_text(c),
+            "binding,simulated_bytes,device_bytes,equal,first_difference\ny,1,1,yes,\n");
+  const std::string a = testing::temp_dir("crosscheck_report_a"),
+                    b = testing::temp_dir("crosscheck_report_b");
   write_crosscheck_report(c, a);
   write_crosscheck_report(c, b);
-  for (const char* file : {"crosscheck.csv", "outputs.csv", "scatter.svg", "scatter.png", "index.html"}) {
+  for (const char* file :
+       {"crosscheck.csv", "outputs.csv", "scatter.svg", "scatter.png", "index.html"}) {
     EXPECT_EQ(testing::read_file(a + "/" + file), testing::read_file(b + "/" + file)) << file;
   }
   const std::string html = testing::read_file(a + "/index.html");
@@ -214,7 +235,8 @@ TEST(DeviceResult, WritesAndReadsBack) {
   r.package_digest = package_file_digest("abc");
   r.clock_hz = 1'850'000'000;
   r.total_cycles = 1250;
-  r.outputs = {{"odd/name", output_file_name("odd/name"), {7, 8}}, {"y", output_file_name("y"), {}}};
+  r.outputs = {{"odd/name", output_file_name("odd/name"), {7, 8}},
+               {"y", output_file_name("y"), {}}};
   write_device_result(r, simulated_profile(), dir);
   EXPECT_EQ(output_file_name("odd/name"), "outputs/odd%2Fname.bin");
   EXPECT_EQ(output_file_name(".x"), "outputs/%2Ex.bin");
