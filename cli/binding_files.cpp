@@ -1,0 +1,66 @@
+// --input and --output files of a package's bindings (moved from run_command.cpp).
+#include "cli/binding_files.hpp"
+
+#include "arch/errors.hpp"
+#include "arch/input_file.hpp"
+
+namespace lockstep::cli {
+
+namespace {
+
+std::vector<uint8_t> read_binary(const std::string& path, const std::string& what) {
+  try {
+    const std::string bytes = arch::read_regular_file(path);  // refuses devices and FIFOs
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  } catch (const InputError& e) {
+    throw InputError(what + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+bool is_npy(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+}
+
+// The binding a NAME=FILE or a bare FILE names: a bare file needs exactly one of that kind.
+const arch::Binding& binding_for(const arch::Package& package, const std::string& spec,
+                                 arch::BindingKind kind, const char* option, std::string& file) {
+  const auto eq = spec.find('=');
+  const std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
+  file = eq == std::string::npos ? spec : spec.substr(eq + 1);
+  const arch::Binding* found = nullptr;
+  size_t count = 0;
+  for (const auto& b : package.bindings) {
+    if (b.kind != kind) continue;
+    ++count;
+    if (name.empty() || b.name == name) found = &b;
+  }
+  const char* what = kind == arch::BindingKind::Output ? "output" : "input";
+  if (name.empty() && count != 1) {
+    throw InputError(std::string(option) + " " + spec + ": the package has " +
+                     std::to_string(count) + " " + what + " bindings; say which with NAME=FILE");
+  }
+  if (found == nullptr)
+    throw InputError(std::string(option) + " " + spec + ": no " + what + " binding '" + name + "'");
+  return *found;
+}
+
+arch::NpyType npy_type(const arch::Binding& b, const std::string& file) {
+  if (b.element == arch::ElementType::Float16) return arch::NpyType::kFloat16;
+  if (b.element == arch::ElementType::Float32) return arch::NpyType::kFloat32;
+  throw InputError(file + ": binding '" + b.name +
+                   "' has no element type, so it has no .npy form (use a .bin file)");
+}
+
+std::vector<uint64_t> npy_shape(const arch::Binding& b) { return {b.shape.begin(), b.shape.end()}; }
+
+// An input's bytes: a .npy array of the binding's element type and shape, or raw bytes.
+std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file) {
+  if (!is_npy(file)) return read_binary(file, "--input " + b.name);
+  arch::NpyArray array = arch::read_npy(file);
+  arch::expect_npy(array, file, npy_type(b, file), npy_shape(b));
+  return std::move(array.data);
+}
+
+}  // namespace lockstep::cli

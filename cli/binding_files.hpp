@@ -1,0 +1,27 @@
+#pragma once
+// --input and --output files of a package's bindings, shared by `run` and `device simulate`:
+// which binding a [NAME=]FILE names, and a binding's bytes from a .npy array or raw bytes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/npy.hpp"
+#include "arch/package.hpp"
+
+namespace lockstep::cli {
+
+bool is_npy(const std::string& path);
+
+// The binding a NAME=FILE or a bare FILE names: a bare file needs exactly one of that kind.
+// Sets `file` to the file part. InputError naming `option` otherwise.
+const arch::Binding& binding_for(const arch::Package& package, const std::string& spec,
+                                 arch::BindingKind kind, const char* option, std::string& file);
+
+// The .npy element type of a typed binding; InputError for a Bytes binding.
+arch::NpyType npy_type(const arch::Binding& b, const std::string& file);
+std::vector<uint64_t> npy_shape(const arch::Binding& b);
+
+// An input's bytes: a .npy array of the binding's element type and shape, or raw bytes.
+std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file);
+
+}  // namespace lockstep::cli
