@@ -171,6 +171,10 @@ std::string index_html(const ReportView& view) {
          link("comparisons.csv", "comparisons.csv") + " &middot; " +
          link("comparisons_by_phase.csv", "comparisons_by_phase.csv") + " &middot; " +
          link("provenance.json", "provenance.json") + "</p>\n";
+  if (view.has_profile_timeline) {
+    out += "<p>The whole program's cycle profile: " + link("profile.html", "timeline") +
+           " (per-tile lanes, phase bands; <code>lockstep profile render</code>, docs/profiles.md).</p>\n";
+  }
 
   out +=
       "<h2 id=\"comparisons\">Cycles saved against " + html_escape(c.reference.name()) + "</h2>\n";

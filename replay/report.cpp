@@ -39,7 +39,8 @@ void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& swe
   arch::write_file_atomically(join_path(dir, "comparisons_by_phase.csv"),
                         comparisons_by_phase_csv_text(rows, comparison));
   arch::write_file_atomically(join_path(dir, kProvenanceFile), provenance_json_text(provenance));
-  const ReportView view{rows, phases, on_frontier, comparison, clock_hz, summaries, provenance};
+  const bool timeline = std::filesystem::is_regular_file(join_path(dir, "profile.html"));
+  const ReportView view{rows, phases, on_frontier, comparison, clock_hz, summaries, provenance, timeline};
   for (size_t p = 0; p < phases.size(); ++p) {
     const uint32_t id = phases[p].phase;
     const PlotFiles plot = render_phase_plot(phase_plot(view, p));

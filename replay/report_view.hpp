@@ -17,6 +17,9 @@ struct ReportView {
   double clock_hz;
   const std::vector<PhaseSummary>& summaries;  // per phase, as `phases`
   const ReportProvenance& provenance;
+  // A timeline of the whole program beside the report (`make demo` writes profile.html
+  // there with `lockstep profile render`): the index links to it when it exists.
+  bool has_profile_timeline = false;
 };
 
 }  // namespace lockstep::replay

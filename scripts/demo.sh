@@ -2,7 +2,8 @@
 # The main job (`make demo`): lower the embedded default workload to a capture, sweep every
 # phase under every frontier configuration (and its paired width) with every payload
 # checked, and print a short summary; then build the whole small model (seeded weights and
-# input) and run it, three invocations. Everything goes to ./out/demo.
+# input) and run it, three invocations, with a cycle profile whose HTML timeline the report
+# links to. Everything goes to ./out/demo.
 set -euo pipefail
 build_dir=${1:-build/default}
 lockstep="$build_dir/lockstep"
@@ -48,5 +49,16 @@ echo "== applying the report: one package with each phase's row+64 selection, ru
 echo
 echo "== the whole model: lockstep build $workload, then three invocations"
 "$lockstep" build "$workload" -o "$out/model.lkspkg"
-"$lockstep" run "$out/model.lkspkg" --invocations 3 --reference --output "$out/output.npy" | grep -v '^[0-9]' | sed 's/^/   /'
+"$lockstep" run "$out/model.lkspkg" --invocations 3 --reference --output "$out/output.npy" \
+  --profile "$out/sweep/profile.lsprof" > "$out/run.txt"
+grep -v '^[0-9]' "$out/run.txt" | sed 's/^/   /'
 echo "output     $out/output.npy"
+
+echo
+echo "== where the model's cycles go: its profile, next to the sweep report"
+"$lockstep" profile summary "$out/sweep/profile.lsprof" | sed -n '1,9p' | sed 's/^/   /'
+"$lockstep" profile render "$out/sweep/profile.lsprof" -o "$out/sweep/profile.html"
+# The report again, now with the whole program's cycles (one invocation) and a link to the timeline.
+program_cycles=$(awk '/^invocation 0:/ { print $3 }' "$out/run.txt")
+"$lockstep" report "$out/sweep" --program-cycles "$program_cycles"
+echo "profile    $out/sweep/profile.lsprof (timeline $out/sweep/profile.html, linked from the report)"
