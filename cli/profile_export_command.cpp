@@ -11,6 +11,7 @@
 #include "arch/errors.hpp"
 #include "arch/profile.hpp"
 #include "cli/profile_command.hpp"
+#include "cli/stage_progress.hpp"
 #include "replay/profile_chrome.hpp"
 
 namespace lockstep::cli {
@@ -29,9 +30,15 @@ int export_profile(const ExportArgs& args) {
     arch::check_output_file(file, option);
     arch::refuse_overwriting_input(file, {args.profile});
   }
+  StageProgress progress("profile export");
+  progress.stage("reading " + args.profile);
   const arch::Profile profile = arch::read_profile(args.profile);
-  if (!args.stack.empty()) arch::write_profile(profile, args.stack, arch::ProfileLayout::Inline);
+  if (!args.stack.empty()) {
+    progress.stage("writing " + args.stack);
+    arch::write_profile(profile, args.stack, arch::ProfileLayout::Inline);
+  }
   if (args.chrome.empty()) return kExitOk;
+  progress.stage("writing " + args.chrome);
   arch::write_file_atomically(args.chrome, [&](int fd) {
     std::ostringstream text;
     replay::write_chrome_trace(profile, text);
@@ -43,6 +50,7 @@ int export_profile(const ExportArgs& args) {
       done += static_cast<size_t>(n);
     }
   });
+  progress.finish();
   return kExitOk;
 }
 

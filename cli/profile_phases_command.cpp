@@ -10,6 +10,7 @@
 #include "cli/options.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
+#include "cli/stage_progress.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -121,13 +122,17 @@ int run_phases(const PhasesOptions& o) {
     throw InputError(
         "--max-occupancy: must be a number 0 or above (a share of the tiles' time, 0..1)");
   }
+  StageProgress progress("profile phases");
+  progress.stage("reading " + o.profile);
   const LoadedProfile loaded = load_profile(o.profile, o.shared_clock);
   if (o.at_offset) replay::check_offset_in_span(loaded.timeline, *o.at_offset, "--at-offset");
   replay::PhaseFilter filter{o.epoch, o.max_cycles, o.max_occupancy, o.at_offset};
   std::vector<replay::PhaseGroup> groups;
+  progress.stage("grouping by the next exchange");
   for (auto& g : replay::phase_groups(loaded.profile, loaded.timeline)) {
     if (replay::phase_matches(g, filter)) groups.push_back(std::move(g));
   }
+  progress.finish();
   replay::sort_phase_groups(groups, sort);
   if (o.json) {
     nlohmann::ordered_json j = {

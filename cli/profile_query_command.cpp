@@ -8,6 +8,7 @@
 #include "cli/options.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
+#include "cli/stage_progress.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -76,10 +77,14 @@ nlohmann::ordered_json sample_json(const arch::Profile& profile,
 int run_query(const QueryOptions& o) {
   const replay::GroupBy group_by = replay::parse_group_by(o.group_by);
   const replay::SampleFilter filter = build_filter(o);
+  StageProgress progress("profile query");
+  progress.stage("reading " + o.profile);
   const LoadedProfile loaded = load_profile(o.profile, o.shared_clock);
   if (o.at_offset) replay::check_offset_in_span(loaded.timeline, *o.at_offset, "--at-offset");
+  progress.stage("grouping");
   const auto groups = replay::query_groups(loaded.profile, loaded.timeline, filter, group_by);
   const auto longest = replay::longest_samples(loaded.profile, loaded.timeline, filter, o.longest);
+  progress.finish();
   if (o.json) {
     nlohmann::ordered_json j = {
         {"profile", o.profile},

@@ -10,6 +10,7 @@
 #include "arch/profile.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
+#include "cli/stage_progress.hpp"
 #include "replay/profile_html.hpp"
 
 namespace lockstep::cli {
@@ -25,12 +26,17 @@ int run_render(const RenderOptions& o) {
   arch::check_output_file(o.output, "-o");
   arch::refuse_overwriting_input(o.output, {o.profile});
   const auto began = std::chrono::steady_clock::now();
+  StageProgress progress("profile render");
+  progress.stage("reading " + o.profile);
   const arch::Profile profile = arch::read_profile(o.profile);
+  progress.stage("drawing");
   replay::ProfileHtmlOptions options;
   options.shared_clock = o.shared_clock;
   options.title = std::filesystem::path(o.profile).filename().string();
   const replay::ProfileHtml page = replay::render_profile_html(profile, options);
+  progress.stage("writing " + o.output);
   arch::write_file_atomically(o.output, page.html);
+  progress.finish();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   spdlog::info("rendered {} tiles, {} samples, {} phase bands in {:.2f} s", page.tiles,

@@ -7,6 +7,7 @@
 #include "cli/options.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
+#include "cli/stage_progress.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -89,10 +90,14 @@ nlohmann::ordered_json tiles_json(const std::vector<replay::TileTotals>& tiles) 
 }
 
 int run_summary(const SummaryOptions& o) {
+  StageProgress progress("profile summary");
+  progress.stage("reading " + o.profile);
   const LoadedProfile loaded = load_profile(o.profile, o.shared_clock);
   const auto& p = loaded.profile;
+  progress.stage("totals");
   const replay::ProfileSummary s =
       replay::summarize_profile(p, loaded.timeline, o.json ? SIZE_MAX : o.top);
+  progress.finish();
   if (o.json) {
     // Every tile, busiest first: the idlest are the same list from the end.
     print_json({{"profile", o.profile},

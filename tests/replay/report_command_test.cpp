@@ -62,6 +62,17 @@ TEST(ReportCommand, BuildsTheReportAndEveryLinkResolves) {
   EXPECT_NE(result.out.find("13 points, 2 phases"), std::string::npos);
 }
 
+// `make demo` renders the model's profile into the report folder: the index links to it
+// then, and only then.
+TEST(ReportCommand, LinksAProfileTimelineInItsFolder) {
+  const std::string dir = sweep_dir("report-timeline", "two_phases.csv");
+  ASSERT_EQ(testing::run_lockstep({"report", dir}).exit_code, 0);
+  EXPECT_EQ(testing::read_file(dir + "/index.html").find("href=\"profile.html\""), std::string::npos);
+  testing::write_file(dir + "/profile.html", "<!doctype html><title>timeline</title>\n");
+  ASSERT_EQ(testing::run_lockstep({"report", dir}).exit_code, 0);
+  EXPECT_NE(testing::read_file(dir + "/index.html").find("href=\"profile.html\""), std::string::npos);
+}
+
 TEST(ReportCommand, TwoProcessesWriteIdenticalBytes) {
   // Separate processes: nothing time- or process-dependent (PDF dates, cairo serial
   // numbers) may reach the files.
