@@ -4,12 +4,16 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <sstream>
+#include <optional>
+#include <ostream>
+#include <streambuf>
+#include <vector>
 #include <stdexcept>
 
 #include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
 #include "arch/profile.hpp"
+#include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
 #include "cli/stage_progress.hpp"
 #include "replay/profile_chrome.hpp"
@@ -21,6 +25,33 @@ struct ExportArgs {
   std::string profile;
   std::string chrome;
   std::string stack;
+  std::string tiles;                      // --tiles LIST
+  std::optional<uint32_t> invocation;     // --invocation N
+};
+
+// An ostream onto a descriptor, so a trace of gigabytes is never held in memory whole.
+class DescriptorBuffer : public std::streambuf {
+ public:
+  explicit DescriptorBuffer(int fd) : fd_(fd), buffer_(1 << 20) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  int sync() override {
+    const char* at = pbase();
+    while (at < pptr()) {
+      const ssize_t n = ::write(fd_, at, static_cast<size_t>(pptr() - at));
+      if (n < 0) throw std::runtime_error(std::strerror(errno));
+      at += n;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return 0;
+  }
+  int_type overflow(int_type c) override {
+    sync();
+    if (c != traits_type::eof()) sputc(traits_type::to_char_type(c));
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  int fd_;
+  std::vector<char> buffer_;
 };
 
 int export_profile(const ExportArgs& args) {
@@ -39,16 +70,16 @@ int export_profile(const ExportArgs& args) {
   }
   if (args.chrome.empty()) return kExitOk;
   progress.stage("writing " + args.chrome);
+  replay::ChromeTraceOptions options;
+  if (!args.tiles.empty()) options.tiles = parse_id_list(args.tiles, "--tiles");
+  options.invocation = args.invocation;
   arch::write_file_atomically(args.chrome, [&](int fd) {
-    std::ostringstream text;
-    replay::write_chrome_trace(profile, text);
-    const std::string bytes = std::move(text).str();
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0) throw std::runtime_error(std::strerror(errno));
-      done += static_cast<size_t>(n);
-    }
+    DescriptorBuffer buffer(fd);
+    std::ostream out(&buffer);
+    out.exceptions(std::ios::badbit);
+    replay::write_chrome_trace(profile, options, out);
+    out.flush();
+    buffer.pubsync();
   });
   progress.finish();
   return kExitOk;
@@ -67,6 +98,8 @@ const ProfileSubcommandRegistration registration{"export", [](CLI::App& app) {
   cmd->add_option("PROFILE", args->profile, "the profile (`lockstep run --profile`)")->required();
   cmd->add_option("--chrome", args->chrome, "write the Chrome trace event JSON here");
   cmd->add_option("--stack", args->stack, "write the profile in the stack's inline layout here");
+  cmd->add_option("--tiles", args->tiles, "--chrome: only these physical tiles (\"0,3,8-15\")");
+  cmd->add_option("--invocation", args->invocation, "--chrome: only this invocation (0 is the first)");
   add_common_options(*cmd);
   return [args]() { return export_profile(*args); };
 }};

@@ -54,13 +54,17 @@ std::string event_args(const arch::ProfileStep& step, const arch::CycleSample& s
 
 }  // namespace
 
-void write_chrome_trace(const arch::Profile& profile, std::ostream& out) {
+void write_chrome_trace(const arch::Profile& profile, const ChromeTraceOptions& options, std::ostream& out) {
+  const auto wanted = [&](const arch::TileProfile& tile) {
+    return !options.tiles || options.tiles->count(tile.physical_tile) > 0;
+  };
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":" << quoted(profile.producer)
       << ",\"source\":" << quoted(profile.source) << ",\"machine\":" << quoted(profile.machine_name)
       << ",\"clock_hz\":" << profile.clock_hz << "},\"traceEvents\":[\n";
   out << "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":"
       << quoted(profile.source.empty() ? "profile" : profile.source) << "}}";
   for (const auto& tile : profile.tiles) {
+    if (!wanted(tile)) continue;
     out << ",\n{\"ph\":\"M\",\"pid\":0,\"tid\":" << tile.physical_tile
         << ",\"name\":\"thread_name\",\"args\":{\"name\":\"tile " << tile.physical_tile << " (logical "
         << tile.logical_tile << ")\"}}";
@@ -68,7 +72,9 @@ void write_chrome_trace(const arch::Profile& profile, std::ostream& out) {
         << ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":" << tile.physical_tile << "}}";
   }
   for (const auto& tile : profile.tiles) {
+    if (!wanted(tile)) continue;
     for (const auto& s : tile.samples) {
+      if (options.invocation && s.invocation != *options.invocation) continue;
       const arch::ProfileStep& step = profile.steps.at(s.step);
       const uint64_t start = picoseconds(s.start_cycle, profile.clock_hz);
       const uint64_t end = picoseconds(s.end_cycle, profile.clock_hz);

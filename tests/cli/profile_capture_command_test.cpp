@@ -41,6 +41,20 @@ TEST(ProfileCommands, RunWritesAProfileAndExportMakesAChromeTrace) {
     EXPECT_GE(e["dur"].get<double>(), 0.0);
   }
   EXPECT_EQ(complete, samples);
+  // One tile of one invocation: only its events (and its thread's name).
+  ASSERT_EQ(run_lockstep({"profile", "export", dir + "/r.lsprof", "--chrome", dir + "/one.json", "--tiles", "0",
+                          "--invocation", "0"})
+                .exit_code,
+            0);
+  size_t tile0 = 0;
+  const auto one = nlohmann::json::parse(testing::read_file(dir + "/one.json"));
+  for (const auto& e : one["traceEvents"]) {
+    if (e["ph"] == "X") {
+      EXPECT_EQ(e["tid"], 0);
+      ++tile0;
+    }
+  }
+  EXPECT_EQ(tile0, profile.tiles.front().samples.size());
   // The same bytes from a second export.
   ASSERT_EQ(run_lockstep({"profile", "export", dir + "/r.lsprof", "--chrome", dir + "/t2.json"}).exit_code, 0);
   EXPECT_EQ(testing::read_file(dir + "/t.json"), testing::read_file(dir + "/t2.json"));
