@@ -10,6 +10,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "replay/cairo_text.hpp"
 #include "replay/plot_axis.hpp"
 #include "replay/plot_labels.hpp"
 
@@ -19,33 +20,11 @@ namespace {
 
 constexpr double kWidth = 900, kHeight = 640, kPngScale = 1.5;
 constexpr double kLeft = 105, kRight = kWidth - 35, kTop = 72, kBottom = kHeight - 100;
-constexpr const char* kFont = "DejaVu Sans";
 constexpr size_t kLabelled = 6;  // the rows with the largest |error| get a label
 
-struct Rgb {
-  double r, g, b;
-};
 constexpr Rgb kInk{0.10, 0.10, 0.12}, kMuted{0.38, 0.40, 0.44}, kGrid{0.88, 0.89, 0.91};
 constexpr Rgb kPhase{0.12, 0.39, 0.71}, kKernel{0.85, 0.45, 0.10}, kTotal{0.10, 0.10, 0.12};
 
-void set_color(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r, c.g, c.b); }
-
-void set_font(cairo_t* cr, double size, bool bold = false) {
-  cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL,
-                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-}
-
-double text_width(cairo_t* cr, const std::string& text) {
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, text.c_str(), &e);
-  return e.x_advance;
-}
-
-void show_text(cairo_t* cr, const std::string& text, double x, double y, double align = 0) {
-  cairo_move_to(cr, x - text_width(cr, text) * align, y);
-  cairo_show_text(cr, text.c_str());
-}
 
 Rgb color_of(RowKind kind) {
   return kind == RowKind::Phase ? kPhase : kind == RowKind::Kernel ? kKernel : kTotal;

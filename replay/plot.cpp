@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "replay/cairo_text.hpp"
 #include "replay/plot_axis.hpp"
 #include "replay/plot_groups.hpp"
 #include "replay/plot_labels.hpp"
@@ -17,11 +18,7 @@ namespace {
 constexpr double kLeft = 95, kRight = kPlotWidth - 35, kTop = 72, kBottom = kPlotHeight - 118;
 constexpr double kMarker = 4.5;   // circle radius; triangles are a little larger
 constexpr double kRing = 10;      // reference ring radius
-constexpr const char* kFont = "DejaVu Sans";
 
-struct Rgb {
-  double r, g, b;
-};
 constexpr Rgb kInk{0.10, 0.10, 0.12};
 constexpr Rgb kMuted{0.38, 0.40, 0.44};
 constexpr Rgb kGrid{0.88, 0.89, 0.91};
@@ -30,25 +27,6 @@ constexpr Rgb kOther{0.50, 0.60, 0.72};
 constexpr Rgb kFailed{0.80, 0.12, 0.12};
 constexpr Rgb kBound{0.13, 0.50, 0.24};
 
-void set_color(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r, c.g, c.b); }
-
-void set_font(cairo_t* cr, double size, bool bold = false) {
-  cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL,
-                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-}
-
-double text_width(cairo_t* cr, const std::string& text) {
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, text.c_str(), &e);
-  return e.x_advance;
-}
-
-// Text with its left edge at x and its baseline at y; align 0 = left, 0.5 = centre, 1 = right.
-void show_text(cairo_t* cr, const std::string& text, double x, double y, double align = 0) {
-  cairo_move_to(cr, x - text_width(cr, text) * align, y);
-  cairo_show_text(cr, text.c_str());
-}
 
 void marker_path(cairo_t* cr, double x, double y, bool paired) {
   if (paired) {
