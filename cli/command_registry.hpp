@@ -28,6 +28,12 @@ struct RegisteredCommand {
 };
 std::vector<RegisteredCommand>& registered_commands();
 
+// A parent command (`profile`, `device`) whose subcommands register themselves in their own
+// files: adds `name` with `help`, sets every subcommand up (sorted by name), and returns the
+// function that runs the one the user chose.
+std::function<int()> add_parent_command(CLI::App& app, const std::string& name, const std::string& help,
+                                        std::vector<RegisteredCommand> subcommands);
+
 // Adds --log-level and --trace-tile to a subcommand (every command has them).
 void add_common_options(CLI::App& command);
 

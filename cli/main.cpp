@@ -22,6 +22,24 @@ CommandRegistration::CommandRegistration(std::string name, CommandSetup setup) {
   registered_commands().push_back({std::move(name), std::move(setup)});
 }
 
+std::function<int()> add_parent_command(CLI::App& app, const std::string& name, const std::string& help,
+                                        std::vector<RegisteredCommand> subcommands) {
+  CLI::App* command = app.add_subcommand(name, help);
+  command->require_subcommand(1);
+  std::sort(subcommands.begin(), subcommands.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
+  for (auto& sub : subcommands) {
+    auto run = sub.setup(*command);
+    runners.emplace_back(command->get_subcommand(sub.name), std::move(run));
+  }
+  return [runners]() {
+    for (const auto& [sub, run] : runners) {
+      if (sub->parsed()) return run();
+    }
+    return kExitBadInput;
+  };
+}
+
 }  // namespace lockstep::cli
 
 int main(int argc, char** argv) {
