@@ -93,7 +93,8 @@ const std::vector<KernelSignature>& table() {
        },
        [](const Scalars& s, size_t) {
          return std::vector<uint64_t>{u(s[0] * s[2]) * u(s[4]) / 8, 2 * u(s[0] * s[1]), u(s[1] * s[2])};
-       }},
+       },
+       1u << 3},
       {"layernorm", {2, 4}, 2,
        [](const Scalars& s, uint64_t m) {
          return sizes(s, {{0, "rows"}, {1, "columns"}}, m);

@@ -63,10 +63,9 @@ void used_by_steps(const std::vector<Step>& steps, std::vector<Range>& used) {
 // The highest 8-aligned start for `bytes` below row_region_end that avoids every used range.
 uint32_t place_area(const TileProgram& program, const MachineDescription& machine, uint32_t bytes) {
   std::vector<Range> used;
+  // The table region itself is not used: its rows are segments, its patched words are
+  // listed below, and the rest of it is free (packages reserve more than their rows take).
   for (const Segment& s : program.segments) used.emplace_back(s.address, uint64_t(s.address) + s.size);
-  if (program.table.size > 0) {
-    used.emplace_back(program.table.address, uint64_t(program.table.address) + program.table.size);
-  }
   used_by_steps(program.steps, used);
   std::sort(used.begin(), used.end());
   std::vector<Range> merged;

@@ -24,7 +24,7 @@ enum class SiteRole : uint8_t {
   RepeatExit,       // marker: the instruction after the loop (frame pop)
   Barrier,          // marker: the sync that is a step's barrier; `phase` set for exchanges
   RowCall,          // marker: the call of the exchange row after the barrier
-  InvocationEnd,    // marker: bookkeeping after one invocation of the whole program
+  InvocationEnd,    // marker: one invocation of the whole program ends (its count tested)
   Halt,             // marker: the final branch to address 0
 };
 
@@ -56,6 +56,7 @@ struct TileCode {
   uint32_t program = 0;     // first instruction of the program (the model starts here)
   uint32_t stack_top = 0;   // initial $m11 (Repeat and invocation frames grow down from it)
   uint32_t code_bytes = 0;  // instructions (runtime, symbol slots, program) from base
+  uint32_t invocations = 1;  // LoweringOptions::invocations
   std::vector<uint32_t> words;    // the whole area from base: code, then data tables, then stack
   std::vector<CodeSite> sites;    // sorted by address; several may share one address
   std::vector<CodeSymbol> symbols;  // sorted by address
@@ -67,8 +68,8 @@ struct LoweringOptions {
 };
 
 // Lowers one tile's program. The area goes in the highest free run below
-// machine.row_region_end that no segment, table, kernel operand, pointer slot or patched
-// word of the tile uses. Throws InputError ("tile 3: ...") when there is no room or a
+// machine.row_region_end that no segment (rows included), kernel operand, pointer slot or
+// patched word of the tile uses; the unused part of the table region is free. Throws InputError ("tile 3: ...") when there is no room or a
 // value does not fit a register.
 TileCode lower_tile_code(const TileProgram& program, const MachineDescription& machine,
                          const LoweringOptions& options = {});

@@ -260,15 +260,16 @@ void SupervisorEmitter::program_body() {
   bind(start);
   steps(program_.steps, nullptr);
   if (loop) {
-    site(SiteRole::InvocationEnd, nullptr);
+    // An invocation ends once its count is down; the frame is not popped before the halt.
     emit(ld32(kM0, kStack, 0));
     emit(arithmetic(Opcode::Add, kM0, kM0, -1));
     emit(st32(kM0, kStack));
     emit_ref(branch(Opcode::Brz, kM0), done);
+    site(SiteRole::InvocationEnd, nullptr);
     load_label(kM0, start);
     emit(br(kM0));
     bind(done);
-    add_constant(kStack, kFrameBytes);
+    site(SiteRole::InvocationEnd, nullptr);
   }
   site(SiteRole::Halt, nullptr);
   emit(br(kZero));  // a branch to address 0 halts (section 6)
@@ -478,6 +479,7 @@ TileCode SupervisorEmitter::finish() {
   code.tile = program_.tile;
   code.base = base_;
   code.code_bytes = static_cast<uint32_t>(code_.size() * 4);
+  code.invocations = std::max<uint32_t>(1, options_.invocations);
   const uint32_t data_base = base_ + code.code_bytes + kGuardWords * 4;
   for (const auto& [label, offset] : data_labels_) label_address_[label] = data_base + offset * 4;
   const uint32_t stack_base = data_base + static_cast<uint32_t>(data_.size() * 4);

@@ -22,7 +22,8 @@ void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& ph
 }  // namespace
 
 Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine,
-           const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor)
+           const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor,
+           uint32_t invocations)
     : sc_core::sc_module(name) {
   std::map<BarrierKey, uint32_t> participants;
   for (const auto& program : package.tiles) {
@@ -37,9 +38,15 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   barrier_ = std::make_unique<Barrier>("barrier", machine, std::move(participants));
   barrier_->fabric(*fabric_);
   barrier_->before_release = [this]() { run_pending_kernels(); };
+  // Every tile's steps lowered to the code it executes; tiles are independent.
+  std::vector<arch::TileCode> code(package.tiles.size());
+  tbb::parallel_for(size_t{0}, package.tiles.size(), [&](size_t i) {
+    code[i] = arch::lower_tile_code(package.tiles[i], machine, arch::LoweringOptions{invocations});
+  });
   tiles_.reserve(package.tiles.size());
-  for (const auto& program : package.tiles) {
-    auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program,
+  for (size_t i = 0; i < package.tiles.size(); ++i) {
+    const arch::TileProgram& program = package.tiles[i];
+    auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program, std::move(code[i]),
                                     machine, topology.physical(program.tile), monitor);
     t->barrier(*barrier_);
     if (program.tile >= by_logical_.size()) by_logical_.resize(program.tile + 1, nullptr);

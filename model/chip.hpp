@@ -20,7 +20,8 @@ namespace lockstep::model {
 class Chip : public sc_core::sc_module {
  public:
   Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine,
-       const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor);
+       const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor,
+       uint32_t invocations = 1);
 
   // nullptr for a tile the package does not list.
   Tile* tile(uint32_t logical);

@@ -1,14 +1,17 @@
 #pragma once
-// One tile: its SRAM and a supervisor thread that executes the tile's step list. There is
-// no clock: the thread waits exactly as long as each step lasts (docs/timing.md).
+// One tile: its SRAM and a supervisor thread that executes the tile's supervisor code (the
+// steps lowered by arch/supervisor_code.hpp, placed in SRAM). There is no clock: the thread
+// waits as long as the instructions it issued last, at each step boundary (docs/timing.md).
 #include <systemc>
 
 #include <cstdint>
-#include <map>
+#include <optional>
 #include <vector>
 
 #include "arch/machine.hpp"
+#include "arch/instruction.hpp"
 #include "arch/package.hpp"
+#include "arch/supervisor_code.hpp"
 #include "model/chip_interfaces.hpp"
 #include "model/cycle_split.hpp"
 #include "model/run_monitor.hpp"
@@ -23,7 +26,8 @@ class Tile : public sc_core::sc_module {
  public:
   sc_core::sc_port<BarrierInterface> barrier;
 
-  Tile(sc_core::sc_module_name name, const arch::TileProgram& program,
+  // Throws InputError when the code holds a word the model cannot execute.
+  Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch::TileCode code,
        const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor);
 
   uint32_t logical() const { return program_.tile; }
@@ -31,13 +35,16 @@ class Tile : public sc_core::sc_module {
   Sram& memory() { return memory_; }
   const Sram& memory() const { return memory_; }
   const arch::TileProgram& program() const { return program_; }
+  const arch::TileCode& code() const { return code_; }
+  // Writes the code area (instructions, tables, stack) into SRAM; after the package's segments.
+  void load_code();
 
   // Exchange state the fabric reads and updates at a release.
   const arch::ExchangeStep* pending_exchange() const { return pending_exchange_; }
   uint32_t mux = 0x640;         // INCOMING_MUX, carried between phases
   uint32_t paired_mux = 0x640;  // paired mux, carried between phases
 
-  uint32_t iteration() const { return iterations_.empty() ? 0 : iterations_.back(); }
+  uint32_t iteration() const { return loops_.empty() ? 0 : loops_.back().iteration; }
 
   // Kernel numerics are deferred: a launch costs its cycles at once, but the kernel runs
   // when something can observe its memory (a barrier release, the end of the run, or this
@@ -50,8 +57,6 @@ class Tile : public sc_core::sc_module {
   void report_kernel_hazards();
   bool finished() const { return finished_; }
   uint64_t finish_cycle() const { return finish_cycle_; }
-  // The resident program runs this many times back to back (the seed's invocations).
-  void set_invocations(uint32_t n) { invocations_ = n; }
   const std::vector<uint64_t>& invocation_ends() const { return invocation_ends_; }  // cycle per invocation
   uint32_t current_phase() const { return current_phase_; }
 
@@ -70,24 +75,36 @@ class Tile : public sc_core::sc_module {
   const CycleSplit& finish_path() const { return finish_path_; }
 
  private:
+  // The interpreter (model/supervisor_execution.cpp).
   void run();
-  void execute(const std::vector<arch::Step>& steps);
-  void do_sync(const arch::SyncStep& step);
-  void do_exchange(const arch::ExchangeStep& step);
-  void do_kernel(const arch::KernelStep& step);
-  void do_repeat(const arch::RepeatStep& step);
-  void do_patch(const arch::PatchStep& step);
+  void decode_code();
+  bool enter_sites(uint32_t index);  // site markers at a code word; true at the halt
+  bool execute(const arch::Instruction& in, uint32_t index);  // false: stop
+  void barrier_sync(const arch::Instruction& in, uint32_t index);
+  void call_intrinsic(const arch::CodeSymbol& symbol);
+  void launch_kernel(const arch::CodeSymbol& symbol);
+  void bulk_patch();
+  bool memory_word(uint32_t address, const char* what);  // in SRAM, kernels flushed
+  void put_csr(uint32_t csr, uint32_t value);
+  void halt();
+  void code_hazard(HazardClass kind, const std::string& detail);
+
+  // Issued instruction cycles are waited at step boundaries and barriers.
+  void issue(uint64_t cycles) { issued_ += cycles; }
+  void flush_issued();
   void wait_cycles(uint64_t cycles, CycleKind kind);
   void step_hazard(HazardClass kind, const std::string& what, const std::string& detail);
   RecordedHazard make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const;
   void flush_kernels();  // run and report, in this tile's thread
-  void record(StepRole role, const void* step, uint64_t start);
+  void open_record(StepRole role, const void* step);
+  void close_record();
   bool pending_kernel_touches(uint32_t address) const;
 
   struct PendingKernel {
     const KernelDefinition* kernel;
-    const arch::KernelStep* step;
+    const std::string* name;
     std::vector<uint32_t> operands;  // resolved byte addresses
+    std::vector<int64_t> scalars;
     RecordedHazard context;          // phase, iteration and cycle of the launch
   };
   std::vector<PendingKernel> pending_;
@@ -99,7 +116,40 @@ class Tile : public sc_core::sc_module {
   RunMonitor& monitor_;
   Sram memory_;
   const arch::ExchangeStep* pending_exchange_ = nullptr;
-  std::vector<uint32_t> iterations_;
+
+  // Supervisor state.
+  arch::TileCode code_;
+  std::vector<arch::Instruction> decoded_;  // per code word (a two-word instruction's second: unused)
+  std::vector<int32_t> first_site_;        // per code word: its first site, or -1
+  std::vector<int32_t> intrinsic_at_;      // per code word: the intrinsic symbol there, or -1
+  uint32_t pc_ = 0;
+  uint32_t reg_[16] = {};
+  uint32_t incoming_base_ = 0;
+  uint32_t incoming_format_ = 0;
+  std::optional<uint32_t> incoming_muxpair_;
+  uint32_t incoming_dcount_ = 0;
+  arch::ExchangeStep exchange_;              // what the fabric reads at a release
+  const arch::CodeSite* barrier_ = nullptr;  // the barrier marker at the current sync
+  bool row_call_ = false;                    // the next call is the exchange row's
+  int64_t row_events_ = 0;                   // the row's event count, from the release
+  uint64_t issued_ = 0;
+  const arch::RepeatStep* entering_ = nullptr;
+  struct Loop {
+    const arch::RepeatStep* step;
+    uint32_t iteration;
+    uint64_t outer_epoch;
+  };
+  std::vector<Loop> loops_;
+  struct OpenRecord {
+    bool open = false;
+    StepRole role = StepRole::Sync;
+    const void* step = nullptr;
+    uint64_t start = 0;
+    uint32_t epoch = 0;
+    uint32_t invocation = 0;
+    const std::string* kernel = nullptr;  // Kernel: the cycles' kernel name
+  };
+  OpenRecord open_;
   uint32_t current_phase_ = 0;
   bool finished_ = false;
   uint64_t finish_cycle_ = 0;
@@ -109,8 +159,6 @@ class Tile : public sc_core::sc_module {
   std::vector<StepRecord> records_;
   std::shared_ptr<const PhaseActivities> exchange_activities_;  // of the last release
   uint32_t exchange_position_ = 0;
-  // Per Repeat step: its pointer slots' values at its first entry (written at every entry).
-  std::map<const arch::RepeatStep*, std::vector<std::pair<uint32_t, uint32_t>>> repeat_initial_pointers_;
   std::vector<uint64_t> invocation_ends_;
   SharedReleasePath release_path_;  // the path to the last release this tile took part in
   CycleSplit since_release_;        // what this tile did since then

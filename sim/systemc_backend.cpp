@@ -101,7 +101,8 @@ class SystemCBackend : public Backend {
     monitor.record_tiles = options.record_tiles;
     monitor.profile = options.profile;
     monitor.set_limits(options.max_cycles, options.timeout_seconds);
-    auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor);
+    auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor,
+                                              std::max<uint32_t>(1, options.invocations));
     ChipMemoryView view(*chip);
     RunResult result;
     if (options.after_exchange) {
@@ -110,7 +111,6 @@ class SystemCBackend : public Backend {
       };
     }
     load(package, options, *chip);
-    for (const auto& t : chip->tiles()) t->set_invocations(std::max<uint32_t>(1, options.invocations));
     sc_core::sc_start();
     chip->run_pending_kernels();  // kernels launched after the last barrier
 
@@ -218,6 +218,7 @@ class SystemCBackend : public Backend {
           }
         }
       }
+      chip.tile(program.tile)->load_code();
     }
     for (const auto& [name, bytes] : options.inputs) {
       const auto& binding = *std::find_if(package.bindings.begin(), package.bindings.end(),

@@ -124,20 +124,23 @@ TEST(Cycles, PointToPointThreeWords) {
   EXPECT_EQ(j["total_cycles"], 145);
 }
 
-// Repeat of 27 (docs/timing.md): entry 12 cycles, patch 66, exchange setup 54 -> first
-// arrival at 132, release at 162. The receiver's loop sets the period: row 62 events,
-// checksum of 16 bytes 18 + 228 cycles, loop overhead 72, patch 66, setup 54, barrier 30
-// = 530. The last release is at 162 + 26 * 530 = 13942; the receiver ends at
-// 13942 + 62 + 246 + 60 (final loop overhead) = 14310.
+// Repeat of 27, as machine code (docs/timing.md, "Supervisor code"; 6 cycles an
+// instruction). The receiver arrives last: Repeat entry 54 (frame 3 + two pointer slots
+// 3 each), patch_word 48 (4 + 4 in the helper), exchange setup 54 (8 + sync 3) -> first
+// arrival at 156, release at 186. Its loop sets the period: row 62 events; checksum 36
+// (two indirect operands 2 each, one setzi, the call) + 18 (launch) + 228 (16 bytes);
+// loop overhead 84 (two pointers 4 each, counter and branch 6); patch 48; setup 54;
+// barrier 30 = 560. The last release is at 186 + 26 * 560 = 14746; the receiver ends at
+// 14746 + 62 + 282 + 78 (last loop overhead: 8 + 4 + the frame pop) = 15168.
 TEST(Cycles, Repeat27) {
   const auto j = run_json("repeat27");
   ASSERT_EQ(j["executions"].size(), 27u);
   for (size_t k = 0; k < 27; ++k) {
     EXPECT_EQ(j["executions"][k]["iteration"], k);
-    EXPECT_EQ(j["executions"][k]["release_cycle"], 162 + 530 * k);
+    EXPECT_EQ(j["executions"][k]["release_cycle"], 186 + 560 * k);
     EXPECT_EQ(j["executions"][k]["horizon"], 62);
   }
-  EXPECT_EQ(j["total_cycles"], 14310);
+  EXPECT_EQ(j["total_cycles"], 15168);
 }
 
 TEST(RunCommand, WritesOutputBindingsAndRejectsBadInput) {

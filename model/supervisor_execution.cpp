@@ -1,0 +1,344 @@
+// The tile's supervisor: fetches the decoded word at the PC, issues it (one slot every
+// machine.supervisor_cycles_per_instruction cycles) and executes it. Sites of the code
+// (arch/supervisor_code.hpp) mark where steps begin, which syncs are barriers and which call
+// is an exchange row; calls to intrinsic symbols run the model's kernels. docs/timing.md,
+// "Supervisor code", lists what each instruction costs.
+#include <algorithm>
+
+#include "arch/errors.hpp"
+#include "arch/hex.hpp"
+#include "arch/kernel_signatures.hpp"
+#include "model/kernel_registry.hpp"
+#include "model/tile.hpp"
+
+namespace lockstep::model {
+
+using arch::hex;
+using arch::Opcode;
+using arch::SiteRole;
+
+namespace {
+constexpr uint32_t kStackRegister = 11;
+constexpr uint32_t kZeroRegister = 15;
+constexpr uint32_t kIntrinsicInstructions = 3;  // runall, sync 1, br $m10 (docs/timing.md)
+}  // namespace
+
+// Decodes the instruction part of the code area once; data tables are never fetched.
+void Tile::decode_code() {
+  const size_t words = code_.code_bytes / 4;
+  decoded_.assign(words, arch::Instruction{});
+  first_site_.assign(words, -1);
+  intrinsic_at_.assign(words, -1);
+  const std::span<const uint32_t> code(code_.words.data(), words);
+  for (size_t i = 0; i < words;) {
+    try {
+      const arch::DecodedInstruction d = arch::decode(code, i);
+      decoded_[i] = d.instruction;
+      i += d.word_count;
+    } catch (const arch::DecodeError& e) {
+      throw InputError("tile " + std::to_string(logical()) + ": address " + hex(code_.base + 4 * uint32_t(i)) +
+                       ": word " + hex(code[i]) + ": not an instruction the model executes (" + e.what() + ")");
+    }
+  }
+  for (size_t s = code_.sites.size(); s-- > 0;) {
+    const uint32_t at = (code_.sites[s].address - code_.base) / 4;
+    if (at < words) first_site_[at] = static_cast<int32_t>(s);
+  }
+  for (size_t s = 0; s < code_.symbols.size(); ++s) {
+    const uint32_t at = (code_.symbols[s].address - code_.base) / 4;
+    if (code_.symbols[s].intrinsic && at < words) intrinsic_at_[at] = static_cast<int32_t>(s);
+  }
+}
+
+void Tile::load_code() {
+  memory_.write(code_.base, static_cast<uint32_t>(code_.words.size() * 4),
+                reinterpret_cast<const uint8_t*>(code_.words.data()));
+}
+
+void Tile::flush_issued() {
+  if (issued_ == 0) return;
+  const uint64_t cycles = issued_;
+  issued_ = 0;
+  if (!open_.open) {
+    since_release_.add(CycleKind::Control, cycles);
+  } else if (open_.role == StepRole::Kernel) {
+    since_release_.add_kernel(*open_.kernel, cycles);
+  } else {
+    const CycleKind kind = open_.role == StepRole::Patch                                                ? CycleKind::Patching
+                           : open_.role == StepRole::Sync || open_.role == StepRole::Exchange          ? CycleKind::Sync
+                                                                                                        : CycleKind::Control;
+    since_release_.add(kind, cycles);
+  }
+  wait(sc_core::sc_time::from_value(cycles));
+}
+
+void Tile::code_hazard(HazardClass kind, const std::string& detail) {
+  step_hazard(kind, "supervisor " + hex(pc_), detail);
+}
+
+void Tile::run() {
+  pc_ = code_.program;
+  reg_[kStackRegister] = code_.stack_top;
+  const uint32_t words = static_cast<uint32_t>(decoded_.size());
+  while (!monitor_.stopping()) {
+    const uint32_t offset = pc_ - code_.base;
+    if (pc_ < code_.base || offset % 4 != 0 || offset / 4 >= words) {
+      code_hazard(HazardClass::InstructionAccess, "PC " + hex(pc_) + " outside the tile's code " +
+                                                       hex(code_.base) + ".." + hex(code_.base + code_.code_bytes));
+      break;
+    }
+    const uint32_t index = offset / 4;
+    if (first_site_[index] >= 0 && enter_sites(index)) break;
+    if (!execute(decoded_[index], index)) break;
+  }
+  flush_issued();
+  close_record();
+  if (invocation_ends_.size() < invocations_) invocation_ends_.push_back(sc_core::sc_time_stamp().value());
+  finish_cycle_ = sc_core::sc_time_stamp().value();
+  finish_path_ = path_now();
+  finished_ = true;
+  if (!monitor_.stopping() && !memory_.equal(code_.base, code_.code_bytes, reinterpret_cast<const uint8_t*>(code_.words.data()))) {
+    step_hazard(HazardClass::InstructionAccess, "supervisor code",
+                "the code at " + hex(code_.base) + ".." + hex(code_.base + code_.code_bytes) + " was overwritten");
+  }
+}
+
+// Acts on every site at this word, in order. Returns true at the halt.
+bool Tile::enter_sites(uint32_t index) {
+  const uint32_t address = code_.base + 4 * index;
+  for (size_t s = static_cast<size_t>(first_site_[index]); s < code_.sites.size() && code_.sites[s].address == address; ++s) {
+    const arch::CodeSite& site = code_.sites[s];
+    if (arch::opens_record(site.role)) {
+      flush_issued();
+      close_record();
+    }
+    switch (site.role) {
+      case SiteRole::Sync: open_record(StepRole::Sync, &std::get<arch::SyncStep>(site.step->kind)); break;
+      case SiteRole::Exchange: {
+        const auto& e = std::get<arch::ExchangeStep>(site.step->kind);
+        open_record(StepRole::Exchange, &e);
+        incoming_format_ = 0;  // the step's own writes are what its phase sees
+        incoming_muxpair_.reset();
+        break;
+      }
+      case SiteRole::Kernel: open_record(StepRole::Kernel, &std::get<arch::KernelStep>(site.step->kind)); break;
+      case SiteRole::Patch: open_record(StepRole::Patch, &std::get<arch::PatchStep>(site.step->kind)); break;
+      case SiteRole::RepeatEntry:
+        entering_ = &std::get<arch::RepeatStep>(site.step->kind);
+        open_record(StepRole::RepeatEntry, entering_);
+        break;
+      case SiteRole::RepeatIteration:
+        open_record(StepRole::RepeatIteration, &std::get<arch::RepeatStep>(site.step->kind));
+        break;
+      case SiteRole::RepeatBody: {
+        const auto* r = &std::get<arch::RepeatStep>(site.step->kind);
+        if (entering_ == r) {
+          loops_.push_back({r, 0, epoch_});
+          entering_ = nullptr;
+        } else if (!loops_.empty()) {
+          ++loops_.back().iteration;
+        }
+        if (!loops_.empty()) epoch_ = loops_.back().outer_epoch * r->count + loops_.back().iteration;
+        monitor_.check_limits(sc_core::sc_time_stamp().value() + issued_);
+        break;
+      }
+      case SiteRole::RepeatExit:
+        if (!loops_.empty()) {
+          epoch_ = loops_.back().outer_epoch;
+          loops_.pop_back();
+        }
+        break;
+      case SiteRole::Barrier: barrier_ = &site; break;
+      case SiteRole::RowCall: row_call_ = true; break;
+      case SiteRole::InvocationEnd:
+        flush_issued();
+        close_record();
+        invocation_ends_.push_back(sc_core::sc_time_stamp().value());
+        ++invocation_;
+        break;
+      case SiteRole::Halt: break;
+    }
+  }
+  return false;
+}
+
+bool Tile::memory_word(uint32_t address, const char* what) {
+  if (address % 4 != 0 || !memory_.contains(address, 4)) {
+    code_hazard(HazardClass::WriteOutOfRange, std::string(what) + " " + hex(address) + " outside SRAM or unaligned");
+    return false;
+  }
+  if (!pending_.empty() && pending_kernel_touches(address)) flush_kernels();
+  return true;
+}
+
+void Tile::put_csr(uint32_t csr, uint32_t value) {
+  switch (csr) {
+    case 0xa0: mux = value; break;
+    case 0xa1: incoming_muxpair_ = value; break;
+    case 0xa3: incoming_format_ = value; break;
+    case 0xa4: incoming_base_ = value; break;
+    case 0xa6: incoming_dcount_ = value; break;
+    case 0xa7:
+      if (value != 0) code_hazard(HazardClass::Encoding, "OUTGOING_BASE " + hex(value) + ": the model sends from absolute addresses only");
+      break;
+    default: code_hazard(HazardClass::Encoding, "put to CSR " + hex(csr) + ", which the model does not implement");
+  }
+}
+
+bool Tile::execute(const arch::Instruction& in, uint32_t index) {
+  const uint32_t cpi = machine_.supervisor_cycles_per_instruction;
+  issue(cpi);
+  const uint32_t next = pc_ + 4;
+  auto set = [&](uint32_t r, uint32_t v) {
+    if (r != kZeroRegister) reg_[r] = v;
+  };
+  switch (in.op) {
+    case Opcode::SetZi: set(in.reg, static_cast<uint32_t>(in.immediate)); break;
+    case Opcode::Add: set(in.dest, reg_[in.source] + static_cast<uint32_t>(in.immediate)); break;
+    case Opcode::And: set(in.dest, reg_[in.source] & static_cast<uint32_t>(in.immediate)); break;
+    case Opcode::Shl: set(in.dest, in.immediate >= 32 ? 0 : reg_[in.source] << in.immediate); break;
+    case Opcode::Ld32: {
+      const uint32_t address = reg_[in.base] + reg_[in.index] + 4 * in.offset;
+      if (!memory_word(address, "ld32")) return false;
+      set(in.dest, memory_.read_word(address));
+      break;
+    }
+    case Opcode::St32: {
+      const uint32_t address = reg_[in.base] + reg_[in.index] + 4 * in.offset;
+      if (!memory_word(address, "st32")) return false;
+      memory_.write_word(address, reg_[in.source]);
+      break;
+    }
+    case Opcode::Put: put_csr(in.csr, reg_[in.reg]); break;
+    case Opcode::Get: set(in.dest, in.csr == 0 ? pc_ : 0); break;
+    case Opcode::Br:
+    case Opcode::Return: {
+      const uint32_t target = in.op == Opcode::Return ? reg_[10] : reg_[in.reg];
+      if (target == 0) {
+        issued_ -= cpi;  // the halting branch ends the program; it takes no slot
+        return false;
+      }
+      if (target <= pc_) monitor_.check_limits(sc_core::sc_time_stamp().value() + issued_);
+      pc_ = target;
+      return true;
+    }
+    case Opcode::Brz:
+      if (reg_[in.reg] == 0) {
+        if (in.target <= pc_) monitor_.check_limits(sc_core::sc_time_stamp().value() + issued_);
+        pc_ = in.target;
+        return true;
+      }
+      break;
+    case Opcode::Call: {
+      set(in.reg, next);
+      if (row_call_) {
+        // The row runs from the release for its event count; call and return are its
+        // first and last events (IPU21-DEVICE.md 7.2: br advances 0).
+        row_call_ = false;
+        issued_ -= cpi;
+        wait_cycles(static_cast<uint64_t>(row_events_), CycleKind::Exchange);
+        break;
+      }
+      const uint32_t at = (in.target - code_.base) / 4;
+      if (in.target >= code_.base && at < intrinsic_at_.size() && intrinsic_at_[at] >= 0) {
+        call_intrinsic(code_.symbols[static_cast<size_t>(intrinsic_at_[at])]);
+        break;
+      }
+      pc_ = in.target;
+      return true;
+    }
+    case Opcode::Sync:
+    case Opcode::Sans:
+      if (barrier_ != nullptr && barrier_->address == pc_) {
+        barrier_sync(in, index);
+        if (monitor_.stopping()) return false;
+      } else if (!(in.op == Opcode::Sync && in.zone == 1) && in.op != Opcode::Sans) {
+        code_hazard(HazardClass::Encoding, "sync " + std::to_string(in.zone) + " is no step's barrier");
+        return false;
+      }
+      break;
+    default:
+      code_hazard(HazardClass::Encoding, arch::describe(in) + ": not a supervisor instruction the model executes");
+      return false;
+  }
+  pc_ = next;
+  return true;
+}
+
+// A step's barrier: the issued cycles first, then the arrival; an exchange's row events
+// follow at its row call (or at once for a tile without a row).
+void Tile::barrier_sync(const arch::Instruction& in, uint32_t index) {
+  const arch::CodeSite& site = *barrier_;
+  barrier_ = nullptr;
+  flush_issued();
+  if (!site.exchange) {
+    barrier->arrive(BarrierKey{false, 0}, *this);
+    return;
+  }
+  exchange_ = arch::ExchangeStep{};
+  exchange_.phase = site.phase;
+  const bool with_row = in.op == Opcode::Sync && in.zone == 3 && index + 1 < decoded_.size() &&
+                        decoded_[index + 1].op == Opcode::Call;
+  if (with_row) exchange_.row_address = decoded_[index + 1].target;
+  exchange_.incoming_base = incoming_base_;
+  exchange_.incoming_format = incoming_format_;
+  exchange_.incoming_muxpair = incoming_muxpair_;
+  pending_exchange_ = &exchange_;
+  current_phase_ = site.phase;
+  row_events_ = barrier->arrive(BarrierKey{true, site.phase}, *this);
+  pending_exchange_ = nullptr;
+  if (!with_row) wait_cycles(static_cast<uint64_t>(row_events_), CycleKind::Exchange);
+}
+
+void Tile::call_intrinsic(const arch::CodeSymbol& symbol) {
+  issue(kIntrinsicInstructions * machine_.supervisor_cycles_per_instruction);
+  if (symbol.name == "lockstep_bulk_patch") {
+    bulk_patch();
+  } else {
+    launch_kernel(symbol);
+  }
+}
+
+// The kernel sees what the registers hold: operand i in $m(2+i), then the scalars.
+void Tile::launch_kernel(const arch::CodeSymbol& symbol) {
+  const KernelDefinition* kernel = find_kernel(symbol.kernel);
+  const arch::KernelSignature* sig = arch::find_kernel_signature(symbol.kernel);
+  if (kernel == nullptr || sig == nullptr) {
+    code_hazard(HazardClass::Encoding, "call of " + symbol.name + ": no such kernel in the model");
+    return;
+  }
+  // Kernels wait for the next barrier to run on every core; a long run of them without one
+  // (a Repeat of kernel calls) runs here in program order instead, which gives the same
+  // memory, so the queue and the operand search over it stay short.
+  constexpr size_t kMaxQueuedKernels = 256;
+  if (pending_.size() >= kMaxQueuedKernels) flush_kernels();
+  PendingKernel k{kernel, &symbol.kernel, {}, {}, make_step_hazard(HazardClass::WriteOutOfRange, "kernel " + symbol.kernel, "")};
+  for (uint32_t i = 0; i < symbol.operands; ++i) k.operands.push_back(reg_[2 + i]);
+  for (uint32_t j = 0; j < sig->scalars && 2 + symbol.operands + j < 10; ++j) {
+    const uint32_t r = reg_[2 + symbol.operands + j];
+    const bool is_signed = (sig->signed_scalars >> j) & 1u;
+    k.scalars.push_back(is_signed ? int64_t(int32_t(r)) : int64_t(r));
+  }
+  issue(kernel->cycles(k.scalars, machine_));
+  pending_.push_back(std::move(k));
+}
+
+// The six-worker patcher: $m2 records of (word address, $m5 values), $m3 records, $m4 the
+// Repeat's remaining count, $m6 its count. Costs as docs/timing.md's "Bulk" row.
+void Tile::bulk_patch() {
+  flush_kernels();  // the patch's stores follow the kernels in program order
+  const uint32_t list = reg_[2], records = reg_[3], per = std::max<uint32_t>(1, reg_[5]);
+  const uint32_t iteration = reg_[6] - reg_[4];
+  for (uint32_t e = 0; e < records; ++e) {
+    const uint32_t record = list + 4 * e * (1 + per);
+    const uint32_t value_at = record + 4 * (1 + (per > 1 ? iteration % per : 0));
+    if (!memory_word(record, "bulk patch record") || !memory_word(value_at, "bulk patch value")) return;
+    const uint32_t word = memory_.read_word(record);
+    if (!memory_word(word, "patched word")) return;
+    memory_.write_word(word, memory_.read_word(value_at));
+  }
+  const uint64_t workers = std::max<uint32_t>(1, machine_.workers);
+  issue(machine_.supervisor_cycles_per_instruction * (3 + 4 * ((records + workers - 1) / workers)));
+}
+
+}  // namespace lockstep::model
