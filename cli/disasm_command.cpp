@@ -14,6 +14,7 @@
 #include "arch/package.hpp"
 #include "arch/token.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/disasm_code.hpp"
 #include "cli/options.hpp"
 
 namespace lockstep::cli {
@@ -24,6 +25,8 @@ struct DisasmOptions {
   std::string package;
   std::optional<uint32_t> tile;
   std::optional<uint32_t> phase;
+  bool code = false;
+  uint32_t invocations = 1;
   bool json = false;
 };
 
@@ -203,6 +206,7 @@ const CommandRegistration registration{"disasm", [](CLI::App& app) {
       "  lockstep disasm --words 41800003 7fec0003 43a00000\n"
       "  lockstep disasm --words 19870000 438080a4 18a18000\n"
       "  lockstep disasm PACKAGE --tile T --phase P\n"
+      "  lockstep disasm PACKAGE --tile T --code\n"
       "--words decodes every word given, exchange row instructions and the supervisor words\n"
       "(setzi, add, and, shl, ld32, st32, put, get, br, call, brz, sync, sans, trap). The\n"
       "second form reads logical tile T's row for phase P out of the package's SRAM image\n"
@@ -210,6 +214,10 @@ const CommandRegistration registration{"disasm", [](CLI::App& app) {
       "offset from the first word, raw word(s), mnemonic and fields. Counts are shown as\n"
       "events/words (the encoded field + 1); addresses are word (item) addresses; registers\n"
       "print as $mN; mux values are named (tile N, host endpoint 0xN, neutral).\n"
+      "The third form prints tile T's supervisor code as the simulator executes it: the\n"
+      "steps lowered to IPU21 supervisor instructions (docs/supervisor-code.md), one per line\n"
+      "with its address, the runtime's and the kernels' symbols as labels and, after `;`, the\n"
+      "step each sequence lowers. --invocations N lowers the program's N-times loop too.\n"
       "A word that is no instruction, or in a package row a supervisor word, is bad input\n"
       "(exit 2) and names its byte offset.");
   auto options = std::make_shared<DisasmOptions>();
@@ -218,6 +226,9 @@ const CommandRegistration registration{"disasm", [](CLI::App& app) {
       ->expected(1, -1);
   cmd->add_option("--tile", options->tile, "logical tile id (with PACKAGE)");
   cmd->add_option("--phase", options->phase, "phase id (with PACKAGE)");
+  cmd->add_flag("--code", options->code, "print the tile's supervisor code instead of a row (with PACKAGE --tile)");
+  cmd->add_option("--invocations", options->invocations, "with --code: the program's invocation count (default 1)")
+      ->check(CLI::Range(1u, 1u << 20));
   cmd->add_flag("--json", options->json,
                 "print a JSON array of {offset, words, op, fields} objects");
   add_common_options(*cmd);
@@ -232,6 +243,13 @@ const CommandRegistration registration{"disasm", [](CLI::App& app) {
         throw InputError("disasm: --tile and --phase go with PACKAGE, not with --words");
       }
       return disasm_words(*options);
+    }
+    if (options->code) {
+      if (!options->tile || options->phase) {
+        throw InputError("disasm: " + options->package + ": --code takes --tile and no --phase");
+      }
+      return disasm_code(read_package_input(options->package), options->package, *options->tile,
+                         options->invocations, options->json);
     }
     if (!options->tile || !options->phase) {
       throw InputError("disasm: " + options->package + ": --tile and --phase are required");

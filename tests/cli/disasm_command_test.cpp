@@ -200,3 +200,32 @@ TEST(MachineCommand, PrintsTheDescriptionAndDigest) {
 
 }  // namespace
 }  // namespace lockstep::testing
+
+namespace lockstep::testing {
+namespace {
+
+// The code the model executes for repeat27's receiver: runtime labels, the Repeat and the
+// steps' sequences, every word listed in the JSON form decoding to what the text form shows.
+TEST(DisasmCommand, ShowsATilesSupervisorCode) {
+  const std::string path = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/integration/packages/repeat27.yaml";
+  auto r = run_lockstep({"disasm", path, "--tile", "1", "--code"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* text : {"lockstep_patch_word:\n", "lockstep_kernel_checksum_2:  (intrinsic: the model's kernel checksum)",
+                           "; step: repeat x27", "sync zone=3    ; barrier of phase 1",
+                           "call reg=$m10 target=0x50000    ; the exchange row", "br reg=$m15    ; halt"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
+  r = run_lockstep({"disasm", path, "--tile", "1", "--code", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_GT(j.size(), 60u);
+  EXPECT_EQ(j.back()["op"], "br");
+  r = run_lockstep({"disasm", path, "--tile", "1", "--code", "--phase", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_lockstep({"disasm", path, "--tile", "7", "--code"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("tile 7: the package has no program for this tile"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace lockstep::testing
