@@ -7,6 +7,7 @@
 
 #include "arch/elf_object.hpp"
 #include "arch/errors.hpp"
+#include "arch/hex.hpp"
 #include "arch/instruction.hpp"
 #include "arch/supervisor_code.hpp"
 #include "arch/token.hpp"
@@ -14,12 +15,6 @@
 
 namespace lockstep::arch {
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::vector<uint8_t> word_bytes(const std::vector<uint32_t>& words, size_t first, size_t count) {
   std::vector<uint8_t> out(4 * count);
@@ -165,12 +160,53 @@ void add_debug(const std::vector<Lowered>& tiles, const Package& package, Applic
       if (seen.emplace(std::make_pair(s.name, s.address), true).second) app.debug_symbols.push_back({s.name, s.address});
     }
     app.debug_regions.push_back({t.physical, t.code.base, t.code.code_bytes, kCodeRegionName});
+    // Symbols per tile too: the code area's place (so every address) differs between tiles,
+    // and debugSymbols has no tile field. Each runs to the next, the last to the program.
+    for (size_t i = 0; i < t.code.symbols.size(); ++i) {
+      const uint32_t address = t.code.symbols[i].address;
+      const uint32_t end = i + 1 < t.code.symbols.size() ? t.code.symbols[i + 1].address : t.code.program;
+      app.debug_regions.push_back({t.physical, address, std::max<uint32_t>(end - address, 4), t.code.symbols[i].name});
+    }
     const uint32_t rest = t.code.end() - t.code.base - t.code.code_bytes;
     if (rest > 0) app.debug_regions.push_back({t.physical, t.code.base + t.code.code_bytes, rest, kCodeDataRegionName});
     for (const TileProgram& p : package.tiles) {
       if (p.tile == t.logical && p.table.size > 0) {
         app.debug_regions.push_back({t.physical, p.table.address, p.table.size, kRowTableRegionName});
       }
+    }
+  }
+}
+
+void plan_exchanges(const std::vector<Step>& steps, const Package& package, std::vector<PlanStep>& out) {
+  for (const Step& step : steps) {
+    if (const auto* r = std::get_if<RepeatStep>(&step.kind)) plan_exchanges(r->body, package, out);
+    const auto* e = std::get_if<ExchangeStep>(&step.kind);
+    if (!e) continue;
+    PlanStep plan;
+    plan.step.local_index = static_cast<uint32_t>(out.size());
+    plan.step.phase = kExchangePhaseBit | e->phase;
+    plan.step.kind = ProfileStepKind::Exchange;
+    plan.step.kernel = "exchange";
+    for (const Phase& phase : package.phases) {
+      if (phase.id != e->phase) continue;
+      plan.step.operation = phase.operation;
+      plan.step.phase_label = phase.label;
+      plan.step.metadata.push_back({"execution_count", std::to_string(phase.execution_count)});
+    }
+    out.push_back(std::move(plan));
+  }
+}
+
+// The stack's profile plans describe each tile's steps (section 15.4); here they carry each
+// exchange step's phase (id, label, operation), which the code itself does not hold, so
+// that `device import` gives the steps their phases back.
+void add_plans(const std::vector<Lowered>& tiles, const Package& package, Application& app) {
+  for (const Lowered& t : tiles) {
+    for (const TileProgram& p : package.tiles) {
+      if (p.tile != t.logical) continue;
+      TileProfilePlan plan{t.physical, {}};
+      plan_exchanges(p.steps, package, plan.steps);
+      if (!plan.steps.empty()) app.profile_tiles.push_back(std::move(plan));
     }
   }
 }
@@ -202,7 +238,10 @@ Application export_application(const Package& package, const MachineDescription&
   std::map<std::string, std::vector<uint32_t>> intrinsics;
   for (uint32_t l = 0; l < machine.tiles; ++l) {
     const auto it = programs.find(l);
-    if (it == programs.end()) idle.push_back(TileProgram{.tile = l});
+    if (it == programs.end()) {
+      idle.emplace_back();
+      idle.back().tile = l;
+    }
     const TileProgram& program = it == programs.end() ? idle.back() : *it->second;
     tiles.push_back({l, topology.physical(l), lower_tile_code(program, machine, lowering)});
     for (const std::string& name : called_intrinsics(tiles.back().code)) intrinsics[name].push_back(l);
@@ -213,11 +252,13 @@ Application export_application(const Package& package, const MachineDescription&
   app.compiler_version = options.compiler_version;
   for (const Lowered& t : tiles) {
     const auto it = programs.find(t.logical);
-    const TileProgram empty{.tile = t.logical};
+    TileProgram empty;
+    empty.tile = t.logical;
     app.tiles.push_back(tile_image(t, it == programs.end() ? empty : *it->second));
   }
   add_bindings(package, topology, app);
   app.entry_points.push_back({"run", 0, 0});
+  add_plans(tiles, package, app);
   add_debug(tiles, package, app);
   validate_application(app, "export");
   return app;

@@ -57,7 +57,10 @@ class Reader {
 
   std::vector<uint32_t> u32s(capnp::List<uint32_t>::Reader in, const std::string& where) {
     charge(in.size(), where);
-    return {in.begin(), in.end()};
+    std::vector<uint32_t> out;
+    out.reserve(in.size());
+    for (uint32_t v : in) out.push_back(v);
+    return out;
   }
 
   std::vector<TileImage> tiles(capnp::List<s::TileImage>::Reader in) {

@@ -7,15 +7,10 @@
 
 #include "arch/application.hpp"
 #include "arch/errors.hpp"
+#include "arch/hex.hpp"
 
 namespace lockstep::arch {
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string at(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
 
