@@ -1,0 +1,22 @@
+#pragma once
+// A device image back to a package (docs/device.md "Import"): each tile's supervisor code
+// is read back into the authoring steps by recognising the sequences the lowering writes
+// (arch/supervisor_emitter.cpp), naming called helpers from the image's per-tile debug
+// regions; the recovered steps are lowered again and must give the image's words exactly,
+// so what imports is code Lockstep executes as the image would. Data segments become
+// package segments, bindings come back on logical tiles of `machine`.
+#include <string>
+
+#include "arch/application.hpp"
+#include "arch/machine.hpp"
+#include "arch/package.hpp"
+
+namespace lockstep::arch {
+
+// InputError, one line: "FILE: tile 12 (physical 77): address 0x6f010: word 0x12345678:
+// not code Lockstep can execute (...)", or naming what the image lacks (an image the IPU21
+// stack built is refused by name: its runtime's sequences are not recognised yet).
+Package import_application(const Application& app, const MachineDescription& machine,
+                           const std::string& file_name);
+
+}  // namespace lockstep::arch

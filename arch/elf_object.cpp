@@ -1,0 +1,86 @@
+// Reading the symbol table of an ELF32 little-endian object, every offset checked against
+// the file's size before it is read (the file is user input).
+#include "arch/elf_object.hpp"
+
+#include <cstring>
+
+#include "arch/errors.hpp"
+#include "arch/input_file.hpp"
+
+namespace lockstep::arch {
+namespace {
+
+class Bytes {
+ public:
+  Bytes(const std::string& data, std::string file) : data_(data), file_(std::move(file)) {}
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(file_ + ": " + what); }
+  void need(uint64_t offset, uint64_t size, const char* what) const {
+    if (offset > data_.size() || size > data_.size() - offset) {
+      fail(std::string("truncated ELF object: ") + what + " lies beyond the file's " +
+           std::to_string(data_.size()) + " bytes");
+    }
+  }
+  uint32_t u32(uint64_t at) const {
+    uint32_t v;
+    std::memcpy(&v, data_.data() + at, 4);
+    return v;
+  }
+  uint16_t u16(uint64_t at) const {
+    uint16_t v;
+    std::memcpy(&v, data_.data() + at, 2);
+    return v;
+  }
+  uint8_t u8(uint64_t at) const { return static_cast<uint8_t>(data_[at]); }
+  const std::string& data() const { return data_; }
+
+ private:
+  const std::string& data_;
+  std::string file_;
+};
+
+void check_header(const Bytes& b) {
+  b.need(0, 52, "the ELF header");
+  if (std::memcmp(b.data().data(), "\x7f" "ELF", 4) != 0) b.fail("not an ELF object (no \\x7fELF magic)");
+  if (b.u8(4) != 1) b.fail("not ELF32 (class " + std::to_string(b.u8(4)) + "; Colossus objects are ELF32)");
+  if (b.u8(5) != 1) b.fail("not little-endian (data " + std::to_string(b.u8(5)) + ")");
+  if (b.u16(18) != kColossusMachine) {
+    b.fail("e_machine " + std::to_string(b.u16(18)) + " is not Colossus (0xf8 = 248)");
+  }
+}
+
+}  // namespace
+
+std::set<std::string> read_elf_symbols(const std::string& path) {
+  const std::string data = read_regular_file(path, uint64_t{1} << 30);
+  const Bytes b(data, path);
+  check_header(b);
+  const uint32_t shoff = b.u32(32);
+  const uint16_t shentsize = b.u16(46);
+  const uint16_t shnum = b.u16(48);
+  if (shnum > 0 && shentsize < 40) b.fail("e_shentsize " + std::to_string(shentsize) + " is below 40");
+  b.need(shoff, uint64_t{shnum} * shentsize, "the section headers");
+  std::set<std::string> names;
+  for (uint32_t i = 0; i < shnum; ++i) {
+    const uint64_t sh = shoff + uint64_t{i} * shentsize;
+    if (b.u32(sh + 4) != 2) continue;  // SHT_SYMTAB
+    const uint32_t offset = b.u32(sh + 16), size = b.u32(sh + 20), link = b.u32(sh + 24);
+    if (link >= shnum) b.fail("symbol table's string table index " + std::to_string(link) + " does not exist");
+    const uint64_t strsh = shoff + uint64_t{link} * shentsize;
+    const uint32_t stroff = b.u32(strsh + 16), strsize = b.u32(strsh + 20);
+    b.need(offset, size, "the symbol table");
+    b.need(stroff, strsize, "the string table");
+    for (uint64_t s = offset; s + 16 <= uint64_t{offset} + size; s += 16) {
+      const uint32_t name = b.u32(s);
+      const uint16_t section = b.u16(s + 14);
+      if (section == 0 || name == 0) continue;  // undefined, or no name
+      if (name >= strsize) b.fail("a symbol's name offset " + std::to_string(name) + " is beyond the string table");
+      const char* start = data.data() + stroff + name;
+      const size_t length = strnlen(start, strsize - name);
+      if (length == strsize - name) b.fail("a symbol's name runs off the string table");
+      names.insert(std::string(start, length));
+    }
+  }
+  return names;
+}
+
+}  // namespace lockstep::arch

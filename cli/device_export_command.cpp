@@ -1,0 +1,56 @@
+// `lockstep device export PACKAGE -o app.ipuexe [--object FILE]`: the package as the IPU21
+// stack's application package (docs/device.md "Export", IPU21-DEVICE.md section 12).
+#include <iostream>
+#include <memory>
+
+#include "arch/atomic_file.hpp"
+#include "cli/device_command.hpp"
+#include "cli/device_image.hpp"
+#include "cli/options.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+struct ExportArgs {
+  std::string package;
+  std::string output;
+  std::string object;
+  uint32_t invocations = 1;
+};
+
+int export_image(const ExportArgs& args) {
+  arch::check_output_file(args.output, "-o");
+  arch::refuse_overwriting_input(args.output, {args.package});
+  arch::ExportOptions options;
+  options.invocations = args.invocations;
+  options.object_path = args.object;
+  const size_t tiles = write_device_image(args.package, args.output, options);
+  std::cout << args.output << ": " << tiles << " tiles\n";
+  return kExitOk;
+}
+
+const DeviceSubcommandRegistration registration{
+    "export", [](CLI::App& app) {
+      auto* cmd = app.add_subcommand(
+          "export",
+          "Write the package as a device image: the IPU21 stack's application package (.ipuexe,\n"
+          "docs/device.md \"Export\"). Every tile of the package's machine gets an image, sorted by\n"
+          "physical id: the entry stub at 0x4c010, its supervisor code (the steps lowered as\n"
+          "`lockstep run` executes them), the package's data; bindings on physical tiles; one\n"
+          "entry point \"run\". Kernel steps call worker code only a vendor compiler makes: such\n"
+          "a package is refused (--object is checked but linking it is not supported yet).\n"
+          "Exit 0 ok, 2 bad input (nothing written).");
+      auto args = std::make_shared<ExportArgs>();
+      cmd->add_option("PACKAGE", args->package, "the package file")->required();
+      cmd->add_option("-o,--output", args->output, "the image to write (.ipuexe)")->required();
+      cmd->add_option("--object", args->object,
+                      "an ELF object (ELF32 LE, e_machine 0xf8) defining the kernels' symbols");
+      cmd->add_option("--invocations", args->invocations,
+                      "the program runs this many times back to back, looping in code")
+          ->check(CLI::Range(1u, 1000000u));
+      add_common_options(*cmd);
+      return [args]() { return export_image(*args); };
+    }};
+
+}  // namespace
+}  // namespace lockstep::cli

@@ -1,0 +1,180 @@
+// `device export`, `device import` and `device run` as a user runs them: a compiled
+// synthetic package (exchanges, syncs, Repeats, patches; no kernels) exports, imports and
+// exports again to the same bytes, and the imported package runs like the original; a
+// package with kernels is refused naming them; `device run` drives a runner that calls
+// `device simulate`, and refuses failing, slow and sloppy runners leaving nothing behind.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "arch/application.hpp"
+#include "support/test_support.hpp"
+
+namespace lockstep {
+namespace {
+
+using testing::run_lockstep;
+namespace fs = std::filesystem;
+
+void expect_bad_input(const testing::CommandResult& r, const std::string& text) {
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// Nothing named NAME or NAME.tmp-* in `dir`.
+void expect_nothing_written(const std::string& dir, const std::string& name) {
+  EXPECT_FALSE(fs::exists(dir + "/" + name));
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename().string().rfind(name + ".tmp-", 0), std::string::npos) << entry.path();
+  }
+}
+
+class DeviceImage : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = testing::temp_dir("device-image");
+    package_ = testing::source_path("tests/integration/packages/back_to_back.yaml");
+  }
+  static std::string dir_;
+  static std::string package_;
+};
+std::string DeviceImage::dir_;
+std::string DeviceImage::package_;
+
+// The compiler places its row table at 0x4c000 today, where the loader's launch slot is
+// (IPU21-DEVICE.md section 13): a compiled package is refused naming the tile and address.
+TEST_F(DeviceImage, DataBelowTheEntryStubIsRefused) {
+  const std::string capture = dir_ + "/synth.yaml", compiled = dir_ + "/synth.capnp";
+  ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "2", "--seed",
+                          "5", "--machine", "ipu21-c600-t16", "-o", capture}).exit_code, 0);
+  ASSERT_EQ(run_lockstep({"compile", capture, "--no-proof", "-o", compiled}).exit_code, 0);
+  expect_bad_input(run_lockstep({"device", "export", compiled, "-o", dir_ + "/synth.ipuexe"}),
+                   "export: tile 0 (physical 0): data at 0x4c000 lies below 0x4c018");
+  expect_nothing_written(dir_, "synth.ipuexe");
+}
+
+TEST_F(DeviceImage, ExportImportExportGivesTheSameBytesForEachPackage) {
+  for (const char* name : {"p2p_3w", "multicast", "paired"}) {
+    const std::string pkg = testing::source_path(std::string("tests/integration/packages/") + name + ".yaml");
+    const std::string a = dir_ + "/" + name + ".ipuexe", b = dir_ + "/" + name + ".again.ipuexe";
+    ASSERT_EQ(run_lockstep({"device", "export", pkg, "-o", a}).exit_code, 0) << name;
+    const auto r = run_lockstep({"device", "import", a, "-o", dir_ + "/" + name + ".capnp", "--machine", "ipu21-c600-t16"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(run_lockstep({"device", "export", dir_ + "/" + name + ".capnp", "-o", b}).exit_code, 0) << name;
+    EXPECT_EQ(testing::read_file(a), testing::read_file(b)) << name;
+  }
+}
+
+TEST_F(DeviceImage, ExportImportExportGivesTheSameBytes) {
+  const std::string a = dir_ + "/a.ipuexe", b = dir_ + "/b.ipuexe", back = dir_ + "/back.capnp";
+  const auto exported = run_lockstep({"device", "export", package_, "-o", a});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const arch::Application app = arch::read_application(a);
+  ASSERT_EQ(app.tiles.size(), 16u);
+  for (size_t i = 1; i < app.tiles.size(); ++i) EXPECT_LT(app.tiles[i - 1].physical_tile, app.tiles[i].physical_tile);
+  for (const auto& tile : app.tiles) {
+    EXPECT_EQ(tile.entry_point, 0x4c010u);
+    EXPECT_EQ(tile.diagnostic_address, 0x58000u);
+    ASSERT_FALSE(tile.segments.empty());
+    EXPECT_EQ(tile.segments.front().address, 0x4c010u);  // the loader's rule (section 13)
+  }
+  EXPECT_EQ(app.entry_points, (std::vector<arch::EntryPoint>{{"run", 0, 0}}));
+
+  const auto imported = run_lockstep({"device", "import", a, "-o", back, "--machine", "ipu21-c600-t16"});
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  const auto again = run_lockstep({"device", "export", back, "-o", b});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(testing::read_file(a), testing::read_file(b));
+
+  // The imported package runs as the original does.
+  const auto original = run_lockstep({"run", package_, "--json"});
+  const auto copy = run_lockstep({"run", back, "--json"});
+  ASSERT_EQ(original.exit_code, 0) << original.err;
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  EXPECT_EQ(nlohmann::json::parse(original.out)["total_cycles"], nlohmann::json::parse(copy.out)["total_cycles"]);
+}
+
+TEST_F(DeviceImage, ImportNamesAWordItCannotExecute) {
+  const std::string a = dir_ + "/flip.ipuexe";
+  ASSERT_EQ(run_lockstep({"device", "export", package_, "-o", a}).exit_code, 0);
+  arch::Application app = arch::read_application(a);
+  // The last code word of the first tile (its halt) becomes a trap.
+  const arch::DebugRegion* code = nullptr;
+  for (const auto& r : app.debug_regions) {
+    if (r.physical_tile == app.tiles[0].physical_tile && r.name == "generated tile program") code = &r;
+  }
+  ASSERT_NE(code, nullptr);
+  for (auto& seg : app.tiles[0].segments) {
+    if (seg.address == code->address) {
+      seg.data[seg.data.size() - 4] = 0x00;
+      seg.data[seg.data.size() - 3] = 0x10;
+      seg.data[seg.data.size() - 2] = 0x80;
+      seg.data[seg.data.size() - 1] = 0x41;
+    }
+  }
+  arch::write_application(app, a);
+  const auto r = run_lockstep({"device", "import", a, "-o", dir_ + "/flip.capnp", "--machine", "ipu21-c600-t16"});
+  expect_bad_input(r, "word 0x41801000: not code Lockstep can execute");
+  EXPECT_NE(r.err.find("tile 0 (physical 0)"), std::string::npos) << r.err;
+  expect_nothing_written(dir_, "flip.capnp");
+}
+
+TEST_F(DeviceImage, ForeignFilesAreOneLine) {
+  const std::string binary = dir_ + "/pkg.capnp";
+  ASSERT_EQ(run_lockstep({"package", "convert", package_, "-o", binary}).exit_code, 0);
+  expect_bad_input(run_lockstep({"device", "import", binary, "-o", dir_ + "/x.capnp"}), "is a Lockstep package");
+  const std::string cut = dir_ + "/cut.ipuexe";
+  ASSERT_EQ(run_lockstep({"device", "export", package_, "-o", cut}).exit_code, 0);
+  const std::string bytes = testing::read_file(cut);
+  testing::write_file(cut, bytes.substr(0, bytes.size() / 2 & ~size_t{7}));
+  expect_bad_input(run_lockstep({"device", "import", cut, "-o", dir_ + "/x.capnp"}), "truncated device image");
+  expect_nothing_written(dir_, "x.capnp");
+}
+
+TEST_F(DeviceImage, KernelsNeedVendorCode) {
+  const std::string pkg = testing::source_path("tests/integration/packages/repeat27.yaml");
+  const auto r = run_lockstep({"device", "export", pkg, "-o", dir_ + "/k.ipuexe"});
+  expect_bad_input(r, "export: kernels need vendor-compiled worker code: lockstep_kernel_checksum_2 (tiles ");
+  EXPECT_NE(r.err.find("give --object FILE providing them"), std::string::npos);
+  expect_nothing_written(dir_, "k.ipuexe");
+}
+
+TEST_F(DeviceImage, RunDrivesARunnerThatSimulates) {
+  const std::string runner = "\"" + std::string(LOCKSTEP_BINARY_PATH) +
+                             "\" device simulate \"$LOCKSTEP_PACKAGE\" -o \"$LOCKSTEP_RESULT_DIR\" "
+                             "--invocations \"$LOCKSTEP_INVOCATIONS\" >/dev/null && test -s \"$1\" && "
+                             "test \"$2\" = \"$LOCKSTEP_RESULT_DIR\" && test \"$3\" = \"$LOCKSTEP_PACKAGE\"";
+  const auto r = run_lockstep({"device", "run", package_, "--runner", runner, "-o", dir_ + "/dev", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto result = nlohmann::json::parse(testing::read_file(dir_ + "/dev/result.json"));
+  EXPECT_EQ(result["runner"], "lockstep-simulator");
+  EXPECT_EQ(result["status"], "ok");
+  expect_nothing_written(dir_, "dev.tmp");
+  // The folder checks against a plain simulation of the same package.
+  ASSERT_EQ(run_lockstep({"device", "simulate", package_, "-o", dir_ + "/sim"}).exit_code, 0);
+  const auto check = run_lockstep({"crosscheck", "--simulated", dir_ + "/sim", "--device", dir_ + "/dev", "-o",
+                                   dir_ + "/report", "--max-total-error", "0"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+TEST_F(DeviceImage, RunRefusesFailingSlowAndSloppyRunners) {
+  expect_bad_input(run_lockstep({"device", "run", package_, "--runner", "exit 3", "-o", dir_ + "/f1"}),
+                   "the runner exited with status 3; no result folder written");
+  expect_nothing_written(dir_, "f1");
+  const auto slow = run_lockstep(
+      {"device", "run", package_, "--runner", "sleep 30 & sleep 30", "-o", dir_ + "/f2", "--timeout", "0.5"});
+  expect_bad_input(slow, "the runner took longer than --timeout");
+  expect_nothing_written(dir_, "f2");
+  expect_bad_input(run_lockstep({"device", "run", package_, "--runner", "echo '{}' > \"$LOCKSTEP_RESULT_DIR/result.json\"",
+                                 "-o", dir_ + "/f3"}),
+                   "the runner left a malformed result folder");
+  expect_nothing_written(dir_, "f3");
+  expect_bad_input(run_lockstep({"device", "run", package_, "--runner", "true", "-o", dir_ + "/f4"}),
+                   "the runner left a malformed result folder");
+  expect_nothing_written(dir_, "f4");
+}
+
+}  // namespace
+}  // namespace lockstep
