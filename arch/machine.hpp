@@ -61,6 +61,10 @@ MachineDescription parse_machine_yaml(const std::string& text, const std::string
 std::string machine_to_yaml(const MachineDescription& machine);
 std::string machine_digest(const MachineDescription& machine);  // 16 hex digits
 
+// Bytes at sram_base that no package may use: the loader's launch slot (0x10) and the
+// application's 8-byte entry stub (IPU21-DEVICE.md sections 1 and 13).
+inline constexpr uint32_t kEntryStubEnd = 0x18;
+
 // The name of the default machine used when a command is given none.
 inline constexpr const char* kDefaultMachine = "ipu21-c600";
 

@@ -77,7 +77,7 @@ uint32_t place_area(const TileProgram& program, const MachineDescription& machin
     }
   }
   // The loader's launch slot and the entry stub (IPU21-DEVICE.md section 1) stay free.
-  const uint64_t low = uint64_t(machine.sram_base) + 0x18;
+  const uint64_t low = uint64_t(machine.sram_base) + kEntryStubEnd;
   const uint64_t high = machine.row_region_end;
   uint64_t largest = 0;
   // Gap i lies between merged[i-1] and merged[i]; walk them from the top down.

@@ -41,7 +41,8 @@ bool ElementUse::find_free(uint32_t bytes, uint32_t& address, uint32_t& largest_
     const uint64_t next = std::min<uint64_t>((a / step + 1) * step, machine_->row_region_end);
     const bool free = !used(machine_->element_of(static_cast<uint32_t>(a)));
     if (free && !in_run) {
-      run_start = (a + 7) & ~uint64_t{7};
+      // The bottom of SRAM holds the loader's slot and the entry stub of a device image.
+      run_start = (std::max<uint64_t>(a, uint64_t{machine_->sram_base} + arch::kEntryStubEnd) + 7) & ~uint64_t{7};
       in_run = true;
     }
     if (!free) in_run = false;

@@ -43,16 +43,46 @@ class DeviceImage : public ::testing::Test {
 std::string DeviceImage::dir_;
 std::string DeviceImage::package_;
 
-// The compiler places its row table at 0x4c000 today, where the loader's launch slot is
-// (IPU21-DEVICE.md section 13): a compiled package is refused naming the tile and address.
-TEST_F(DeviceImage, DataBelowTheEntryStubIsRefused) {
+// A compiled synthetic package (its table above the loader's slot and the entry stub)
+// exports, imports back byte for byte, and the imported package runs to the same cycles
+// and memory.
+TEST_F(DeviceImage, CompiledPackagesExportAndRoundTrip) {
   const std::string capture = dir_ + "/synth.yaml", compiled = dir_ + "/synth.capnp";
   ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "2", "--seed",
                           "5", "--machine", "ipu21-c600-t16", "-o", capture}).exit_code, 0);
-  ASSERT_EQ(run_lockstep({"compile", capture, "--no-proof", "-o", compiled}).exit_code, 0);
-  expect_bad_input(run_lockstep({"device", "export", compiled, "-o", dir_ + "/synth.ipuexe"}),
+  ASSERT_EQ(run_lockstep({"compile", capture, "-o", compiled}).exit_code, 0);
+  const std::string image = dir_ + "/synth.ipuexe", imported = dir_ + "/synth-imported.capnp",
+                    again = dir_ + "/synth-again.ipuexe";
+  auto r = run_lockstep({"device", "export", compiled, "-o", image});
+  if (r.exit_code != 0 && r.err.find("vendor-compiled") != std::string::npos) {
+    // With the proof's checksum kernels the export needs an object; without them it runs.
+    ASSERT_EQ(run_lockstep({"compile", capture, "--no-proof", "-o", compiled}).exit_code, 0);
+    r = run_lockstep({"device", "export", compiled, "-o", image});
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_lockstep({"device", "import", image, "--machine", "ipu21-c600-t16", "-o", imported});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run_lockstep({"device", "export", imported, "-o", again}).exit_code, 0);
+  EXPECT_EQ(testing::read_file(image), testing::read_file(again));
+  const auto original_run = run_lockstep({"run", compiled, "--json"});
+  const auto imported_run = run_lockstep({"run", imported, "--json"});
+  ASSERT_EQ(original_run.exit_code, 0) << original_run.err;
+  ASSERT_EQ(imported_run.exit_code, 0) << imported_run.err;
+  const auto a = nlohmann::json::parse(original_run.out), b = nlohmann::json::parse(imported_run.out);
+  EXPECT_EQ(a["total_cycles"], b["total_cycles"]);
+}
+
+// Data at the loader's launch slot (IPU21-DEVICE.md section 13) is refused naming the tile.
+TEST_F(DeviceImage, DataBelowTheEntryStubIsRefused) {
+  std::string yaml = testing::read_file(testing::source_path("tests/integration/packages/p2p_3w.yaml"));
+  const std::string anchor = "      - {address: 0x60000, size: 12, fill: {tokens: 7}}\n";
+  ASSERT_NE(yaml.find(anchor), std::string::npos);
+  yaml.replace(yaml.find(anchor), anchor.size(), anchor + "      - {address: 0x4c000, words: [1]}\n");
+  const std::string path = dir_ + "/low.yaml";
+  testing::write_file(path, yaml);
+  expect_bad_input(run_lockstep({"device", "export", path, "-o", dir_ + "/low.ipuexe"}),
                    "export: tile 0 (physical 0): data at 0x4c000 lies below 0x4c018");
-  expect_nothing_written(dir_, "synth.ipuexe");
+  expect_nothing_written(dir_, "low.ipuexe");
 }
 
 TEST_F(DeviceImage, ExportImportExportGivesTheSameBytesForEachPackage) {
