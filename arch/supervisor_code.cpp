@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "arch/errors.hpp"
 #include "arch/hex.hpp"
@@ -60,6 +61,20 @@ void used_by_steps(const std::vector<Step>& steps, std::vector<Range>& used) {
   }
 }
 
+// The highest 8-aligned start for `bytes` in [low, high) outside every merged range.
+std::optional<uint32_t> highest_gap(const std::vector<Range>& merged, uint64_t low, uint64_t high, uint32_t bytes,
+                                    uint64_t& largest) {
+  // Gap i lies between merged[i-1] and merged[i]; walk them from the top down.
+  for (size_t i = merged.size() + 1; i-- > 0;) {
+    const uint64_t gap_start = (std::max(low, i == 0 ? low : merged[i - 1].second) + 7) & ~uint64_t(7);
+    const uint64_t gap_end = std::min(high, i == merged.size() ? high : merged[i].first);
+    if (gap_end <= gap_start) continue;
+    largest = std::max(largest, gap_end - gap_start);
+    if (gap_end - gap_start >= bytes) return static_cast<uint32_t>((gap_end - bytes) & ~uint64_t(7));
+  }
+  return std::nullopt;
+}
+
 // The highest 8-aligned start for `bytes` below row_region_end that avoids every used range.
 uint32_t place_area(const TileProgram& program, const MachineDescription& machine, uint32_t bytes) {
   std::vector<Range> used;
@@ -80,13 +95,12 @@ uint32_t place_area(const TileProgram& program, const MachineDescription& machin
   const uint64_t low = uint64_t(machine.sram_base) + kEntryStubEnd;
   const uint64_t high = machine.row_region_end;
   uint64_t largest = 0;
-  // Gap i lies between merged[i-1] and merged[i]; walk them from the top down.
-  for (size_t i = merged.size() + 1; i-- > 0;) {
-    const uint64_t gap_start = (std::max(low, i == 0 ? low : merged[i - 1].second) + 7) & ~uint64_t(7);
-    const uint64_t gap_end = std::min(high, i == merged.size() ? high : merged[i].first);
-    if (gap_end <= gap_start) continue;
-    largest = std::max(largest, gap_end - gap_start);
-    if (gap_end - gap_start >= bytes) return static_cast<uint32_t>((gap_end - bytes) & ~uint64_t(7));
+  // The table region first: transfers stay out of it by convention (arch/capture.hpp), so
+  // receives cannot land on the code; then anywhere else, from the top down.
+  const uint64_t table_end = uint64_t(program.table.address) + program.table.size;
+  for (const auto& [lo, hi] : {Range{std::max(low, uint64_t(program.table.address)), std::min(high, table_end)},
+                               Range{low, high}}) {
+    if (const auto start = highest_gap(merged, lo, hi, bytes, largest)) return *start;
   }
   throw InputError("tile " + std::to_string(program.tile) + ": no room for " + std::to_string(bytes) +
                    " bytes of supervisor code below " + hex(machine.row_region_end) +

@@ -67,9 +67,10 @@ struct LoweringOptions {
   uint32_t invocations = 1;  // >1: the program loops in code (IPU21-DEVICE.md 8.1)
 };
 
-// Lowers one tile's program. The area goes in the highest free run below
-// machine.row_region_end that no segment (rows included), kernel operand, pointer slot or
-// patched word of the tile uses; the unused part of the table region is free. Throws InputError ("tile 3: ...") when there is no room or a
+// Lowers one tile's program. The area goes in the highest free run that no segment (rows
+// included), kernel operand, pointer slot or patched word of the tile uses: inside the
+// table region if it fits there (transfers stay out of it), else anywhere below
+// machine.row_region_end. Throws InputError ("tile 3: ...") when there is no room or a
 // value does not fit a register.
 TileCode lower_tile_code(const TileProgram& program, const MachineDescription& machine,
                          const LoweringOptions& options = {});

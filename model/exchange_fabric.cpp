@@ -1,5 +1,7 @@
 #include "model/exchange_fabric.hpp"
 
+#include "arch/hex.hpp"
+
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
 
@@ -190,6 +192,26 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
   });
 }
 
+// A receive that lands on a tile's supervisor code area (instructions, tables, stack) would
+// change what the tile runs; the lowering keeps the area out of every known operand, but
+// receive destinations are known only here.
+void ExchangeFabric::report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release) {
+  for (const WriteRun& w : e.outcome.writes) {
+    const arch::TileCode& code = tiles[w.receiver]->code();
+    if (uint64_t(w.address) + w.bytes <= code.base || w.address >= code.end()) continue;
+    RecordedHazard r;
+    r.cycle = release + static_cast<uint64_t>(std::max<int64_t>(0, w.first_write_event));
+    r.phase = tiles[w.receiver]->current_phase();
+    r.iteration = tiles[w.receiver]->iteration();
+    r.hazard.kind = HazardClass::InstructionAccess;
+    r.hazard.tile = tiles[w.receiver]->logical();
+    r.hazard.instruction = "receive";
+    r.hazard.detail = std::to_string(w.bytes) + " bytes at " + arch::hex(w.address) +
+                      " land in the tile's supervisor code area " + arch::hex(code.base) + ".." + arch::hex(code.end());
+    monitor_.report(std::move(r));
+  }
+}
+
 std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* const> tiles) {
   const uint64_t release = sc_core::sc_time_stamp().value();
   std::vector<PhaseTile> inputs(tiles.size());
@@ -212,6 +234,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   const PhaseOutcome& outcome = e.outcome;
 
   copy_words(e, tiles);
+  report_code_writes(e, tiles, release);
   for (size_t i = 0; i < tiles.size(); ++i) {
     tiles[i]->mux = outcome.final_mux[i];
     tiles[i]->paired_mux = outcome.final_paired_mux[i];

@@ -47,6 +47,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs);
   void plan_copies(Executed& e) const;
   void copy_words(const Executed& e, std::span<Tile* const> tiles);
+  void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);
 
   const arch::MachineDescription& machine_;
   const arch::Topology& topology_;

@@ -117,6 +117,19 @@ void Tile::step_hazard(HazardClass kind, const std::string& what, const std::str
 
 void Tile::run_pending_kernels() {
   for (PendingKernel& k : pending_) {
+    // A kernel's operands must stay out of the code area (an indirect operand's target is
+    // known only now).
+    if (const arch::KernelSignature* sig = arch::find_kernel_signature(*k.name)) {
+      const auto spans = sig->operand_bytes(k.scalars, k.operands.size());
+      for (size_t i = 0; i < k.operands.size(); ++i) {
+        if (uint64_t(k.operands[i]) + spans[i] <= code_.base || k.operands[i] >= code_.end()) continue;
+        k.context.hazard.kind = HazardClass::InstructionAccess;
+        k.context.hazard.detail = "operands[" + std::to_string(i) + "] " + hex(k.operands[i]) + "+" +
+                                  std::to_string(spans[i]) + " overlaps the supervisor code area " +
+                                  hex(code_.base) + ".." + hex(code_.end());
+        kernel_hazards_.push_back(k.context);
+      }
+    }
     try {
       k.kernel->execute(k.operands, k.scalars, memory_);
     } catch (const std::out_of_range& e) {

@@ -2,6 +2,7 @@
 // their readers as ordinary tests: every file reads or fails as bad input.
 #include <gtest/gtest.h>
 
+#include "arch/application.hpp"
 #include "arch/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/package_io.hpp"
@@ -30,6 +31,17 @@ TEST(ReaderCorpus, Profile) {
     for (const auto& tile : profile.tiles) {
       for (const auto& s : tile.samples) EXPECT_LT(s.step, profile.steps.size());
     }
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, Application) {
+  const auto outcome = run_corpus("application", [](const std::string& path) {
+    const Application app = read_application(path);
+    const std::string bytes = application_bytes(app);
+    EXPECT_EQ(parse_application(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "again"), app);
   });
   EXPECT_GE(outcome.files, 5u);
   EXPECT_GT(outcome.read, 0u);

@@ -170,3 +170,65 @@ TEST(RunCommand, WritesOutputBindingsAndRejectsBadInput) {
 
 }  // namespace
 }  // namespace lockstep::testing
+
+namespace lockstep::testing {
+namespace {
+
+// The base of a tile's supervisor code area, from `disasm --code`'s header line.
+uint32_t code_base(const std::string& package_path, uint32_t tile) {
+  const auto r = run_lockstep({"disasm", package_path, "--tile", std::to_string(tile), "--code"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.out.find("supervisor code at 0x");
+  EXPECT_NE(at, std::string::npos) << r.out;
+  return static_cast<uint32_t>(std::stoul(r.out.substr(at + 21, 8), nullptr, 16));
+}
+
+bool has_code_hazard(const std::string& package_path, const std::string& detail) {
+  const auto r = run_lockstep({"run", package_path, "--json", "--keep-going"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& h : j["hazards"]) {
+    if (h["kind"] == "instruction-access" && h["detail"].get<std::string>().find(detail) != std::string::npos) return true;
+  }
+  ADD_FAILURE() << r.out;
+  return false;
+}
+
+std::string hex_text(uint32_t v) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%x", v);
+  return text;
+}
+
+// Receives and kernel operands are known only at run time; one that lands on the code a
+// tile executes is reported (docs/supervisor-code.md, placement).
+TEST(SupervisorCodeArea, AReceiveOrAKernelOnTheCodeIsAHazard) {
+  const std::string dir = temp_dir("code_area");
+  const std::string original = read_file(package("p2p_3w"));
+  const std::string path = dir + "/p2p.yaml";
+  write_file(path, original);
+  const uint32_t base = code_base(path, 1);
+  std::string yaml = original;
+  const std::string from = "incoming_base: 0x70000";
+  yaml.replace(yaml.find(from), from.size(), "incoming_base: " + hex_text(base + 8));
+  write_file(path, yaml);
+  EXPECT_TRUE(has_code_hazard(path, "land in the tile's supervisor code area"));
+
+  // Tile 1 fills 16 bytes through a pointer that holds an address inside its code.
+  yaml = original;
+  const std::string steps = "      - exchange: {phase: 1, row: 0x50000, incoming_base: 0x70000}\n";
+  yaml.replace(yaml.find(steps), steps.size(),
+               steps + "      - kernel: {name: fill, operands: [{pointer: 0x68000}], scalars: [16, 0]}\n");
+  const std::string segment = "      - {address: 0x50000, words: [64000000, 64008640, 61800000, 40a00007, 43a00000]}\n";
+  yaml.replace(yaml.find(segment), segment.size(), segment + "      - {address: 0x68000, words: [12345678]}\n");
+  write_file(path, yaml);
+  const uint32_t kernel_base = code_base(path, 1);
+  char word[16];
+  std::snprintf(word, sizeof word, "%08x", kernel_base + 16);
+  yaml.replace(yaml.find("12345678"), 8, word);
+  write_file(path, yaml);
+  EXPECT_TRUE(has_code_hazard(path, "overlaps the supervisor code area"));
+}
+
+}  // namespace
+}  // namespace lockstep::testing
