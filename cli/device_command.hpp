@@ -1,7 +1,6 @@
 #pragma once
 // `lockstep device SUBCOMMAND`: the device path (docs/device.md). Each subcommand lives in
-// its own file and registers itself here, as `profile`'s do (simulate today; export, import
-// and run later).
+// its own file and registers itself here, as `profile`'s do (simulate, export, import, run).
 #include "cli/command_registry.hpp"
 
 namespace lockstep::cli {
