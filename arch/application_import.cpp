@@ -4,15 +4,18 @@
 #include "arch/application_import.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <map>
 
 #include "arch/application_export.hpp"
+#include "arch/application_import_parts.hpp"
 #include "arch/code_reader.hpp"
 #include "arch/errors.hpp"
 #include "arch/hex.hpp"
 #include "arch/supervisor_code.hpp"
+#include "arch/tile_image_memory.hpp"
 #include "arch/topology.hpp"
 
 namespace lockstep::arch {
@@ -23,29 +26,6 @@ std::string word_hex(uint32_t word) {
   std::snprintf(buf, sizeof buf, "0x%08x", word);
   return buf;
 }
-
-// A tile's SRAM as the loader leaves it: segments over zeros.
-class TileMemory {
- public:
-  explicit TileMemory(const TileImage& image) : image_(image) {}
-  uint32_t word(uint32_t address) const {
-    uint32_t w = 0;
-    for (int b = 0; b < 4; ++b) w |= uint32_t{byte(address + b)} << (8 * b);
-    return w;
-  }
-
- private:
-  uint8_t byte(uint32_t address) const {
-    for (const AppSegment& s : image_.segments) {
-      if (address >= s.address && address - s.address < s.memory_size) {
-        const uint32_t at = address - s.address;
-        return at < s.data.size() ? s.data[at] : 0;
-      }
-    }
-    return 0;
-  }
-  const TileImage& image_;
-};
 
 struct TileContext {
   std::string where;  // "FILE: tile 3 (physical 77)"
@@ -62,14 +42,11 @@ struct TileContext {
                    ": not code Lockstep can execute (" + what + ")");
 }
 
-void refuse_stack_image(const Application& app, const std::string& file) {
+bool built_by_stack(const Application& app) {
   for (const DebugSymbol& s : app.debug_symbols) {
-    if (s.name.rfind("ipu_stack_static_", 0) == 0) {
-      throw InputError(file + ": built by the IPU21 stack (runtime symbol " + s.name +
-                       "): importing the stack's own runtime sequences is not supported yet; only images "
-                       "`lockstep device export` wrote import");
-    }
+    if (s.name.rfind("ipu_stack_static_", 0) == 0) return true;
   }
+  return false;
 }
 
 TileContext tile_context(const Application& app, const TileImage& image, const Topology& topology,
@@ -127,31 +104,7 @@ std::vector<Segment> data_segments(const TileContext& t) {
   return out;
 }
 
-// The phases of a tile's exchange steps, in pre-order, from its profile plan when export
-// wrote one (else numbered in order).
-void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, uint32_t& next,
-                   std::map<uint32_t, Phase>& phases) {
-  for (Step& step : steps) {
-    if (auto* r = std::get_if<RepeatStep>(&step.kind)) assign_phases(r->body, plan, next, phases);
-    auto* e = std::get_if<ExchangeStep>(&step.kind);
-    if (!e) continue;
-    const uint32_t index = next++;
-    Phase phase{index, "phase " + std::to_string(index), 1, ""};
-    if (plan && index < plan->size()) {
-      const ProfileStep& p = (*plan)[index].step;
-      phase.id = p.phase & ~kExchangePhaseBit;
-      phase.label = p.phase_label;
-      phase.operation = p.operation;
-      for (const auto& m : p.metadata) {
-        if (m.name == "execution_count") phase.execution_count = static_cast<uint32_t>(std::stoul(m.value));
-      }
-    }
-    e->phase = phase.id;
-    phases.emplace(phase.id, phase);
-  }
-}
-
-std::vector<uint32_t> area_words(const TileMemory& memory, uint32_t base, uint32_t end) {
+std::vector<uint32_t> area_words(const TileImageMemory& memory, uint32_t base, uint32_t end) {
   std::vector<uint32_t> words;
   for (uint32_t a = base; a < end; a += 4) words.push_back(memory.word(a));
   return words;
@@ -159,7 +112,7 @@ std::vector<uint32_t> area_words(const TileMemory& memory, uint32_t base, uint32
 
 TileProgram import_tile(const TileContext& t, const MachineDescription& machine, std::map<uint32_t, Phase>& phases,
                         const std::vector<PlanStep>* plan) {
-  const TileMemory memory(*t.image);
+  const TileImageMemory memory(*t.image);
   const uint32_t base = t.code->address;
   TileProgram program;
   program.tile = t.logical;
@@ -206,7 +159,37 @@ TileProgram import_tile(const TileContext& t, const MachineDescription& machine,
   return program;
 }
 
-ElementType element_of(const std::string& dtype) {
+}  // namespace
+
+// The phases of a tile's exchange steps, in pre-order, from its profile plan when export
+// wrote one (else numbered in order).
+void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, uint32_t& next,
+                   std::map<uint32_t, Phase>& phases) {
+  for (Step& step : steps) {
+    if (auto* r = std::get_if<RepeatStep>(&step.kind)) assign_phases(r->body, plan, next, phases);
+    auto* e = std::get_if<ExchangeStep>(&step.kind);
+    if (!e) continue;
+    const uint32_t index = next++;
+    Phase phase{index, "phase " + std::to_string(index), 1, ""};
+    if (plan && index < plan->size()) {
+      const ProfileStep& p = (*plan)[index].step;
+      phase.id = p.phase & ~kExchangePhaseBit;
+      if (!p.phase_label.empty()) phase.label = p.phase_label;  // the stack's plans have none
+      phase.operation = p.operation;
+      for (const auto& m : p.metadata) {
+        uint32_t count = 0;
+        const auto [end, error] = std::from_chars(m.value.data(), m.value.data() + m.value.size(), count);
+        if (m.name == "execution_count" && error == std::errc() && end == m.value.data() + m.value.size() && count > 0) {
+          phase.execution_count = count;
+        }
+      }
+    }
+    e->phase = phase.id;
+    phases.emplace(phase.id, phase);
+  }
+}
+
+static ElementType element_of(const std::string& dtype) {
   if (dtype == "f16") return ElementType::Float16;
   if (dtype == "f32") return ElementType::Float32;
   return ElementType::Bytes;
@@ -231,11 +214,9 @@ void import_bindings(const Application& app, const Topology& topology, Package& 
   add(app.weights, BindingKind::Weight);
 }
 
-}  // namespace
-
 Package import_application(const Application& app, const MachineDescription& machine, const std::string& file_name) {
-  refuse_stack_image(app, file_name);
   const Topology topology(machine);
+  if (built_by_stack(app)) return import_stack_application(app, machine, file_name);
   Package package;
   package.machine_name = machine.name;
   package.machine_digest = machine.digest;

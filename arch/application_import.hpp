@@ -14,9 +14,16 @@
 namespace lockstep::arch {
 
 // InputError, one line: "FILE: tile 12 (physical 77): address 0x6f010: word 0x12345678:
-// not code Lockstep can execute (...)", or naming what the image lacks (an image the IPU21
-// stack built is refused by name: its runtime's sequences are not recognised yet).
+// not code Lockstep can execute (...)", or naming what the image lacks. An image the IPU21
+// stack built (runtime symbols ipu_stack_static_*) goes to import_stack_application.
 Package import_application(const Application& app, const MachineDescription& machine,
                            const std::string& file_name);
+
+// An image the IPU21 stack built (arch/application_import_stack.cpp): its generated code read
+// back with arch/stack_code_reader.hpp. The steps run on Lockstep's lowering (its runtime
+// differs from the stack's, so there is no word comparison); kernels, host phases and
+// checkpoints are refused naming the tile, address and word.
+Package import_stack_application(const Application& app, const MachineDescription& machine,
+                                 const std::string& file_name);
 
 }  // namespace lockstep::arch

@@ -32,7 +32,8 @@ class CodeReader {
   // The steps from `program` to the final `br $m15`, which must be the last code word.
   std::vector<Step> read_program(uint32_t program);
 
- private:
+ protected:
+  // The primitives both readers (this one and arch/stack_code_reader.hpp) build on.
   std::optional<Instruction> at(size_t offset = 0) const;
   uint32_t address() const { return base_ + static_cast<uint32_t>(4 * pc_); }
   [[noreturn]] void fail(const std::string& what) const;
@@ -49,7 +50,10 @@ class CodeReader {
   void take_zone(Opcode op, uint32_t zone);
   void take_br(uint32_t reg);
   std::string symbol(uint32_t target) const;
+  uint32_t memory(uint32_t address) const { return memory_(address); }
+  size_t pc_ = 0;
 
+ private:
   std::vector<Step> read_steps(const RepeatStep* repeat);
   bool at_iteration_end() const;
   Step read_exchange();
@@ -63,7 +67,6 @@ class CodeReader {
   uint32_t base_;
   std::map<uint32_t, std::string> symbols_;
   std::function<uint32_t(uint32_t)> memory_;
-  size_t pc_ = 0;
 };
 
 }  // namespace lockstep::arch

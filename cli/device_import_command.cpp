@@ -39,7 +39,8 @@ const DeviceSubcommandRegistration registration{
           "\"Import\"): each tile's supervisor code is read back into steps, which are lowered\n"
           "again and must give the image's words exactly; data segments become package segments;\n"
           "bindings come back on logical tiles. Images `device export` wrote import (export,\n"
-          "import, export gives the same bytes); images the IPU21 stack built are refused.\n"
+          "import, export gives the same bytes); images the IPU21 stack built import when they hold\n"
+          "only exchanges, patches and Repeats (no kernels, host phases or checkpoints).\n"
           "Exit 0 ok, 2 bad input (a word Lockstep cannot execute is named; nothing written).");
       auto args = std::make_shared<ImportArgs>();
       cmd->add_option("IMAGE", args->image, "the device image (.ipuexe)")->required();
