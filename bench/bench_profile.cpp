@@ -21,31 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using lockstep::bench::CommandFigure;
+using lockstep::bench::best_of;
 using lockstep::bench::measured_command;
-
-// GB/s of one core copying a buffer the size of `bytes` (capped at 256 MiB) several times.
-double memcpy_gb_per_s(uint64_t bytes) {
-  const size_t n = static_cast<size_t>(std::min<uint64_t>(std::max<uint64_t>(bytes, 1 << 20), 256u << 20));
-  std::vector<char> from(n, 1), to(n);
-  const auto start = std::chrono::steady_clock::now();
-  constexpr int kRounds = 4;
-  for (int r = 0; r < kRounds; ++r) std::memcpy(to.data(), from.data(), n);
-  const double seconds = lockstep::bench::seconds_since(start);
-  volatile char sink = to[n - 1];
-  (void)sink;
-  return double(n) * kRounds / seconds / 1e9;
-}
-
-// Best of `runs` (the machine's noise only ever adds time).
-CommandFigure best_of(const std::vector<std::string>& argv, int runs) {
-  CommandFigure best;
-  for (int i = 0; i < runs; ++i) {
-    const CommandFigure f = measured_command(argv);
-    if (f.seconds < 0) return f;
-    if (best.seconds < 0 || f.seconds < best.seconds) best = f;
-  }
-  return best;
-}
+using lockstep::bench::memcpy_gb_per_s;
 
 void print_overhead(const char* what, const CommandFigure& plain, const CommandFigure& profiled) {
   if (plain.seconds < 0 || profiled.seconds < 0) {

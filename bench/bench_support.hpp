@@ -8,7 +8,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,30 @@ inline CommandFigure measured_command(const std::vector<std::string>& argv) {
   figure.peak_rss_gb = double(usage.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) figure.seconds = seconds_since(start);
   return figure;
+}
+
+// GB/s of one core copying a buffer the size of `bytes` (capped at 256 MiB) several times.
+inline double memcpy_gb_per_s(uint64_t bytes) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(std::max<uint64_t>(bytes, 1 << 20), 256u << 20));
+  std::vector<char> from(n, 1), to(n);
+  const auto start = std::chrono::steady_clock::now();
+  constexpr int kRounds = 4;
+  for (int r = 0; r < kRounds; ++r) std::memcpy(to.data(), from.data(), n);
+  const double seconds = seconds_since(start);
+  volatile char sink = to[n - 1];
+  (void)sink;
+  return double(n) * kRounds / seconds / 1e9;
+}
+
+// Best of `runs` (the machine's noise only ever adds time).
+inline CommandFigure best_of(const std::vector<std::string>& argv, int runs) {
+  CommandFigure best;
+  for (int i = 0; i < runs; ++i) {
+    const CommandFigure f = measured_command(argv);
+    if (f.seconds < 0) return f;
+    if (best.seconds < 0 || f.seconds < best.seconds) best = f;
+  }
+  return best;
 }
 
 // "what: 2.48 s (goal 0.6 s: 4.13x of it, missed)"; smaller is better.
