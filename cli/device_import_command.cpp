@@ -27,7 +27,7 @@ int import_image(const ImportArgs& args) {
   const arch::Package package = arch::import_application(app, machine, args.image);
   arch::write_package_capnp(package, args.output);
   std::cout << args.output << ": " << package.tiles.size() << " tiles with code or data, "
-            << package.phases.size() << " phases\n";
+            << package.phases.size() << (package.phases.size() == 1 ? " phase\n" : " phases\n");
   return kExitOk;
 }
 
