@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "arch/elf_object.hpp"
+#include "arch/object_link.hpp"
 #include "arch/errors.hpp"
 #include "arch/hex.hpp"
 #include "arch/instruction.hpp"
@@ -85,9 +88,10 @@ std::string tile_ranges(const std::vector<uint32_t>& tiles) {
 }
 
 // Kernels and the bulk patcher are worker code only a vendor compiler makes: refuse unless
-// an object provides them, and even then (linking is not built) say what is missing.
-void require_intrinsics(const std::map<std::string, std::vector<uint32_t>>& needed, const ExportOptions& options) {
-  if (needed.empty()) return;
+// an object provides them (its symbols checked here, linked per tile by link_tile_object).
+std::optional<ElfObject> require_intrinsics(const std::map<std::string, std::vector<uint32_t>>& needed,
+                                            const ExportOptions& options) {
+  if (needed.empty() && options.object_path.empty()) return std::nullopt;
   std::string list;
   for (const auto& [name, tiles] : needed) {
     list += (list.empty() ? "" : ", ") + name + " (tiles " + tile_ranges(tiles) + ")";
@@ -95,22 +99,43 @@ void require_intrinsics(const std::map<std::string, std::vector<uint32_t>>& need
   if (options.object_path.empty()) {
     throw InputError("export: kernels need vendor-compiled worker code: " + list + "; give --object FILE providing them");
   }
-  const std::set<std::string> defined = read_elf_symbols(options.object_path);
+  ElfObject object = read_elf_object(options.object_path);
+  std::set<std::string> defined;
+  for (const ElfSymbol& s : object.symbols) {
+    if (s.section != 0 && !s.name.empty()) defined.insert(s.name);
+  }
   std::string missing;
   for (const auto& [name, tiles] : needed) {
     if (!defined.count(name)) missing += (missing.empty() ? "" : ", ") + name;
   }
   if (!missing.empty()) throw InputError("export: " + options.object_path + ": does not define " + missing);
-  throw InputError("export: " + options.object_path +
-                   ": defines every intrinsic symbol, but linking vendor worker code into the image is not "
-                   "supported yet (docs/device.md \"Export\"); the image needs " + list);
+  return object;
 }
 
 struct Lowered {
   uint32_t logical = 0;
   uint32_t physical = 0;
   TileCode code;
+  std::optional<LinkedObject> object;  // with --object: linked beside the code area
 };
+
+// Links the object into the tile's free SRAM and points each intrinsic's slot at its code:
+// the slot's `trap 1` becomes `bri symbol` (the call's $m10 still returns to the caller).
+void link_tile_object(Lowered& t, const TileProgram& program, const MachineDescription& machine,
+                      const ElfObject& object, const std::string& file) {
+  std::map<std::string, uint32_t> runtime;
+  for (const CodeSymbol& s : t.code.symbols) {
+    if (!s.intrinsic) runtime[s.name] = s.address;
+  }
+  const uint32_t base = place_in_free_sram(program, machine, linked_size(object), {{t.code.base, t.code.end()}});
+  t.object = link_object(object, base, runtime, file);
+  for (const CodeSymbol& s : t.code.symbols) {
+    const auto linked = t.object->symbols.find(s.name);
+    if (s.intrinsic && linked != t.object->symbols.end()) {
+      t.code.words[(s.address - t.code.base) / 4] = bri_word(linked->second);
+    }
+  }
+}
 
 TileImage tile_image(const Lowered& t, const TileProgram& program) {
   TileImage image{t.physical, kImageEntryPoint, {}, 0, kImageDiagnosticAddress};
@@ -125,6 +150,10 @@ TileImage tile_image(const Lowered& t, const TileProgram& program) {
     image.segments.push_back({t.code.base + t.code.code_bytes, rest,
                               word_bytes(t.code.words, code_words, t.code.words.size() - code_words),
                               kSegmentRead | kSegmentWrite});
+  }
+  if (t.object) {
+    image.segments.push_back({t.object->base, static_cast<uint32_t>(t.object->bytes.size()), t.object->bytes,
+                              kSegmentRead | kSegmentExecute});
   }
   for (const Segment& seg : program.segments) image.segments.push_back(data_segment(seg, t.logical, program.table));
   std::sort(image.segments.begin(), image.segments.end(),
@@ -166,6 +195,10 @@ void add_debug(const std::vector<Lowered>& tiles, const Package& package, Applic
       const uint32_t address = t.code.symbols[i].address;
       const uint32_t end = i + 1 < t.code.symbols.size() ? t.code.symbols[i + 1].address : t.code.program;
       app.debug_regions.push_back({t.physical, address, std::max<uint32_t>(end - address, 4), t.code.symbols[i].name});
+    }
+    if (t.object) {
+      app.debug_regions.push_back({t.physical, t.object->base, static_cast<uint32_t>(t.object->bytes.size()),
+                                   kLinkedObjectRegionName});
     }
     const uint32_t rest = t.code.end() - t.code.base - t.code.code_bytes;
     if (rest > 0) app.debug_regions.push_back({t.physical, t.code.base + t.code.code_bytes, rest, kCodeDataRegionName});
@@ -243,10 +276,17 @@ Application export_application(const Package& package, const MachineDescription&
       idle.back().tile = l;
     }
     const TileProgram& program = it == programs.end() ? idle.back() : *it->second;
-    tiles.push_back({l, topology.physical(l), lower_tile_code(program, machine, lowering)});
+    tiles.push_back({l, topology.physical(l), lower_tile_code(program, machine, lowering), std::nullopt});
     for (const std::string& name : called_intrinsics(tiles.back().code)) intrinsics[name].push_back(l);
   }
-  require_intrinsics(intrinsics, options);
+  if (const auto object = require_intrinsics(intrinsics, options)) {
+    for (Lowered& t : tiles) {
+      const auto it = programs.find(t.logical);
+      TileProgram empty;
+      empty.tile = t.logical;
+      link_tile_object(t, it == programs.end() ? empty : *it->second, machine, *object, options.object_path);
+    }
+  }
   std::sort(tiles.begin(), tiles.end(), [](const Lowered& a, const Lowered& b) { return a.physical < b.physical; });
   Application app;
   app.compiler_version = options.compiler_version;

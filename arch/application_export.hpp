@@ -18,6 +18,7 @@ inline constexpr uint32_t kImageDiagnosticAddress = 0x58000;
 inline constexpr const char* kCodeRegionName = "generated tile program";
 inline constexpr const char* kCodeDataRegionName = "generated tile data";
 inline constexpr const char* kRowTableRegionName = "exchange row table";
+inline constexpr const char* kLinkedObjectRegionName = "linked object";  // --object's code
 
 struct ExportOptions {
   std::string compiler_version;  // Application.compilerVersion ("lockstep 0.1.0")
@@ -27,7 +28,9 @@ struct ExportOptions {
 
 // Lowers every tile and assembles the image. InputError, one line starting "export: ",
 // when a tile's data lies below 0x4c018, or the code calls intrinsic symbols (kernels, the
-// bulk patcher) that need vendor worker code and no object provides them.
+// bulk patcher) that need vendor worker code and no object provides them. With an object,
+// it is linked into every tile's free SRAM (arch/object_link.hpp) and each intrinsic's slot
+// branches to its code.
 Application export_application(const Package& package, const MachineDescription& machine,
                                const ExportOptions& options);
 

@@ -2,6 +2,7 @@
 // the file's size before it is read (the file is user input).
 #include "arch/elf_object.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "arch/errors.hpp"
@@ -48,7 +49,83 @@ void check_header(const Bytes& b) {
   }
 }
 
+// A NUL-terminated name at `offset` of the string table [table, table + size).
+std::string name_at(const Bytes& b, uint32_t table, uint32_t size, uint32_t offset) {
+  if (offset >= size) b.fail("a name offset " + std::to_string(offset) + " is beyond its string table");
+  const char* start = b.data().data() + table + offset;
+  const size_t length = strnlen(start, size - offset);
+  if (length == size - offset) b.fail("a name runs off its string table");
+  return std::string(start, length);
+}
+
+struct SectionHeader {
+  uint32_t name, type, flags, offset, size, link, info, align, entsize;
+};
+
+std::vector<SectionHeader> section_headers(const Bytes& b) {
+  const uint32_t shoff = b.u32(32);
+  const uint16_t shentsize = b.u16(46), shnum = b.u16(48);
+  if (shnum > 0 && shentsize < 40) b.fail("e_shentsize " + std::to_string(shentsize) + " is below 40");
+  b.need(shoff, uint64_t{shnum} * shentsize, "the section headers");
+  std::vector<SectionHeader> out;
+  for (uint32_t i = 0; i < shnum; ++i) {
+    const uint64_t sh = shoff + uint64_t{i} * shentsize;
+    out.push_back({b.u32(sh), b.u32(sh + 4), b.u32(sh + 8), b.u32(sh + 16), b.u32(sh + 20), b.u32(sh + 24),
+                   b.u32(sh + 28), b.u32(sh + 32), b.u32(sh + 36)});
+    if (out.back().type != 8) b.need(out.back().offset, out.back().size, "a section");  // 8: SHT_NOBITS
+  }
+  return out;
+}
+
+void read_symbols(const Bytes& b, const std::vector<SectionHeader>& sh, ElfObject& object) {
+  for (const SectionHeader& h : sh) {
+    if (h.type != 2) continue;  // SHT_SYMTAB
+    if (h.link >= sh.size()) b.fail("the symbol table's string table does not exist");
+    for (uint64_t s = h.offset; s + 16 <= uint64_t{h.offset} + h.size; s += 16) {
+      ElfSymbol symbol;
+      const uint32_t name = b.u32(s);
+      symbol.name = name == 0 ? "" : name_at(b, sh[h.link].offset, sh[h.link].size, name);
+      symbol.value = b.u32(s + 4);
+      symbol.section = b.u16(s + 14);
+      object.symbols.push_back(std::move(symbol));
+    }
+  }
+}
+
 }  // namespace
+
+ElfObject read_elf_object(const std::string& path) {
+  const std::string data = read_regular_file(path, uint64_t{1} << 30);
+  const Bytes b(data, path);
+  check_header(b);
+  const std::vector<SectionHeader> sh = section_headers(b);
+  const uint16_t shstrndx = b.u16(50);
+  if (shstrndx >= sh.size()) b.fail("e_shstrndx " + std::to_string(shstrndx) + " does not exist");
+  ElfObject object;
+  for (uint32_t i = 0; i < sh.size(); ++i) {
+    if (!(sh[i].flags & 2)) continue;  // SHF_ALLOC
+    ElfSection section{name_at(b, sh[shstrndx].offset, sh[shstrndx].size, sh[i].name), i, sh[i].flags,
+                       std::max<uint32_t>(1, sh[i].align), sh[i].size, {}};
+    if (section.align > 0x4000 || (section.align & (section.align - 1)) != 0) {
+      b.fail("section " + section.name + ": alignment " + std::to_string(section.align) + " is not a power of two up to 16 KiB");
+    }
+    if (sh[i].type != 8) section.data.assign(data.begin() + sh[i].offset, data.begin() + sh[i].offset + sh[i].size);
+    object.sections.push_back(std::move(section));
+  }
+  read_symbols(b, sh, object);
+  for (const SectionHeader& h : sh) {
+    const bool rela = h.type == 4, rel = h.type == 9;
+    if ((!rela && !rel) || h.info >= sh.size() || !(sh[h.info].flags & 2)) continue;
+    if (rel) b.fail("REL relocations (without addends) are not supported; link with RELA");
+    for (uint64_t r = h.offset; r + 12 <= uint64_t{h.offset} + h.size; r += 12) {
+      const uint32_t info = b.u32(r + 4);
+      ElfRelocation reloc{h.info, b.u32(r), info & 0xff, info >> 8, static_cast<int32_t>(b.u32(r + 8))};
+      if (reloc.symbol >= object.symbols.size()) b.fail("a relocation names symbol " + std::to_string(reloc.symbol) + ", which does not exist");
+      object.relocations.push_back(reloc);
+    }
+  }
+  return object;
+}
 
 std::set<std::string> read_elf_symbols(const std::string& path) {
   const std::string data = read_regular_file(path, uint64_t{1} << 30);

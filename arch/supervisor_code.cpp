@@ -75,9 +75,12 @@ std::optional<uint32_t> highest_gap(const std::vector<Range>& merged, uint64_t l
   return std::nullopt;
 }
 
+}  // namespace
+
 // The highest 8-aligned start for `bytes` below row_region_end that avoids every used range.
-uint32_t place_area(const TileProgram& program, const MachineDescription& machine, uint32_t bytes) {
-  std::vector<Range> used;
+uint32_t place_in_free_sram(const TileProgram& program, const MachineDescription& machine, uint32_t bytes,
+                            const std::vector<std::pair<uint64_t, uint64_t>>& also_used) {
+  std::vector<Range> used = also_used;
   // The table region itself is not used: its rows are segments, its patched words are
   // listed below, and the rest of it is free (packages reserve more than their rows take).
   for (const Segment& s : program.segments) used.emplace_back(s.address, uint64_t(s.address) + s.size);
@@ -107,8 +110,6 @@ uint32_t place_area(const TileProgram& program, const MachineDescription& machin
                    " (largest free run " + std::to_string(largest) + " bytes)");
 }
 
-}  // namespace
-
 TileCode lower_tile_code(const TileProgram& program, const MachineDescription& machine,
                          const LoweringOptions& options) {
   const uint32_t physical = Topology(machine).physical(program.tile);
@@ -116,7 +117,7 @@ TileCode lower_tile_code(const TileProgram& program, const MachineDescription& m
   // the bottom of SRAM measures the area and a second writes it where it goes.
   SupervisorEmitter measure(program, machine, options, physical, machine.sram_base);
   TileCode sized = measure.run();
-  const uint32_t base = place_area(program, machine, static_cast<uint32_t>(sized.words.size() * 4));
+  const uint32_t base = place_in_free_sram(program, machine, static_cast<uint32_t>(sized.words.size() * 4), {});
   SupervisorEmitter final_pass(program, machine, options, physical, base);
   TileCode code = final_pass.run();
   if (code.words.size() != sized.words.size()) {

@@ -75,6 +75,11 @@ struct LoweringOptions {
 TileCode lower_tile_code(const TileProgram& program, const MachineDescription& machine,
                          const LoweringOptions& options = {});
 
+// The placement rule above for any `bytes` (the code area, or an object linked beside it),
+// with `also_used` [first, end) ranges kept free too.
+uint32_t place_in_free_sram(const TileProgram& program, const MachineDescription& machine, uint32_t bytes,
+                            const std::vector<std::pair<uint64_t, uint64_t>>& also_used);
+
 // Symbols by name (exact), nullptr when absent.
 const CodeSymbol* find_symbol(const TileCode& code, const std::string& name);
 

@@ -38,7 +38,10 @@ const DeviceSubcommandRegistration registration{
           "physical id: the entry stub at 0x4c010, its supervisor code (the steps lowered as\n"
           "`lockstep run` executes them), the package's data; bindings on physical tiles; one\n"
           "entry point \"run\". Kernel steps call worker code only a vendor compiler makes: such\n"
-          "a package is refused (--object is checked but linking it is not supported yet).\n"
+          "a package needs --object FILE, an ELF object defining their symbols\n"
+          "(lockstep_kernel_<name>_<operands>, Lockstep's kernel ABI), which is linked into every\n"
+          "tile's free SRAM (RELA relocations of types 0, 3, 4, 8) with each kernel's slot\n"
+          "branching to it; without one the export lists the kernels and refuses.\n"
           "Exit 0 ok, 2 bad input (nothing written).");
       auto args = std::make_shared<ExportArgs>();
       cmd->add_option("PACKAGE", args->package, "the package file")->required();
