@@ -1,4 +1,4 @@
-// Reading the symbol table of an ELF32 little-endian object, every offset checked against
+// Reading the sections, symbols and relocations of an ELF32 little-endian object, every offset checked against
 // the file's size before it is read (the file is user input).
 #include "arch/elf_object.hpp"
 
@@ -109,9 +109,15 @@ ElfObject read_elf_object(const std::string& path) {
     if (section.align > 0x4000 || (section.align & (section.align - 1)) != 0) {
       b.fail("section " + section.name + ": alignment " + std::to_string(section.align) + " is not a power of two up to 16 KiB");
     }
+    if (section.size > 0x9c000) {
+      b.fail("section " + section.name + ": " + std::to_string(section.size) + " bytes, more than a tile's 638976");
+    }
     if (sh[i].type != 8) section.data.assign(data.begin() + sh[i].offset, data.begin() + sh[i].offset + sh[i].size);
     object.sections.push_back(std::move(section));
   }
+  uint64_t total = 0;
+  for (const ElfSection& section : object.sections) total += section.size + section.align;
+  if (total > 0x9c000) b.fail("its sections take " + std::to_string(total) + " bytes, more than a tile's 638976");
   read_symbols(b, sh, object);
   for (const SectionHeader& h : sh) {
     const bool rela = h.type == 4, rel = h.type == 9;
@@ -125,39 +131,6 @@ ElfObject read_elf_object(const std::string& path) {
     }
   }
   return object;
-}
-
-std::set<std::string> read_elf_symbols(const std::string& path) {
-  const std::string data = read_regular_file(path, uint64_t{1} << 30);
-  const Bytes b(data, path);
-  check_header(b);
-  const uint32_t shoff = b.u32(32);
-  const uint16_t shentsize = b.u16(46);
-  const uint16_t shnum = b.u16(48);
-  if (shnum > 0 && shentsize < 40) b.fail("e_shentsize " + std::to_string(shentsize) + " is below 40");
-  b.need(shoff, uint64_t{shnum} * shentsize, "the section headers");
-  std::set<std::string> names;
-  for (uint32_t i = 0; i < shnum; ++i) {
-    const uint64_t sh = shoff + uint64_t{i} * shentsize;
-    if (b.u32(sh + 4) != 2) continue;  // SHT_SYMTAB
-    const uint32_t offset = b.u32(sh + 16), size = b.u32(sh + 20), link = b.u32(sh + 24);
-    if (link >= shnum) b.fail("symbol table's string table index " + std::to_string(link) + " does not exist");
-    const uint64_t strsh = shoff + uint64_t{link} * shentsize;
-    const uint32_t stroff = b.u32(strsh + 16), strsize = b.u32(strsh + 20);
-    b.need(offset, size, "the symbol table");
-    b.need(stroff, strsize, "the string table");
-    for (uint64_t s = offset; s + 16 <= uint64_t{offset} + size; s += 16) {
-      const uint32_t name = b.u32(s);
-      const uint16_t section = b.u16(s + 14);
-      if (section == 0 || name == 0) continue;  // undefined, or no name
-      if (name >= strsize) b.fail("a symbol's name offset " + std::to_string(name) + " is beyond the string table");
-      const char* start = data.data() + stroff + name;
-      const size_t length = strnlen(start, strsize - name);
-      if (length == strsize - name) b.fail("a symbol's name runs off the string table");
-      names.insert(std::string(start, length));
-    }
-  }
-  return names;
 }
 
 }  // namespace lockstep::arch
