@@ -119,7 +119,7 @@ class Reader {
     return out;
   }
 
-  PlanStep plan_step(schema::Step::Reader in, const std::string& where) {
+  PlanStep plan_step(profile_schema::Step::Reader in, const std::string& where) {
     PlanStep out;
     ProfileStep& step = out.step;
     step.local_index = in.getLocalIndex();

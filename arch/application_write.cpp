@@ -91,13 +91,13 @@ void fill_host_exchange(s::HostExchange::Builder out, const HostExchange& in) {
   }
 }
 
-void fill_plan_step(schema::Step::Builder out, const PlanStep& in) {
+void fill_plan_step(profile_schema::Step::Builder out, const PlanStep& in) {
   const ProfileStep& step = in.step;
   out.setLocalIndex(step.local_index);
   out.setPhase(step.phase);
   out.setEpoch(in.epoch);
   out.setOperation(step.operation);
-  out.setKind(static_cast<schema::StepKind>(step.kind));
+  out.setKind(static_cast<profile_schema::StepKind>(step.kind));
   out.setKernel(step.kernel);
   auto metadata = out.initMetadata(count(step.metadata.size()));
   for (unsigned i = 0; i < step.metadata.size(); ++i) {
@@ -106,7 +106,7 @@ void fill_plan_step(schema::Step::Builder out, const PlanStep& in) {
   }
   auto activities = out.initExchangeActivities(count(step.activities.size()));
   for (unsigned i = 0; i < step.activities.size(); ++i) {
-    activities[i].setKind(static_cast<schema::ExchangeActivityKind>(step.activities[i].kind));
+    activities[i].setKind(static_cast<profile_schema::ExchangeActivityKind>(step.activities[i].kind));
     activities[i].setStartCycle(step.activities[i].start_cycle);
     activities[i].setEndCycle(step.activities[i].end_cycle);
   }

@@ -4,7 +4,7 @@
 # Transfers are stored as parallel flat lists per phase, not a struct per transfer, so a
 # 2-million-transfer capture reads with a handful of list accesses (see docs/formats.md).
 
-$import "/capnp/c++.capnp".namespace("lockstep::arch::schema");
+$import "/capnp/c++.capnp".namespace("lockstep::arch::capture_schema");
 
 struct Capture {
   version @0 :UInt32;

@@ -37,7 +37,7 @@ uint64_t estimate_words(const Capture& capture) {
   return words;
 }
 
-void fill_phase(const CapturePhase& phase, schema::Phase::Builder out) {
+void fill_phase(const CapturePhase& phase, capture_schema::Phase::Builder out) {
   out.setId(phase.id);
   out.setLabel(phase.label);
   out.setExecutionCount(phase.execution_count);
@@ -93,7 +93,7 @@ std::string text_field(capnp::Text::Reader text, const std::string& file, const 
 
 // Every list is read once and every count, offset and size is checked against the lists it
 // indexes before anything is allocated or indexed.
-CapturePhase read_phase(schema::Phase::Reader in, size_t index, const std::string& file) {
+CapturePhase read_phase(capture_schema::Phase::Reader in, size_t index, const std::string& file) {
   CapturePhase phase;
   phase.id = in.getId();
   const std::string where = "phase " + std::to_string(phase.id) + " (index " +
@@ -213,7 +213,7 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
                        std::to_string(8 * (words.end() - reader.getEnd())) +
                        " bytes after the message");
     }
-    const auto root = reader.getRoot<schema::Capture>();
+    const auto root = reader.getRoot<capture_schema::Capture>();
     Capture capture;
     capture.version = root.getVersion();
     if (capture.version != kCaptureVersion) {
@@ -247,7 +247,7 @@ void write_capture_capnp(const Capture& capture, const std::string& path) {
   const uint64_t estimate = estimate_words(capture);
   capnp::MallocMessageBuilder message(
       static_cast<unsigned>(std::min<uint64_t>(estimate, (uint64_t{1} << 31) - 1)));
-  auto root = message.initRoot<schema::Capture>();
+  auto root = message.initRoot<capture_schema::Capture>();
   root.setVersion(capture.version);
   root.setMachineName(capture.machine_name);
   auto phases = root.initPhases(static_cast<unsigned>(capture.phases.size()));

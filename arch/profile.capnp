@@ -7,7 +7,7 @@
 # writes the compact layout (steps once, samples point at them); `lockstep profile export
 # --stack` writes the stack's layout (every sample carries its step inline).
 
-$import "/capnp/c++.capnp".namespace("lockstep::arch::schema");
+$import "/capnp/c++.capnp".namespace("lockstep::arch::profile_schema");
 
 enum StepKind {
   exchange @0;

@@ -33,7 +33,7 @@ std::string text_field(capnp::Text::Reader text, const std::string& file, const 
   return out;
 }
 
-ProfileStep read_step(schema::Step::Reader in, const std::string& file, const std::string& where) {
+ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file, const std::string& where) {
   ProfileStep step;
   step.local_index = in.getLocalIndex();
   step.phase = in.getPhase();
@@ -65,7 +65,7 @@ ProfileStep read_step(schema::Step::Reader in, const std::string& file, const st
 // A stack profile's cycles are a free-running 32-bit counter: each start is taken as the
 // signed (wrapping) distance from the first tile's first sample, then all are shifted so
 // the earliest is 0. Lockstep profiles carry the high bits and read as written.
-void read_tiles(schema::Profile::Reader root, Profile& profile, const std::string& file) {
+void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const std::string& file) {
   const bool lockstep = profile.lockstep_version > 0;
   const auto tiles = root.getTiles();
   uint32_t reference = 0;
@@ -168,7 +168,7 @@ Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_
       throw InputError(file_name + ": corrupt profile: " + std::to_string(8 * (words.end() - reader.getEnd())) +
                        " bytes after the message");
     }
-    const auto root = reader.getRoot<schema::Profile>();
+    const auto root = reader.getRoot<profile_schema::Profile>();
     Profile profile;
     profile.schema_version = root.getSchemaVersion();
     if (profile.schema_version < 1 || profile.schema_version > kProfileSchemaVersion) {
@@ -208,12 +208,12 @@ Profile read_profile(const std::string& path) {
 
 namespace {
 
-void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, schema::Step::Builder out) {
+void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, profile_schema::Step::Builder out) {
   out.setLocalIndex(step.local_index);
   out.setPhase(step.phase);
   out.setEpoch(epoch);
   out.setOperation(step.operation);
-  out.setKind(static_cast<schema::StepKind>(step.kind));
+  out.setKind(static_cast<profile_schema::StepKind>(step.kind));
   out.setKernel(step.kernel);
   auto metadata = out.initMetadata(static_cast<unsigned>(step.metadata.size()));
   for (unsigned i = 0; i < step.metadata.size(); ++i) {
@@ -222,7 +222,7 @@ void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, sch
   }
   auto activities = out.initExchangeActivities(static_cast<unsigned>(step.activities.size()));
   for (unsigned i = 0; i < step.activities.size(); ++i) {
-    activities[i].setKind(static_cast<schema::ExchangeActivityKind>(step.activities[i].kind));
+    activities[i].setKind(static_cast<profile_schema::ExchangeActivityKind>(step.activities[i].kind));
     activities[i].setStartCycle(step.activities[i].start_cycle);
     activities[i].setEndCycle(step.activities[i].end_cycle);
   }
@@ -236,7 +236,7 @@ void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, sch
 void write_profile(const Profile& profile, const std::string& path, ProfileLayout layout) {
   const bool compact = layout == ProfileLayout::Compact;
   capnp::MallocMessageBuilder message(1u << 20);
-  auto root = message.initRoot<schema::Profile>();
+  auto root = message.initRoot<profile_schema::Profile>();
   root.setSchemaVersion(profile.schema_version);
   root.setClockHz(profile.clock_hz);
   root.setLockstepVersion(profile.lockstep_version);

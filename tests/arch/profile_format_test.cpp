@@ -82,7 +82,7 @@ TEST(ProfileFormat, RoundTripsExactlyWithCyclesAbove32Bits) {
 
 TEST(ProfileFormat, RefusesAStepIndexBeyondTheTable) {
   capnp::MallocMessageBuilder message;
-  auto root = message.initRoot<schema::Profile>();
+  auto root = message.initRoot<profile_schema::Profile>();
   root.setSchemaVersion(5);
   root.setLockstepVersion(1);
   root.setClockHz(1000);
@@ -119,7 +119,7 @@ TEST(ProfileFormat, StepTableSharesEqualSteps) {
 // counter that wraps between the first tile's first sample and a later one.
 std::string stack_profile_bytes() {
   capnp::MallocMessageBuilder message;
-  auto root = message.initRoot<schema::Profile>();
+  auto root = message.initRoot<profile_schema::Profile>();
   root.setSchemaVersion(5);
   root.setClockHz(1'850'000'000);
   auto tiles = root.initTiles(2);
@@ -131,18 +131,18 @@ std::string stack_profile_bytes() {
   s0[1].setStartCycle(0x00000010u);
   s0[1].setEndCycle(0x00000030u);
   auto step = s0[1].initStep();
-  step.setKind(schema::StepKind::EXCHANGE);
+  step.setKind(profile_schema::StepKind::EXCHANGE);
   step.setPhase(kExchangePhaseBit | 2);
   step.setExchangeEventCycles(20);
   auto activities = step.initExchangeActivities(1);
-  activities[0].setKind(schema::ExchangeActivityKind::RECEIVE);
+  activities[0].setKind(profile_schema::ExchangeActivityKind::RECEIVE);
   activities[0].setStartCycle(3);
   activities[0].setEndCycle(9);
   tiles[1].setPhysicalTile(6);
   auto s1 = tiles[1].initSamples(1);
   s1[0].setStartCycle(0xffffffe0u);  // enters 16 cycles before tile 4
   s1[0].setEndCycle(0x00000030u);
-  s1[0].initStep().setKind(schema::StepKind::SYNCHRONIZATION);
+  s1[0].initStep().setKind(profile_schema::StepKind::SYNCHRONIZATION);
   kj::VectorOutputStream out;
   capnp::writeMessage(out, message);
   return std::string(reinterpret_cast<const char*>(out.getArray().begin()), out.getArray().size());
