@@ -10,6 +10,7 @@
 
 #include "arch/application.capnp.h"
 #include "arch/application.hpp"
+#include "arch/capnp_words.hpp"
 #include "arch/atomic_file.hpp"
 
 namespace lockstep::arch {
@@ -178,14 +179,7 @@ void write_application(const Application& app, const std::string& path) {
   validate_application(app, path);
   capnp::MallocMessageBuilder message(1u << 16);
   build(message, app);
-  write_file_atomically(path, [&](int fd) {
-    try {
-      kj::FdOutputStream stream(fd);
-      capnp::writeMessage(stream, message);
-    } catch (const kj::Exception& e) {
-      throw std::runtime_error(e.getDescription().cStr());
-    }
-  });
+  write_capnp_file(path, message);
 }
 
 }  // namespace lockstep::arch

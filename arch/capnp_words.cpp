@@ -1,7 +1,12 @@
 #include "arch/capnp_words.hpp"
 
-#include <cstring>
+#include <capnp/serialize.h>
+#include <kj/io.h>
 
+#include <cstring>
+#include <stdexcept>
+
+#include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
 
 namespace lockstep::arch {
@@ -32,6 +37,18 @@ kj::ArrayPtr<const capnp::word> capnp_message_words(const uint8_t* body, size_t 
                      std::to_string(word_count) + " words");
   }
   return words;
+}
+
+void write_capnp_file(const std::string& path, capnp::MessageBuilder& message, std::string_view magic) {
+  write_file_atomically(path, [&](int fd) {
+    try {
+      kj::FdOutputStream stream(fd);
+      if (!magic.empty()) stream.write(magic.data(), magic.size());
+      capnp::writeMessage(stream, message);
+    } catch (const kj::Exception& e) {
+      throw std::runtime_error(e.getDescription().cStr());
+    }
+  });
 }
 
 }  // namespace lockstep::arch

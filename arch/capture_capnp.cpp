@@ -254,15 +254,7 @@ void write_capture_capnp(const Capture& capture, const std::string& path) {
   for (size_t i = 0; i < capture.phases.size(); ++i) {
     fill_phase(capture.phases[i], phases[static_cast<unsigned>(i)]);
   }
-  write_file_atomically(path, [&](int fd) {
-    try {
-      kj::FdOutputStream stream(fd);
-      stream.write(kCaptureMagic, sizeof(kCaptureMagic) - 1);
-      capnp::writeMessage(stream, message);
-    } catch (const kj::Exception& e) {
-      throw std::runtime_error(e.getDescription().cStr());
-    }
-  });
+  write_capnp_file(path, message, std::string_view(kCaptureMagic, sizeof(kCaptureMagic) - 1));
 }
 
 }  // namespace lockstep::arch

@@ -368,15 +368,7 @@ void write_package_capnp(const Package& package, const std::string& path) {
   // segments) cost more than the rest of writing.
   capnp::MallocMessageBuilder builder;
   write_package(builder.initRoot<s::Package>(), package);
-  write_file_atomically(path, [&](int fd) {
-    try {
-      kj::FdOutputStream stream(fd);
-      stream.write(kPackageMagic, kPackageMagicBytes);
-      capnp::writeMessage(stream, builder);
-    } catch (const kj::Exception& error) {
-      throw std::runtime_error(error.getDescription().cStr());
-    }
-  });
+  write_capnp_file(path, builder, std::string_view(kPackageMagic, kPackageMagicBytes));
 }
 
 }  // namespace lockstep::arch

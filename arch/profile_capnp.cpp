@@ -273,14 +273,7 @@ void write_profile(const Profile& profile, const std::string& path, ProfileLayou
       }
     }
   }
-  write_file_atomically(path, [&](int fd) {
-    try {
-      kj::FdOutputStream stream(fd);
-      capnp::writeMessage(stream, message);
-    } catch (const kj::Exception& e) {
-      throw std::runtime_error(e.getDescription().cStr());
-    }
-  });
+  write_capnp_file(path, message);
 }
 
 }  // namespace lockstep::arch
