@@ -224,9 +224,7 @@ void import_bindings(const Application& app, const Topology& topology, Package& 
 Package import_application(const Application& app, const MachineDescription& machine, const std::string& file_name) {
   const Topology topology(machine);
   if (built_by_stack(app)) return import_stack_application(app, machine, file_name);
-  Package package;
-  package.machine_name = machine.name;
-  package.machine_digest = machine.digest;
+  std::vector<TileProgram> tiles;
   std::map<uint32_t, Phase> phases;
   std::map<uint32_t, const std::vector<PlanStep>*> plans;
   for (const TileProfilePlan& p : app.profile_tiles) plans[p.physical_tile] = &p.steps;
@@ -235,12 +233,22 @@ Package import_application(const Application& app, const MachineDescription& mac
     const auto plan = plans.find(image.physical_tile);
     TileProgram program = import_tile(t, machine, phases, plan == plans.end() ? nullptr : plan->second);
     if (program.steps.empty() && program.segments.empty() && program.table.size == 0) continue;
-    package.tiles.push_back(std::move(program));
+    tiles.push_back(std::move(program));
   }
+  return assemble_imported_package(std::move(tiles), phases, app, machine, file_name);
+}
+
+Package assemble_imported_package(std::vector<TileProgram> tiles, const std::map<uint32_t, Phase>& phases,
+                                  const Application& app, const MachineDescription& machine,
+                                  const std::string& file_name) {
+  Package package;
+  package.machine_name = machine.name;
+  package.machine_digest = machine.digest;
+  package.tiles = std::move(tiles);
   std::sort(package.tiles.begin(), package.tiles.end(),
             [](const TileProgram& a, const TileProgram& b) { return a.tile < b.tile; });
   for (const auto& [id, phase] : phases) package.phases.push_back(phase);
-  import_bindings(app, topology, package);
+  import_bindings(app, Topology(machine), package);
   validate_package(package, machine, file_name);
   return package;
 }

@@ -21,4 +21,10 @@ void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, 
 // The image's inputs, outputs and weights as package bindings on logical tiles.
 void import_bindings(const Application& app, const Topology& topology, Package& package);
 
+// The package both importers end with: the tiles sorted, the phases met, the image's
+// bindings, the machine's name and digest, validated against the machine.
+Package assemble_imported_package(std::vector<TileProgram> tiles, const std::map<uint32_t, Phase>& phases,
+                                  const Application& app, const MachineDescription& machine,
+                                  const std::string& file_name);
+
 }  // namespace lockstep::arch

@@ -114,20 +114,13 @@ Package import_stack_application(const Application& app, const MachineDescriptio
   }
   if (program_address == 0) throw InputError(file_name + ": debugSymbols: no ipu_stack_static_program");
   const Topology topology(machine);
-  Package package;
-  package.machine_name = machine.name;
-  package.machine_digest = machine.digest;
+  std::vector<TileProgram> tiles;
   std::map<uint32_t, Phase> phases;
   for (const TileImage& image : app.tiles) {
     const StackTile t = stack_tile(app, image, topology, file_name);
-    package.tiles.push_back(import_stack_tile(app, t, program_address, symbols, phases));
+    tiles.push_back(import_stack_tile(app, t, program_address, symbols, phases));
   }
-  std::sort(package.tiles.begin(), package.tiles.end(),
-            [](const TileProgram& a, const TileProgram& b) { return a.tile < b.tile; });
-  for (const auto& [id, phase] : phases) package.phases.push_back(phase);
-  import_bindings(app, topology, package);
-  validate_package(package, machine, file_name);
-  return package;
+  return assemble_imported_package(std::move(tiles), phases, app, machine, file_name);
 }
 
 }  // namespace lockstep::arch
