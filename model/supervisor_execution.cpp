@@ -93,7 +93,7 @@ void Tile::run() {
   }
   flush_issued();
   close_record();
-  if (invocation_ends_.size() < invocations_) invocation_ends_.push_back(sc_core::sc_time_stamp().value());
+  if (invocation_ends_.size() < code_.invocations) invocation_ends_.push_back(sc_core::sc_time_stamp().value());
   finish_cycle_ = sc_core::sc_time_stamp().value();
   finish_path_ = path_now();
   finished_ = true;
@@ -312,13 +312,14 @@ void Tile::launch_kernel(const arch::CodeSymbol& symbol) {
   // memory, so the queue and the operand search over it stay short.
   constexpr size_t kMaxQueuedKernels = 256;
   if (pending_.size() >= kMaxQueuedKernels) flush_kernels();
-  PendingKernel k{kernel, &symbol.kernel, {}, {}, make_step_hazard(HazardClass::WriteOutOfRange, "kernel " + symbol.kernel, "")};
+  PendingKernel k{kernel, &symbol.kernel, {}, {}, {}, make_step_hazard(HazardClass::WriteOutOfRange, "kernel " + symbol.kernel, "")};
   for (uint32_t i = 0; i < symbol.operands; ++i) k.operands.push_back(reg_[2 + i]);
   for (uint32_t j = 0; j < sig->scalars && 2 + symbol.operands + j < 10; ++j) {
     const uint32_t r = reg_[2 + symbol.operands + j];
     const bool is_signed = (sig->signed_scalars >> j) & 1u;
     k.scalars.push_back(is_signed ? int64_t(int32_t(r)) : int64_t(r));
   }
+  k.spans = sig->operand_bytes(k.scalars, k.operands.size());
   issue(kernel->cycles(k.scalars, machine_));
   pending_.push_back(std::move(k));
 }

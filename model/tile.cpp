@@ -1,7 +1,6 @@
 #include "model/tile.hpp"
 
 #include "arch/hex.hpp"
-#include "arch/kernel_signatures.hpp"
 #include "model/kernel_registry.hpp"
 
 namespace lockstep::model {
@@ -18,7 +17,6 @@ Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch:
       monitor_(monitor),
       memory_(machine),
       code_(std::move(code)) {
-  invocations_ = code_.invocations;
   decode_code();
   mux = machine.neutral_mux;
   paired_mux = machine.neutral_mux;
@@ -119,16 +117,13 @@ void Tile::run_pending_kernels() {
   for (PendingKernel& k : pending_) {
     // A kernel's operands must stay out of the code area (an indirect operand's target is
     // known only now).
-    if (const arch::KernelSignature* sig = arch::find_kernel_signature(*k.name)) {
-      const auto spans = sig->operand_bytes(k.scalars, k.operands.size());
-      for (size_t i = 0; i < k.operands.size(); ++i) {
-        if (uint64_t(k.operands[i]) + spans[i] <= code_.base || k.operands[i] >= code_.end()) continue;
-        k.context.hazard.kind = HazardClass::InstructionAccess;
-        k.context.hazard.detail = "operands[" + std::to_string(i) + "] " + hex(k.operands[i]) + "+" +
-                                  std::to_string(spans[i]) + " overlaps the supervisor code area " +
-                                  hex(code_.base) + ".." + hex(code_.end());
-        kernel_hazards_.push_back(k.context);
-      }
+    for (size_t i = 0; i < k.operands.size(); ++i) {
+      if (uint64_t(k.operands[i]) + k.spans[i] <= code_.base || k.operands[i] >= code_.end()) continue;
+      k.context.hazard.kind = HazardClass::InstructionAccess;
+      k.context.hazard.detail = "operands[" + std::to_string(i) + "] " + hex(k.operands[i]) + "+" +
+                                std::to_string(k.spans[i]) + " overlaps the supervisor code area " +
+                                hex(code_.base) + ".." + hex(code_.end());
+      kernel_hazards_.push_back(k.context);
     }
     try {
       k.kernel->execute(k.operands, k.scalars, memory_);
@@ -153,11 +148,8 @@ void Tile::flush_kernels() {
 // Whether a queued kernel's operand spans `address` (the validated signature's spans).
 bool Tile::pending_kernel_touches(uint32_t address) const {
   for (const PendingKernel& k : pending_) {
-    const arch::KernelSignature* sig = arch::find_kernel_signature(*k.name);
-    if (sig == nullptr) return true;
-    const auto spans = sig->operand_bytes(k.scalars, k.operands.size());
     for (size_t i = 0; i < k.operands.size(); ++i) {
-      if (address + 4 > k.operands[i] && address < uint64_t(k.operands[i]) + spans[i]) return true;
+      if (address + 4 > k.operands[i] && address < uint64_t(k.operands[i]) + k.spans[i]) return true;
     }
   }
   return false;

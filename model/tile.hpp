@@ -105,6 +105,7 @@ class Tile : public sc_core::sc_module {
     const std::string* name;
     std::vector<uint32_t> operands;  // resolved byte addresses
     std::vector<int64_t> scalars;
+    std::vector<uint64_t> spans;     // bytes each operand spans (its signature's, at launch)
     RecordedHazard context;          // phase, iteration and cycle of the launch
   };
   std::vector<PendingKernel> pending_;
@@ -153,7 +154,6 @@ class Tile : public sc_core::sc_module {
   uint32_t current_phase_ = 0;
   bool finished_ = false;
   uint64_t finish_cycle_ = 0;
-  uint32_t invocations_ = 1;
   uint32_t invocation_ = 0;  // the one running
   uint64_t epoch_ = 0;       // linear index of the Repeat iteration path
   std::vector<StepRecord> records_;
