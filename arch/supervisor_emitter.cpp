@@ -117,8 +117,8 @@ SupervisorEmitter::Label SupervisorEmitter::new_label() {
 void SupervisorEmitter::bind(Label label) { label_address_[label] = here(); }
 uint32_t SupervisorEmitter::here() const { return base_ + static_cast<uint32_t>(code_.size() * 4); }
 void SupervisorEmitter::emit(const Instruction& instruction) { encode_into(instruction, code_); }
-void SupervisorEmitter::emit_ref(Instruction instruction, Label label) {
-  references_.push_back({code_.size(), instruction, label});
+void SupervisorEmitter::emit_ref(Instruction instruction, Label label, int32_t offset) {
+  references_.push_back({code_.size(), instruction, label, offset});
   code_.push_back(0);  // written in finish()
 }
 void SupervisorEmitter::site(SiteRole role, const Step* step, bool exchange, uint32_t phase) {
@@ -422,8 +422,7 @@ void SupervisorEmitter::patch_per_iteration(const PatchEntry& entry, const Repea
   for (uint32_t i = 0; i < repeat.count; ++i) table[repeat.count - 1 - i] = entry.values[i % entry.values.size()];
   const Label values = data(std::move(table));
   emit(setzi(kM2, entry.word_address));
-  emit_ref(setzi(kM3, 0), values);  // finish() subtracts 4 (see references_ handling)
-  references_.back().instruction.immediate = -4;
+  emit_ref(setzi(kM3, 0), values, -4);
   emit(ld32(kM4, kStack, 0));
   call(kM9, symbol_label_["lockstep_patch_word"]);
 }
@@ -486,9 +485,9 @@ TileCode SupervisorEmitter::finish() {
   label_address_[stack_top_label_] = stack_base + stack_bytes_;
   for (const Reference& r : references_) {
     Instruction in = r.instruction;
-    const uint32_t address = label_address_[r.label];
+    const uint32_t address = label_address_[r.label] + static_cast<uint32_t>(r.offset);
     if (in.op == Opcode::SetZi) {
-      in.immediate = static_cast<int32_t>(address + in.immediate);
+      in.immediate = static_cast<int32_t>(address);
     } else {
       in.target = address;
     }

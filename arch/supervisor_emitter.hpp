@@ -23,13 +23,14 @@ class SupervisorEmitter {
     size_t index;     // code word
     Instruction instruction;
     Label label;      // resolves the immediate (setzi) or target (call, brz)
+    int32_t offset;   // added to the label's address
   };
 
   Label new_label();
   void bind(Label label);  // at the next instruction
   uint32_t here() const;
   void emit(const Instruction& instruction);
-  void emit_ref(Instruction instruction, Label label);
+  void emit_ref(Instruction instruction, Label label, int32_t offset = 0);  // label's address + offset
   void site(SiteRole role, const Step* step, bool exchange = false, uint32_t phase = 0);
   Label data(std::vector<uint32_t> words);
 
