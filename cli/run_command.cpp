@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "arch/atomic_file.hpp"
+#include "arch/file_names.hpp"
 #include "arch/errors.hpp"
 #include "arch/input_file.hpp"
 #include "arch/npy.hpp"
@@ -183,7 +184,7 @@ void write_outputs(const RunArgs& args, const std::vector<std::pair<const arch::
   if (!args.output_dir.empty()) {
     arch::create_output_directory(args.output_dir, "--output-dir");
     for (const auto& [name, bytes] : result.outputs) {
-      const std::string path = (std::filesystem::path(args.output_dir) / (name + ".bin")).string();
+      const std::string path = (std::filesystem::path(args.output_dir) / (arch::escaped_file_name(name) + ".bin")).string();
       arch::write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     }
   }
@@ -264,7 +265,7 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
   cmd->add_option("--timeout", args->timeout_seconds,
                   "stop the run (exit 1) after this many seconds of wall time (default 0: no bound)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin (DIR is made if missing)");
+  cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin, NAME escaped to one file name (/ becomes %2F; DIR is made if missing)");
   cmd->add_flag("--json", args->json,
                 "print the result as one JSON object; every phase execution lists each tile's\n"
                 "row end and, per received run, its sender, addresses, bytes and first and\n"

@@ -11,6 +11,7 @@
 
 #include "arch/atomic_file.hpp"
 #include "arch/errors.hpp"
+#include "arch/file_names.hpp"
 #include "arch/package.hpp"
 
 namespace lockstep::replay {
@@ -24,20 +25,7 @@ std::string package_file_digest(const std::string& bytes) {
 }
 
 std::string output_file_name(const std::string& binding) {
-  std::string name;
-  for (size_t i = 0; i < binding.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(binding[i]);
-    const bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      c == '_' || c == '-' || (c == '.' && i > 0);
-    if (safe) {
-      name += static_cast<char>(c);
-    } else {
-      char escaped[4];
-      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
-      name += escaped;
-    }
-  }
-  return "outputs/" + name + ".bin";
+  return "outputs/" + arch::escaped_file_name(binding) + ".bin";
 }
 
 std::string result_json_text(const DeviceResult& result) {

@@ -1,6 +1,7 @@
 // `lockstep run` on the hand-written packages of tests/integration/packages: every clean
 // package proves its own payload through expectations; every hazard package must stop
 // with its class. Cycle counts asserted here were computed by hand (see each comment).
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -166,6 +167,28 @@ TEST(RunCommand, WritesOutputBindingsAndRejectsBadInput) {
   EXPECT_EQ(run_lockstep({"run", path, "--input", "nothing=" + dir + "/in.bin"}).exit_code, 2);
   EXPECT_EQ(run_lockstep({"run", path, "--input", "source=" + dir + "/missing.bin"}).exit_code, 2);
   EXPECT_EQ(run_lockstep({"run", dir + "/no-such-package.yaml"}).exit_code, 2);
+}
+
+// A binding's name is escaped to one file name: "../../escaped" and "a/b" stay inside the
+// folder (security: a name used as a path once wrote next to it).
+TEST(RunCommand, OutputDirKeepsEveryBindingNameInsideTheFolder) {
+  const std::string dir = temp_dir("run_output_names");
+  const std::string yaml = read_file(package("p2p_3w")) +
+                           "bindings:\n"
+                           "  - {name: ../../escaped, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
+                           "  - {name: a/b, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 4}]}\n";
+  const std::string path = dir + "/names.yaml";
+  write_file(path, yaml);
+  const std::string out = dir + "/out/inner";
+  const auto r = run_lockstep({"run", path, "--output-dir", out});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(read_file(out + "/%2E.%2F..%2Fescaped.bin").size(), 12u);
+  EXPECT_EQ(read_file(out + "/a%2Fb.bin").size(), 4u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/escaped.bin"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/escaped.bin"));
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(out)) ++files;
+  EXPECT_EQ(files, 2u);
 }
 
 }  // namespace
