@@ -100,20 +100,6 @@ std::string points_table(const ReportView& view, size_t p) {
 
 }  // namespace
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string phase_file(uint32_t phase, const std::string& extension) {
   return "phase-" + std::to_string(phase) + "." + extension;
 }

@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "arch/html_escape.hpp"
 #include "replay/report_view.hpp"
 
 namespace lockstep::replay {
 
-// Escapes &, <, >, " for text and attribute values.
-std::string html_escape(const std::string& text);
+using arch::html_escape;
 
 // File names of a phase's page and plot files: phase-18.html, phase-18.svg, ...
 std::string phase_file(uint32_t phase, const std::string& extension);

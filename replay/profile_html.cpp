@@ -8,10 +8,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "replay/html.hpp"
+#include "arch/html_escape.hpp"
 #include "replay/profile_analysis.hpp"
 
 namespace lockstep::replay {
+
+using arch::html_escape;
 namespace {
 
 using Json = nlohmann::json;
