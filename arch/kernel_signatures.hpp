@@ -17,7 +17,7 @@ struct KernelSignature {
   // Bytes each operand spans (only called once check_scalars passed).
   std::vector<uint64_t> (*operand_bytes)(const std::vector<int64_t>& scalars, size_t operands);
   // Bit j set: scalar j may be negative, so a kernel reads its register as a signed 32-bit
-  // value (the rest are unsigned; arch/supervisor_code.hpp passes scalars in registers).
+  // value (the rest are unsigned; supervisor/supervisor_code.hpp passes scalars in registers).
   uint32_t signed_scalars = 0;
 };
 

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <set>
 
-#include "arch/embedded_configs.hpp"
-#include "arch/errors.hpp"
-#include "arch/hex.hpp"
-#include "arch/yaml_reader.hpp"
+#include "io/embedded_configs.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
+#include "io/yaml_reader.hpp"
 
 namespace lockstep::arch {
 namespace {

@@ -7,7 +7,7 @@
 #include <exception>
 #include <string>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "workload/lower.hpp"
 #include "workload/workload.hpp"

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string>
 
-#include "arch/fp16.hpp"
+#include "numerics/fp16.hpp"
 #include "arch/machine.hpp"
 #include "replay/model_package.hpp"
 #include "sim/backend.hpp"

@@ -25,8 +25,8 @@
 
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
-#include "arch/token.hpp"
+#include "formats/package.hpp"
+#include "formats/token.hpp"
 #include "arch/topology.hpp"
 #include "bench/bench_support.hpp"
 #include "sim/backend.hpp"

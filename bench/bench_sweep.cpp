@@ -23,7 +23,7 @@
 #include "replay/parallel.hpp"
 #include "replay/sampling.hpp"
 #include "replay/sweep.hpp"
-#include "replay/sweep_definition.hpp"
+#include "results/sweep_definition.hpp"
 
 namespace {
 

@@ -1,8 +1,8 @@
 // --input and --output files of a package's bindings (moved from run_command.cpp).
 #include "cli/binding_files.hpp"
 
-#include "arch/errors.hpp"
-#include "arch/input_file.hpp"
+#include "io/errors.hpp"
+#include "io/input_file.hpp"
 
 namespace lockstep::cli {
 

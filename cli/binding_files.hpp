@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "arch/npy.hpp"
-#include "arch/package.hpp"
+#include "formats/npy.hpp"
+#include "formats/package.hpp"
 
 namespace lockstep::cli {
 

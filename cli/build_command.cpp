@@ -9,11 +9,11 @@
 #include <memory>
 #include <string>
 
-#include "arch/atomic_file.hpp"
-#include "arch/errors.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
-#include "arch/yaml_reader.hpp"
+#include "formats/package.hpp"
+#include "io/yaml_reader.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "cli/stage_progress.hpp"

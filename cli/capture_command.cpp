@@ -7,10 +7,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "arch/capture.hpp"
-#include "arch/atomic_file.hpp"
-#include "arch/csv.hpp"
-#include "arch/errors.hpp"
+#include "formats/capture.hpp"
+#include "io/atomic_file.hpp"
+#include "io/csv.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"

@@ -14,18 +14,18 @@
 #include <optional>
 #include <sstream>
 
-#include "arch/capture.hpp"
-#include "arch/atomic_file.hpp"
-#include "arch/errors.hpp"
+#include "formats/capture.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "cli/stage_progress.hpp"
 #include "compiler/compile.hpp"
-#include "replay/comparison.hpp"
-#include "replay/provenance.hpp"
-#include "replay/selection.hpp"
+#include "report/comparison.hpp"
+#include "results/provenance.hpp"
+#include "report/selection.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {

@@ -1,8 +1,8 @@
 // `lockstep configs [PATH]`: list the embedded machines, workloads and sweeps, or print one.
 #include <iostream>
 
-#include "arch/embedded_configs.hpp"
-#include "arch/errors.hpp"
+#include "io/embedded_configs.hpp"
+#include "io/errors.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 

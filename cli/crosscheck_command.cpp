@@ -7,12 +7,12 @@
 #include <memory>
 #include <optional>
 
-#include "arch/errors.hpp"
-#include "arch/staged_directory.hpp"
+#include "io/errors.hpp"
+#include "io/staged_directory.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
-#include "replay/crosscheck.hpp"
-#include "replay/crosscheck_report.hpp"
+#include "sim/device/crosscheck.hpp"
+#include "report/crosscheck_report.hpp"
 
 namespace lockstep::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <iostream>
 #include <memory>
 
-#include "arch/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "cli/device_command.hpp"
 #include "cli/device_image.hpp"
 #include "cli/options.hpp"

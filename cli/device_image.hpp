@@ -2,7 +2,7 @@
 // Package file -> device image file, shared by `device export` and `device run`.
 #include <string>
 
-#include "arch/application_export.hpp"
+#include "sim/device/application_export.hpp"
 
 namespace lockstep::cli {
 

@@ -3,9 +3,9 @@
 #include <iostream>
 #include <memory>
 
-#include "arch/application.hpp"
-#include "arch/application_import.hpp"
-#include "arch/atomic_file.hpp"
+#include "sim/device/application.hpp"
+#include "sim/device/application_import.hpp"
+#include "io/atomic_file.hpp"
 #include "arch/machine.hpp"
 #include "cli/device_command.hpp"
 #include "cli/options.hpp"

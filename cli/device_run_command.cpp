@@ -11,15 +11,15 @@
 #include <memory>
 #include <sstream>
 
-#include "arch/errors.hpp"
-#include "arch/input_file.hpp"
+#include "io/errors.hpp"
+#include "io/input_file.hpp"
 #include "arch/machine.hpp"
-#include "arch/staged_directory.hpp"
+#include "io/staged_directory.hpp"
 #include "cli/device_command.hpp"
 #include "cli/device_image.hpp"
 #include "cli/options.hpp"
-#include "cli/runner_process.hpp"
-#include "replay/device_result.hpp"
+#include "sim/device/runner_process.hpp"
+#include "sim/device/device_result.hpp"
 
 namespace lockstep::cli {
 namespace {

@@ -7,16 +7,16 @@
 #include <iostream>
 #include <memory>
 
-#include "arch/atomic_file.hpp"
-#include "arch/errors.hpp"
-#include "arch/input_file.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
+#include "io/input_file.hpp"
 #include "arch/machine.hpp"
-#include "arch/staged_directory.hpp"
+#include "io/staged_directory.hpp"
 #include "cli/binding_files.hpp"
 #include "cli/device_command.hpp"
 #include "cli/options.hpp"
 #include "cli/version.hpp"
-#include "replay/device_result.hpp"
+#include "sim/device/device_result.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {

@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <span>
 
-#include "arch/errors.hpp"
-#include "arch/hex.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
-#include "arch/supervisor_code.hpp"
+#include "supervisor/supervisor_code.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 

@@ -1,10 +1,10 @@
 #pragma once
 // `lockstep disasm PACKAGE --tile T --code`: the tile's supervisor code as the model executes
-// it (arch/supervisor_code.hpp), with its symbols and the step each sequence lowers.
+// it (supervisor/supervisor_code.hpp), with its symbols and the step each sequence lowers.
 #include <cstdint>
 #include <string>
 
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 
 namespace lockstep::cli {
 

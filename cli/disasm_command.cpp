@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/instruction.hpp"
-#include "arch/package.hpp"
-#include "arch/token.hpp"
+#include "formats/package.hpp"
+#include "formats/token.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/disasm_code.hpp"
 #include "cli/options.hpp"

@@ -3,7 +3,7 @@
 #include <iostream>
 #include <memory>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "replay/golden.hpp"

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "arch/hex.hpp"
-#include "arch/package.hpp"
-#include "arch/package_io.hpp"
-#include "arch/package_summary.hpp"
+#include "io/hex.hpp"
+#include "formats/package.hpp"
+#include "formats/package_io.hpp"
+#include "formats/package_summary.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "cli/command_registry.hpp"
 
 namespace lockstep::cli {

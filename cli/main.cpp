@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "arch/errors.hpp"
-#include "arch/printable.hpp"
+#include "io/errors.hpp"
+#include "io/printable.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
 #include "cli/version.hpp"

@@ -6,10 +6,10 @@
 #include <iostream>
 #include <set>
 
-#include "arch/embedded_configs.hpp"
-#include "arch/errors.hpp"
-#include "arch/input_file.hpp"
-#include "arch/package_io.hpp"
+#include "io/embedded_configs.hpp"
+#include "io/errors.hpp"
+#include "io/input_file.hpp"
+#include "formats/package_io.hpp"
 
 namespace lockstep::cli {
 namespace {

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "arch/capture.hpp"
-#include "arch/package.hpp"
+#include "formats/capture.hpp"
+#include "formats/package.hpp"
 
 namespace lockstep::cli {
 

@@ -3,10 +3,10 @@
 
 #include <iostream>
 
-#include "arch/atomic_file.hpp"
-#include "arch/errors.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 

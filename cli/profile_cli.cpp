@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <ostream>
 
-#include "arch/csv.hpp"
-#include "arch/errors.hpp"
+#include "io/csv.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "arch/profile.hpp"
-#include "replay/profile_analysis.hpp"
+#include "profile/profile.hpp"
+#include "profile/profile_analysis.hpp"
 
 namespace lockstep::cli {
 

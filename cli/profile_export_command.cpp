@@ -10,13 +10,13 @@
 #include <vector>
 #include <stdexcept>
 
-#include "arch/atomic_file.hpp"
-#include "arch/errors.hpp"
-#include "arch/profile.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
+#include "profile/profile.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
 #include "cli/stage_progress.hpp"
-#include "replay/profile_chrome.hpp"
+#include "profile/profile_chrome.hpp"
 
 namespace lockstep::cli {
 namespace {

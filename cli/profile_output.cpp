@@ -5,7 +5,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "arch/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "cli/version.hpp"
 
 namespace lockstep::cli {

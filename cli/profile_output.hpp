@@ -2,7 +2,7 @@
 // `--profile FILE` of run and replay: checked before the run, written after it.
 #include <string>
 
-#include "arch/profile.hpp"
+#include "profile/profile.hpp"
 
 namespace lockstep::cli {
 

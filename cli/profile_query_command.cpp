@@ -4,7 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "cli/options.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"

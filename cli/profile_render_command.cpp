@@ -1,17 +1,17 @@
 // `lockstep profile render PROFILE -o profile.html`: the timeline page
-// (replay/profile_html.hpp, docs/profile-queries.md "The timeline").
+// (profile/profile_html.hpp, docs/profile-queries.md "The timeline").
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <filesystem>
 #include <memory>
 
-#include "arch/atomic_file.hpp"
-#include "arch/profile.hpp"
+#include "io/atomic_file.hpp"
+#include "profile/profile.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
 #include "cli/stage_progress.hpp"
-#include "replay/profile_html.hpp"
+#include "profile/profile_html.hpp"
 
 namespace lockstep::cli {
 namespace {

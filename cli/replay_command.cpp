@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "arch/capture.hpp"
-#include "arch/errors.hpp"
+#include "formats/capture.hpp"
+#include "io/errors.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "cli/profile_output.hpp"

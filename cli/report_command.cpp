@@ -6,10 +6,10 @@
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "cli/version.hpp"
-#include "replay/provenance.hpp"
-#include "replay/report.hpp"
-#include "replay/results.hpp"
-#include "replay/sweep_definition.hpp"
+#include "results/provenance.hpp"
+#include "report/report.hpp"
+#include "results/results.hpp"
+#include "results/sweep_definition.hpp"
 
 namespace lockstep::cli {
 namespace {

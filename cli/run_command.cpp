@@ -11,13 +11,13 @@
 #include <memory>
 #include <optional>
 
-#include "arch/atomic_file.hpp"
-#include "arch/file_names.hpp"
-#include "arch/errors.hpp"
-#include "arch/input_file.hpp"
-#include "arch/npy.hpp"
+#include "io/atomic_file.hpp"
+#include "io/file_names.hpp"
+#include "io/errors.hpp"
+#include "io/input_file.hpp"
+#include "formats/npy.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "cli/binding_files.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"

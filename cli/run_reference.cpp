@@ -3,8 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "arch/errors.hpp"
-#include "arch/fp16.hpp"
+#include "io/errors.hpp"
+#include "numerics/fp16.hpp"
 #include "workload/lower.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/workload.hpp"

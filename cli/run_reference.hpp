@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "workload/reference.hpp"
 
 namespace lockstep::cli {

@@ -1,7 +1,7 @@
 # Writes a C++ file mapping "configs/<path>" to the file's text.
 string(REPLACE "," ";" FILES "${FILES}")
 set(out "// Generated from configs/ by cmake/WriteEmbedded.cmake. Do not edit.\n")
-string(APPEND out "#include \"arch/embedded_configs.hpp\"\n\nnamespace lockstep::arch {\n")
+string(APPEND out "#include \"io/embedded_configs.hpp\"\n\nnamespace lockstep::arch {\n")
 string(APPEND out "const std::map<std::string, std::string_view>& embedded_configs() {\n")
 string(APPEND out "  static const std::map<std::string, std::string_view> files = {\n")
 foreach(f IN LISTS FILES)

@@ -1,6 +1,6 @@
 // compile_capture: schedule the selected phases in parallel, then package them.
 #include <spdlog/spdlog.h>
-#include "arch/parallel.hpp"
+#include "io/parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/topology.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/package_builder.hpp"

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 
 namespace lockstep::compiler {
 

@@ -2,7 +2,7 @@
 #include <charconv>
 #include <string>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "compiler/compile.hpp"
 
 namespace lockstep::compiler {

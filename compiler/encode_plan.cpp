@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <string>
 
-#include "arch/parallel.hpp"
+#include "io/parallel.hpp"
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 namespace {

@@ -14,7 +14,7 @@
 #include <limits>
 #include <string>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/instruction.hpp"
 
 namespace lockstep::compiler {

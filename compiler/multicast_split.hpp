@@ -5,7 +5,7 @@
 // sender time, usually idle in multicast phases, for windows that are easy to find.
 #include <cstdint>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/topology.hpp"
 
 namespace lockstep::compiler {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <string>
 
-#include "arch/parallel.hpp"
+#include "io/parallel.hpp"
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "compiler/patch_lists.hpp"
 #include "compiler/payload_proof.hpp"
 #include "compiler/proof_plan.hpp"

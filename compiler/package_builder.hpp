@@ -5,7 +5,7 @@
 // expectations that let the simulator prove every destination word after every iteration.
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/phase_schedule.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "compiler/phase_schedule.hpp"
 #include "compiler/shared_rows.hpp"
 

@@ -1,6 +1,6 @@
 #include "compiler/payload_proof.hpp"
 
-#include "arch/parallel.hpp"
+#include "io/parallel.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,8 +9,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "arch/errors.hpp"
-#include "arch/token.hpp"
+#include "io/errors.hpp"
+#include "formats/token.hpp"
 
 namespace lockstep::compiler {
 namespace {

@@ -16,8 +16,8 @@
 #include <functional>
 #include <vector>
 
-#include "arch/capture.hpp"
-#include "arch/package.hpp"
+#include "formats/capture.hpp"
+#include "formats/package.hpp"
 #include "compiler/proof_plan.hpp"
 
 namespace lockstep::compiler {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "compiler/compile.hpp"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "arch/token.hpp"
+#include "formats/token.hpp"
 
 namespace lockstep::compiler {
 

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 
 namespace lockstep::compiler {
 

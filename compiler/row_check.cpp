@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/instruction.hpp"
 
 namespace lockstep::compiler {

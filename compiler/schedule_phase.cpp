@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "compiler/encode_plan.hpp"
 #include "compiler/encode_row.hpp"
 #include "compiler/multicast_split.hpp"

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <string>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "compiler/schedule_model.hpp"
 
 namespace lockstep::compiler {

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
-#include "arch/errors.hpp"
-#include "arch/hex.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
 
 namespace lockstep::compiler {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "arch/topology.hpp"
 #include "model/barrier.hpp"
 #include "model/exchange_fabric.hpp"

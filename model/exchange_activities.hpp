@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "arch/profile.hpp"
+#include "profile/profile.hpp"
 #include "model/exchange_phase.hpp"
 
 namespace lockstep::model {

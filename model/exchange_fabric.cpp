@@ -1,6 +1,6 @@
 #include "model/exchange_fabric.hpp"
 
-#include "arch/hex.hpp"
+#include "io/hex.hpp"
 
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>

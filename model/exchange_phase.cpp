@@ -8,7 +8,7 @@
 
 #include <tbb/parallel_for.h>
 
-#include "arch/hex.hpp"
+#include "io/hex.hpp"
 #include "model/memory_elements.hpp"
 
 namespace lockstep::model {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "model/sram.hpp"
 
 namespace lockstep::model {

@@ -1,6 +1,6 @@
 #pragma once
 // One executed step on one tile, kept when the run is profiled; sim/profile_builder.cpp
-// turns a tile's records into the samples of a cycle profile (arch/profile.hpp).
+// turns a tile's records into the samples of a cycle profile (profile/profile.hpp).
 #include <cstdint>
 #include <memory>
 

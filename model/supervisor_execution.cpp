@@ -1,12 +1,12 @@
 // The tile's supervisor: fetches the decoded word at the PC, issues it (one slot every
 // machine.supervisor_cycles_per_instruction cycles) and executes it. Sites of the code
-// (arch/supervisor_code.hpp) mark where steps begin, which syncs are barriers and which call
+// (supervisor/supervisor_code.hpp) mark where steps begin, which syncs are barriers and which call
 // is an exchange row; calls to intrinsic symbols run the model's kernels. docs/timing.md,
 // "Supervisor code", lists what each instruction costs.
 #include <algorithm>
 
-#include "arch/errors.hpp"
-#include "arch/hex.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
 #include "arch/kernel_signatures.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/tile.hpp"

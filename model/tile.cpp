@@ -1,6 +1,6 @@
 #include "model/tile.hpp"
 
-#include "arch/hex.hpp"
+#include "io/hex.hpp"
 #include "model/kernel_registry.hpp"
 
 namespace lockstep::model {

@@ -1,6 +1,6 @@
 #pragma once
 // One tile: its SRAM and a supervisor thread that executes the tile's supervisor code (the
-// steps lowered by arch/supervisor_code.hpp, placed in SRAM). There is no clock: the thread
+// steps lowered by supervisor/supervisor_code.hpp, placed in SRAM). There is no clock: the thread
 // waits as long as the instructions it issued last, at each step boundary (docs/timing.md).
 #include <systemc>
 
@@ -10,8 +10,8 @@
 
 #include "arch/machine.hpp"
 #include "arch/instruction.hpp"
-#include "arch/package.hpp"
-#include "arch/supervisor_code.hpp"
+#include "formats/package.hpp"
+#include "supervisor/supervisor_code.hpp"
 #include "model/chip_interfaces.hpp"
 #include "model/cycle_split.hpp"
 #include "model/run_monitor.hpp"

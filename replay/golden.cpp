@@ -7,13 +7,13 @@
 #include <set>
 #include <sstream>
 
-#include "arch/errors.hpp"
-#include "arch/input_file.hpp"
+#include "io/errors.hpp"
+#include "io/input_file.hpp"
 #include "arch/machine.hpp"
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"
-#include "arch/atomic_file.hpp"
-#include "replay/report_files.hpp"
+#include "io/atomic_file.hpp"
+#include "io/report_files.hpp"
 #include "replay/sweep.hpp"
 
 namespace lockstep::replay {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "replay/point.hpp"
 
 namespace lockstep::replay {

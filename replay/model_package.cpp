@@ -8,8 +8,8 @@
 #include <set>
 #include <utility>
 
-#include "arch/errors.hpp"
-#include "arch/hex.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
 #include "workload/lower.hpp"
 
 namespace lockstep::replay {

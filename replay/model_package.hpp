@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "compiler/compile.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/workload.hpp"

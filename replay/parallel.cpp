@@ -15,7 +15,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::replay {
 namespace {

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "arch/errors.hpp"
-#include "arch/package.hpp"
+#include "io/errors.hpp"
+#include "formats/package.hpp"
 #include "compiler/compile.hpp"
 #include "replay/point_check.hpp"
 #include "sim/backend.hpp"

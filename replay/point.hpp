@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "arch/profile.hpp"
-#include "arch/capture.hpp"
+#include "profile/profile.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 
 namespace lockstep::replay {

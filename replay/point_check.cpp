@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "arch/package.hpp"
-#include "arch/token.hpp"
+#include "formats/package.hpp"
+#include "formats/token.hpp"
 
 namespace lockstep::replay {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "replay/point.hpp"
 #include "replay/sampling.hpp"
 #include "sim/backend.hpp"
@@ -13,7 +13,7 @@ namespace lockstep::replay {
 
 // Records into `result`: executions, horizon (max), words checked, mismatches, and the
 // payload digest after the last iteration when options.payload_digest.
-// After every iteration but the last, it writes the next iteration's tokens (arch/token.hpp:
+// After every iteration but the last, it writes the next iteration's tokens (formats/token.hpp:
 // salted by the iteration) into that iteration's source words, so every source word of every
 // iteration holds a unique token, and a word an iteration fails to write cannot pass on
 // what the previous one left, even when every iteration reads the same addresses.

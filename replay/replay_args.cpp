@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "compiler/compile.hpp"
-#include "replay/results.hpp"
+#include "results/results.hpp"
 
 namespace lockstep::replay {
 namespace {

@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-#include "arch/token.hpp"
+#include "formats/token.hpp"
 
 namespace lockstep::replay {
 

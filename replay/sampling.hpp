@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 
 namespace lockstep::replay {
 
@@ -29,7 +29,7 @@ std::vector<DestinationWord> sample_destination_words(const arch::CapturePhase& 
                                                       std::optional<uint64_t> samples);
 
 // The token the word must hold after iteration `iteration` of the phase (the iteration's
-// salted token of its source word: arch/token.hpp).
+// salted token of its source word: formats/token.hpp).
 uint32_t expected_token(const arch::CapturePhase& phase, const DestinationWord& word,
                         uint32_t iteration, uint64_t seed);
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "compiler/compile.hpp"
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"

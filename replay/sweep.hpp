@@ -9,12 +9,12 @@
 #include <optional>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "replay/mpi.hpp"
 #include "replay/point.hpp"
-#include "replay/results.hpp"
-#include "replay/sweep_definition.hpp"
+#include "results/results.hpp"
+#include "results/sweep_definition.hpp"
 
 namespace lockstep::replay {
 

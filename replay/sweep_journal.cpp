@@ -8,9 +8,9 @@
 #include <cstring>
 #include <string_view>
 
-#include "arch/errors.hpp"
-#include "arch/mapped_file.hpp"
-#include "replay/report_files.hpp"
+#include "io/errors.hpp"
+#include "io/mapped_file.hpp"
+#include "io/report_files.hpp"
 
 namespace lockstep::replay {
 namespace {

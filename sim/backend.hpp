@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
-#include "arch/profile.hpp"
+#include "formats/package.hpp"
+#include "profile/profile.hpp"
 #include "model/run_monitor.hpp"
 
 namespace lockstep::sim {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
-#include "arch/profile.hpp"
+#include "formats/package.hpp"
+#include "profile/profile.hpp"
 #include "model/chip.hpp"
 
 namespace lockstep::sim {

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <systemc>
 
-#include "arch/errors.hpp"
-#include "arch/token.hpp"
+#include "io/errors.hpp"
+#include "formats/token.hpp"
 #include "arch/topology.hpp"
 #include "model/chip.hpp"
 #include "model/kernel_registry.hpp"

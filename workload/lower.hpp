@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "workload/weight_layout.hpp"
 #include "workload/workload.hpp"
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "workload/lower.hpp"
 #include "workload/placement.hpp"
 #include "workload/workload.hpp"

@@ -13,12 +13,12 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "arch/errors.hpp"
-#include "arch/fp16.hpp"
-#include "arch/fp8.hpp"
-#include "arch/hex.hpp"
-#include "arch/package.hpp"
-#include "arch/stochastic_rounding.hpp"
+#include "io/errors.hpp"
+#include "numerics/fp16.hpp"
+#include "numerics/fp8.hpp"
+#include "io/hex.hpp"
+#include "formats/package.hpp"
+#include "numerics/stochastic_rounding.hpp"
 #include "workload/weight_layout.hpp"
 
 namespace lockstep::workload {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::workload {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "workload/synth_builder.hpp"
 #include "workload/synth_random.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 
 namespace lockstep::workload {

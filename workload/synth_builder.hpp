@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "workload/synth_random.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "workload/placement.hpp"
 
 namespace lockstep::workload {

@@ -2,9 +2,9 @@
 
 #include <cstring>
 
-#include "arch/errors.hpp"
-#include "arch/fp16.hpp"
-#include "arch/safetensors.hpp"
+#include "io/errors.hpp"
+#include "numerics/fp16.hpp"
+#include "formats/safetensors.hpp"
 
 namespace lockstep::workload {
 

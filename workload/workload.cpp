@@ -1,7 +1,7 @@
 #include "workload/workload.hpp"
 
-#include "arch/errors.hpp"
-#include "arch/yaml_reader.hpp"
+#include "io/errors.hpp"
+#include "io/yaml_reader.hpp"
 
 namespace lockstep::workload {
 namespace {

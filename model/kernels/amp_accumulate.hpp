@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "arch/fp16.hpp"
+#include "numerics/fp16.hpp"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define LOCKSTEP_AMP_X86 1

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/fp16.hpp"
+#include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/fp16.hpp"
+#include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
 #include "model/kernels/tensor_io.hpp"

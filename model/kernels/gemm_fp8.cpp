@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "arch/fp16.hpp"
-#include "arch/fp8.hpp"
+#include "numerics/fp16.hpp"
+#include "numerics/fp8.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
 #include "model/kernels/tensor_io.hpp"

@@ -1,9 +1,9 @@
 // Machine descriptions: the shipped files, derived files, the digest and every rejection.
 #include <gtest/gtest.h>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "arch/yaml_reader.hpp"
+#include "io/yaml_reader.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::arch {

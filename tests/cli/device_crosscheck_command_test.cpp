@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "arch/csv.hpp"
-#include "arch/profile.hpp"
+#include "io/csv.hpp"
+#include "profile/profile.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep {

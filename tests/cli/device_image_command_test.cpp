@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "arch/application.hpp"
+#include "sim/device/application.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep {

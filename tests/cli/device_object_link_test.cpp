@@ -7,7 +7,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "arch/application.hpp"
+#include "sim/device/application.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "support/test_support.hpp"

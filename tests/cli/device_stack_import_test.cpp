@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "arch/application.hpp"
+#include "sim/device/application.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "support/test_support.hpp"

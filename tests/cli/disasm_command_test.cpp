@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::testing {

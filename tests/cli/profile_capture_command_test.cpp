@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "arch/profile.hpp"
+#include "profile/profile.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "arch/profile.hpp"
+#include "profile/profile.hpp"
 
 namespace lockstep::testing {
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 
-#include "arch/errors.hpp"
-#include "arch/package.hpp"
+#include "io/errors.hpp"
+#include "formats/package.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/proof_plan.hpp"
 #include "workload/synth.hpp"

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "sim/backend.hpp"
 #include "support/test_support.hpp"
 

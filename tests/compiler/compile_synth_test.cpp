@@ -6,7 +6,7 @@
 #include <string>
 #include <tuple>
 
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "compiler/compile.hpp"
 #include "workload/synth.hpp"
 #include "support/package_run.hpp"

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "arch/package.hpp"
-#include "arch/package_io.hpp"
+#include "formats/package.hpp"
+#include "formats/package_io.hpp"
 #include "compiler/compile.hpp"
 #include "workload/synth.hpp"
 

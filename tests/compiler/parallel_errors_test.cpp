@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "arch/parallel.hpp"
+#include "io/parallel.hpp"
 
 namespace lockstep::arch {
 namespace {

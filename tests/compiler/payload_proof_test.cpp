@@ -9,7 +9,7 @@
 #include <map>
 #include <random>
 
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "compiler/payload_proof.hpp"
 #include "compiler/proof_memory.hpp"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "arch/token.hpp"
+#include "formats/token.hpp"
 #include "compiler/proof_memory.hpp"
 #include "compiler/proof_plan.hpp"
 

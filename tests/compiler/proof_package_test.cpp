@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "arch/instruction.hpp"
-#include "arch/package.hpp"
-#include "arch/token.hpp"
+#include "formats/package.hpp"
+#include "formats/token.hpp"
 #include "arch/topology.hpp"
 #include "compiler/package_builder.hpp"
 #include "sim/backend.hpp"

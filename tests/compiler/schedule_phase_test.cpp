@@ -2,7 +2,7 @@
 // running the rows through the simulator's phase executor.
 #include <gtest/gtest.h>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/instruction.hpp"
 #include "compiler/phase_schedule.hpp"
 #include "schedule_test_support.hpp"

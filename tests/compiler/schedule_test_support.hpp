@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "compiler/phase_schedule.hpp"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
 #include "compiler/table_layout.hpp"
 

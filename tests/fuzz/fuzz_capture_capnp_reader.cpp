@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "arch/capture.hpp"
-#include "arch/errors.hpp"
+#include "formats/capture.hpp"
+#include "io/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

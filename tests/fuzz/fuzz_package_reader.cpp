@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "arch/errors.hpp"
-#include "arch/package_io.hpp"
+#include "io/errors.hpp"
+#include "formats/package_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

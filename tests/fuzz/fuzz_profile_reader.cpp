@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "arch/errors.hpp"
-#include "arch/profile.hpp"
+#include "io/errors.hpp"
+#include "profile/profile.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

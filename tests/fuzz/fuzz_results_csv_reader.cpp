@@ -1,13 +1,13 @@
-// libFuzzer target: any text through the results.csv reader (replay/results.cpp, compiled in
-// with the RFC 4180 scanner of arch/csv.cpp). Rows or an InputError are both fine; anything
+// libFuzzer target: any text through the results.csv reader (results/results.cpp, compiled in
+// with the RFC 4180 scanner of io/csv.cpp). Rows or an InputError are both fine; anything
 // else is a bug. Whatever reads must also write back and read again to the same rows.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
-#include "arch/errors.hpp"
-#include "replay/results.hpp"
+#include "io/errors.hpp"
+#include "results/results.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

@@ -1,12 +1,12 @@
-// libFuzzer target: any text through the sweep-definition reader (replay/sweep_definition.cpp,
-// in the SystemC-free lockstep_replay_config). A SweepDefinition or an InputError are both
+// libFuzzer target: any text through the sweep-definition reader (results/sweep_definition.cpp,
+// in the SystemC-free lockstep_results). A SweepDefinition or an InputError are both
 // fine; anything else is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "arch/errors.hpp"
-#include "replay/sweep_definition.hpp"
+#include "io/errors.hpp"
+#include "results/sweep_definition.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

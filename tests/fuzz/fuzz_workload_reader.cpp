@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "workload/workload.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

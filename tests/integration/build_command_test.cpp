@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "arch/capture.hpp"
-#include "arch/errors.hpp"
+#include "formats/capture.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "compiler/compile.hpp"
 #include "model/kernel_registry.hpp"
 #include "replay/model_package.hpp"

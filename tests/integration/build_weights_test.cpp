@@ -6,7 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "arch/safetensors.hpp"
+#include "formats/safetensors.hpp"
 #include "support/test_support.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/workload.hpp"

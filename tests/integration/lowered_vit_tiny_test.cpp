@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "arch/capture.hpp"
-#include "arch/package.hpp"
+#include "formats/capture.hpp"
+#include "formats/package.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::testing {

@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "arch/instruction.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "compiler/compile.hpp"
 #include "sim/backend.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "arch/npy.hpp"
+#include "formats/npy.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::testing {

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "arch/npy.hpp"
+#include "formats/npy.hpp"
 #include "support/test_support.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/workload.hpp"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::integration {

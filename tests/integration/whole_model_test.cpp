@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "arch/fp16.hpp"
-#include "arch/package.hpp"
+#include "numerics/fp16.hpp"
+#include "formats/package.hpp"
 #include "arch/machine.hpp"
 #include "replay/model_package.hpp"
 #include "sim/backend.hpp"

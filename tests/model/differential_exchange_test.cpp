@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-#include "arch/capture.hpp"
+#include "formats/capture.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/phase_schedule.hpp"
 #include "model/exchange_phase.hpp"

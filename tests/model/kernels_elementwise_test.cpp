@@ -1,7 +1,7 @@
 // The element-wise and row kernels (softmax, layernorm, gelu, add, cast) run on a tile's SRAM
 // and compared bit for bit with deliberately simple references written here from the
 // definitions in docs/kernels-elementwise.md: scalar loops, values from the FP16 fields and
-// rounding by the sorted-table search of tests/arch/numerics_reference.hpp (independent of
+// rounding by the sorted-table search of tests/numerics/numerics_reference.hpp (independent of
 // arch/'s bit manipulation). Fixed seeds.
 #include <gtest/gtest.h>
 
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "arch/fp16.hpp"
+#include "numerics/fp16.hpp"
 #include "arch/machine.hpp"
-#include "arch/numerics_reference.hpp"
+#include "numerics/numerics_reference.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
 #include "model/sram.hpp"

@@ -1,6 +1,6 @@
 // gemm_fp8, gemm_fp16 and reduce_sum run on a tile's SRAM and compared bit for bit with
 // deliberately simple references written here from docs/kernels-gemm.md: scalar loops in K
-// order, values from the format fields (tests/arch/numerics_reference.hpp), and every
+// order, values from the format fields (tests/numerics/numerics_reference.hpp), and every
 // round-once done on exact integers: the sum is an __int128 count of 2^-60, rounded by
 // searching the sorted table of all FP16 values (scaled the same way) and comparing
 // distances exactly; nothing shares the kernels' TwoSum / round-to-odd method. Fixed seeds.
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "arch/numerics_reference.hpp"
+#include "numerics/numerics_reference.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
 #include "model/sram.hpp"

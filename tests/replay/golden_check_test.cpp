@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "replay/golden.hpp"
 #include "support/test_support.hpp"
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <vector>
 
-#include "arch/errors.hpp"
-#include "arch/token.hpp"
+#include "io/errors.hpp"
+#include "formats/token.hpp"
 #include "replay/point_check.hpp"
 #include "replay/point_codec.hpp"
 #include "replay/replay_args.hpp"

@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "replay/parallel.hpp"
 
 namespace lockstep::replay {

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "arch/token.hpp"
+#include "formats/token.hpp"
 #include "replay/sampling.hpp"
 
 namespace lockstep::replay {

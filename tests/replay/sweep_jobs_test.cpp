@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "replay/results.hpp"
+#include "results/results.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::replay {

@@ -8,7 +8,7 @@
 
 #include "arch/kernel_signatures.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "model/kernel_registry.hpp"
 #include "sim/backend.hpp"
 

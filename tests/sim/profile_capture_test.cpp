@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
-#include "arch/profile.hpp"
+#include "formats/package.hpp"
+#include "profile/profile.hpp"
 #include "model/exchange_activities.hpp"
 #include "sim/backend.hpp"
 #include "support/test_support.hpp"

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "arch/machine.hpp"
-#include "arch/supervisor_code.hpp"
+#include "supervisor/supervisor_code.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::sim {

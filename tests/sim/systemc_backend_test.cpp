@@ -4,9 +4,9 @@
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 #include "sim/backend.hpp"
 #include "support/test_support.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "arch/fp16.hpp"
+#include "numerics/fp16.hpp"
 #include "support/test_support.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/reference.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::testing {

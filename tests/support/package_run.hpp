@@ -2,7 +2,7 @@
 // Runs a compiled package on the SystemC model and fails the current test, with the first
 // hazard and the first expectation failures, unless it runs clean and proves its payload.
 #include "arch/machine.hpp"
-#include "arch/package.hpp"
+#include "formats/package.hpp"
 
 namespace lockstep::testing {
 

@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
-#include "arch/capture.hpp"
-#include "arch/errors.hpp"
+#include "formats/capture.hpp"
+#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "arch/package_io.hpp"
+#include "formats/package_io.hpp"
 #include "workload/lower.hpp"
 #include "workload/placement.hpp"
 #include "workload/workload.hpp"

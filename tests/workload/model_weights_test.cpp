@@ -9,9 +9,9 @@
 #include <map>
 #include <stdexcept>
 
-#include "arch/errors.hpp"
-#include "arch/fp16.hpp"
-#include "arch/fp8.hpp"
+#include "io/errors.hpp"
+#include "numerics/fp16.hpp"
+#include "numerics/fp8.hpp"
 #include "arch/machine.hpp"
 #include "support/test_support.hpp"
 #include "workload/lower.hpp"

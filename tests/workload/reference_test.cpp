@@ -12,7 +12,7 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "arch/fp16.hpp"
+#include "numerics/fp16.hpp"
 #include "support/test_support.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/reference.hpp"

@@ -3,8 +3,8 @@
 
 #include <map>
 
-#include "arch/capture.hpp"
-#include "arch/errors.hpp"
+#include "formats/capture.hpp"
+#include "io/errors.hpp"
 #include "workload/synth.hpp"
 #include "support/test_support.hpp"
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "support/corpus.hpp"
 #include "workload/workload.hpp"
 

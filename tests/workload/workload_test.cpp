@@ -1,7 +1,7 @@
 // Workload files: the two shipped workloads load; bad shapes name file:line: key.
 #include <gtest/gtest.h>
 
-#include "arch/errors.hpp"
+#include "io/errors.hpp"
 #include "workload/workload.hpp"
 #include "support/test_support.hpp"
 

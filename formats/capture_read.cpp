@@ -1,0 +1,30 @@
+// read_capture: the file's first bytes say which form it is.
+#include <cstring>
+
+#include "formats/capture.hpp"
+#include "io/errors.hpp"
+#include "io/mapped_file.hpp"
+
+namespace lockstep::arch {
+
+Capture read_capture_from_bytes(const uint8_t* data, size_t size, const std::string& name) {
+  if (size >= 6 && std::memcmp(data, kCaptureMagic, 6) == 0) {
+    return parse_capture_capnp(data, size, name);
+  }
+  if (size >= 6 && std::memcmp(data, "LKSPKG", 6) == 0) {
+    throw InputError(name + ": a package (LKSPKG magic), not a capture");
+  }
+  if (size > 0 && std::memchr(data, '\0', size) != nullptr) {
+    throw InputError(name + ": neither a Cap'n Proto capture (no " + std::string(kCaptureMagic) +
+                     " magic) nor YAML text (it holds NUL bytes)");
+  }
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  return parse_capture_yaml(text, name);
+}
+
+Capture read_capture(const std::string& path) {
+  const MappedFile file(path);  // regular files only
+  return read_capture_from_bytes(file.data(), file.size(), path);
+}
+
+}  // namespace lockstep::arch

@@ -1,0 +1,205 @@
+#pragma once
+// The package: everything a run needs, exactly what a device would get.
+// On disk: Cap'n Proto (formats/package.capnp, read with mmap) or YAML for small hand-made
+// cases. Both convert to this in-memory form; validate_package checks it against a machine.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "arch/machine.hpp"
+
+namespace lockstep::arch {
+
+inline constexpr uint32_t kPackageVersion = 1;
+
+// How a segment's bytes are produced.
+enum class FillKind : uint8_t {
+  Bytes,   // `bytes` holds exactly `size` bytes
+  Zero,    // all zero
+  Tokens,  // word at byte address a of tile t holds payload_token(token_seed, t, a)
+};
+
+struct Segment {
+  uint32_t address = 0;  // byte address, 4-aligned
+  uint32_t size = 0;     // bytes, multiple of 4
+  FillKind fill = FillKind::Zero;
+  std::vector<uint8_t> bytes;
+  uint64_t token_seed = 0;
+  bool operator==(const Segment&) const = default;
+};
+
+// The supervisor's program is a list of steps.
+struct SyncStep {
+  uint32_t zone = 3;
+  bool operator==(const SyncStep&) const = default;
+};
+
+// CSR setup before the row (IPU21-EXCHANGE.md section 5) then sync 3 and the row.
+// A tile with no row in a phase still takes part in its barrier (`sans 0; sync 1`).
+struct ExchangeStep {
+  uint32_t phase = 0;                    // phase id, must exist in Package::phases
+  std::optional<uint32_t> row_address;   // byte address of the row in this tile's table
+  uint32_t incoming_base = 0;            // INCOMING_BASE (byte address)
+  std::optional<uint32_t> incoming_mux;  // INCOMING_MUX written before the row, if any
+  // INCOMING_FORMAT: 0 = 32-bit items; in the CSR form of a paired receive 1 = early half,
+  // 2 = waiting half (IPU21-EXCHANGE.md section 6; a row's format control carries the
+  // route direction instead).
+  uint32_t incoming_format = 0;
+  // INCOMING_MUXPAIR (CSR 0xa1), written before the row if given: the paired mux selects
+  // sender `incoming_muxpair XOR 2` (the CSR form's value, sender XOR 2) from event 0.
+  std::optional<uint32_t> incoming_muxpair;
+  bool operator==(const ExchangeStep&) const = default;
+};
+
+// A kernel operand: a byte address, or (indirect) the byte address of a 32-bit SRAM word
+// holding the address, such as a Repeat's iterated pointer.
+struct Operand {
+  uint32_t address = 0;
+  bool indirect = false;
+  bool operator==(const Operand&) const = default;
+};
+
+// Kernels of the first library (see docs/timing.md for their cycle models):
+//   fill     operands [dst]       scalars [bytes, word value]
+//   copy     operands [dst, src]  scalars [bytes]
+//   checksum operands [src, dst]  scalars [bytes]: writes fnv1a64(src bytes) as 8
+//            little-endian bytes at dst
+struct KernelStep {
+  std::string name;
+  std::vector<Operand> operands;
+  std::vector<int64_t> scalars;
+  bool operator==(const KernelStep&) const = default;
+};
+
+enum class PatchMethod : uint8_t {
+  Helper,  // supervisor helper loop (Repeat patch_word: 11 instructions per word)
+  Bulk,    // six-worker bulk patcher (lists of bulk_patch_threshold_words or more)
+  Setup,   // shared-row setup patch_row: 7 + 8n instructions
+};
+
+// One row word to rewrite. Inside a Repeat, iteration i writes values[i % values.size()].
+struct PatchEntry {
+  uint32_t word_address = 0;     // byte address of the row word, 4-aligned
+  std::vector<uint32_t> values;  // one per Repeat iteration, or one for all
+  bool operator==(const PatchEntry&) const = default;
+};
+
+struct PatchStep {
+  PatchMethod method = PatchMethod::Helper;
+  std::vector<PatchEntry> entries;
+  bool operator==(const PatchStep&) const = default;
+};
+
+// A word of SRAM holding a pointer that advances by `stride` bytes after every iteration.
+struct IteratedPointer {
+  uint32_t address = 0;  // byte address of the 32-bit pointer slot
+  int32_t stride = 0;
+  bool operator==(const IteratedPointer&) const = default;
+};
+
+struct Step;
+struct RepeatStep {
+  uint32_t count = 1;
+  std::vector<Step> body;
+  std::vector<IteratedPointer> pointers;
+  bool operator==(const RepeatStep&) const = default;
+};
+
+struct Step {
+  std::variant<SyncStep, ExchangeStep, KernelStep, RepeatStep, PatchStep> kind;
+  bool operator==(const Step&) const = default;
+};
+
+struct TableRegion {
+  uint32_t address = 0;  // 8-aligned, rows must lie inside
+  uint32_t size = 0;
+  bool operator==(const TableRegion&) const = default;
+};
+
+struct TileProgram {
+  uint32_t tile = 0;  // logical id
+  std::vector<Segment> segments;
+  TableRegion table;
+  std::vector<Step> steps;
+  bool operator==(const TileProgram&) const = default;
+};
+
+struct Phase {
+  uint32_t id = 0;
+  std::string label;         // e.g. "layer.attn.qkv"
+  uint32_t execution_count = 1;
+  std::string operation;
+  bool operator==(const Phase&) const = default;
+};
+
+struct Slice {
+  uint32_t tile = 0;
+  uint32_t address = 0;
+  uint32_t bytes = 0;
+  bool operator==(const Slice&) const = default;
+};
+
+enum class BindingKind : uint8_t { Input, Output, Weight };
+
+// Element type of a binding's bytes, when the package says (for .npy files).
+enum class ElementType : uint8_t { Bytes, Float16, Float32 };
+
+struct Binding {
+  std::string name;
+  BindingKind kind = BindingKind::Input;
+  std::vector<Slice> slices;  // concatenated in order to form the binding's bytes
+  ElementType element = ElementType::Bytes;
+  std::vector<uint32_t> shape;  // row-major; empty with Bytes
+  bool operator==(const Binding&) const = default;
+};
+
+// Must hold after the run: either exact bytes, or the FNV-1a 64 digest of `size` bytes.
+struct Expectation {
+  uint32_t tile = 0;
+  uint32_t address = 0;
+  uint32_t size = 0;
+  std::vector<uint8_t> bytes;      // empty when `digest` is used
+  std::optional<uint64_t> digest;
+  bool operator==(const Expectation&) const = default;
+};
+
+// SRAM is little-endian: the 32-bit word at byte address a is bytes a..a+3, low byte first.
+struct Package {
+  uint32_t version = kPackageVersion;
+  std::string machine_name;
+  std::string machine_digest;
+  std::vector<Phase> phases;
+  std::vector<TileProgram> tiles;  // sorted by tile id; tiles not listed are idle
+  std::vector<Binding> bindings;
+  std::vector<Expectation> expectations;
+  // The workload YAML text the package was built from (`lockstep build`), so `run
+  // --reference` can rebuild the FP32 reference; empty for packages that are not a whole model.
+  std::string workload;
+  bool operator==(const Package&) const = default;
+};
+
+// Reading picks the form from the content (the "LKSPKG01" magic means Cap'n Proto,
+// anything else is read as YAML text). Both throw InputError naming the file, tile, step
+// and field. Reading needs no machine: validate_package is a separate call.
+Package read_package(const std::string& path);
+void write_package_capnp(const Package& package, const std::string& path);  // tmp + rename
+void write_package_yaml(const Package& package, const std::string& path);   // tmp + rename
+Package parse_package_yaml(const std::string& text, const std::string& file_name);
+std::string package_to_yaml(const Package& package);
+
+// The `size` initial bytes at `address` of tile `tile`: inside the one bytes segment that holds
+// them all, or nullptr when none does (tile not listed, a zero or token segment, a range that
+// spans segments).
+const uint8_t* initial_bytes(const Package& package, uint32_t tile, uint32_t address, uint32_t size);
+
+// Checks every rule of the package against the machine; throws InputError on the first
+// failure ("file: tile 3: step 2 (exchange): row_address: 0x7fff8 outside table ...").
+void validate_package(const Package& package, const MachineDescription& machine,
+                      const std::string& file_name);
+
+// FNV-1a 64 over bytes; used for expectation digests and payload digests.
+uint64_t fnv1a64(const uint8_t* data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
+
+}  // namespace lockstep::arch

@@ -1,0 +1,25 @@
+#pragma once
+// The words of a flat Cap'n Proto message that follows a file's magic, checked before any
+// reader looks at them: a positive multiple of 8 bytes, and a segment table that fits.
+// Shared by the package and capture readers; and the writer every Cap'n Proto file uses.
+#include <capnp/common.h>
+#include <capnp/message.h>
+#include <kj/array.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace lockstep::arch {
+
+// `body` is read in place when word-aligned (a mapped file is), else copied into `copy`.
+// InputError "file: truncated KIND: ..." / "file: truncated or corrupt KIND: segment table ...".
+kj::ArrayPtr<const capnp::word> capnp_message_words(const uint8_t* body, size_t size, kj::Array<capnp::word>& copy,
+                                                    const std::string& file, const std::string& kind);
+
+// Writes `magic` then the message to `path` atomically (io/atomic_file.hpp): the one
+// writer of the package, capture, profile and device image files.
+void write_capnp_file(const std::string& path, capnp::MessageBuilder& message, std::string_view magic = {});
+
+}  // namespace lockstep::arch

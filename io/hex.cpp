@@ -1,0 +1,13 @@
+#include "io/hex.hpp"
+
+#include <cstdio>
+
+namespace lockstep::arch {
+
+std::string hex(uint64_t value) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+}  // namespace lockstep::arch

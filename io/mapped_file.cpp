@@ -1,0 +1,66 @@
+#include "io/mapped_file.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include "io/errors.hpp"
+#include "io/input_file.hpp"
+
+namespace lockstep::arch {
+
+namespace {
+
+std::string reason() { return std::strerror(errno); }
+
+}  // namespace
+
+MappedFile::MappedFile(const std::string& path) {
+  const int fd = open_regular_file(path);  // refuses devices and FIFOs before reading
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    const std::string why = reason();
+    ::close(fd);
+    throw InputError(path + ": cannot open: " + why);
+  }
+  size_ = static_cast<size_t>(info.st_size);
+  if (size_ > 0) {
+    void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapped == MAP_FAILED) {
+      const std::string why = reason();
+      ::close(fd);
+      throw InputError(path + ": cannot map: " + why);
+    }
+    data_ = static_cast<const uint8_t*>(mapped);
+  }
+  ::close(fd);  // the mapping stays valid without the descriptor
+}
+
+MappedFile::~MappedFile() { release(); }
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+void MappedFile::release() noexcept {
+  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+}
+
+}  // namespace lockstep::arch

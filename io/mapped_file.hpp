@@ -1,0 +1,36 @@
+#pragma once
+// Whole-file access for the binary formats (package, capture): a read-only memory mapping
+// so a large file opens without being copied. Writing: io/atomic_file.hpp.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace lockstep::arch {
+
+// Maps `path` read-only. An empty file maps to data() == nullptr, size() == 0. A missing or
+// unreadable file throws InputError "path: cannot open: reason".
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path);
+  ~MappedFile();
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  // Page-aligned (so 8-byte aligned) unless empty.
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  std::string_view view() const {
+    return {reinterpret_cast<const char*>(data_), size_};
+  }
+
+ private:
+  void release() noexcept;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace lockstep::arch

@@ -1,0 +1,80 @@
+#include "io/staged_directory.hpp"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
+
+namespace lockstep::arch {
+
+namespace {
+
+std::string without_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+// The folder DIR will be made in ("." for a bare name).
+std::string parent_of(const std::string& dir) {
+  const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+}  // namespace
+
+void check_staged_directory(const std::string& dir, const std::string& option) {
+  if (dir.empty()) throw InputError(option + ": the output folder is empty");
+  const std::filesystem::path path(without_trailing_slashes(dir));
+  std::error_code error;
+  const auto status = std::filesystem::symlink_status(path, error);
+  if (std::filesystem::exists(status)) {
+    if (!std::filesystem::is_directory(status)) {
+      throw InputError(dir + ": cannot write " + option + ": it exists and is not a folder");
+    }
+    if (!std::filesystem::is_empty(path, error) || error) {
+      throw InputError(dir + ": cannot write " + option +
+                       ": the folder exists and is not empty; remove it or choose another");
+    }
+  }
+  check_output_directory(parent_of(path.string()), option);
+}
+
+StagedDirectory::StagedDirectory(std::string dir, std::string option)
+    : dir_(without_trailing_slashes(std::move(dir))), option_(std::move(option)) {
+  check_staged_directory(dir_, option_);
+  create_output_directory(parent_of(dir_), option_);
+  std::string temp = dir_ + ".tmp-XXXXXX";
+  if (::mkdtemp(temp.data()) == nullptr) {
+    throw InputError(dir_ + ": cannot create " + option_ + ": " + std::strerror(errno));
+  }
+  temp_ = temp;
+}
+
+StagedDirectory::~StagedDirectory() {
+  if (committed_ || temp_.empty()) return;
+  std::error_code error;
+  std::filesystem::remove_all(temp_, error);
+}
+
+std::string StagedDirectory::file(const std::string& name) const { return temp_ + "/" + name; }
+
+void StagedDirectory::commit() {
+  // mkdtemp makes the folder 0700; give it what mkdir(2) would under the umask.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(temp_.c_str(), 0777 & ~mask);
+  if (std::rename(temp_.c_str(), dir_.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    throw InputError(dir_ + ": cannot write " + option_ + ": " + why);
+  }
+  committed_ = true;
+}
+
+}  // namespace lockstep::arch

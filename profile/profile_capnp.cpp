@@ -1,0 +1,279 @@
+// Reading and writing profiles: one flat Cap'n Proto message, root Profile (profile/profile.capnp).
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+#include <kj/io.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "io/atomic_file.hpp"
+#include "io/capnp_words.hpp"
+#include "io/errors.hpp"
+#include "io/mapped_file.hpp"
+#include "profile/profile.capnp.h"
+#include "profile/profile.hpp"
+#include "io/utf8.hpp"
+
+namespace lockstep::arch {
+namespace {
+
+[[noreturn]] void malformed(const std::string& file, const std::string& where, const std::string& what) {
+  throw InputError(file + ": " + where + what);
+}
+
+std::string text_field(capnp::Text::Reader text, const std::string& file, const std::string& where,
+                       const char* field) {
+  std::string out(text.cStr(), text.size());
+  if (const auto bad = first_invalid_utf8(out)) {
+    malformed(file, where, std::string(field) + ": invalid UTF-8 at byte " + std::to_string(*bad));
+  }
+  return out;
+}
+
+ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file, const std::string& where) {
+  ProfileStep step;
+  step.local_index = in.getLocalIndex();
+  step.phase = in.getPhase();
+  step.operation = text_field(in.getOperation(), file, where, "operation");
+  const auto kind = static_cast<uint16_t>(in.getKind());
+  if (kind > 3) malformed(file, where, "kind: " + std::to_string(kind) + " is not a step kind (0..3)");
+  step.kind = static_cast<ProfileStepKind>(kind);
+  step.kernel = text_field(in.getKernel(), file, where, "kernel");
+  for (auto m : in.getMetadata()) {
+    step.metadata.push_back({text_field(m.getName(), file, where, "metadata name"),
+                             text_field(m.getValue(), file, where, "metadata value")});
+  }
+  for (auto a : in.getExchangeActivities()) {
+    const auto activity = static_cast<uint16_t>(a.getKind());
+    if (activity > 2) {
+      malformed(file, where, "exchangeActivities: kind " + std::to_string(activity) + " is not an activity kind (0..2)");
+    }
+    if (a.getEndCycle() < a.getStartCycle()) {
+      malformed(file, where, "exchangeActivities: ends (" + std::to_string(a.getEndCycle()) + ") before it starts (" +
+                                 std::to_string(a.getStartCycle()) + ")");
+    }
+    step.activities.push_back({static_cast<ActivityKind>(activity), a.getStartCycle(), a.getEndCycle()});
+  }
+  step.event_cycles = in.getExchangeEventCycles();
+  step.phase_label = text_field(in.getPhaseLabel(), file, where, "phaseLabel");
+  return step;
+}
+
+// A stack profile's cycles are a free-running 32-bit counter: each start is taken as the
+// signed (wrapping) distance from the first tile's first sample, then all are shifted so
+// the earliest is 0. Lockstep profiles carry the high bits and read as written.
+void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const std::string& file) {
+  const bool lockstep = profile.lockstep_version > 0;
+  const auto tiles = root.getTiles();
+  uint32_t reference = 0;
+  if (tiles.size() > 0 && tiles[0].getSamples().size() > 0) reference = tiles[0].getSamples()[0].getStartCycle();
+  int64_t earliest = 0;
+  const auto table_steps = root.getSteps();
+  for (unsigned i = 0; i < table_steps.size(); ++i) {
+    profile.steps.push_back(read_step(table_steps[i], file, "steps[" + std::to_string(i) + "]: "));
+  }
+  const size_t shared = profile.steps.size();
+  ProfileStepTable table(profile.steps);
+  profile.tiles.reserve(tiles.size());
+  for (unsigned t = 0; t < tiles.size(); ++t) {
+    const auto in = tiles[t];
+    TileProfile tile;
+    tile.physical_tile = in.getPhysicalTile();
+    tile.logical_tile = in.getLogicalTile();
+    const auto samples = in.getSamples();
+    tile.samples.reserve(samples.size());
+    for (unsigned i = 0; i < samples.size(); ++i) {
+      const auto s = samples[i];
+      const std::string where = "tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) + ": ";
+      CycleSample sample;
+      const uint32_t duration = s.getEndCycle() - s.getStartCycle();
+      int64_t start = 0;
+      if (lockstep) {
+        start = static_cast<int64_t>((uint64_t{s.getStartCycleHigh()} << 32) | s.getStartCycle());
+      } else {
+        start = static_cast<int32_t>(s.getStartCycle() - reference);
+        earliest = std::min(earliest, start);
+      }
+      sample.start_cycle = static_cast<uint64_t>(start);
+      sample.end_cycle = sample.start_cycle + duration;
+      if (s.getStepIndex() > 0) {  // compact layout
+        if (s.getStepIndex() > shared) {
+          malformed(file, where, "stepIndex: " + std::to_string(s.getStepIndex()) + " is beyond the " +
+                                     std::to_string(shared) + " steps");
+        }
+        sample.step = s.getStepIndex() - 1;
+        sample.epoch = s.getEpoch();
+        sample.invocation = s.getInvocation();
+      } else {
+        const auto step = s.getStep();
+        sample.epoch = step.getEpoch();
+        sample.invocation = step.getInvocation();
+        sample.step = table.add(read_step(step, file, where + "step: "));
+      }
+      tile.samples.push_back(sample);
+    }
+    profile.tiles.push_back(std::move(tile));
+  }
+  if (earliest < 0) {
+    for (auto& tile : profile.tiles) {
+      for (auto& s : tile.samples) {
+        s.start_cycle -= static_cast<uint64_t>(earliest);
+        s.end_cycle -= static_cast<uint64_t>(earliest);
+      }
+    }
+  }
+}
+
+// The first bytes of Lockstep's other binary files, so a mix-up is named.
+void refuse_other_formats(const uint8_t* data, size_t size, const std::string& file) {
+  if (size >= 6 && std::memcmp(data, "LKSPKG", 6) == 0) {
+    throw InputError(file + ": is a Lockstep package, not a profile (write one with `lockstep run PACKAGE --profile FILE`)");
+  }
+  if (size >= 6 && std::memcmp(data, "LKSCAP", 6) == 0) {
+    throw InputError(file + ": is a Lockstep capture, not a profile");
+  }
+}
+
+// The segment table says how long the message is; a file cut short says so plainly.
+void refuse_truncated(kj::ArrayPtr<const capnp::word> words, const std::string& file) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(words.begin());
+  const auto u32 = [&](size_t at) {
+    return uint32_t{bytes[at]} | uint32_t{bytes[at + 1]} << 8 | uint32_t{bytes[at + 2]} << 16 | uint32_t{bytes[at + 3]} << 24;
+  };
+  const uint64_t segments = uint64_t{u32(0)} + 1;  // capnp_message_words checked the table fits
+  uint64_t needed = (segments + 2) / 2;
+  for (uint64_t i = 0; i < segments; ++i) needed += u32(4 + 4 * i);
+  if (needed > words.size()) {
+    throw InputError(file + ": truncated profile: the message needs " + std::to_string(8 * needed) +
+                     " bytes, the file has " + std::to_string(8 * words.size()));
+  }
+}
+
+}  // namespace
+
+Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_name) {
+  refuse_other_formats(data, size, file_name);
+  kj::Array<capnp::word> copy;
+  const auto words = capnp_message_words(data, size, copy, file_name, "profile");
+  refuse_truncated(words, file_name);
+  capnp::ReaderOptions options;
+  options.traversalLimitInWords = 2 * words.size() + 8192;
+  options.nestingLimit = 16;  // Profile > tiles > samples > step > lists: depth 6 suffices
+  try {
+    capnp::FlatArrayMessageReader reader(words, options);
+    if (reader.getEnd() != words.end()) {
+      throw InputError(file_name + ": corrupt profile: " + std::to_string(8 * (words.end() - reader.getEnd())) +
+                       " bytes after the message");
+    }
+    const auto root = reader.getRoot<profile_schema::Profile>();
+    Profile profile;
+    profile.schema_version = root.getSchemaVersion();
+    if (profile.schema_version < 1 || profile.schema_version > kProfileSchemaVersion) {
+      throw InputError(file_name + ": schemaVersion: " + std::to_string(profile.schema_version) +
+                       " is not a profile schema version this build reads (1.." +
+                       std::to_string(kProfileSchemaVersion) + "); is this a profile?");
+    }
+    profile.lockstep_version = root.getLockstepVersion();
+    if (profile.lockstep_version > kProfileLockstepVersion) {
+      throw InputError(file_name + ": lockstepVersion: " + std::to_string(profile.lockstep_version) +
+                       " is newer than this build reads (" + std::to_string(kProfileLockstepVersion) + ")");
+    }
+    profile.clock_hz = root.getClockHz();
+    if (profile.clock_hz == 0) throw InputError(file_name + ": clockHz: 0 (a profile needs its clock)");
+    profile.producer = text_field(root.getProducer(), file_name, "", "producer");
+    profile.source = text_field(root.getSource(), file_name, "", "source");
+    profile.machine_name = text_field(root.getMachineName(), file_name, "", "machineName");
+    profile.total_cycles = root.getTotalCycles();
+    read_tiles(root, profile, file_name);
+    if (profile.lockstep_version == 0) {
+      for (const auto& tile : profile.tiles) {
+        for (const auto& s : tile.samples) profile.total_cycles = std::max(profile.total_cycles, s.end_cycle);
+      }
+    }
+    return profile;
+  } catch (const kj::Exception& e) {
+    std::string what(e.getDescription().cStr());
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    throw InputError(file_name + ": malformed Cap'n Proto profile: " + what);
+  }
+}
+
+Profile read_profile(const std::string& path) {
+  const MappedFile file(path);
+  return parse_profile(file.data(), file.size(), path);
+}
+
+namespace {
+
+void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, profile_schema::Step::Builder out) {
+  out.setLocalIndex(step.local_index);
+  out.setPhase(step.phase);
+  out.setEpoch(epoch);
+  out.setOperation(step.operation);
+  out.setKind(static_cast<profile_schema::StepKind>(step.kind));
+  out.setKernel(step.kernel);
+  auto metadata = out.initMetadata(static_cast<unsigned>(step.metadata.size()));
+  for (unsigned i = 0; i < step.metadata.size(); ++i) {
+    metadata[i].setName(step.metadata[i].name);
+    metadata[i].setValue(step.metadata[i].value);
+  }
+  auto activities = out.initExchangeActivities(static_cast<unsigned>(step.activities.size()));
+  for (unsigned i = 0; i < step.activities.size(); ++i) {
+    activities[i].setKind(static_cast<profile_schema::ExchangeActivityKind>(step.activities[i].kind));
+    activities[i].setStartCycle(step.activities[i].start_cycle);
+    activities[i].setEndCycle(step.activities[i].end_cycle);
+  }
+  out.setExchangeEventCycles(step.event_cycles);
+  out.setPhaseLabel(step.phase_label);
+  out.setInvocation(invocation);
+}
+
+}  // namespace
+
+void write_profile(const Profile& profile, const std::string& path, ProfileLayout layout) {
+  const bool compact = layout == ProfileLayout::Compact;
+  capnp::MallocMessageBuilder message(1u << 20);
+  auto root = message.initRoot<profile_schema::Profile>();
+  root.setSchemaVersion(profile.schema_version);
+  root.setClockHz(profile.clock_hz);
+  root.setLockstepVersion(profile.lockstep_version);
+  root.setProducer(profile.producer);
+  root.setSource(profile.source);
+  root.setMachineName(profile.machine_name);
+  root.setTotalCycles(profile.total_cycles);
+  if (compact) {
+    auto steps = root.initSteps(static_cast<unsigned>(profile.steps.size()));
+    for (unsigned i = 0; i < profile.steps.size(); ++i) fill_step(profile.steps[i], 0, 0, steps[i]);
+  }
+  auto tiles = root.initTiles(static_cast<unsigned>(profile.tiles.size()));
+  for (unsigned t = 0; t < profile.tiles.size(); ++t) {
+    const TileProfile& tile = profile.tiles[t];
+    tiles[t].setPhysicalTile(tile.physical_tile);
+    tiles[t].setLogicalTile(tile.logical_tile);
+    auto samples = tiles[t].initSamples(static_cast<unsigned>(tile.samples.size()));
+    for (unsigned i = 0; i < tile.samples.size(); ++i) {
+      const CycleSample& s = tile.samples[i];
+      if (s.end_cycle < s.start_cycle || s.end_cycle - s.start_cycle > std::numeric_limits<uint32_t>::max()) {
+        throw InputError(path + ": tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) +
+                         ": lasts longer than 2^32 cycles, which the profile schema cannot hold");
+      }
+      samples[i].setStartCycle(static_cast<uint32_t>(s.start_cycle));
+      samples[i].setEndCycle(static_cast<uint32_t>(s.end_cycle));
+      samples[i].setStartCycleHigh(static_cast<uint32_t>(s.start_cycle >> 32));
+      if (compact) {
+        if (s.step >= profile.steps.size()) throw std::out_of_range("profile sample names a step beyond the table");
+        samples[i].setStepIndex(s.step + 1);
+        samples[i].setEpoch(s.epoch);
+        samples[i].setInvocation(s.invocation);
+      } else {
+        fill_step(profile.steps.at(s.step), s.epoch, s.invocation, samples[i].initStep());
+      }
+    }
+  }
+  write_capnp_file(path, message);
+}
+
+}  // namespace lockstep::arch

@@ -1,0 +1,307 @@
+// Package -> device image (docs/IPU21-DEVICE.md section 12.4, docs/device.md "Export").
+#include "sim/device/application_export.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "sim/device/elf_object.hpp"
+#include "sim/device/object_link.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
+#include "arch/instruction.hpp"
+#include "supervisor/supervisor_code.hpp"
+#include "formats/token.hpp"
+#include "arch/topology.hpp"
+
+namespace lockstep::arch {
+namespace {
+
+std::vector<uint8_t> word_bytes(const std::vector<uint32_t>& words, size_t first, size_t count) {
+  std::vector<uint8_t> out(4 * count);
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t w = words[first + i];
+    for (int b = 0; b < 4; ++b) out[4 * i + b] = static_cast<uint8_t>(w >> (8 * b));
+  }
+  return out;
+}
+
+// `setzi $m0, start; br $m0`: the two words the loader enters at (section 1).
+AppSegment entry_stub(uint32_t start) {
+  Instruction setzi;
+  setzi.op = Opcode::SetZi;
+  setzi.reg = 0;
+  setzi.immediate = static_cast<int32_t>(start);
+  Instruction br;
+  br.op = Opcode::Br;
+  br.reg = 0;
+  std::vector<uint32_t> words = encode(setzi);
+  encode_into(br, words);
+  return {kImageEntryPoint, 8, word_bytes(words, 0, 2), kSegmentRead | kSegmentExecute};
+}
+
+// A package segment's bytes as the loader writes them: Zero stays a bare memorySize.
+AppSegment data_segment(const Segment& seg, uint32_t logical, const TableRegion& table) {
+  AppSegment out{seg.address, seg.size, {}, kSegmentRead | kSegmentWrite};
+  // Rows are executed: a segment over the row table is code, as the stack marks rows R|X.
+  const bool rows = table.size > 0 && seg.address < table.address + table.size && table.address < seg.address + seg.size;
+  if (rows) out.flags = kSegmentRead | kSegmentExecute;
+  if (seg.fill == FillKind::Bytes) out.data = seg.bytes;
+  if (seg.fill == FillKind::Tokens) {
+    std::vector<uint32_t> words(seg.size / 4);
+    for (uint32_t i = 0; i < words.size(); ++i) words[i] = payload_token(seg.token_seed, logical, seg.address + 4 * i);
+    out.data = word_bytes(words, 0, words.size());
+  }
+  return out;
+}
+
+// Every call in the code area whose target is an intrinsic symbol's slot.
+std::vector<std::string> called_intrinsics(const TileCode& code) {
+  std::map<uint32_t, std::string> intrinsic;
+  for (const CodeSymbol& s : code.symbols) {
+    if (s.intrinsic) intrinsic[s.address] = s.name;
+  }
+  std::vector<std::string> out;
+  if (intrinsic.empty()) return out;
+  const size_t code_words = code.code_bytes / 4;
+  for (size_t i = 0; i < code_words && i < code.words.size(); ++i) {
+    const uint32_t w = code.words[i];
+    if ((w & 0xff000000u) != 0x18000000u) continue;  // call $r, target (section 5.1)
+    const auto it = intrinsic.find((w & 0x7ffffu) << 2);
+    if (it != intrinsic.end() && std::find(out.begin(), out.end(), it->second) == out.end()) out.push_back(it->second);
+  }
+  return out;
+}
+
+std::string tile_ranges(const std::vector<uint32_t>& tiles) {
+  std::string out;
+  for (size_t i = 0; i < tiles.size();) {
+    size_t j = i;
+    while (j + 1 < tiles.size() && tiles[j + 1] == tiles[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(tiles[i]) + (j > i ? "-" + std::to_string(tiles[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+// Kernels and the bulk patcher are worker code only a vendor compiler makes: refuse unless
+// an object provides them (its symbols checked here, linked per tile by link_tile_object).
+std::optional<ElfObject> require_intrinsics(const std::map<std::string, std::vector<uint32_t>>& needed,
+                                            const ExportOptions& options) {
+  if (needed.empty() && options.object_path.empty()) return std::nullopt;
+  std::string list;
+  for (const auto& [name, tiles] : needed) {
+    list += (list.empty() ? "" : ", ") + name + " (tiles " + tile_ranges(tiles) + ")";
+  }
+  if (options.object_path.empty()) {
+    throw InputError("export: kernels need vendor-compiled worker code: " + list + "; give --object FILE providing them");
+  }
+  ElfObject object = read_elf_object(options.object_path);
+  std::set<std::string> defined;
+  for (const ElfSymbol& s : object.symbols) {
+    if (s.section != 0 && !s.name.empty()) defined.insert(s.name);
+  }
+  std::string missing;
+  for (const auto& [name, tiles] : needed) {
+    if (!defined.count(name)) missing += (missing.empty() ? "" : ", ") + name;
+  }
+  if (!missing.empty()) throw InputError("export: " + options.object_path + ": does not define " + missing);
+  return object;
+}
+
+struct Lowered {
+  uint32_t logical = 0;
+  uint32_t physical = 0;
+  TileCode code;
+  std::optional<LinkedObject> object;  // with --object: linked beside the code area
+};
+
+// Links the object into the tile's free SRAM and points each intrinsic's slot at its code:
+// the slot's `trap 1` becomes `bri symbol` (the call's $m10 still returns to the caller).
+void link_tile_object(Lowered& t, const TileProgram& program, const MachineDescription& machine,
+                      const ElfObject& object, const std::string& file) {
+  std::map<std::string, uint32_t> runtime;
+  for (const CodeSymbol& s : t.code.symbols) {
+    if (!s.intrinsic) runtime[s.name] = s.address;
+  }
+  const uint32_t base = place_in_free_sram(program, machine, linked_size(object), {{t.code.base, t.code.end()}});
+  t.object = link_object(object, base, runtime, file);
+  for (const CodeSymbol& s : t.code.symbols) {
+    const auto linked = t.object->symbols.find(s.name);
+    if (s.intrinsic && linked != t.object->symbols.end()) {
+      t.code.words[(s.address - t.code.base) / 4] = bri_word(linked->second);
+    }
+  }
+}
+
+TileImage tile_image(const Lowered& t, const TileProgram& program) {
+  TileImage image{t.physical, kImageEntryPoint, {}, 0, kImageDiagnosticAddress};
+  const CodeSymbol* start = find_symbol(t.code, "lockstep_start");
+  if (!start) throw std::logic_error("lowered code has no lockstep_start symbol");
+  image.segments.push_back(entry_stub(start->address));
+  const size_t code_words = t.code.code_bytes / 4;
+  image.segments.push_back({t.code.base, t.code.code_bytes, word_bytes(t.code.words, 0, code_words),
+                            kSegmentRead | kSegmentExecute});
+  if (t.code.words.size() > code_words) {
+    const uint32_t rest = static_cast<uint32_t>(4 * (t.code.words.size() - code_words));
+    image.segments.push_back({t.code.base + t.code.code_bytes, rest,
+                              word_bytes(t.code.words, code_words, t.code.words.size() - code_words),
+                              kSegmentRead | kSegmentWrite});
+  }
+  if (t.object) {
+    image.segments.push_back({t.object->base, static_cast<uint32_t>(t.object->bytes.size()), t.object->bytes,
+                              kSegmentRead | kSegmentExecute});
+  }
+  for (const Segment& seg : program.segments) image.segments.push_back(data_segment(seg, t.logical, program.table));
+  std::sort(image.segments.begin(), image.segments.end(),
+            [](const AppSegment& a, const AppSegment& b) { return a.address < b.address; });
+  for (const AppSegment& seg : image.segments) {
+    if (seg.address < kImageFirstFree && seg.address != kImageEntryPoint) {
+      throw InputError("export: tile " + std::to_string(t.logical) + " (physical " + std::to_string(t.physical) +
+                       "): data at " + hex(seg.address) + " lies below " + hex(kImageFirstFree) +
+                       ", where the loader's launch slot and the entry stub are (IPU21-DEVICE.md section 13)");
+    }
+  }
+  return image;
+}
+
+void add_bindings(const Package& package, const Topology& topology, Application& app) {
+  for (const Binding& b : package.bindings) {
+    AppBinding out{b.name, dtype_name(b.element), b.shape, {}};
+    uint64_t offset = 0;
+    for (const Slice& s : b.slices) {
+      out.slices.push_back({topology.physical(s.tile), s.address, offset, s.bytes});
+      offset += s.bytes;
+    }
+    if (out.shape.empty()) out.shape = {static_cast<uint32_t>(offset)};
+    auto& list = b.kind == BindingKind::Input ? app.inputs : b.kind == BindingKind::Output ? app.outputs : app.weights;
+    list.push_back(std::move(out));
+  }
+}
+
+void add_debug(const std::vector<Lowered>& tiles, const Package& package, Application& app) {
+  std::map<std::pair<std::string, uint32_t>, bool> seen;
+  for (const Lowered& t : tiles) {
+    for (const CodeSymbol& s : t.code.symbols) {
+      if (seen.emplace(std::make_pair(s.name, s.address), true).second) app.debug_symbols.push_back({s.name, s.address});
+    }
+    app.debug_regions.push_back({t.physical, t.code.base, t.code.code_bytes, kCodeRegionName});
+    // Symbols per tile too: the code area's place (so every address) differs between tiles,
+    // and debugSymbols has no tile field. Each runs to the next, the last to the program.
+    for (size_t i = 0; i < t.code.symbols.size(); ++i) {
+      const uint32_t address = t.code.symbols[i].address;
+      const uint32_t end = i + 1 < t.code.symbols.size() ? t.code.symbols[i + 1].address : t.code.program;
+      app.debug_regions.push_back({t.physical, address, std::max<uint32_t>(end - address, 4), t.code.symbols[i].name});
+    }
+    if (t.object) {
+      app.debug_regions.push_back({t.physical, t.object->base, static_cast<uint32_t>(t.object->bytes.size()),
+                                   kLinkedObjectRegionName});
+    }
+    const uint32_t rest = t.code.end() - t.code.base - t.code.code_bytes;
+    if (rest > 0) app.debug_regions.push_back({t.physical, t.code.base + t.code.code_bytes, rest, kCodeDataRegionName});
+    for (const TileProgram& p : package.tiles) {
+      if (p.tile == t.logical && p.table.size > 0) {
+        app.debug_regions.push_back({t.physical, p.table.address, p.table.size, kRowTableRegionName});
+      }
+    }
+  }
+}
+
+void plan_exchanges(const std::vector<Step>& steps, const Package& package, std::vector<PlanStep>& out) {
+  for (const Step& step : steps) {
+    if (const auto* r = std::get_if<RepeatStep>(&step.kind)) plan_exchanges(r->body, package, out);
+    const auto* e = std::get_if<ExchangeStep>(&step.kind);
+    if (!e) continue;
+    PlanStep plan;
+    plan.step.local_index = static_cast<uint32_t>(out.size());
+    plan.step.phase = kExchangePhaseBit | e->phase;
+    plan.step.kind = ProfileStepKind::Exchange;
+    plan.step.kernel = "exchange";
+    for (const Phase& phase : package.phases) {
+      if (phase.id != e->phase) continue;
+      plan.step.operation = phase.operation;
+      plan.step.phase_label = phase.label;
+      plan.step.metadata.push_back({"execution_count", std::to_string(phase.execution_count)});
+    }
+    out.push_back(std::move(plan));
+  }
+}
+
+// The stack's profile plans describe each tile's steps (section 15.4); here they carry each
+// exchange step's phase (id, label, operation), which the code itself does not hold, so
+// that `device import` gives the steps their phases back.
+void add_plans(const std::vector<Lowered>& tiles, const Package& package, Application& app) {
+  for (const Lowered& t : tiles) {
+    for (const TileProgram& p : package.tiles) {
+      if (p.tile != t.logical) continue;
+      TileProfilePlan plan{t.physical, {}};
+      plan_exchanges(p.steps, package, plan.steps);
+      if (!plan.steps.empty()) app.profile_tiles.push_back(std::move(plan));
+    }
+  }
+}
+
+}  // namespace
+
+const char* dtype_name(ElementType element) {
+  switch (element) {
+    case ElementType::Float16:
+      return "f16";
+    case ElementType::Float32:
+      return "f32";
+    case ElementType::Bytes:
+      break;
+  }
+  return "u8";
+}
+
+Application export_application(const Package& package, const MachineDescription& machine,
+                               const ExportOptions& options) {
+  const Topology topology(machine);
+  std::map<uint32_t, const TileProgram*> programs;
+  for (const TileProgram& p : package.tiles) programs[p.tile] = &p;
+  LoweringOptions lowering;
+  lowering.invocations = options.invocations;
+  std::vector<Lowered> tiles;
+  std::vector<TileProgram> idle;  // tiles the package leaves out still join every barrier
+  idle.reserve(machine.tiles);
+  std::map<std::string, std::vector<uint32_t>> intrinsics;
+  for (uint32_t l = 0; l < machine.tiles; ++l) {
+    const auto it = programs.find(l);
+    if (it == programs.end()) {
+      idle.emplace_back();
+      idle.back().tile = l;
+    }
+    const TileProgram& program = it == programs.end() ? idle.back() : *it->second;
+    tiles.push_back({l, topology.physical(l), lower_tile_code(program, machine, lowering), std::nullopt});
+    for (const std::string& name : called_intrinsics(tiles.back().code)) intrinsics[name].push_back(l);
+  }
+  if (const auto object = require_intrinsics(intrinsics, options)) {
+    for (Lowered& t : tiles) {
+      const auto it = programs.find(t.logical);
+      TileProgram empty;
+      empty.tile = t.logical;
+      link_tile_object(t, it == programs.end() ? empty : *it->second, machine, *object, options.object_path);
+    }
+  }
+  std::sort(tiles.begin(), tiles.end(), [](const Lowered& a, const Lowered& b) { return a.physical < b.physical; });
+  Application app;
+  app.compiler_version = options.compiler_version;
+  for (const Lowered& t : tiles) {
+    const auto it = programs.find(t.logical);
+    TileProgram empty;
+    empty.tile = t.logical;
+    app.tiles.push_back(tile_image(t, it == programs.end() ? empty : *it->second));
+  }
+  add_bindings(package, topology, app);
+  app.entry_points.push_back({"run", 0, 0});
+  add_plans(tiles, package, app);
+  add_debug(tiles, package, app);
+  validate_application(app, "export");
+  return app;
+}
+
+}  // namespace lockstep::arch

@@ -1,0 +1,40 @@
+#pragma once
+// A package as the IPU21 stack's application package (`.ipuexe`, docs/IPU21-DEVICE.md
+// section 12.4, docs/device.md "Export"): one TileImage per tile of the package's machine,
+// sorted by physical id, each holding the entry stub at 0x4c010, the tile's supervisor code
+// (supervisor/supervisor_code.hpp) and the package's data; the bindings on physical tiles; one
+// entry point "run"; the code's symbols and regions as debug names.
+#include <string>
+
+#include "sim/device/application.hpp"
+#include "arch/machine.hpp"
+#include "formats/package.hpp"
+
+namespace lockstep::arch {
+
+inline constexpr uint32_t kImageEntryPoint = 0x4c010;       // the stub's address (section 1)
+inline constexpr uint32_t kImageFirstFree = 0x4c018;        // first byte after the stub
+inline constexpr uint32_t kImageDiagnosticAddress = 0x58000;
+inline constexpr const char* kCodeRegionName = "generated tile program";
+inline constexpr const char* kCodeDataRegionName = "generated tile data";
+inline constexpr const char* kRowTableRegionName = "exchange row table";
+inline constexpr const char* kLinkedObjectRegionName = "linked object";  // --object's code
+
+struct ExportOptions {
+  std::string compiler_version;  // Application.compilerVersion ("lockstep 0.1.0")
+  uint32_t invocations = 1;      // the program loops this many times in code (section 8.1)
+  std::string object_path;       // ELF object providing the intrinsic symbols ("" = none)
+};
+
+// Lowers every tile and assembles the image. InputError, one line starting "export: ",
+// when a tile's data lies below 0x4c018, or the code calls intrinsic symbols (kernels, the
+// bulk patcher) that need vendor worker code and no object provides them. With an object,
+// it is linked into every tile's free SRAM (sim/device/object_link.hpp) and each intrinsic's slot
+// branches to its code.
+Application export_application(const Package& package, const MachineDescription& machine,
+                               const ExportOptions& options);
+
+// "f16", "f32" or "u8" for a binding's element type.
+const char* dtype_name(ElementType element);
+
+}  // namespace lockstep::arch

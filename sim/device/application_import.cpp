@@ -1,0 +1,256 @@
+// Device image -> package (docs/device.md "Import"). Each tile: find its code area from the
+// debug regions export writes, read the steps back (supervisor/code_reader.hpp), keep the other
+// segments as data, lower the steps again and require the image's words.
+#include "sim/device/application_import.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <optional>
+#include <map>
+
+#include "sim/device/application_export.hpp"
+#include "sim/device/application_import_parts.hpp"
+#include "supervisor/code_reader.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
+#include "supervisor/supervisor_code.hpp"
+#include "sim/device/tile_image_memory.hpp"
+#include "arch/topology.hpp"
+
+namespace lockstep::arch {
+namespace {
+
+std::string word_hex(uint32_t word) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", word);
+  return buf;
+}
+
+struct TileContext {
+  std::string where;  // "FILE: tile 3 (physical 77)"
+  uint32_t logical = 0;
+  const TileImage* image = nullptr;
+  const DebugRegion* code = nullptr;  // kCodeRegionName
+  uint32_t area_end = 0;              // code, data tables and stack
+  std::map<uint32_t, std::string> symbols;
+  std::optional<TableRegion> table;
+  std::optional<DebugRegion> object;  // an object `export --object` linked in
+};
+
+[[noreturn]] void not_code(const TileContext& t, uint32_t address, uint32_t word, const std::string& what) {
+  throw InputError(t.where + ": address " + hex(address) + ": word " + word_hex(word) +
+                   ": not code Lockstep can execute (" + what + ")");
+}
+
+bool built_by_stack(const Application& app) {
+  for (const DebugSymbol& s : app.debug_symbols) {
+    if (s.name.rfind("ipu_stack_static_", 0) == 0) return true;
+  }
+  return false;
+}
+
+TileContext tile_context(const Application& app, const TileImage& image, const Topology& topology,
+                         const std::string& file) {
+  TileContext t;
+  t.image = &image;
+  t.where = file + ": tile ? (physical " + std::to_string(image.physical_tile) + ")";
+  if (image.physical_tile >= topology.physical_tiles() ||
+      topology.logical(image.physical_tile) >= topology.tiles() ||
+      topology.physical(topology.logical(image.physical_tile)) != image.physical_tile) {
+    throw InputError(file + ": tiles: physical tile " + std::to_string(image.physical_tile) +
+                     " is not a tile of the machine (give --machine)");
+  }
+  t.logical = topology.logical(image.physical_tile);
+  t.where = file + ": tile " + std::to_string(t.logical) + " (physical " + std::to_string(image.physical_tile) + ")";
+  for (const DebugRegion& r : app.debug_regions) {
+    if (r.physical_tile != image.physical_tile) continue;
+    if (r.name == kCodeRegionName) {
+      t.code = &r;
+    } else if (r.name == kRowTableRegionName) {
+      t.table = TableRegion{r.address, r.size};
+    } else if (r.name == kLinkedObjectRegionName) {
+      t.object = r;
+    } else if (r.name != kCodeDataRegionName) {
+      t.symbols[r.address] = r.name;
+    }
+  }
+  if (!t.code) {
+    throw InputError(t.where + ": no \"" + std::string(kCodeRegionName) +
+                     "\" debug region: not an image `lockstep device export` wrote");
+  }
+  t.area_end = t.code->address + t.code->size;
+  for (const DebugRegion& r : app.debug_regions) {
+    if (r.physical_tile == image.physical_tile && r.name == kCodeDataRegionName) t.area_end = r.address + r.size;
+  }
+  return t;
+}
+
+// The segments that are neither the entry stub nor the code area, as package segments.
+std::vector<Segment> data_segments(const TileContext& t) {
+  std::vector<Segment> out;
+  for (const AppSegment& s : t.image->segments) {
+    if (s.address == kImageEntryPoint) continue;
+    if (s.address >= t.code->address && s.address < t.area_end) continue;
+    if (t.object && s.address >= t.object->address && s.address < t.object->address + t.object->size) continue;
+    Segment seg;
+    seg.address = s.address;
+    seg.size = s.memory_size;
+    if (s.data.empty()) {
+      seg.fill = FillKind::Zero;
+    } else {
+      seg.fill = FillKind::Bytes;
+      seg.bytes = s.data;
+      seg.bytes.resize(s.memory_size, 0);
+    }
+    out.push_back(std::move(seg));
+  }
+  return out;
+}
+
+std::vector<uint32_t> area_words(const TileImageMemory& memory, uint32_t base, uint32_t end) {
+  std::vector<uint32_t> words;
+  for (uint32_t a = base; a < end; a += 4) words.push_back(memory.word(a));
+  return words;
+}
+
+TileProgram import_tile(const TileContext& t, const MachineDescription& machine, std::map<uint32_t, Phase>& phases,
+                        const std::vector<PlanStep>* plan) {
+  const TileImageMemory memory(*t.image);
+  const uint32_t base = t.code->address;
+  TileProgram program;
+  program.tile = t.logical;
+  program.segments = data_segments(t);
+  if (t.table) program.table = *t.table;
+  uint32_t start = 0;
+  for (const auto& [address, name] : t.symbols) {
+    if (name == "lockstep_start") start = address;
+  }
+  // lockstep_start ends with `setzi $m0, program; br $m0`.
+  uint32_t program_address = 0;
+  for (uint32_t a = start; a + 4 < base + t.code->size; a += 4) {
+    if (memory.word(a + 4) == 0x43000000u && (memory.word(a) & 0xfff00000u) == 0x19000000u) {
+      program_address = memory.word(a) & 0xfffffu;
+      break;
+    }
+  }
+  CodeReader reader(area_words(memory, base, base + t.code->size), base, t.symbols,
+                    [&](uint32_t a) { return memory.word(a); });
+  try {
+    program.steps = reader.read_program(program_address);
+  } catch (const CodeReadError& e) {
+    not_code(t, e.address, e.word, e.what);
+  }
+  uint32_t next = 0;
+  assign_phases(program.steps, plan, next, phases);
+  // What the simulator will execute must be exactly what the image holds.
+  const TileCode code = lower_tile_code(program, machine);
+  const std::vector<uint32_t> image = area_words(memory, base, t.area_end);
+  if (code.base != base) {
+    not_code(t, base, memory.word(base), "the steps read back lower to an area at " + hex(code.base));
+  }
+  for (size_t i = 0; i < std::max(image.size(), code.words.size()); ++i) {
+    const uint32_t want = i < code.words.size() ? code.words[i] : 0;
+    const uint32_t have = i < image.size() ? image[i] : memory.word(base + 4 * static_cast<uint32_t>(i));
+    // An intrinsic's slot branches into the linked object when the image has one.
+    const bool linked_slot = t.object && want == 0x41801001u && (have & 0xfff80000u) == 0x40800000u &&
+                             ((have & 0x7ffffu) << 2) - t.object->address < t.object->size;
+    if (want != have && !linked_slot) {
+      not_code(t, base + 4 * static_cast<uint32_t>(i), have, "the steps read back lower to " + word_hex(want) + " here");
+    }
+  }
+  const CodeSymbol* entry = find_symbol(code, "lockstep_start");
+  if (memory.word(kImageEntryPoint) != (0x19000000u | entry->address) || memory.word(kImageEntryPoint + 4) != 0x43000000u) {
+    not_code(t, kImageEntryPoint, memory.word(kImageEntryPoint), "the entry stub does not jump to lockstep_start");
+  }
+  return program;
+}
+
+}  // namespace
+
+// The phases of a tile's exchange steps, in pre-order, from its profile plan when export
+// wrote one (else numbered in order).
+void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, uint32_t& next,
+                   std::map<uint32_t, Phase>& phases) {
+  for (Step& step : steps) {
+    if (auto* r = std::get_if<RepeatStep>(&step.kind)) assign_phases(r->body, plan, next, phases);
+    auto* e = std::get_if<ExchangeStep>(&step.kind);
+    if (!e) continue;
+    const uint32_t index = next++;
+    Phase phase{index, "phase " + std::to_string(index), 1, ""};
+    if (plan && index < plan->size()) {
+      const ProfileStep& p = (*plan)[index].step;
+      phase.id = p.phase & ~kExchangePhaseBit;
+      if (!p.phase_label.empty()) phase.label = p.phase_label;  // the stack's plans have none
+      phase.operation = p.operation;
+      for (const auto& m : p.metadata) {
+        uint32_t count = 0;
+        const auto [end, error] = std::from_chars(m.value.data(), m.value.data() + m.value.size(), count);
+        if (m.name == "execution_count" && error == std::errc() && end == m.value.data() + m.value.size() && count > 0) {
+          phase.execution_count = count;
+        }
+      }
+    }
+    e->phase = phase.id;
+    phases.emplace(phase.id, phase);
+  }
+}
+
+static ElementType element_of(const std::string& dtype) {
+  if (dtype == "f16") return ElementType::Float16;
+  if (dtype == "f32") return ElementType::Float32;
+  return ElementType::Bytes;
+}
+
+void import_bindings(const Application& app, const Topology& topology, Package& package) {
+  const auto add = [&](const std::vector<AppBinding>& list, BindingKind kind) {
+    for (const AppBinding& b : list) {
+      Binding out;
+      out.name = b.name;
+      out.kind = kind;
+      out.element = element_of(b.dtype);
+      if (out.element != ElementType::Bytes) out.shape = b.shape;
+      for (const RegionSlice& s : b.slices) {
+        out.slices.push_back({topology.logical(s.tile), s.tile_address, static_cast<uint32_t>(s.size)});
+      }
+      package.bindings.push_back(std::move(out));
+    }
+  };
+  add(app.inputs, BindingKind::Input);
+  add(app.outputs, BindingKind::Output);
+  add(app.weights, BindingKind::Weight);
+}
+
+Package import_application(const Application& app, const MachineDescription& machine, const std::string& file_name) {
+  const Topology topology(machine);
+  if (built_by_stack(app)) return import_stack_application(app, machine, file_name);
+  std::vector<TileProgram> tiles;
+  std::map<uint32_t, Phase> phases;
+  std::map<uint32_t, const std::vector<PlanStep>*> plans;
+  for (const TileProfilePlan& p : app.profile_tiles) plans[p.physical_tile] = &p.steps;
+  for (const TileImage& image : app.tiles) {
+    const TileContext t = tile_context(app, image, topology, file_name);
+    const auto plan = plans.find(image.physical_tile);
+    TileProgram program = import_tile(t, machine, phases, plan == plans.end() ? nullptr : plan->second);
+    if (program.steps.empty() && program.segments.empty() && program.table.size == 0) continue;
+    tiles.push_back(std::move(program));
+  }
+  return assemble_imported_package(std::move(tiles), phases, app, machine, file_name);
+}
+
+Package assemble_imported_package(std::vector<TileProgram> tiles, const std::map<uint32_t, Phase>& phases,
+                                  const Application& app, const MachineDescription& machine,
+                                  const std::string& file_name) {
+  Package package;
+  package.machine_name = machine.name;
+  package.machine_digest = machine.digest;
+  package.tiles = std::move(tiles);
+  std::sort(package.tiles.begin(), package.tiles.end(),
+            [](const TileProgram& a, const TileProgram& b) { return a.tile < b.tile; });
+  for (const auto& [id, phase] : phases) package.phases.push_back(phase);
+  import_bindings(app, Topology(machine), package);
+  validate_package(package, machine, file_name);
+  return package;
+}
+
+}  // namespace lockstep::arch

@@ -1,0 +1,30 @@
+#pragma once
+// What both importers (Lockstep's images, sim/device/application_import.cpp, and the IPU21
+// stack's, sim/device/application_import_stack.cpp) share.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/device/application.hpp"
+#include "formats/package.hpp"
+#include "arch/topology.hpp"
+
+namespace lockstep::arch {
+
+// Numbers a tile's exchange steps in pre-order from `next`, taking each one's phase id,
+// label and operation from `plan` (one entry per exchange step, in the same order) when
+// given; every phase met is added to `phases`.
+void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, uint32_t& next,
+                   std::map<uint32_t, Phase>& phases);
+
+// The image's inputs, outputs and weights as package bindings on logical tiles.
+void import_bindings(const Application& app, const Topology& topology, Package& package);
+
+// The package both importers end with: the tiles sorted, the phases met, the image's
+// bindings, the machine's name and digest, validated against the machine.
+Package assemble_imported_package(std::vector<TileProgram> tiles, const std::map<uint32_t, Phase>& phases,
+                                  const Application& app, const MachineDescription& machine,
+                                  const std::string& file_name);
+
+}  // namespace lockstep::arch

@@ -1,0 +1,181 @@
+// The stack emitter's sequences (IPU21-DEVICE.md 8.1 to 8.6), read back into steps.
+#include "sim/device/stack_code_reader.hpp"
+
+#include "io/hex.hpp"
+
+// GCC 12's false "maybe uninitialized" on std::variant moves, as in code_reader.cpp.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace lockstep::arch {
+namespace {
+
+constexpr uint32_t kM0 = 0, kM2 = 2, kM3 = 3, kM4 = 4, kM5 = 5, kM7 = 7, kM8 = 8, kM9 = 9, kM10 = 10,
+                   kStack = 11, kZero = 15;
+constexpr uint32_t kIncomingMux = 0xa0, kIncomingMuxPair = 0xa1, kIncomingFormat = 0xa3, kIncomingBase = 0xa4,
+                   kIncomingDcount = 0xa6, kOutgoingBase = 0xa7;
+constexpr uint32_t kMaxPatchWords = 1u << 16;  // a bound on tables read from the image
+
+}  // namespace
+
+std::string StackCodeReader::next_call_symbol() const {
+  for (size_t k = 0; k < 8; ++k) {
+    const auto in = at(k);
+    if (!in) return "";
+    if (in->op == Opcode::Call) return symbol(in->target);
+  }
+  return "";
+}
+
+bool StackCodeReader::at_complete() const {
+  const auto set = at(), br = at(1);
+  return set && br && set->op == Opcode::SetZi && set->reg == kM0 && br->op == Opcode::Br && br->reg == kM0 &&
+         symbol(static_cast<uint32_t>(set->immediate)) == "ipu_stack_static_complete";
+}
+
+// A Repeat's bookkeeping starts with `ld32 $m0, $m11, $m15, slot`; no body step does.
+bool StackCodeReader::at_loop_end() const {
+  const auto in = at();
+  return in && in->op == Opcode::Ld32 && in->dest == kM0 && in->base == kStack && in->index == kZero;
+}
+
+std::vector<Step> StackCodeReader::read_stack_program(uint32_t program) {
+  const uint32_t base = address() - 4 * static_cast<uint32_t>(pc_);
+  pc_ = (program - base) / 4;
+  std::vector<Step> steps = read_stack_steps(false);
+  if (!at_complete()) fail("expected the jump to ipu_stack_static_complete");
+  return steps;
+}
+
+std::vector<Step> StackCodeReader::read_stack_steps(bool in_repeat) {
+  std::vector<Step> steps;
+  while (at() && !at_complete() && !(in_repeat && at_loop_end())) {
+    const auto in = *at();
+    if (in.op == Opcode::Add && in.dest == kStack && in.source == kStack && in.immediate < 0) {
+      if (in_repeat) fail("a Repeat inside a Repeat (the stack's emitter rejects them)");
+      steps.push_back(read_stack_repeat());
+      continue;
+    }
+    if (in.op == Opcode::Trap) fail("a checkpoint trap: the model does not stop at breakpoints");
+    if (in.op == Opcode::SetZi && in.reg == kM8) {
+      steps.push_back(read_stack_exchange());
+      continue;
+    }
+    const std::string callee = next_call_symbol();
+    if (callee == "ipu_stack_static_sample_cycle") {  // a profile sample (8.6): the model profiles itself
+      take_setzi(kM2);
+      take_call(kM10);
+    } else if (callee == "ipu_stack_static_patch_row") {
+      steps.push_back(Step{read_setup_patch()});
+    } else if (callee == "ipu_stack_static_patch_word") {
+      if (!in_repeat) fail("a Repeat patch outside a Repeat");
+      PatchStep patch{PatchMethod::Helper, {}};
+      while (next_call_symbol() == "ipu_stack_static_patch_word" && next_is(Opcode::SetZi, kM2)) {
+        patch.entries.push_back(read_repeat_patch());
+      }
+      steps.push_back(Step{std::move(patch)});
+    } else if (callee == "ipu_stack_static_host_run" || callee == "ipu_stack_static_repeat_call") {
+      fail("a host exchange phase (" + callee + "): the model has no host link");
+    } else if (!callee.empty()) {
+      fail("a call of " + callee + ": kernels need the stack's worker code; the model runs Lockstep's kernels only");
+    } else {
+      fail("no step of the stack's emitter starts here");
+    }
+  }
+  return steps;
+}
+
+// Section 8.2 steps 4 to 11 (no preserved bases: the stack's compiler never uses them).
+Step StackCodeReader::read_stack_exchange() {
+  ExchangeStep e;
+  e.incoming_base = take_setzi(kM8);
+  take_put(kIncomingBase, kM8);
+  for (auto in = at(); in && in->op == Opcode::SetZi && in->reg == kM8 && next_is(Opcode::Put, kM8, 1); in = at()) {
+    const auto put = at(1);
+    const uint32_t value = take_setzi(kM8);
+    if (put->csr == kIncomingMux) e.incoming_mux = value;
+    else if (put->csr == kIncomingFormat) e.incoming_format = value;
+    else if (put->csr == kIncomingMuxPair) e.incoming_muxpair = value;
+    else break;
+    ++pc_;
+  }
+  take_put(kOutgoingBase, kZero);
+  if (at() && at()->op == Opcode::Sans) {
+    take_zone(Opcode::Sans, 0);
+    take_zone(Opcode::Sync, 1);
+    const uint32_t row = take_call(kM10);
+    if (memory(row) != 0x43a00000u) fail("an inactive tile's row at " + hex(row) + " is more than br $m10");
+    return Step{e};
+  }
+  if (symbol(take_call(kM7)) != "ipu_stack_static_worker_barrier") fail("expected the worker barrier's call");
+  if (next_is(Opcode::SetZi, kM8)) {
+    if (take_setzi(kM8) != 1) fail("an INCOMING_DCOUNT other than 1 (host data): not an internal exchange");
+    take_put(kIncomingDcount, kM8);
+  }
+  take_zone(Opcode::Sync, 3);
+  e.row_address = take_call(kM10);
+  return Step{e};
+}
+
+// Section 8.4: the frame holds the remaining count and the pointers, which only kernels read
+// (and no kernel is accepted), so the pointers are dropped.
+Step StackCodeReader::read_stack_repeat() {
+  const int64_t frame = -take_adds(kStack);
+  RepeatStep r;
+  r.count = take_immediate(kM0);
+  take_st32(kM0, kStack);
+  while (next_is(Opcode::SetZi, kM0)) {
+    take_immediate(kM0);
+    const auto st = at();
+    if (!st || st->op != Opcode::St32 || st->source != kM0 || st->base != kStack) fail("expected a pointer slot's st32");
+    ++pc_;
+  }
+  r.body = read_stack_steps(true);
+  while (at_loop_end() && at()->offset != 0) {  // pointer advances
+    ++pc_;
+    take_adds(kM0);
+    ++pc_;  // its st32
+  }
+  take_ld32(kM0, kStack, 0);
+  take_add(kM0, kM0, -1);
+  take_st32(kM0, kStack);
+  if (!next_is(Opcode::Brz, kM0)) fail("expected brz $m0 (the Repeat's count test)");
+  ++pc_;
+  take_setzi(kM0);
+  take_br(kM0);
+  if (take_adds(kStack) != frame) fail("the Repeat's frame pop does not match its push");
+  if (r.body.empty()) fail("an empty Repeat body");
+  return Step{std::move(r)};
+}
+
+// `setzi $m2,row; setzi $m3,offsets; setzi $m4,values; setzi $m5,n; call patch_row,$m9`.
+PatchStep StackCodeReader::read_setup_patch() {
+  const uint32_t row = take_setzi(kM2);
+  const uint32_t offsets = take_setzi(kM3);
+  const uint32_t values = take_setzi(kM4);
+  const uint32_t n = take_immediate(kM5);
+  take_call(kM9);
+  if (n == 0 || n > kMaxPatchWords) fail("a setup patch of " + std::to_string(n) + " words");
+  PatchStep p{PatchMethod::Setup, {}};
+  for (uint32_t i = 0; i < n; ++i) {
+    p.entries.push_back({row + memory(offsets + 4 * i), {memory(values + 4 * i)}});
+  }
+  return p;
+}
+
+// `setzi $m2,word; setzi $m3,table; ld32 $m4,$m11,$m15,0; setzi $m5,count; call patch_word,$m9`:
+// the helper writes table[count - remaining], the iteration's value.
+PatchEntry StackCodeReader::read_repeat_patch() {
+  const uint32_t word = take_setzi(kM2);
+  const uint32_t table = take_setzi(kM3);
+  take_ld32(kM4, kStack, 0);
+  const uint32_t count = take_immediate(kM5);
+  take_call(kM9);
+  if (count == 0 || count > kMaxPatchWords) fail("a Repeat patch of " + std::to_string(count) + " values");
+  PatchEntry e{word, {}};
+  for (uint32_t i = 0; i < count; ++i) e.values.push_back(memory(table + 4 * i));
+  return e;
+}
+
+}  // namespace lockstep::arch

@@ -1,0 +1,29 @@
+#pragma once
+// Reading the supervisor code the IPU21 stack's emitter generates (IPU21-DEVICE.md section 8,
+// runtime symbols `ipu_stack_static_*` of section 9) back into steps, for `device import` of
+// images the stack built. Only what the model executes is accepted: exchanges, their setup
+// and Repeat patches, Repeats (the invocation loop reads as one) and cycle samples (dropped:
+// the model profiles itself). Kernels, host phases and checkpoints are refused by name.
+#include "supervisor/code_reader.hpp"
+
+namespace lockstep::arch {
+
+class StackCodeReader : public CodeReader {
+ public:
+  using CodeReader::CodeReader;
+
+  // The steps from `program` up to the jump to ipu_stack_static_complete.
+  std::vector<Step> read_stack_program(uint32_t program);
+
+ private:
+  std::string next_call_symbol() const;  // the symbol of the next call, "" if none
+  bool at_complete() const;
+  bool at_loop_end() const;
+  std::vector<Step> read_stack_steps(bool in_repeat);
+  Step read_stack_exchange();
+  Step read_stack_repeat();
+  PatchStep read_setup_patch();
+  PatchEntry read_repeat_patch();
+};
+
+}  // namespace lockstep::arch

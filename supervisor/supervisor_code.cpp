@@ -1,0 +1,129 @@
+// Lowering steps to supervisor code. Sequences follow IPU21-DEVICE.md section 8; the runtime
+// helpers are Lockstep's own, written with the instructions of section 5.1 only (no `sub`,
+// no `runall`), and docs/supervisor-code.md lists every sequence with its count.
+#include "supervisor/supervisor_code.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "io/errors.hpp"
+#include "io/hex.hpp"
+#include "arch/instruction.hpp"
+#include "arch/kernel_signatures.hpp"
+#include "supervisor/supervisor_emitter.hpp"
+#include "arch/topology.hpp"
+
+namespace lockstep::arch {
+
+bool opens_record(SiteRole role) {
+  switch (role) {
+    case SiteRole::Sync:
+    case SiteRole::Exchange:
+    case SiteRole::Kernel:
+    case SiteRole::Patch:
+    case SiteRole::RepeatEntry:
+    case SiteRole::RepeatIteration: return true;
+    default: return false;
+  }
+}
+
+const CodeSymbol* find_symbol(const TileCode& code, const std::string& name) {
+  for (const CodeSymbol& s : code.symbols) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Every byte range the tile's program uses outside the code area (sorted, merged later).
+using Range = std::pair<uint64_t, uint64_t>;  // [first, end)
+
+void used_by_steps(const std::vector<Step>& steps, std::vector<Range>& used) {
+  for (const Step& step : steps) {
+    if (const auto* k = std::get_if<KernelStep>(&step.kind)) {
+      const KernelSignature* sig = find_kernel_signature(k->name);
+      std::vector<uint64_t> spans;
+      if (sig != nullptr && sig->check_scalars(k->scalars, ~0u).empty()) {
+        spans = sig->operand_bytes(k->scalars, k->operands.size());
+      }
+      for (size_t i = 0; i < k->operands.size(); ++i) {
+        const Operand& o = k->operands[i];
+        used.emplace_back(o.address, o.address + (o.indirect || i >= spans.size() ? 4 : spans[i]));
+      }
+    } else if (const auto* r = std::get_if<RepeatStep>(&step.kind)) {
+      for (const auto& p : r->pointers) used.emplace_back(p.address, p.address + 4);
+      used_by_steps(r->body, used);
+    } else if (const auto* p = std::get_if<PatchStep>(&step.kind)) {
+      for (const auto& e : p->entries) used.emplace_back(e.word_address, e.word_address + 4);
+    }
+  }
+}
+
+// The highest 8-aligned start for `bytes` in [low, high) outside every merged range.
+std::optional<uint32_t> highest_gap(const std::vector<Range>& merged, uint64_t low, uint64_t high, uint32_t bytes,
+                                    uint64_t& largest) {
+  // Gap i lies between merged[i-1] and merged[i]; walk them from the top down.
+  for (size_t i = merged.size() + 1; i-- > 0;) {
+    const uint64_t gap_start = (std::max(low, i == 0 ? low : merged[i - 1].second) + 7) & ~uint64_t(7);
+    const uint64_t gap_end = std::min(high, i == merged.size() ? high : merged[i].first);
+    if (gap_end <= gap_start) continue;
+    largest = std::max(largest, gap_end - gap_start);
+    if (gap_end - gap_start >= bytes) return static_cast<uint32_t>((gap_end - bytes) & ~uint64_t(7));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// The highest 8-aligned start for `bytes` below row_region_end that avoids every used range.
+uint32_t place_in_free_sram(const TileProgram& program, const MachineDescription& machine, uint32_t bytes,
+                            const std::vector<std::pair<uint64_t, uint64_t>>& also_used) {
+  std::vector<Range> used = also_used;
+  // The table region itself is not used: its rows are segments, its patched words are
+  // listed below, and the rest of it is free (packages reserve more than their rows take).
+  for (const Segment& s : program.segments) used.emplace_back(s.address, uint64_t(s.address) + s.size);
+  used_by_steps(program.steps, used);
+  std::sort(used.begin(), used.end());
+  std::vector<Range> merged;
+  for (const Range& r : used) {
+    if (!merged.empty() && r.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, r.second);
+    } else {
+      merged.push_back(r);
+    }
+  }
+  // The loader's launch slot and the entry stub (IPU21-DEVICE.md section 1) stay free.
+  const uint64_t low = uint64_t(machine.sram_base) + kEntryStubEnd;
+  const uint64_t high = machine.row_region_end;
+  uint64_t largest = 0;
+  // The table region first: transfers stay out of it by convention (formats/capture.hpp), so
+  // receives cannot land on the code; then anywhere else, from the top down.
+  const uint64_t table_end = uint64_t(program.table.address) + program.table.size;
+  for (const auto& [lo, hi] : {Range{std::max(low, uint64_t(program.table.address)), std::min(high, table_end)},
+                               Range{low, high}}) {
+    if (const auto start = highest_gap(merged, lo, hi, bytes, largest)) return *start;
+  }
+  throw InputError("tile " + std::to_string(program.tile) + ": no room for " + std::to_string(bytes) +
+                   " bytes of supervisor code below " + hex(machine.row_region_end) +
+                   " (largest free run " + std::to_string(largest) + " bytes)");
+}
+
+TileCode lower_tile_code(const TileProgram& program, const MachineDescription& machine,
+                         const LoweringOptions& options) {
+  const uint32_t physical = Topology(machine).physical(program.tile);
+  // Sizes do not depend on addresses (every tile address fits one setzi), so a first pass at
+  // the bottom of SRAM measures the area and a second writes it where it goes.
+  SupervisorEmitter measure(program, machine, options, physical, machine.sram_base);
+  TileCode sized = measure.run();
+  const uint32_t base = place_in_free_sram(program, machine, static_cast<uint32_t>(sized.words.size() * 4), {});
+  SupervisorEmitter final_pass(program, machine, options, physical, base);
+  TileCode code = final_pass.run();
+  if (code.words.size() != sized.words.size()) {
+    throw CompilerError("tile " + std::to_string(program.tile) + ": supervisor code size changed with its address");
+  }
+  return code;
+}
+
+}  // namespace lockstep::arch

@@ -1,0 +1,75 @@
+// Truncated, corrupt and foreign Cap'n Proto files give one line of bad input, never a crash.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "io/errors.hpp"
+#include "formats/package_io.hpp"
+#include "support/test_support.hpp"
+
+namespace lockstep::arch {
+namespace {
+
+std::string valid_bytes() {
+  return package_to_capnp_bytes(
+      read_package(testing::source_path("tests/data/packages/repeat_patch.yaml")));
+}
+
+std::string error_of(const std::string& bytes) {
+  try {
+    read_package_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "f");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(read)";
+}
+
+TEST(PackageCapnp, EveryTruncationIsBadInput) {
+  const std::string bytes = valid_bytes();
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    const std::string e = error_of(bytes.substr(0, n));
+    EXPECT_EQ(e.rfind("f", 0), 0u) << n << ": " << e;
+    EXPECT_NE(e, "(read)") << n;
+  }
+  EXPECT_EQ(error_of(bytes), "(read)");
+}
+
+TEST(PackageCapnp, TruncationMessages) {
+  EXPECT_EQ(error_of("LKSPKG01"), "f: truncated package: the message is 0 bytes, not a positive multiple of 8");
+  EXPECT_EQ(error_of(valid_bytes().substr(0, 20)),
+            "f: truncated package: the message is 12 bytes, not a positive multiple of 8");
+  EXPECT_EQ(error_of("LKSPKG02xxxxxxxx"), "f: unsupported package container (expected magic LKSPKG01)");
+}
+
+TEST(PackageCapnp, UnknownVersionIsRejected) {
+  Package p = read_package(testing::source_path("tests/data/packages/point_to_point.yaml"));
+  p.version = 2;
+  EXPECT_EQ(error_of(package_to_capnp_bytes(p)),
+            "f: version: package version 2 is not supported (this lockstep reads version 1)");
+}
+
+TEST(PackageCapnp, RandomCorruptionNeverCrashes) {
+  const std::string bytes = valid_bytes();
+  std::mt19937 rng(20261129);
+  size_t read = 0, rejected = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::string b = bytes;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < flips; ++k) b[8 + rng() % (b.size() - 8)] = static_cast<char>(rng());
+    (error_of(b) == "(read)" ? read : rejected)++;
+  }
+  EXPECT_GT(rejected, 0u);
+  EXPECT_EQ(read + rejected, 2000u);
+}
+
+TEST(PackageCapnp, GarbageAndEmptyFilesAreBadInput) {
+  const std::string dir = testing::temp_dir("package-capnp-garbage");
+  testing::write_file(dir + "/empty", "");
+  testing::write_file(dir + "/nul", std::string("\0\1\2\3", 4));
+  EXPECT_THROW(read_package(dir + "/empty"), InputError);
+  EXPECT_THROW(read_package(dir + "/nul"), InputError);
+  EXPECT_THROW(read_package(dir + "/missing"), InputError);
+}
+
+}  // namespace
+}  // namespace lockstep::arch

@@ -1,0 +1,87 @@
+// The corpora of the capture, package-YAML and machine fuzzers (tests/fuzz/corpus) through
+// their readers as ordinary tests: every file reads or fails as bad input.
+#include <gtest/gtest.h>
+
+#include "sim/device/application.hpp"
+#include "formats/capture.hpp"
+#include "arch/machine.hpp"
+#include "formats/package_io.hpp"
+#include "profile/profile.hpp"
+#include "io/yaml_reader.hpp"
+#include "support/corpus.hpp"
+
+namespace lockstep::arch {
+namespace {
+
+using testing::run_corpus;
+
+TEST(ReaderCorpus, CaptureCapnp) {
+  const auto outcome = run_corpus("capture_capnp", [](const std::string& path) {
+    const Capture capture = read_capture(path);
+    (void)capture_stats(capture);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, Profile) {
+  const auto outcome = run_corpus("profile", [](const std::string& path) {
+    const Profile profile = read_profile(path);
+    for (const auto& tile : profile.tiles) {
+      for (const auto& s : tile.samples) EXPECT_LT(s.step, profile.steps.size());
+    }
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, Application) {
+  const auto outcome = run_corpus("application", [](const std::string& path) {
+    const Application app = read_application(path);
+    const std::string bytes = application_bytes(app);
+    EXPECT_EQ(parse_application(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "again"), app);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, CaptureYaml) {
+  const auto outcome = run_corpus("capture_yaml", [](const std::string& path) {
+    const Capture capture = read_capture(path);
+    // What was read writes back to the same canonical text it reads from.
+    const std::string text = capture_to_yaml(capture);
+    EXPECT_EQ(capture_to_yaml(parse_capture_yaml(text, "again.yaml")), text);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, PackageYaml) {
+  const auto outcome = run_corpus("package_yaml", [](const std::string& path) {
+    const Package package = parse_package_yaml(read_text_file(path), path);
+    const std::string capnp = package_to_capnp_bytes(package);
+    EXPECT_EQ(read_package_from_bytes(reinterpret_cast<const uint8_t*>(capnp.data()),
+                                      capnp.size(), "again"),
+              package);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+TEST(ReaderCorpus, Machine) {
+  const auto outcome = run_corpus("machine", [](const std::string& path) {
+    const MachineDescription machine = load_machine(path);
+    EXPECT_EQ(parse_machine_yaml(machine_to_yaml(machine), "again.yaml").digest, machine.digest);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GT(outcome.rejected, 0u);
+}
+
+}  // namespace
+}  // namespace lockstep::arch

@@ -1,0 +1,261 @@
+// safetensors files: round trips through the writer, a header written by hand, every refusal
+// with its exact message, and a fixed-seed loop of truncated and corrupted files that must read
+// or fail with InputError, allocating no more than a few times the file.
+#include "formats/safetensors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/errors.hpp"
+#include "support/test_support.hpp"
+
+namespace lockstep::arch {
+
+namespace allocation_tracking {  // defined in npy_test.cpp
+bool available();
+void start();
+size_t stop();
+}  // namespace allocation_tracking
+
+namespace {
+
+std::vector<uint8_t> pattern(size_t size, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> bytes(size);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+  return bytes;
+}
+
+// The 8-byte length, then exactly this JSON and these bytes.
+std::string safetensors_file(const std::string& json, const std::string& data = "") {
+  std::string out;
+  for (int i = 0; i < 8; ++i) out += static_cast<char>(uint64_t{json.size()} >> (8 * i));
+  return out + json + data;
+}
+
+std::string error_of(const std::string& bytes) {
+  try {
+    parse_safetensors(bytes, "weights.safetensors");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// One tensor entry "t" with this body, over `data_size` zero bytes.
+std::string tensor_error(const std::string& body, size_t data_size = 8) {
+  return error_of(safetensors_file("{\"t\": " + body + "}", std::string(data_size, '\0')));
+}
+
+std::vector<SafeTensorData> sample_tensors() {
+  return {
+      {"encoder.fc1.weight", "F16", {2, 3}, pattern(12, 1)},
+      {"scale", "F32", {}, pattern(4, 2)},
+      {"empty", "U8", {0}, {}},
+      {"bf", "BF16", {4}, pattern(8, 3)},
+      {"fp8", "F8_E4M3", {2, 2}, pattern(4, 4)},
+      {"a.b", "F16", {1, 0, 3}, {}},
+  };
+}
+
+TEST(SafeTensorsRoundTrip, EveryTensorAndTheMetadataThroughAFile) {
+  const std::string path = testing::temp_dir("safetensors_round_trip") + "/w.safetensors";
+  const std::map<std::string, std::string> metadata = {{"format", "pt"}, {"note", "x"}};
+  write_safetensors(path, sample_tensors(), metadata);
+  SafeTensors read = read_safetensors(path);
+  const SafeTensors copy = read;
+  read = SafeTensors();
+  const SafeTensors weights = copy;  // the bytes stay valid while any copy lives
+  EXPECT_EQ(weights.file(), path);
+  EXPECT_EQ(weights.metadata(), metadata);
+  EXPECT_EQ(weights.tensors().size(), sample_tensors().size());
+  for (const SafeTensorData& want : sample_tensors()) {
+    const SafeTensor& got = weights.get(want.name, want.dtype, want.shape);
+    EXPECT_EQ(std::vector<uint8_t>(got.bytes.begin(), got.bytes.end()), want.data) << want.name;
+    EXPECT_EQ(got.end - got.begin, want.data.size());
+  }
+  const std::string file = testing::read_file(path);
+  EXPECT_EQ(file[0] % 8, 0);  // the header is padded so the data starts 8-aligned
+}
+
+TEST(SafeTensorsWrite, ExactBytes) {
+  const std::string bytes = safetensors_bytes({{"a", "F32", {2}, {1, 2, 3, 4, 5, 6, 7, 8}}});
+  const std::string json = R"({"a":{"data_offsets":[0,8],"dtype":"F32","shape":[2]}})";
+  ASSERT_EQ(json.size(), 54u);
+  EXPECT_EQ(bytes, safetensors_file(json + "  ", "\x01\x02\x03\x04\x05\x06\x07\x08"));
+  EXPECT_EQ(safetensors_bytes({}), safetensors_file("{}      "));
+}
+
+TEST(SafeTensorsWrite, RefusesInconsistentTensors) {
+  EXPECT_THROW(safetensors_bytes({{"a", "F16", {3}, {1, 2}}}), std::invalid_argument);
+  EXPECT_THROW(safetensors_bytes({{"a", "F12", {1}, {1}}}), std::invalid_argument);
+  EXPECT_THROW(safetensors_bytes({{"a", "U8", {1}, {1}}, {"a", "U8", {1}, {1}}}),
+               std::invalid_argument);
+  EXPECT_THROW(safetensors_bytes({{"__metadata__", "U8", {1}, {1}}}), std::invalid_argument);
+}
+
+TEST(SafeTensorsRead, HandWrittenFile) {
+  // As the reference writer lays it out: metadata first, data in offset order, padding.
+  const std::string json =
+      R"({"__metadata__":{"format":"pt"},"w":{"dtype":"F16","shape":[2,2],"data_offsets":[4,12]},)"
+      R"("b":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}}   )";
+  const SafeTensors weights = parse_safetensors(safetensors_file(json, "abcd01234567"), "h");
+  EXPECT_EQ(weights.metadata().at("format"), "pt");
+  const SafeTensor& w = weights.get("w", "F16", {2, 2});
+  EXPECT_EQ(std::string(w.bytes.begin(), w.bytes.end()), "01234567");
+  EXPECT_EQ(w.begin, 4u);
+  const SafeTensor& b = weights.get("b", "U8", {4});
+  EXPECT_EQ(std::string(b.bytes.begin(), b.bytes.end()), "abcd");
+  EXPECT_EQ(weights.find("c"), nullptr);
+}
+
+TEST(SafeTensorsRead, GetNamesTheFileTheTensorAndWhatDiffers) {
+  const std::string name = "encoder.layers.0.mlp.fc1.weight";
+  const std::string json =
+      "{\"" + name + R"(": {"dtype": "F16", "shape": [4304, 1151], "data_offsets": [0, 9907808]}})";
+  const SafeTensors weights =
+      parse_safetensors(safetensors_file(json, std::string(9907808, '\0')), "weights.safetensors");
+  const auto message = [&](const std::string& tensor, const std::string& dtype,
+                           const std::vector<uint64_t>& shape) {
+    try {
+      weights.get(tensor, dtype, shape);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message(name, "F16", {4304, 1151}), "(no error)");
+  EXPECT_EQ(message(name, "F16", {4304, 1152}),
+            "weights.safetensors: tensor 'encoder.layers.0.mlp.fc1.weight': shape: expected "
+            "(4304, 1152), got (4304, 1151)");
+  EXPECT_EQ(message(name, "F32", {4304, 1151}),
+            "weights.safetensors: tensor 'encoder.layers.0.mlp.fc1.weight': dtype: expected F32, "
+            "got F16");
+  EXPECT_EQ(message("encoder.layers.0.mlp.fc2.weight", "F16", {1}),
+            "weights.safetensors: tensor 'encoder.layers.0.mlp.fc2.weight': missing");
+}
+
+TEST(SafeTensorsRead, MissingFileNamesIt) {
+  try {
+    read_safetensors("/nonexistent/w.safetensors");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/w.safetensors: cannot open: No such file or directory");
+  }
+}
+
+TEST(SafeTensorsRead, RefusalsOfTheHeader) {
+  EXPECT_EQ(error_of("abc"),
+            "weights.safetensors: truncated: 3 bytes, shorter than the 8-byte header length");
+  EXPECT_EQ(error_of(std::string("\x00\xe1\xf5\x05\x00\x00\x00\x00{}", 10)),
+            "weights.safetensors: header length 100000000 exceeds the file (10 bytes)");
+  EXPECT_EQ(error_of(std::string("\x01\xe1\xf5\x05\x00\x00\x00\x00{}", 10)),
+            "weights.safetensors: header length 100000001 exceeds the 100 MB limit");
+  EXPECT_EQ(error_of(std::string(8, '\xff') + "{}"),
+            "weights.safetensors: header length 18446744073709551615 exceeds the 100 MB limit");
+  EXPECT_EQ(error_of(safetensors_file("[1, 2]")),
+            "weights.safetensors: header: expected a JSON object");
+  EXPECT_EQ(error_of(safetensors_file("")).rfind("weights.safetensors: header: invalid JSON: ", 0),
+            0u);
+  EXPECT_EQ(error_of(safetensors_file("{\"t\": 1"))
+                .rfind("weights.safetensors: header: invalid JSON: ", 0),
+            0u);
+  EXPECT_EQ(
+      error_of(safetensors_file("{} x")).rfind("weights.safetensors: header: invalid JSON: ", 0),
+      0u);
+  EXPECT_EQ(error_of(safetensors_file(R"({"__metadata__": {"a": 1}})")),
+            "weights.safetensors: __metadata__: 'a': expected a string");
+  EXPECT_EQ(error_of(safetensors_file(R"({"__metadata__": []})")),
+            "weights.safetensors: __metadata__: expected an object of strings");
+  EXPECT_EQ(error_of(safetensors_file(R"({"__metadata__": {}})")), "(no error)");
+}
+
+TEST(SafeTensorsRead, RefusalsOfATensorEntry) {
+  const std::string p = "weights.safetensors: tensor 't': ";
+  EXPECT_EQ(tensor_error("[]"), p + "expected an object");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4]})"), p + "missing key 'data_offsets'");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4], "data_offsets": [0, 8], "x": 1})"),
+            p + "unexpected key 'x'");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F4", "shape": [4], "data_offsets": [0, 8]})"),
+            p + "dtype: unsupported 'F4'");
+  EXPECT_EQ(tensor_error(R"({"dtype": 2, "shape": [4], "data_offsets": [0, 8]})"),
+            p + "dtype: expected a string");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [-4], "data_offsets": [0, 8]})"),
+            p + "shape: expected an array of non-negative integers");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4.0], "data_offsets": [0, 8]})"),
+            p + "shape: expected an array of non-negative integers");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": 4, "data_offsets": [0, 8]})"),
+            p + "shape: expected an array of non-negative integers");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4], "data_offsets": [0, 8, 8]})"),
+            p + "data_offsets: expected an array of 2 integers");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4], "data_offsets": [8, 0]})"),
+            p + "data_offsets: [8, 0] ends before it begins");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4], "data_offsets": [4, 12]})"),
+            p + "data_offsets: [4, 12] outside the 8 data bytes");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [3], "data_offsets": [0, 8]})"),
+            p + "data_offsets: [0, 8] hold 8 bytes, shape (3,) of F16 needs 6");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4294967296, 4294967296],)"
+                         R"( "data_offsets": [0, 8]})"),
+            p + "shape: (4294967296, 4294967296) of F16 exceeds 2^64 bytes");
+  EXPECT_EQ(
+      tensor_error(R"({"dtype": "F16", "shape": [18446744073709551616], "data_offsets": [0, 8]})"),
+      p + "shape: expected an array of non-negative integers");
+  EXPECT_EQ(error_of(safetensors_file(R"({"a\nb": []})")),
+            "weights.safetensors: tensor 'a\\x0ab': expected an object");
+}
+
+// Truncations and overwritten bytes of a valid file (most in the header): every outcome is a
+// read or an InputError naming the file in one line, and no allocation exceeds 16x the file.
+TEST(SafeTensorsRead, CorruptedFilesReadOrFailCleanly) {
+  const std::string valid = safetensors_bytes(sample_tensors(), {{"format", "pt"}});
+  std::mt19937_64 rng(20261130);
+  int reads = 0, refusals = 0;
+  size_t largest_seen = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string bytes = valid;
+    const int mode = static_cast<int>(rng() % 4);
+    if (mode == 0 || mode == 3) bytes.resize(rng() % bytes.size());
+    if (mode >= 1 && !bytes.empty()) {
+      const size_t span = mode == 2 ? bytes.size() : 8;  // anywhere, or the header length
+      for (int n = 1 + static_cast<int>(rng() % 3); n > 0; --n) {
+        bytes[rng() % std::min(span, bytes.size())] = static_cast<char>(rng());
+      }
+    }
+    std::string error;
+    allocation_tracking::start();
+    try {
+      parse_safetensors(bytes, "fuzz.safetensors");
+    } catch (const InputError& e) {
+      error = e.what();
+    } catch (const std::exception& e) {
+      allocation_tracking::stop();
+      FAIL() << "case " << i << ": " << e.what();
+    }
+    const size_t largest = allocation_tracking::stop();
+    largest_seen = std::max(largest_seen, largest);
+    if (allocation_tracking::available()) {
+      ASSERT_LE(largest, 16 * bytes.size() + 512) << "case " << i;
+    }
+    if (error.empty()) {
+      ++reads;
+      continue;
+    }
+    ++refusals;
+    ASSERT_EQ(error.rfind("fuzz.safetensors: ", 0), 0u) << error;
+    ASSERT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+  EXPECT_GT(reads, 100);
+  EXPECT_GT(refusals, 1000);
+  if (allocation_tracking::available()) {
+    EXPECT_GT(largest_seen, 0u);  // the tracking works
+  }
+}
+
+}  // namespace
+}  // namespace lockstep::arch
