@@ -69,16 +69,10 @@ void check_rows(const PackagingPhase& phase, const arch::MachineDescription& mac
   }
 }
 
-}  // namespace
-
-CompileResult build_package(const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
-                            const CompileOptions& options) {
-  const size_t phase_count = phases.size();
-  if (options.on_progress) options.on_progress("packaging", 0, 0);
-  for (const PackagingPhase& phase : phases) check_rows(phase, machine);
-
-  // Tiles that take part in any phase: they run every phase's barrier.
-  // Marked in a flag per tile id (a set costs a tree insert per destination).
+// Tiles that take part in any phase: they run every phase's barrier.
+// Marked in a flag per tile id (a set costs a tree insert per destination).
+std::vector<uint32_t> participating_tiles(const std::vector<PackagingPhase>& phases,
+                                          const arch::MachineDescription& machine) {
   std::vector<char> taking_part(machine.tiles, 0);
   auto mark = [&](uint32_t tile) {
     if (tile >= taking_part.size()) taking_part.resize(size_t{tile} + 1, 0);
@@ -98,6 +92,14 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
   if (!tiles.empty() && tiles.back() >= machine.tiles) {
     throw CompilerError("packaging: tile " + std::to_string(tiles.back()) + " is not a tile of machine " + machine.name);
   }
+  return tiles;
+}
+
+// One state per taking-part tile, in tile order, holding its rows and transfer data per phase.
+std::vector<TileState> gather_tile_states(const std::vector<PackagingPhase>& phases,
+                                          const std::vector<uint32_t>& tiles,
+                                          const arch::MachineDescription& machine) {
+  const size_t phase_count = phases.size();
   std::vector<size_t> position_of(machine.tiles, 0);
   for (size_t i = 0; i < tiles.size(); ++i) position_of[tiles[i]] = i;
   std::vector<TileState> states;
@@ -128,17 +130,21 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       }
     }
   }
+  return states;
+}
 
-  CompileResult result;
-  CompileReport& report = result.report;
+struct TableFigures {
+  uint32_t unshared = 0;
+  uint32_t shared = 0;
+  uint32_t sharing_patch_calls = 0;
+  uint32_t sharing_patch_words = 0;
+};
 
-  // Tables: the one laid out, and the figures with and without sharing.
-  struct TableFigures {
-    uint32_t unshared = 0;
-    uint32_t shared = 0;
-    uint32_t sharing_patch_calls = 0;
-    uint32_t sharing_patch_words = 0;
-  };
+// Tables: the one laid out, and the figures with and without sharing (added to the report).
+// Returns the largest table, aligned: every tile's area reserves that much for its table.
+uint32_t lay_out_tables(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
+                        const CompileOptions& options, CompileReport& report) {
+  const size_t phase_count = phases.size();
   std::vector<TableFigures> table_figures(states.size());
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     TileState& state = states[t];
@@ -167,11 +173,16 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     report.sharing_patch_calls += table_figures[t].sharing_patch_calls;
     report.sharing_patch_words += table_figures[t].sharing_patch_words;
   }
-  table_max = align8(table_max);
+  return align8(table_max);
+}
 
-  // Proof plan: which destination spans are checksummed, and how many slots that takes.
-  std::vector<const arch::CapturePhase*> capture_phases;
-  for (const PackagingPhase& phase : phases) capture_phases.push_back(phase.capture);
+// Proof plan: which destination spans are checksummed, and how many slots that takes.
+// Merges each tile's destinations in place; returns the bytes each tile's area needs.
+std::vector<uint32_t> plan_checksums(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
+                                     const std::vector<const arch::CapturePhase*>& capture_phases,
+                                     const CompileOptions& options, const arch::MachineDescription& machine,
+                                     uint32_t table_max) {
+  const size_t phase_count = phases.size();
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     for (auto& ranges : states[t].destinations) ranges = merge_spans(std::move(ranges));
   });
@@ -200,7 +211,13 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
     const uint32_t proof_bytes = align8(state.pointer_count * 4) + (state.scratch_count + state.slot_count) * 8;
     area_bytes[t] = table_max + std::max(machine.fetch_lookahead_bytes, proof_bytes);
   }
+  return area_bytes;
+}
 
+// Places every tile's reserved area, then turns slot and pointer indices into addresses.
+void place_areas(std::vector<TileState>& states, const std::vector<uint32_t>& tiles,
+                 const std::vector<uint32_t>& area_bytes, const arch::MachineDescription& machine,
+                 uint32_t table_max) {
   std::vector<ElementUse> data;
   for (const TileState& state : states) data.push_back(state.data);
   const std::vector<uint32_t> areas = place_reserved_areas(tiles, data, area_bytes, machine);
@@ -218,8 +235,12 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       }
     }
   }
+}
 
-  // Steps: every tile runs every phase's barrier, in phase order.
+// The per-phase report figures that come straight from the capture and the schedule.
+void report_phases(const std::vector<PackagingPhase>& phases, const CompileOptions& options,
+                   CompileReport& report) {
+  const size_t phase_count = phases.size();
   report.phases.resize(phase_count);
   for (size_t p = 0; p < phase_count; ++p) {
     const arch::CapturePhase& capture = *phases[p].capture;
@@ -240,84 +261,103 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       phase_report.total_row_bytes += bytes;
     }
   }
-  // Each tile's steps in parallel, its Repeat patch figures kept per tile and summed in order.
-  struct PatchFigures {
-    uint32_t calls = 0;
-    uint32_t words = 0;
-  };
+}
+
+struct PatchFigures {
+  uint32_t calls = 0;
+  uint32_t words = 0;
+};
+
+// Destinations zeroed before every iteration's exchange: when the iterations read the
+// same source addresses (the same tokens), a word an iteration fails to deliver then
+// shows as zero instead of passing on what the previous iteration left.
+void append_fill_steps(const std::vector<Span>& destinations, std::vector<arch::Step>& body) {
+  for (const Span& span : destinations) {
+    arch::KernelStep fill;
+    fill.name = "fill";
+    fill.operands = {arch::Operand{span.address, false}};
+    fill.scalars = {span.bytes, 0};
+    body.push_back(arch::Step{fill});
+  }
+}
+
+// Hashes one checksum's ranges into its slot, or through its iterated pointer when it has one.
+void append_checksum_steps(const Checksum& checksum, uint32_t scratch, std::vector<arch::Step>& body,
+                           std::vector<arch::IteratedPointer>& pointers) {
+  Span hashed = checksum.ranges.front();
+  if (checksum.ranges.size() > 1) {
+    for (size_t r = 0; r < checksum.ranges.size(); ++r) {
+      arch::KernelStep kernel;
+      kernel.name = "checksum";
+      kernel.operands = {arch::Operand{checksum.ranges[r].address, false},
+                         arch::Operand{scratch + 8 * static_cast<uint32_t>(r), false}};
+      kernel.scalars = {checksum.ranges[r].bytes};
+      body.push_back(arch::Step{kernel});
+    }
+    hashed = Span{scratch, 8 * static_cast<uint32_t>(checksum.ranges.size())};
+  }
+  arch::KernelStep kernel;
+  kernel.name = "checksum";
+  kernel.operands.push_back(arch::Operand{hashed.address, false});
+  if (checksum.pointer_address) {
+    kernel.operands.push_back(arch::Operand{*checksum.pointer_address, true});
+    pointers.push_back(arch::IteratedPointer{*checksum.pointer_address, 8});
+  } else {
+    kernel.operands.push_back(arch::Operand{checksum.slot_address, false});
+  }
+  kernel.scalars.push_back(hashed.bytes);
+  body.push_back(arch::Step{kernel});
+}
+
+// One tile's steps for phase p: patches, the exchange and its checksums, repeated per iteration.
+// The Repeat patch figures go to `figures`.
+void append_phase_steps(TileState& state, size_t p, const arch::CapturePhase& capture,
+                        const arch::MachineDescription& machine, const CompileOptions& options, uint32_t table_max,
+                        PatchFigures& figures) {
+  const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
+  arch::ExchangeStep exchange;
+  exchange.phase = capture.id;
+  UsePatches patches;
+  if (const TileRow* row = state.rows[p]) {
+    const StoredRow& stored = state.table.rows[state.table.row_of_phase[p]];
+    const uint32_t row_address = state.area_address + stored.offset;
+    exchange.row_address = row_address;
+    exchange.incoming_base = row->incoming_base;
+    patches = patches_for_use(*row, stored, row_address, iterations, capture.id);
+  }
+  if (!patches.setup.empty()) {
+    state.steps.push_back(arch::Step{arch::PatchStep{arch::PatchMethod::Setup, patches.setup}});
+  }
+  std::vector<arch::Step> body;
+  if (!patches.repeat.empty()) {
+    const arch::PatchMethod method = repeat_patch_method(patches.repeat.size(), machine);
+    const auto words = static_cast<uint32_t>(patches.repeat.size());
+    figures.calls = repeat_patch_calls(method, words);
+    figures.words = words;
+    body.push_back(arch::Step{arch::PatchStep{method, patches.repeat}});
+  }
+  if (options.with_proof && iterations > 1) append_fill_steps(state.destinations[p], body);
+  body.push_back(arch::Step{exchange});
+  std::vector<arch::IteratedPointer> pointers;
+  const uint32_t scratch = state.area_address + table_max + align8(state.pointer_count * 4);
+  for (const Checksum& checksum : state.checksums[p]) append_checksum_steps(checksum, scratch, body, pointers);
+  if (iterations > 1) {
+    state.steps.push_back(arch::Step{arch::RepeatStep{iterations, std::move(body), std::move(pointers)}});
+  } else {
+    for (arch::Step& step : body) state.steps.push_back(std::move(step));
+  }
+}
+
+// Steps: every tile runs every phase's barrier, in phase order.
+// Each tile's steps in parallel, its Repeat patch figures kept per tile and summed in order.
+void build_steps(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
+                 const arch::MachineDescription& machine, const CompileOptions& options, uint32_t table_max,
+                 CompileReport& report) {
+  const size_t phase_count = phases.size();
   std::vector<std::vector<PatchFigures>> patch_figures(states.size(), std::vector<PatchFigures>(phase_count));
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
-    TileState& state = states[t];
     for (size_t p = 0; p < phase_count; ++p) {
-      const arch::CapturePhase& capture = *phases[p].capture;
-      const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
-      arch::ExchangeStep exchange;
-      exchange.phase = capture.id;
-      UsePatches patches;
-      if (const TileRow* row = state.rows[p]) {
-        const StoredRow& stored = state.table.rows[state.table.row_of_phase[p]];
-        const uint32_t row_address = state.area_address + stored.offset;
-        exchange.row_address = row_address;
-        exchange.incoming_base = row->incoming_base;
-        patches = patches_for_use(*row, stored, row_address, iterations, capture.id);
-      }
-      if (!patches.setup.empty()) {
-        state.steps.push_back(arch::Step{arch::PatchStep{arch::PatchMethod::Setup, patches.setup}});
-      }
-      std::vector<arch::Step> body;
-      if (!patches.repeat.empty()) {
-        const arch::PatchMethod method = repeat_patch_method(patches.repeat.size(), machine);
-        const auto words = static_cast<uint32_t>(patches.repeat.size());
-        PatchFigures& figures = patch_figures[t][p];
-        figures.calls = repeat_patch_calls(method, words);
-        figures.words = words;
-        body.push_back(arch::Step{arch::PatchStep{method, patches.repeat}});
-      }
-      if (options.with_proof && iterations > 1) {
-        // Destinations zeroed before every iteration's exchange: when the iterations read the
-        // same source addresses (the same tokens), a word an iteration fails to deliver then
-        // shows as zero instead of passing on what the previous iteration left.
-        for (const Span& span : state.destinations[p]) {
-          arch::KernelStep fill;
-          fill.name = "fill";
-          fill.operands = {arch::Operand{span.address, false}};
-          fill.scalars = {span.bytes, 0};
-          body.push_back(arch::Step{fill});
-        }
-      }
-      body.push_back(arch::Step{exchange});
-      std::vector<arch::IteratedPointer> pointers;
-      const uint32_t scratch = state.area_address + table_max + align8(state.pointer_count * 4);
-      for (const Checksum& checksum : state.checksums[p]) {
-        Span hashed = checksum.ranges.front();
-        if (checksum.ranges.size() > 1) {
-          for (size_t r = 0; r < checksum.ranges.size(); ++r) {
-            arch::KernelStep kernel;
-            kernel.name = "checksum";
-            kernel.operands = {arch::Operand{checksum.ranges[r].address, false},
-                               arch::Operand{scratch + 8 * static_cast<uint32_t>(r), false}};
-            kernel.scalars = {checksum.ranges[r].bytes};
-            body.push_back(arch::Step{kernel});
-          }
-          hashed = Span{scratch, 8 * static_cast<uint32_t>(checksum.ranges.size())};
-        }
-        arch::KernelStep kernel;
-        kernel.name = "checksum";
-        kernel.operands.push_back(arch::Operand{hashed.address, false});
-        if (checksum.pointer_address) {
-          kernel.operands.push_back(arch::Operand{*checksum.pointer_address, true});
-          pointers.push_back(arch::IteratedPointer{*checksum.pointer_address, 8});
-        } else {
-          kernel.operands.push_back(arch::Operand{checksum.slot_address, false});
-        }
-        kernel.scalars.push_back(hashed.bytes);
-        body.push_back(arch::Step{kernel});
-      }
-      if (iterations > 1) {
-        state.steps.push_back(arch::Step{arch::RepeatStep{iterations, std::move(body), std::move(pointers)}});
-      } else {
-        for (arch::Step& step : body) state.steps.push_back(std::move(step));
-      }
+      append_phase_steps(states[t], p, *phases[p].capture, machine, options, table_max, patch_figures[t][p]);
     }
   });
   for (size_t t = 0; t < states.size(); ++t) {
@@ -329,31 +369,87 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
       phase_report.max_patch_words_per_tile = std::max(phase_report.max_patch_words_per_tile, figures.words);
     }
   }
+}
 
-  // The proof: follow the data through every phase and iteration.
-  if (options.with_proof) {
-    std::vector<ProofTile> proof_tiles(states.size());
-    for (size_t t = 0; t < states.size(); ++t) {
-      const TileState& state = states[t];
-      ProofTile& tile = proof_tiles[t];
-      tile.tile = state.tile;
-      tile.sources = merge_spans(state.sources);
-      tile.destinations = state.destinations;
-      tile.checksums.resize(phase_count);
-      for (size_t p = 0; p < phase_count; ++p) {
-        for (const Checksum& checksum : state.checksums[p]) {
-          tile.checksums[p].push_back(ProofChecksum{checksum.ranges, checksum.slot_address});
-        }
+// The proof: follow the data through every phase and iteration.
+std::vector<arch::Expectation> prove(const std::vector<TileState>& states,
+                                     const std::vector<const arch::CapturePhase*>& capture_phases,
+                                     const CompileOptions& options) {
+  const size_t phase_count = capture_phases.size();
+  std::vector<ProofTile> proof_tiles(states.size());
+  for (size_t t = 0; t < states.size(); ++t) {
+    const TileState& state = states[t];
+    ProofTile& tile = proof_tiles[t];
+    tile.tile = state.tile;
+    tile.sources = merge_spans(state.sources);
+    tile.destinations = state.destinations;
+    tile.checksums.resize(phase_count);
+    for (size_t p = 0; p < phase_count; ++p) {
+      for (const Checksum& checksum : state.checksums[p]) {
+        tile.checksums[p].push_back(ProofChecksum{checksum.ranges, checksum.slot_address});
       }
     }
-    result.package.expectations = prove_payload(
-        capture_phases, proof_tiles, options.token_seed, [&](uint64_t done, uint64_t total) {
-          if (options.on_progress) options.on_progress("proving", done, total);
-        });
   }
+  return prove_payload(capture_phases, proof_tiles, options.token_seed, [&](uint64_t done, uint64_t total) {
+    if (options.on_progress) options.on_progress("proving", done, total);
+  });
+}
 
-  // The package itself.
-  arch::Package& package = result.package;
+// The table's bytes: every stored row's words, little-endian, at the row's offset.
+arch::Segment table_segment(const TileState& state) {
+  arch::Segment table{state.area_address, state.table.bytes, arch::FillKind::Bytes, {}, 0};
+  table.bytes.assign(state.table.bytes, 0);
+  for (const StoredRow& row : state.table.rows) {
+    for (size_t w = 0; w < row.words.size(); ++w) {
+      for (int k = 0; k < 4; ++k) table.bytes[row.offset + 4 * w + k] = static_cast<uint8_t>(row.words[w] >> (8 * k));
+    }
+  }
+  return table;
+}
+
+// The iterated pointers' start values: each points at its checksum's first slot.
+arch::Segment pointer_segment(const TileState& state, uint32_t pointers) {
+  arch::Segment segment{pointers, state.pointer_count * 4, arch::FillKind::Bytes, {}, 0};
+  for (const auto& list : state.checksums) {
+    for (const Checksum& checksum : list) {
+      if (!checksum.pointer_address) continue;
+      const std::vector<uint8_t> value = little_endian(checksum.slot_address, 4);
+      const uint32_t at = *checksum.pointer_address - pointers;
+      if (segment.bytes.size() < at + 4) segment.bytes.resize(at + 4, 0);
+      std::copy(value.begin(), value.end(), segment.bytes.begin() + at);
+    }
+  }
+  return segment;
+}
+
+// One tile's program: its area's segments and its source tokens, by address, then its steps.
+void fill_tile_program(TileState& state, uint32_t table_max, const CompileOptions& options,
+                       arch::TileProgram& program) {
+  program.tile = state.tile;
+  program.table = arch::TableRegion{state.area_address, table_max};
+  if (state.table.bytes > 0) program.segments.push_back(table_segment(state));
+  const uint32_t pointers = state.area_address + table_max;
+  const uint32_t scratch = pointers + align8(state.pointer_count * 4);
+  const uint32_t slots = scratch + state.scratch_count * 8;
+  if (state.scratch_count > 0) {
+    program.segments.push_back(arch::Segment{scratch, state.scratch_count * 8, arch::FillKind::Zero, {}, 0});
+  }
+  if (state.pointer_count > 0) program.segments.push_back(pointer_segment(state, pointers));
+  if (state.slot_count > 0) {
+    program.segments.push_back(arch::Segment{slots, state.slot_count * 8, arch::FillKind::Zero, {}, 0});
+  }
+  for (const Span& span : merge_spans(state.sources)) {
+    program.segments.push_back(arch::Segment{span.address, span.bytes, arch::FillKind::Tokens, {}, options.token_seed});
+  }
+  std::sort(program.segments.begin(), program.segments.end(),
+            [](const arch::Segment& a, const arch::Segment& b) { return a.address < b.address; });
+  program.steps = std::move(state.steps);
+}
+
+// The package itself: the machine, the phases, and one program per tile.
+void assemble_package(arch::Package& package, std::vector<TileState>& states,
+                      const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
+                      const CompileOptions& options, uint32_t table_max) {
   package.machine_name = machine.name;
   package.machine_digest = machine.digest;
   for (const PackagingPhase& phase : phases) {
@@ -362,49 +458,34 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
   }
   package.tiles.resize(states.size());
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
-    TileState& state = states[t];
-    arch::TileProgram& program = package.tiles[t];
-    program.tile = state.tile;
-    program.table = arch::TableRegion{state.area_address, table_max};
-    if (state.table.bytes > 0) {
-      arch::Segment table{state.area_address, state.table.bytes, arch::FillKind::Bytes, {}, 0};
-      table.bytes.assign(state.table.bytes, 0);
-      for (const StoredRow& row : state.table.rows) {
-        for (size_t w = 0; w < row.words.size(); ++w) {
-          for (int k = 0; k < 4; ++k) table.bytes[row.offset + 4 * w + k] = static_cast<uint8_t>(row.words[w] >> (8 * k));
-        }
-      }
-      program.segments.push_back(std::move(table));
-    }
-    const uint32_t pointers = state.area_address + table_max;
-    const uint32_t scratch = pointers + align8(state.pointer_count * 4);
-    const uint32_t slots = scratch + state.scratch_count * 8;
-    if (state.scratch_count > 0) {
-      program.segments.push_back(arch::Segment{scratch, state.scratch_count * 8, arch::FillKind::Zero, {}, 0});
-    }
-    if (state.pointer_count > 0) {
-      arch::Segment segment{pointers, state.pointer_count * 4, arch::FillKind::Bytes, {}, 0};
-      for (const auto& list : state.checksums) {
-        for (const Checksum& checksum : list) {
-          if (!checksum.pointer_address) continue;
-          const std::vector<uint8_t> value = little_endian(checksum.slot_address, 4);
-          const uint32_t at = *checksum.pointer_address - pointers;
-          if (segment.bytes.size() < at + 4) segment.bytes.resize(at + 4, 0);
-          std::copy(value.begin(), value.end(), segment.bytes.begin() + at);
-        }
-      }
-      program.segments.push_back(std::move(segment));
-    }
-    if (state.slot_count > 0) {
-      program.segments.push_back(arch::Segment{slots, state.slot_count * 8, arch::FillKind::Zero, {}, 0});
-    }
-    for (const Span& span : merge_spans(state.sources)) {
-      program.segments.push_back(arch::Segment{span.address, span.bytes, arch::FillKind::Tokens, {}, options.token_seed});
-    }
-    std::sort(program.segments.begin(), program.segments.end(),
-              [](const arch::Segment& a, const arch::Segment& b) { return a.address < b.address; });
-    program.steps = std::move(state.steps);
+    fill_tile_program(states[t], table_max, options, package.tiles[t]);
   });
+}
+
+}  // namespace
+
+CompileResult build_package(const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
+                            const CompileOptions& options) {
+  if (options.on_progress) options.on_progress("packaging", 0, 0);
+  for (const PackagingPhase& phase : phases) check_rows(phase, machine);
+
+  const std::vector<uint32_t> tiles = participating_tiles(phases, machine);
+  std::vector<TileState> states = gather_tile_states(phases, tiles, machine);
+
+  CompileResult result;
+  CompileReport& report = result.report;
+  const uint32_t table_max = lay_out_tables(states, phases, options, report);
+
+  std::vector<const arch::CapturePhase*> capture_phases;
+  for (const PackagingPhase& phase : phases) capture_phases.push_back(phase.capture);
+  const std::vector<uint32_t> area_bytes =
+      plan_checksums(states, phases, capture_phases, options, machine, table_max);
+  place_areas(states, tiles, area_bytes, machine, table_max);
+
+  report_phases(phases, options, report);
+  build_steps(states, phases, machine, options, table_max, report);
+  if (options.with_proof) result.package.expectations = prove(states, capture_phases, options);
+  assemble_package(result.package, states, phases, machine, options, table_max);
   return result;
 }
 

@@ -126,16 +126,17 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
   return layout;
 }
 
-void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input,
-               const Activation& output, GemmEpilogue epilogue) {
-  GemmPlan& plan = layout.plan;
+namespace {
+
+// As few row chunks as the scratch allows on every grid tile (each chunk repeats the
+// three phases); the largest chunk and block sizes bound every other.
+uint32_t choose_chunks(LowerContext& context, const GemmLayout& layout) {
+  const GemmPlan& plan = layout.plan;
   const uint32_t K = plan.k_blocks;
   const uint32_t O = plan.o_blocks;
   const uint32_t rows = context.workload.rows();
   const uint32_t kw_max = max_columns(plan.in, K);
   const uint32_t ow_max = max_columns(plan.out, O);
-  // As few row chunks as the scratch allows on every grid tile (each chunk repeats the
-  // three phases); the largest chunk and block sizes bound every other.
   const auto fits = [&](uint32_t chunks) {
     const uint32_t crow = (rows + chunks - 1) / chunks;
     const uint32_t reduce_rows = (crow + K - 1) / K;
@@ -153,134 +154,202 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
   };
   uint32_t chunks = 1;
   while (chunks < rows && !fits(chunks)) ++chunks;
+  return chunks;
+}
+
+// Scratch addresses of one chunk, per grid tile (kb * O + ob).
+struct ChunkScratch {
+  explicit ChunkScratch(size_t grid)
+      : input(grid), partial(grid), reduce_in(grid), reduce_out(grid) {}
+  std::vector<uint32_t> input, partial, reduce_in, reduce_out;
+};
+
+ChunkScratch place_chunk_scratch(LowerContext& context, const GemmLayout& layout, uint32_t crow) {
+  const GemmPlan& plan = layout.plan;
+  const uint32_t K = plan.k_blocks;
+  const uint32_t O = plan.o_blocks;
+  const size_t grid = size_t{K} * O;
+  ChunkScratch scratch(grid);
+  for (uint32_t kb = 0; kb < K; ++kb) {
+    for (uint32_t ob = 0; ob < O; ++ob) {
+      const size_t g = size_t{kb} * O + ob;
+      const uint32_t tile = layout.grid_tile(kb, ob);
+      const uint32_t kw = pair_columns(plan.in, K, kb).size();
+      const uint32_t ow = pair_columns(plan.out, O, ob).size();
+      const uint32_t reduce_rows = balanced_part(crow, K, kb).size();
+      const auto buffers = chunk_buffers(plan.name, crow, K, reduce_rows, kw, ow);
+      const auto address = place_scratch(context.memory, tile, buffers,
+                                         colour_by_liveness(buffers, kChunkApart), kChunkApart);
+      scratch.input[g] = address[kInput];
+      scratch.partial[g] = address[kPartialSum];
+      scratch.reduce_in[g] = address[kReduceIn];
+      scratch.reduce_out[g] = address[kReduceOut];
+    }
+  }
+  return scratch;
+}
+
+// Gather: each row's K-block slice goes to the O tiles of block row kb.
+void emit_gather(LowerContext& context, const GemmLayout& layout, const Activation& input,
+                 Span chunk, const std::string& suffix, const ChunkScratch& scratch) {
+  const GemmPlan& plan = layout.plan;
+  const uint32_t K = plan.k_blocks;
+  const uint32_t O = plan.o_blocks;
+  const size_t gather = context.phase(plan.name + ".gather" + suffix, "gemm");
+  for (uint32_t r = chunk.begin; r < chunk.end; ++r) {
+    const uint32_t owner = context.owner_of_row(r);
+    const uint32_t owner_tile = context.owner_tile(owner);
+    const uint32_t local = r - context.owner_rows(owner).begin;
+    for (uint32_t kb = 0; kb < K; ++kb) {
+      const Span cols = pair_columns(plan.in, K, kb);
+      const uint32_t source =
+          input.address[owner] + (local * input.columns + cols.begin) * kHalf;
+      std::vector<arch::Destination> dests;
+      for (uint32_t ob = 0; ob < O; ++ob) {
+        const size_t g = size_t{kb} * O + ob;
+        const uint32_t tile = layout.grid_tile(kb, ob);
+        const uint32_t address = scratch.input[g] + (r - chunk.begin) * cols.size() * kHalf;
+        if (tile == owner_tile) {
+          context.kernel(tile, "copy", {{address, false}, {source, false}},
+                         {int64_t{cols.size()} * kHalf});
+        } else {
+          dests.push_back({tile, address});
+        }
+      }
+      if (!dests.empty()) context.transfer(gather, owner_tile, source, std::move(dests), cols.size() / 2);
+    }
+  }
+}
+
+// Every grid tile's FP16 partial [crow rows, its columns].
+void emit_partial_gemms(LowerContext& context, const GemmLayout& layout, uint32_t crow,
+                        const ChunkScratch& scratch) {
+  const GemmPlan& plan = layout.plan;
+  const uint32_t K = plan.k_blocks;
+  const uint32_t O = plan.o_blocks;
+  const int64_t scale = context.workload.weight_scale;
+  for (uint32_t kb = 0; kb < K; ++kb) {
+    for (uint32_t ob = 0; ob < O; ++ob) {
+      const size_t g = size_t{kb} * O + ob;
+      context.kernel(layout.grid_tile(kb, ob), "gemm_fp8",
+                     {{scratch.partial[g], false}, {scratch.input[g], false},
+                      layout.weights[g].operand()},
+                     {crow, pair_columns(plan.in, K, kb).size(),
+                      pair_columns(plan.out, O, ob).size(), scale, kPartialBits});
+    }
+  }
+}
+
+// Reduce: partial rows slice j of every (kb, ob) goes to reducer (j, ob), slot kb.
+void emit_reduce(LowerContext& context, const GemmLayout& layout, uint32_t crow,
+                 const std::string& suffix, const ChunkScratch& scratch) {
+  const GemmPlan& plan = layout.plan;
+  const uint32_t K = plan.k_blocks;
+  const uint32_t O = plan.o_blocks;
+  const size_t reduce = context.phase(plan.name + ".reduce" + suffix, "gemm");
+  for (uint32_t kb = 0; kb < K; ++kb) {
+    for (uint32_t ob = 0; ob < O; ++ob) {
+      const size_t g = size_t{kb} * O + ob;
+      const uint32_t tile = layout.grid_tile(kb, ob);
+      const uint32_t ow = pair_columns(plan.out, O, ob).size();
+      for (uint32_t j = 0; j < K; ++j) {
+        const Span slice = balanced_part(crow, K, j);
+        if (slice.size() == 0) continue;
+        const size_t reducer = size_t{j} * O + ob;
+        const uint32_t reducer_tile = layout.grid_tile(j, ob);
+        const uint32_t source = scratch.partial[g] + slice.begin * ow * kPartial;
+        const uint32_t address = scratch.reduce_in[reducer] + kb * slice.size() * ow * kPartial;
+        if (reducer_tile == tile) {
+          context.kernel(tile, "copy", {{address, false}, {source, false}},
+                         {int64_t{slice.size()} * ow * kPartial});
+        } else {
+          context.transfer(reduce, tile, source, {{reducer_tile, address}}, slice.size() * ow * kPartial / 4);
+        }
+      }
+    }
+  }
+}
+
+// Each reducer sums its K parts with the bias into FP16, then applies the epilogue.
+void emit_reduce_sums(LowerContext& context, const GemmLayout& layout, uint32_t crow,
+                      const ChunkScratch& scratch, GemmEpilogue epilogue) {
+  const GemmPlan& plan = layout.plan;
+  const uint32_t K = plan.k_blocks;
+  const uint32_t O = plan.o_blocks;
+  for (uint32_t j = 0; j < K; ++j) {
+    for (uint32_t ob = 0; ob < O; ++ob) {
+      const size_t g = size_t{j} * O + ob;
+      const Span slice = balanced_part(crow, K, j);
+      if (slice.size() == 0) continue;
+      context.kernel(layout.grid_tile(j, ob), "reduce_sum",
+                     {{scratch.reduce_out[g], false}, {scratch.reduce_in[g], false},
+                      layout.bias[g].operand()},
+                     {K, slice.size(), pair_columns(plan.out, O, ob).size(), kPartialBits});
+      if (epilogue == GemmEpilogue::Gelu) {
+        // On the reducers' slices (about a fifth of an owner's row each) rather than on the
+        // owners' whole rows: the same element-wise values, spread over the grid.
+        context.kernel(layout.grid_tile(j, ob), "gelu",
+                       {{scratch.reduce_out[g], false}, {scratch.reduce_out[g], false}},
+                       {int64_t{slice.size()} * pair_columns(plan.out, O, ob).size()});
+      }
+    }
+  }
+}
+
+// Scatter: each reducer's output rows go back to their owners.
+void emit_scatter(LowerContext& context, const GemmLayout& layout, const Activation& output,
+                  Span chunk, const std::string& suffix, const ChunkScratch& scratch) {
+  const GemmPlan& plan = layout.plan;
+  const uint32_t K = plan.k_blocks;
+  const uint32_t O = plan.o_blocks;
+  const uint32_t crow = chunk.size();
+  const size_t scatter = context.phase(plan.name + ".scatter" + suffix, "gemm");
+  for (uint32_t j = 0; j < K; ++j) {
+    const Span slice = balanced_part(crow, K, j);
+    for (uint32_t ob = 0; ob < O; ++ob) {
+      const size_t g = size_t{j} * O + ob;
+      const uint32_t tile = layout.grid_tile(j, ob);
+      const Span cols = pair_columns(plan.out, O, ob);
+      for (uint32_t i = 0; i < slice.size(); ++i) {
+        const uint32_t r = chunk.begin + slice.begin + i;
+        const uint32_t owner = context.owner_of_row(r);
+        const uint32_t owner_tile = context.owner_tile(owner);
+        const uint32_t local = r - context.owner_rows(owner).begin;
+        const uint32_t source = scratch.reduce_out[g] + i * cols.size() * kHalf;
+        const uint32_t address =
+            output.address[owner] + (local * output.columns + cols.begin) * kHalf;
+        if (owner_tile == tile) {
+          context.kernel(tile, "copy", {{address, false}, {source, false}},
+                         {int64_t{cols.size()} * kHalf});
+        } else {
+          context.transfer(scatter, tile, source, {{owner_tile, address}}, cols.size() / 2);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input,
+               const Activation& output, GemmEpilogue epilogue) {
+  GemmPlan& plan = layout.plan;
+  const uint32_t rows = context.workload.rows();
+  const uint32_t chunks = choose_chunks(context, layout);
   plan.chunks = chunks;
   context.gemm_plans.push_back(plan);
-  const int64_t scale = context.workload.weight_scale;
 
   for (uint32_t c = 0; c < chunks; ++c) {
     const Span chunk = balanced_part(rows, chunks, c);
     const uint32_t crow = chunk.size();
     const std::string suffix = chunks > 1 ? ".c" + std::to_string(c) : "";
     context.memory.begin_scratch();
-    const size_t grid = size_t{K} * O;
-    std::vector<uint32_t> in_buf(grid), part(grid), recv(grid), out_buf(grid);
-    for (uint32_t kb = 0; kb < K; ++kb) {
-      for (uint32_t ob = 0; ob < O; ++ob) {
-        const size_t g = size_t{kb} * O + ob;
-        const uint32_t tile = layout.grid_tile(kb, ob);
-        const uint32_t kw = pair_columns(plan.in, K, kb).size();
-        const uint32_t ow = pair_columns(plan.out, O, ob).size();
-        const uint32_t reduce_rows = balanced_part(crow, K, kb).size();
-        const auto buffers = chunk_buffers(plan.name, crow, K, reduce_rows, kw, ow);
-        const auto address = place_scratch(context.memory, tile, buffers,
-                                           colour_by_liveness(buffers, kChunkApart), kChunkApart);
-        in_buf[g] = address[kInput];
-        part[g] = address[kPartialSum];
-        recv[g] = address[kReduceIn];
-        out_buf[g] = address[kReduceOut];
-      }
-    }
-
-    // Gather: each row's K-block slice goes to the O tiles of block row kb.
-    const size_t gather = context.phase(plan.name + ".gather" + suffix, "gemm");
-    for (uint32_t r = chunk.begin; r < chunk.end; ++r) {
-      const uint32_t owner = context.owner_of_row(r);
-      const uint32_t owner_tile = context.owner_tile(owner);
-      const uint32_t local = r - context.owner_rows(owner).begin;
-      for (uint32_t kb = 0; kb < K; ++kb) {
-        const Span cols = pair_columns(plan.in, K, kb);
-        const uint32_t source =
-            input.address[owner] + (local * input.columns + cols.begin) * kHalf;
-        std::vector<arch::Destination> dests;
-        for (uint32_t ob = 0; ob < O; ++ob) {
-          const size_t g = size_t{kb} * O + ob;
-          const uint32_t tile = layout.grid_tile(kb, ob);
-          const uint32_t address = in_buf[g] + (r - chunk.begin) * cols.size() * kHalf;
-          if (tile == owner_tile) {
-            context.kernel(tile, "copy", {{address, false}, {source, false}},
-                           {int64_t{cols.size()} * kHalf});
-          } else {
-            dests.push_back({tile, address});
-          }
-        }
-        if (!dests.empty()) context.transfer(gather, owner_tile, source, std::move(dests), cols.size() / 2);
-      }
-    }
-    for (uint32_t kb = 0; kb < K; ++kb) {
-      for (uint32_t ob = 0; ob < O; ++ob) {
-        const size_t g = size_t{kb} * O + ob;
-        context.kernel(layout.grid_tile(kb, ob), "gemm_fp8",
-                       {{part[g], false}, {in_buf[g], false}, layout.weights[g].operand()},
-                       {crow, pair_columns(plan.in, K, kb).size(),
-                        pair_columns(plan.out, O, ob).size(), scale, kPartialBits});
-      }
-    }
-
-    // Reduce: partial rows slice j of every (kb, ob) goes to reducer (j, ob), slot kb.
-    const size_t reduce = context.phase(plan.name + ".reduce" + suffix, "gemm");
-    for (uint32_t kb = 0; kb < K; ++kb) {
-      for (uint32_t ob = 0; ob < O; ++ob) {
-        const size_t g = size_t{kb} * O + ob;
-        const uint32_t tile = layout.grid_tile(kb, ob);
-        const uint32_t ow = pair_columns(plan.out, O, ob).size();
-        for (uint32_t j = 0; j < K; ++j) {
-          const Span slice = balanced_part(crow, K, j);
-          if (slice.size() == 0) continue;
-          const size_t reducer = size_t{j} * O + ob;
-          const uint32_t reducer_tile = layout.grid_tile(j, ob);
-          const uint32_t source = part[g] + slice.begin * ow * kPartial;
-          const uint32_t address = recv[reducer] + kb * slice.size() * ow * kPartial;
-          if (reducer_tile == tile) {
-            context.kernel(tile, "copy", {{address, false}, {source, false}},
-                           {int64_t{slice.size()} * ow * kPartial});
-          } else {
-            context.transfer(reduce, tile, source, {{reducer_tile, address}}, slice.size() * ow * kPartial / 4);
-          }
-        }
-      }
-    }
-    for (uint32_t j = 0; j < K; ++j) {
-      for (uint32_t ob = 0; ob < O; ++ob) {
-        const size_t g = size_t{j} * O + ob;
-        const Span slice = balanced_part(crow, K, j);
-        if (slice.size() == 0) continue;
-        context.kernel(layout.grid_tile(j, ob), "reduce_sum",
-                       {{out_buf[g], false}, {recv[g], false}, layout.bias[g].operand()},
-                       {K, slice.size(), pair_columns(plan.out, O, ob).size(), kPartialBits});
-        if (epilogue == GemmEpilogue::Gelu) {
-          // On the reducers' slices (about a fifth of an owner's row each) rather than on the
-          // owners' whole rows: the same element-wise values, spread over the grid.
-          context.kernel(layout.grid_tile(j, ob), "gelu", {{out_buf[g], false}, {out_buf[g], false}},
-                         {int64_t{slice.size()} * pair_columns(plan.out, O, ob).size()});
-        }
-      }
-    }
-
-    // Scatter: each reducer's output rows go back to their owners.
-    const size_t scatter = context.phase(plan.name + ".scatter" + suffix, "gemm");
-    for (uint32_t j = 0; j < K; ++j) {
-      const Span slice = balanced_part(crow, K, j);
-      for (uint32_t ob = 0; ob < O; ++ob) {
-        const size_t g = size_t{j} * O + ob;
-        const uint32_t tile = layout.grid_tile(j, ob);
-        const Span cols = pair_columns(plan.out, O, ob);
-        for (uint32_t i = 0; i < slice.size(); ++i) {
-          const uint32_t r = chunk.begin + slice.begin + i;
-          const uint32_t owner = context.owner_of_row(r);
-          const uint32_t owner_tile = context.owner_tile(owner);
-          const uint32_t local = r - context.owner_rows(owner).begin;
-          const uint32_t source = out_buf[g] + i * cols.size() * kHalf;
-          const uint32_t address =
-              output.address[owner] + (local * output.columns + cols.begin) * kHalf;
-          if (owner_tile == tile) {
-            context.kernel(tile, "copy", {{address, false}, {source, false}},
-                           {int64_t{cols.size()} * kHalf});
-          } else {
-            context.transfer(scatter, tile, source, {{owner_tile, address}}, cols.size() / 2);
-          }
-        }
-      }
-    }
+    const ChunkScratch scratch = place_chunk_scratch(context, layout, crow);
+    emit_gather(context, layout, input, chunk, suffix, scratch);
+    emit_partial_gemms(context, layout, crow, scratch);
+    emit_reduce(context, layout, crow, suffix, scratch);
+    emit_reduce_sums(context, layout, crow, scratch, epilogue);
+    emit_scatter(context, layout, output, chunk, suffix, scratch);
   }
 }
 

@@ -1,0 +1,385 @@
+// PhaseExecutor's hazard checks (IPU21-EXCHANGE.md section 7) on its selections and writes.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <tbb/parallel_for.h>
+
+#include "io/hex.hpp"
+#include "model/exchange_phase_internal.hpp"
+#include "model/memory_elements.hpp"
+
+namespace lockstep::model::phase_executor {
+
+using arch::hex;
+
+// Hazards 8 and 9: one PIC and one XPIC control per event; none at a message's start.
+void PhaseExecutor::check_controls() {
+  for (uint32_t i = 0; i < tiles_.size(); ++i) {
+    const auto& controls = schedule(i).controls;
+    // Controls are sorted by event: per event, PIC controls then XPIC ones, in row order.
+    std::vector<uint32_t> pic, xpic;
+    for (size_t a = 0; a < controls.size();) {
+      size_t b = a;
+      pic.clear();
+      xpic.clear();
+      for (; b < controls.size() && controls[b].event == controls[a].event; ++b) {
+        (is_xpic(controls[b].kind) ? xpic : pic).push_back(controls[b].instruction);
+      }
+      for (const auto* list : {&pic, &xpic}) {
+        if (list->size() > 1) {
+          hazard(HazardClass::SimultaneousControls, i, controls[a].event, (*list)[1],
+                 std::to_string(list->size()) + (list == &xpic ? " XPIC" : " PIC") +
+                     " controls at event " + std::to_string(controls[a].event));
+        }
+      }
+      a = b;
+    }
+    for (const auto& r : schedule(i).runs) {
+      const auto& in = schedule(i).instructions[r.instruction].instruction;
+      if (in.op != arch::Opcode::Send) continue;
+      auto from = std::lower_bound(controls.begin(), controls.end(), r.issue_event,
+                                   [](const Control& c, int64_t e) { return c.event < e; });
+      for (auto c_it = from; c_it != controls.end() && c_it->event <= r.first_event; ++c_it) {
+        const Control& c = *c_it;
+        {
+          hazard(HazardClass::ControlAtMessageStart, i, c.event, c.instruction,
+                 "control at event " + std::to_string(c.event) + ", the " +
+                     (c.event == r.issue_event ? "issue" : "first-word") +
+                     " event of the message sent by the instruction at row offset " +
+                     std::to_string(schedule(i).instructions[r.instruction].byte_offset));
+        }
+      }
+    }
+  }
+}
+
+// The two forms of a paired receive's format (spec section 6) told apart: a row's format
+// control carries the route direction dir(s, member); the CSR form (INCOMING_FORMAT set
+// before the row, no format control yet) names the tile's half: 1 early (its own paired
+// mux selects the sender), 2 waiting (its partner's does). A value that does not fit its
+// form is hazard 10.
+void PhaseExecutor::check_format(uint32_t member, uint32_t early, uint32_t sender,
+                                 uint32_t format, int64_t event) {
+  const Timeline& line = format_[member];
+  const auto after = std::upper_bound(line.changes.begin(), line.changes.end(), event,
+                                      [](int64_t e, const auto& c) { return e < c.first; });
+  const std::string who = "tile " + std::to_string(tile(member).logical);
+  if (after == line.changes.begin()) {
+    const uint32_t half = member == early ? 1 : 2;
+    if (format == half) return;
+    hazard(HazardClass::Paired, member, event, kNoInstruction,
+           "INCOMING_FORMAT " + std::to_string(format) + " on " + who + ", which is the " +
+               (half == 1 ? "early half (1): its own paired mux selects" : "waiting half (2): its partner's paired mux selects") +
+               " tile " + std::to_string(tile(sender).logical));
+    return;
+  }
+  const auto direction = static_cast<uint32_t>(topology_.direction(tile(sender).physical, tile(member).physical));
+  if (format == direction) return;
+  const uint32_t instruction = format_instr_[member][static_cast<size_t>(after - line.changes.begin()) - 1];
+  hazard(HazardClass::Paired, member, event, instruction,
+         "format control " + std::to_string(format) + " on " + who + ", but a row's format carries the route " +
+             "direction dir(s, d) = " + std::to_string(direction) + " from tile " + std::to_string(tile(sender).logical));
+}
+
+// Hazards 5 and 12: a message must be taken whole by every tile that takes any of it.
+void PhaseExecutor::check_messages() {
+  struct Taken {
+    uint64_t items = 0;
+    uint32_t window = 0;
+    int64_t event = 0;
+  };
+  struct Take {
+    uint32_t sender, message, receiver, selection;
+  };
+  std::vector<Take> takes;
+  takes.reserve(selections_.size());
+  std::vector<uint32_t> first_message_of_window(windows_.size(), UINT32_MAX);
+  for (uint32_t k = 0; k < selections_.size(); ++k) {
+    const auto& sel = selections_[k];
+    const uint32_t message = schedule(sel.sender).runs[sel.run].message;
+    takes.push_back({sel.sender, message, sel.receiver, k});
+    first_message_of_window[sel.window] = std::min(first_message_of_window[sel.window], message);
+  }
+  std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
+    return std::tie(a.sender, a.message, a.receiver, a.selection) <
+           std::tie(b.sender, b.message, b.receiver, b.selection);
+  });
+  // (sender, message, receiver) -> items taken, window and event of its first selection.
+  std::vector<std::pair<std::tuple<uint32_t, uint32_t, uint32_t>, Taken>> taken;
+  for (size_t a = 0; a < takes.size();) {
+    const Take& head = takes[a];
+    Taken t;
+    t.window = selections_[head.selection].window;
+    t.event = selections_[head.selection].mux_event;
+    size_t b = a;
+    for (; b < takes.size() && takes[b].sender == head.sender && takes[b].message == head.message &&
+           takes[b].receiver == head.receiver;
+         ++b) {
+      t.items += selections_[takes[b].selection].items;
+    }
+    taken.push_back({{head.sender, head.message, head.receiver}, t});
+    a = b;
+  }
+  std::vector<std::vector<uint64_t>> items_of_message(tiles_.size());
+  for (uint32_t s = 0; s < tiles_.size(); ++s) {
+    auto& items = items_of_message[s];
+    for (const auto& r : schedule(s).runs) {
+      if (r.directions() == 0) continue;
+      if (r.message >= items.size()) items.resize(r.message + 1, 0);
+      items[r.message] += r.items;
+    }
+  }
+  auto message_items = [&](uint32_t s, uint32_t message) -> uint64_t {
+    return message < items_of_message[s].size() ? items_of_message[s][message] : 0;
+  };
+  for (const auto& [key, t] : taken) {
+    const auto [s, message, d] = key;
+    const uint64_t total = message_items(s, message);
+    if (t.items >= total) continue;
+    const bool spill = first_message_of_window[t.window] < message;
+    const std::string what = std::to_string(t.items) + " of " + std::to_string(total) +
+                             " items of message " + std::to_string(message) + " from tile " +
+                             std::to_string(tile(s).logical);
+    if (spill) {
+      hazard(HazardClass::MuxLeftOpen, d, t.event, windows_[t.window].instruction,
+             "mux window stays open past the previous message and takes " + what);
+    } else {
+      hazard(HazardClass::StreamConflict, d, t.event, windows_[t.window].instruction,
+             "takes only " + what + ": the rest is lost");
+    }
+  }
+}
+
+// Hazard 7: receive windows (mux and write) of one tile must not overlap.
+void PhaseExecutor::check_receive_overlaps() {
+  struct Interval {
+    int64_t start, end;  // inclusive
+    uint32_t window;
+    uint32_t sender, message;
+  };
+  // Per receiver, one interval per (window, sender, message): the span of its pieces.
+  struct Piece {
+    uint32_t receiver;
+    Interval interval;
+  };
+  auto merge = [&](const std::vector<Piece>& pieces) {
+    std::vector<std::vector<Interval>> by_receiver(tiles_.size());
+    for (const Piece& p : pieces) by_receiver[p.receiver].push_back(p.interval);
+    tbb::parallel_for(size_t{0}, by_receiver.size(), [&](size_t d) {
+      auto& list = by_receiver[d];
+      const auto same = [](const Interval& a, const Interval& b) {
+        return a.window == b.window && a.sender == b.sender && a.message == b.message;
+      };
+      std::stable_sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
+        return std::tie(a.window, a.sender, a.message) < std::tie(b.window, b.sender, b.message);
+      });
+      size_t kept = 0;
+      for (size_t a = 0; a < list.size(); ++kept) {
+        Interval merged = list[a];
+        size_t b = a + 1;
+        for (; b < list.size() && same(list[b], merged); ++b) {
+          merged.start = std::min(merged.start, list[b].start);
+          merged.end = std::max(merged.end, list[b].end);
+        }
+        list[kept] = merged;
+        a = b;
+      }
+      list.resize(kept);
+      std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
+        return std::tie(a.start, a.end, a.window, a.sender, a.message) <
+               std::tie(b.start, b.end, b.window, b.sender, b.message);
+      });
+    });
+    return by_receiver;
+  };
+  std::vector<Piece> pieces;
+  pieces.reserve(selections_.size());
+  for (const auto& sel : selections_) {
+    pieces.push_back({sel.receiver, Interval{sel.mux_event, sel.mux_event + sel.items - 1, sel.window, sel.sender,
+                                             schedule(sel.sender).runs[sel.run].message}});
+  }
+  const auto mux = merge(pieces);
+  pieces.clear();
+  for (size_t k = 0; k < out_.writes.size(); ++k) {
+    const auto& w = out_.writes[k];
+    const auto& sel = selections_[write_selection_[k]];
+    pieces.push_back({w.receiver, Interval{w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1,
+                                           sel.window, sel.sender, schedule(sel.sender).runs[sel.run].message}});
+  }
+  const auto write = merge(pieces);
+  auto check = [&](uint32_t d, const std::vector<Interval>& list, const char* what) {
+    int64_t reach = std::numeric_limits<int64_t>::min();
+    for (const auto& iv : list) {
+      if (iv.start <= reach) {
+        hazard(HazardClass::OverlappingReceives, d, iv.start, windows_[iv.window].instruction,
+               std::string(what) + " window of message " + std::to_string(iv.message) +
+                   " from tile " + std::to_string(tile(iv.sender).logical) + " starts at " +
+                   std::to_string(iv.start) + " inside another receive (until " +
+                   std::to_string(reach) + ")");
+      }
+      reach = std::max(reach, iv.end);
+    }
+  };
+  for (uint32_t d = 0; d < tiles_.size(); ++d) {
+    check(d, mux[d], "mux");
+    check(d, write[d], "write");
+  }
+}
+
+// Hazards 1 and 2: per memory element, row fetch vs data and send reads vs receive writes.
+// Tiles are checked in parallel; their hazards are appended in tile order, as one thread would.
+void PhaseExecutor::check_elements() {
+  std::vector<std::vector<ModelHazard>> found(tiles_.size());
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t i) {
+    std::map<uint32_t, std::pair<int64_t, uint32_t>> sent, received;  // element -> (event, instr)
+    for (const auto& r : schedule(i).runs) {
+      if (r.directions() == 0) continue;
+      for (uint32_t key : element_keys(machine_, r.byte_address(), r.bytes())) {
+        sent.try_emplace(key, r.issue_event, r.instruction);
+      }
+    }
+    for (size_t k : writes_of_[i]) {
+      const auto& w = out_.writes[k];
+      const auto& sel = selections_[write_selection_[k]];
+      for (uint32_t key : element_keys(machine_, w.address, w.bytes)) {
+        auto [it, inserted] = received.try_emplace(key, w.first_write_event, windows_[sel.window].instruction);
+        if (!inserted && w.first_write_event < it->second.first) {
+          it->second = {w.first_write_event, windows_[sel.window].instruction};
+        }
+      }
+    }
+    if (tile(i).has_row) {
+      const uint64_t fetch_end = uint64_t(tile(i).row_address) + schedule(i).row_bytes +
+                                 machine_.fetch_lookahead_bytes;
+      for (uint32_t key : element_keys(machine_, tile(i).row_address, fetch_end - tile(i).row_address)) {
+        for (const auto* m : {&sent, &received}) {
+          auto it = m->find(key);
+          if (it == m->end()) continue;
+          found[i].push_back(make_hazard(HazardClass::RowFetchConflict, i, it->second.first, it->second.second,
+                 std::string(m == &sent ? "sent" : "received") +
+                     " data shares a memory element with the executing row " +
+                     hex(tile(i).row_address) + ".." + hex(fetch_end) + " (with fetch look-ahead)"));
+        }
+      }
+    }
+    for (const auto& [key, s] : sent) {
+      auto it = received.find(key);
+      if (it == received.end()) continue;
+      found[i].push_back(make_hazard(HazardClass::SendReceiveConflict, i, std::max(s.first, it->second.first), it->second.second,
+             "a send's read window and a receive's write window share a memory element in "
+             "this phase"));
+    }
+  });
+  for (auto& list : found) {
+    for (auto& h : list) out_.hazards.push_back(std::move(h));
+  }
+}
+
+// Hazard 10: format changes vs paired mux controls; the sender's partner is busy.
+void PhaseExecutor::check_paired() {
+  for (uint32_t i = 0; i < tiles_.size(); ++i) {
+    std::set<int64_t> paired_events;
+    auto collect = [&](uint32_t t) {
+      for (const auto& c : schedule(t).controls) {
+        if (c.kind == ControlKind::PairedXpic) paired_events.insert(c.event);
+      }
+    };
+    collect(i);
+    if (auto p = participant(arch::Topology::partner(tile(i).physical))) collect(*p);
+    for (const auto& c : schedule(i).controls) {
+      if (c.kind == ControlKind::PicFormat && paired_events.count(c.event)) {
+        hazard(HazardClass::Paired, i, c.event, c.instruction,
+               "format change on the event of a paired XPIC source or teardown");
+      }
+    }
+    // A wide send makes the partner busy from its issue to this row's horizon.
+    const auto partner = participant(arch::Topology::partner(tile(i).physical));
+    if (!partner) continue;
+    for (const auto& r : schedule(i).runs) {
+      if (!r.wide() || r.directions() == 0) continue;
+      const int64_t busy_from = r.issue_event, busy_to = out_.tile_horizon[i];
+      for (const auto& pr : schedule(*partner).runs) {
+        if (pr.directions() != 0 && pr.first_event <= busy_to && pr.first_event + pr.items > busy_from) {
+          hazard(HazardClass::Paired, *partner, std::max(pr.first_event, busy_from), pr.instruction,
+                 "sends while its partner tile " + std::to_string(tile(i).logical) +
+                     " sends 64-bit items (busy " + std::to_string(busy_from) + ".." +
+                     std::to_string(busy_to) + ")");
+          break;
+        }
+      }
+      for (size_t k : writes_of_[*partner]) {
+        const auto& w = out_.writes[k];
+        const int64_t last = w.first_write_event + w.bytes / w.item_bytes - 1;
+        if (w.first_write_event <= busy_to && last >= busy_from) {
+          hazard(HazardClass::Paired, *partner, std::max(w.first_write_event, busy_from),
+                 windows_[selections_[write_selection_[k]].window].instruction,
+                 "receives while its partner tile " + std::to_string(tile(i).logical) +
+                     " sends 64-bit items");
+          break;
+        }
+      }
+      break;  // one report per sender row
+    }
+  }
+}
+
+// A word written twice in one phase.
+void PhaseExecutor::check_double_writes() {
+  for (uint32_t d = 0; d < tiles_.size(); ++d) {
+    auto list = writes_of_[d];
+    std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      const auto& x = out_.writes[a];
+      const auto& y = out_.writes[b];
+      return std::tie(x.address, x.first_write_event) < std::tie(y.address, y.first_write_event);
+    });
+    uint64_t reach = 0;
+    size_t reach_write = SIZE_MAX;
+    for (size_t k : list) {
+      const auto& w = out_.writes[k];
+      if (reach_write != SIZE_MAX && w.address < reach) {
+        const auto& other = out_.writes[reach_write];
+        const int64_t event = std::max(w.first_write_event, other.first_write_event);
+        hazard(HazardClass::DoubleWrite, d, event,
+               windows_[selections_[write_selection_[k]].window].instruction,
+               "word " + hex(w.address) + " written twice in the phase (from tiles " +
+                   std::to_string(tile(other.sender).logical) + " and " +
+                   std::to_string(tile(w.sender).logical) + ")");
+      }
+      if (reach_write == SIZE_MAX || uint64_t(w.address) + w.bytes > reach) {
+        reach = uint64_t(w.address) + w.bytes;
+        reach_write = k;
+      }
+    }
+  }
+}
+
+// Hazard 5: every row must leave its muxes neutral.
+void PhaseExecutor::check_open_muxes() {
+  out_.final_mux.resize(tiles_.size());
+  out_.final_paired_mux.resize(tiles_.size());
+  for (uint32_t i = 0; i < tiles_.size(); ++i) {
+    out_.final_mux[i] = xpic_[i].at(kForever);
+    out_.final_paired_mux[i] = paired_[i].at(kForever);
+    auto last_instr = [&](ControlKind kind) {
+      uint32_t id = kNoInstruction;
+      for (const auto& c : schedule(i).controls) {
+        if (c.kind == kind) id = c.instruction;
+      }
+      return id;
+    };
+    if (out_.final_mux[i] != machine_.neutral_mux) {
+      hazard(HazardClass::MuxLeftOpen, i, out_.tile_horizon[i], last_instr(ControlKind::Xpic),
+             "INCOMING_MUX is " + hex(out_.final_mux[i]) + ", not neutral " +
+                 hex(machine_.neutral_mux) + ", at the end of the row");
+    }
+    if (out_.final_paired_mux[i] != machine_.neutral_mux) {
+      hazard(HazardClass::MuxLeftOpen, i, out_.tile_horizon[i], last_instr(ControlKind::PairedXpic),
+             "paired mux is " + hex(out_.final_paired_mux[i]) + ", not neutral, at the end of the row");
+    }
+  }
+}
+
+}  // namespace lockstep::model::phase_executor

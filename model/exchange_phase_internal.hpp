@@ -1,0 +1,161 @@
+#pragma once
+// PhaseExecutor and its types, shared by exchange_phase.cpp and exchange_phase_checks.cpp.
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/exchange_phase.hpp"
+
+// Not in an anonymous namespace: the class's members are defined in two files.
+namespace lockstep::model::phase_executor {
+
+inline constexpr int64_t kForever = std::numeric_limits<int64_t>::max() / 4;
+inline constexpr uint32_t kNoInstruction = UINT32_MAX;
+
+// A register's value over the phase: initial value, then changes at events.
+struct Timeline {
+  uint32_t initial = 0;
+  std::vector<std::pair<int64_t, uint32_t>> changes;  // sorted by event, last one wins
+
+  uint32_t at(int64_t event) const {
+    auto it = std::upper_bound(changes.begin(), changes.end(), event,
+                               [](int64_t e, const auto& c) { return e < c.first; });
+    return it == changes.begin() ? initial : std::prev(it)->second;
+  }
+  int64_t next_change_after(int64_t event) const {
+    auto it = std::upper_bound(changes.begin(), changes.end(), event,
+                               [](int64_t e, const auto& c) { return e < c.first; });
+    return it == changes.end() ? kForever : it->first;
+  }
+};
+
+// An interval in which a tile's (ordinary or paired) mux selects one sender.
+struct Window {
+  uint32_t receiver = 0;
+  int64_t start = 0;
+  int64_t end = kForever;
+  uint32_t instruction = kNoInstruction;  // the control that opened it
+  uint32_t id = 0;
+};
+
+// Words of one run selected by one window.
+struct Selection {
+  uint32_t receiver = 0;  // for paired: the early member whose paired mux selected
+  uint32_t sender = 0;
+  uint32_t run = 0;       // index in the sender's schedule
+  uint32_t first_item = 0;
+  uint32_t items = 0;
+  int64_t mux_event = 0;  // event item first_item was selected
+  uint32_t window = 0;
+  bool paired = false;
+};
+
+// Selected items as they reach one receiver's SRAM, before the pointer gives addresses.
+struct WritePiece {
+  uint32_t receiver = 0;
+  uint32_t sender = 0;
+  uint64_t source_address = 0;
+  uint32_t items = 0;
+  uint32_t item_bytes = 4;
+  int64_t write_event = 0;
+  int64_t mux_event = 0;
+  uint32_t selection = 0;
+};
+
+class PhaseExecutor {
+ public:
+  PhaseExecutor(const arch::MachineDescription& machine, const arch::Topology& topology,
+                std::span<const PhaseTile> tiles, std::optional<uint32_t> trace);
+
+  PhaseOutcome run();
+
+ private:
+  const arch::MachineDescription& machine_;
+  const arch::Topology& topology_;
+  std::span<const PhaseTile> tiles_;
+  std::vector<int32_t> index_of_physical_;
+  std::optional<uint32_t> trace_index_;
+  PhaseOutcome out_;
+
+  std::vector<Timeline> xpic_, paired_, pointer_, format_;
+  std::vector<std::vector<uint32_t>> pointer_instr_;  // instruction of each pointer change
+  std::vector<std::vector<uint32_t>> format_instr_;   // instruction of each format change
+  std::set<std::pair<uint32_t, uint32_t>> format_checked_;  // (member, sender) pairs checked
+  std::vector<std::vector<Window>> ordinary_by_sender_, paired_by_sender_;
+  std::vector<Window> windows_;  // every window, by id
+  std::vector<Selection> selections_;
+  std::vector<WritePiece> pieces_;
+  std::vector<uint32_t> write_selection_;
+  std::vector<std::vector<size_t>> writes_of_;  // write indices per receiver
+
+  const PhaseTile& tile(uint32_t i) const { return tiles_[i]; }
+  const RowSchedule& schedule(uint32_t i) const { return out_.schedules[i]; }
+
+  std::optional<uint32_t> participant(uint32_t physical) const {
+    if (physical >= index_of_physical_.size()) return std::nullopt;
+    const int32_t i = index_of_physical_[physical];
+    if (i < 0) return std::nullopt;
+    return static_cast<uint32_t>(i);
+  }
+
+  void hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction,
+              std::string detail) {
+    out_.hazards.push_back(make_hazard(kind, t, event, instruction, std::move(detail)));
+  }
+
+  ModelHazard make_hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction,
+                          std::string detail) const {
+    ModelHazard h;
+    h.kind = kind;
+    h.tile = tile(t).logical;
+    h.event = event;
+    if (instruction != kNoInstruction && instruction < schedule(t).instructions.size()) {
+      const auto& in = schedule(t).instructions[instruction];
+      h.row_offset = in.byte_offset;
+      h.instruction = arch::describe(in.instruction);
+    } else {
+      h.instruction = "(none: CSR state before the row)";
+    }
+    h.detail = std::move(detail);
+    return h;
+  }
+
+  void trace(uint32_t t, int64_t event, std::string text) {
+    if (trace_index_ && *trace_index_ == t) out_.trace.push_back({event, std::move(text)});
+  }
+
+  // exchange_phase.cpp: row schedules, mux windows, selections and writes.
+  void schedule_rows();
+  uint32_t paired_mux_of_muxpair(uint32_t muxpair, uint32_t physical) const;
+  void build_timelines();
+  void add_windows(uint32_t receiver, const Timeline& line, const std::vector<uint32_t>& instr,
+                   bool paired);
+  static bool intersect(const SendRun& r, int64_t latency, const Window& w, uint32_t& k0,
+                        uint32_t& count, int64_t& mux);
+  void select_ordinary();
+  void select_paired();
+  void assign_addresses();
+  void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items,
+                  int64_t event, const std::optional<uint64_t>& pointer);
+  void finish();
+
+  // exchange_phase_checks.cpp: the hazard checks.
+  void check_controls();
+  void check_format(uint32_t member, uint32_t early, uint32_t sender, uint32_t format,
+                    int64_t event);
+  void check_messages();
+  void check_receive_overlaps();
+  void check_elements();
+  void check_paired();
+  void check_double_writes();
+  void check_open_muxes();
+};
+
+}  // namespace lockstep::model::phase_executor
