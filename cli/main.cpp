@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <sstream>
 
 #include "io/errors.hpp"
 #include "io/printable.hpp"
@@ -40,6 +42,28 @@ std::function<int()> add_parent_command(CLI::App& app, const std::string& name, 
   };
 }
 
+namespace {
+
+// The first sentence of a command's description, on one line.
+std::string first_sentence(const std::string& description) {
+  std::string text;
+  for (char c : description) text += c == '\n' ? ' ' : c;
+  const size_t end = text.find(". ");
+  return end == std::string::npos ? text : text.substr(0, end + 1);
+}
+
+// `lockstep --help` (and `lockstep device --help`, `lockstep profile --help`) list one line per
+// command, as git and cargo do; the whole description is `COMMAND --help`'s.
+class CommandListFormatter : public CLI::Formatter {
+ public:
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true), first_sentence(sub->get_description()), column_width_);
+    return out.str();
+  }
+};
+
+}  // namespace
 }  // namespace lockstep::cli
 
 int main(int argc, char** argv) {
@@ -51,6 +75,7 @@ int main(int argc, char** argv) {
       "Run `lockstep COMMAND --help` for each command. Exit codes: 0 ok, 1 a failed check\n"
       "(hazard, mismatch), 2 bad input, 3 internal error.",
       "lockstep"};
+  app.formatter(std::make_shared<CommandListFormatter>());  // before the commands: they inherit it
   app.require_subcommand(1);
   app.set_version_flag("--version", "lockstep " LOCKSTEP_VERSION " (commit " LOCKSTEP_COMMIT ")");
   auto commands = registered_commands();

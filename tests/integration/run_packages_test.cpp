@@ -31,7 +31,8 @@ TEST_P(CleanPackage, RunsWithoutHazardsAndMeetsItsExpectations) {
 INSTANTIATE_TEST_SUITE_P(Packages, CleanPackage,
                          ::testing::Values("p2p_1w", "p2p_3w", "p2p_64w", "p2p_300w", "p2p_far",
                                            "section9_a", "section9_b", "section9_c", "section9_d",
-                                           "multicast", "paired", "back_to_back", "repeat27"));
+                                           "multicast", "paired", "back_to_back", "repeat27"),
+                         [](const auto& info) { return info.param; });
 
 struct HazardCase {
   std::string package;

@@ -216,7 +216,11 @@ TEST_P(SdkPairedSchedule, CsrFormWithSwappedHalvesIsAPairedHazard) {
 // Senders and pairs over both fabric directions and both signs of pttm.
 INSTANTIATE_TEST_SUITE_P(Pairs, SdkPairedSchedule,
                          ::testing::Values(std::pair{0u, 2u}, std::pair{736u, 100u}, std::pair{500u, 1000u},
-                                           std::pair{1300u, 16u}, std::pair{777u, 0u}));
+                                           std::pair{1300u, 16u}, std::pair{777u, 0u}),
+                         [](const auto& info) {
+                           return "sender" + std::to_string(info.param.first) + "_pair" +
+                                  std::to_string(info.param.second);
+                         });
 
 }  // namespace
 }  // namespace lockstep::model
