@@ -1,6 +1,11 @@
 // --input and --output files of a package's bindings (moved from run_command.cpp).
 #include "cli/binding_files.hpp"
 
+#include <cmath>
+#include <cstring>
+
+#include "numerics/fp16.hpp"
+
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
 
@@ -56,10 +61,41 @@ arch::NpyType npy_type(const arch::Binding& b, const std::string& file) {
 std::vector<uint64_t> npy_shape(const arch::Binding& b) { return {b.shape.begin(), b.shape.end()}; }
 
 // An input's bytes: a .npy array of the binding's element type and shape, or raw bytes.
-std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file) {
+namespace {
+
+// The first NaN or infinity of a float16 or float32 array, as "element I is nan"; "" if none.
+std::string first_non_finite(const arch::NpyArray& array) {
+  const bool half = array.type == arch::NpyType::kFloat16;
+  if (!half && array.type != arch::NpyType::kFloat32) return "";
+  const size_t width = half ? 2 : 4;
+  for (size_t i = 0; i + width <= array.data.size(); i += width) {
+    double value = 0;
+    if (half) {
+      uint16_t bits;
+      std::memcpy(&bits, array.data.data() + i, 2);
+      value = arch::fp16_to_float(bits);
+    } else {
+      float f;
+      std::memcpy(&f, array.data.data() + i, 4);
+      value = f;
+    }
+    if (!std::isfinite(value)) return "element " + std::to_string(i / width) + " is " + (std::isnan(value) ? "nan" : "inf");
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file, bool allow_non_finite) {
   if (!is_npy(file)) return read_binary(file, "--input " + b.name);
   arch::NpyArray array = arch::read_npy(file);
   arch::expect_npy(array, file, npy_type(b, file), npy_shape(b));
+  if (!allow_non_finite) {
+    if (const std::string bad = first_non_finite(array); !bad.empty()) {
+      throw InputError(file + ": --input " + b.name + ": " + bad +
+                       ", which poisons every output (--allow-non-finite keeps it)");
+    }
+  }
   return std::move(array.data);
 }
 

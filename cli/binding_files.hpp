@@ -21,7 +21,9 @@ const arch::Binding& binding_for(const arch::Package& package, const std::string
 arch::NpyType npy_type(const arch::Binding& b, const std::string& file);
 std::vector<uint64_t> npy_shape(const arch::Binding& b);
 
-// An input's bytes: a .npy array of the binding's element type and shape, or raw bytes.
-std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file);
+// An input's bytes: a .npy array of the binding's element type and shape, or raw bytes. A
+// float array holding NaN or an infinity is refused (InputError naming the file and the first
+// element) unless `allow_non_finite`.
+std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file, bool allow_non_finite = false);
 
 }  // namespace lockstep::cli

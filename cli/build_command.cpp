@@ -44,6 +44,7 @@ struct BuildArgs {
   uint64_t input_seed = 1;
   size_t jobs = 0;
   bool json = false;
+  bool allow_non_finite = false;  // keep NaN and infinities in --weights
 };
 
 int build(const BuildArgs& given) {
@@ -59,8 +60,13 @@ int build(const BuildArgs& given) {
   arch::check_output_file(args.output, "-o");
   arch::refuse_overwriting_input(args.output, {args.workload, machine_source, args.weights});
   const workload::ModelWeights weights = args.weights.empty() ? workload::seeded_weights(workload, args.weight_seed)
-                                                              : workload::load_weights_file(args.weights, workload);
+                                                              : workload::load_weights_file(args.weights, workload, args.allow_non_finite);
   const workload::DeviceWeights device = workload::fold_and_quantize(weights, workload);
+  for (const auto& t : workload::saturated_tensors(device)) {
+    spdlog::warn("{}: tensor '{}': {} of {} weights are beyond FP8 (F143) range at the workload's weight scale "
+                 "and saturate; the package runs the clipped values",
+                 args.weights.empty() ? "seeded weights" : args.weights, t.name, t.saturated, t.values);
+  }
   options.weights = &device;
   options.patches = workload::seeded_patches(workload, args.input_seed);
 
@@ -158,6 +164,9 @@ std::function<int()> setup(CLI::App& app) {
                   "`run --input image.npy` replaces it");
   add_jobs_option(*cmd, args->jobs, "threads to build on (default, or 0: every core; same package at any count)");
   cmd->add_flag("--json", args->json, "print the summary as one JSON object");
+  cmd->add_flag("--allow-non-finite", args->allow_non_finite,
+                "keep NaN and infinite values in --weights (refused by default, naming the tensor and\n"
+                "element: one poisons every output)");
   add_common_options(*cmd);
   return [args]() { return build(*args); };
 }

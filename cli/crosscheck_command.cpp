@@ -129,13 +129,13 @@ const CommandRegistration registration{
           ->required();
       cmd->add_option("--max-total-error", args->max_total,
                       "fail when |total error| passes PCT percent")
-          ->check(CLI::NonNegativeNumber);
+          ->check(finite_non_negative());
       cmd->add_option("--max-phase-error", args->max_phase,
                       "fail when any exchange phase's |error| passes PCT percent")
-          ->check(CLI::NonNegativeNumber);
+          ->check(finite_non_negative());
       cmd->add_option("--max-kernel-error", args->max_kernel,
                       "fail when any kernel's |error| passes PCT percent")
-          ->check(CLI::NonNegativeNumber);
+          ->check(finite_non_negative());
       cmd->add_flag("--json", args->json, "print the summary as one JSON object");
       add_common_options(*cmd);
       return [args]() { return run_crosscheck(*args); };

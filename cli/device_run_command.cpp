@@ -144,7 +144,7 @@ const DeviceSubcommandRegistration registration{
           ->check(CLI::Range(1u, 1000u));
       cmd->add_option("--timeout", args->timeout_seconds,
                       "stop the runner and its process group after this many seconds (0: no bound)")
-          ->check(CLI::NonNegativeNumber)
+          ->check(finite_non_negative())
           ->capture_default_str();
       cmd->add_flag("--json", args->json, "print result.json's text instead of the one-line summary");
       add_common_options(*cmd);

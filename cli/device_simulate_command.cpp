@@ -139,7 +139,7 @@ const DeviceSubcommandRegistration registration{
           ->capture_default_str();
       cmd->add_option("--timeout", args->timeout_seconds,
                       "stop the run (exit 1) after this many seconds (0: no bound)")
-          ->check(CLI::NonNegativeNumber);
+          ->check(finite_non_negative());
       cmd->add_flag("--json", args->json,
                     "print result.json's text instead of the one-line summary");
       add_jobs_option(*cmd, args->jobs, "threads for the kernels (default, or 0: every core)");

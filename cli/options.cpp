@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -115,6 +117,19 @@ CLI::Validator unsigned_in(uint64_t min, uint64_t max) {
         return "";
       },
       "", "unsigned_in");
+}
+
+CLI::Validator finite_non_negative() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string problem = "'" + text + "' is not a finite number of zero or more";
+        if (text.empty()) return problem;
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() + text.size() || !std::isfinite(value) || value < 0) return problem;
+        return "";
+      },
+      "NUMBER >= 0", "finite_non_negative");
 }
 
 CLI::Option* add_seed_option(CLI::App& command, const std::string& names, uint64_t& seed, const std::string& help) {

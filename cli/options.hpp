@@ -18,6 +18,9 @@ namespace lockstep::cli {
 // A plain decimal integer in [min, max], checked on the text before CLI11 converts it, so
 // "-1", "+3", "1e3" or 2^64 are refused with "--OPTION: ..." instead of wrapping.
 CLI::Validator unsigned_in(uint64_t min, uint64_t max);
+// A limit in seconds or percent: a finite number of zero or more. CLI11's NonNegativeNumber
+// lets "nan" through (every comparison with it is false) and prints DBL_MAX in its message.
+CLI::Validator finite_non_negative();
 
 // A 64-bit seed: 0 .. 2^64-1, nothing else.
 CLI::Option* add_seed_option(CLI::App& command, const std::string& names, uint64_t& seed,

@@ -42,6 +42,8 @@ struct RunArgs {
   bool json = false;
   bool keep_going = false;
   bool reference = false;
+  bool phases = false;  // --phases: a line per phase execution
+  bool allow_non_finite = false;  // keep NaN and infinities in --input arrays
 };
 
 // The critical path's split (docs/timing.md, "Where the cycles go"); the parts add up to
@@ -123,7 +125,7 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
 }
 
 void print_text(const arch::MachineDescription& machine, const sim::RunResult& result,
-                const std::optional<workload::Agreement>& agreement) {
+                const std::optional<workload::Agreement>& agreement, bool phases) {
   std::cout << "machine " << machine.name << "\n";
   std::cout << "total cycles " << result.total_cycles << ", " << milliseconds(result.total_cycles, machine)
             << " ms\n";
@@ -141,9 +143,13 @@ void print_text(const arch::MachineDescription& machine, const sim::RunResult& r
     std::cout << line;
   }
   std::cout << split_text(result.cycle_split);
-  std::cout << "phase  iteration  release_cycle  horizon\n";
-  for (const auto& e : result.executions) {
-    std::cout << e.phase << "  " << e.iteration << "  " << e.release_cycle << "  " << e.horizon << "\n";
+  if (phases) {
+    std::cout << "phase  iteration  release_cycle  horizon\n";
+    for (const auto& e : result.executions) {
+      std::cout << e.phase << "  " << e.iteration << "  " << e.release_cycle << "  " << e.horizon << "\n";
+    }
+  } else {
+    std::cout << "phase executions " << result.executions.size() << " (--phases lists them)\n";
   }
   for (const auto& h : result.hazards) std::cout << sim::describe(h) << "\n";
   for (const auto& f : result.expectation_failures) {
@@ -210,7 +216,7 @@ int run(const RunArgs& args) {
   for (const auto& spec : args.inputs) {
     std::string file;
     const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Input, "--input", file);
-    options.inputs[b.name] = read_input(b, file);
+    options.inputs[b.name] = read_input(b, file, args.allow_non_finite);
   }
   const auto npy = npy_outputs(package, args);
   if (!args.output_dir.empty()) arch::check_output_directory(args.output_dir, "--output-dir");
@@ -229,7 +235,7 @@ int run(const RunArgs& args) {
   if (args.json) {
     print_json(args, machine, result, agreement);
   } else {
-    print_text(machine, result, agreement);
+    print_text(machine, result, agreement, args.phases);
   }
   return result.ok() ? kExitOk : kExitFailed;
 }
@@ -238,9 +244,10 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "run",
       "Run a package (Cap'n Proto or YAML) on the SystemC model of the machine it names.\n"
-      "Prints the total cycles and the horizon of every phase execution, every hazard\n"
-      "(class, tile, phase, iteration, cycle, row offset, instruction) and every failed\n"
-      "expectation. By default the first hazard stops the run; --keep-going collects all.\n"
+      "Prints the total cycles and where they went, the number of phase executions (--phases\n"
+      "lists each with its release cycle and horizon), every hazard (class, tile, phase,\n"
+      "iteration, cycle, row offset, instruction) and every failed expectation. By default\n"
+      "the first hazard stops the run; --keep-going collects all.\n"
       "--reference compares a whole model's output with its FP32 reference (docs/reference.md).\n"
       "Outputs: -o/--output [NAME=]FILE.npy per output binding, or --output-dir DIR for all.\n"
       "Runs on --jobs threads (default: every core); the results are the same at any count.\n"
@@ -264,13 +271,18 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--timeout", args->timeout_seconds,
                   "stop the run (exit 1) after this many seconds of wall time (default 0: no bound)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_non_negative());
   cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin, NAME escaped to one file name (/ becomes %2F; DIR is made if missing)");
   cmd->add_flag("--json", args->json,
                 "print the result as one JSON object; every phase execution lists each tile's\n"
                 "row end and, per received run, its sender, addresses, bytes and first and\n"
                 "last write event (events from the phase's release)");
   cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
+  cmd->add_flag("--allow-non-finite", args->allow_non_finite,
+                "keep NaN and infinite values in --input arrays (refused by default, naming the\n"
+                "element: one poisons every output)");
+  cmd->add_flag("--phases", args->phases,
+                "print a line per phase execution: phase, Repeat iteration, release cycle, horizon");
   cmd->add_option("--profile", args->profile,
                   "write a cycle profile (Cap'n Proto, docs/profiles.md): per tile, a sample per executed\n"
                   "step with its cycles, kind, phase, epoch, operation, kernel and exchange activities;\n"

@@ -33,6 +33,17 @@ std::string parent_of(const std::string& path) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
+// Why `path` must not be replaced: an existing entry that is not a regular file (a symbolic
+// link, a FIFO, a device such as /dev/stdout) would be swapped for a file by the rename.
+// Empty when it does not exist or is a regular file.
+std::string not_a_regular_file(const std::string& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return "";
+  if (S_ISDIR(info.st_mode)) return "it is a directory";
+  if (S_ISLNK(info.st_mode)) return "it is a symbolic link (give the path it points to)";
+  return "it exists and is not a regular file (a FIFO, socket or device)";
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
@@ -50,6 +61,9 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
 }
 
 void write_file_atomically(const std::string& path, const std::function<void(int fd)>& write) {
+  if (const std::string why = not_a_regular_file(path); !why.empty()) {
+    throw InputError(path + ": cannot write: " + why);
+  }
   std::string temp = path + ".tmp-XXXXXX";
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) throw InputError(path + ": cannot write: " + reason());
@@ -72,10 +86,10 @@ void write_file_atomically(const std::string& path, const std::function<void(int
 
 void check_output_file(const std::string& path, const std::string& option) {
   if (path.empty()) throw InputError(option + ": the output path is empty");
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    throw InputError(path + ": cannot write " + option + ": it is a directory");
+  if (const std::string why = not_a_regular_file(path); !why.empty()) {
+    throw InputError(path + ": cannot write " + option + ": " + why);
   }
+  struct stat info {};
   const std::string dir = parent_of(path);
   if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
     throw InputError(path + ": cannot write " + option + ": the folder '" + dir + "' does not exist");

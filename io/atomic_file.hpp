@@ -19,7 +19,9 @@ void write_file_atomically(const std::string& path, std::string_view bytes);
 void write_file_atomically(const std::string& path, const std::function<void(int fd)>& write);
 
 // Throws InputError unless `path` can be written as a file: its directory exists and is
-// writable, and `path` is not a directory. `option` names the flag in the message ("-o").
+// writable, and `path` does not exist or is a regular file (never a directory, a symbolic
+// link, a FIFO or a device, which the rename would replace; write_file_atomically refuses
+// them too). `option` names the flag in the message ("-o").
 void check_output_file(const std::string& path, const std::string& option);
 
 // Throws InputError unless `dir` is a writable folder or can be made in the nearest

@@ -103,6 +103,11 @@ DeviceGemm quantize_gemm(const std::vector<float>& weight, const std::vector<flo
   g.weight.resize(size_t{in} * out);
   g.bias.resize(out);
   std::vector<double> b(bias.begin(), bias.end());
+  const std::array<float, 256> table = arch::f143_float_table(scale);
+  float range = 0;
+  for (float v : table) {
+    if (std::isfinite(v)) range = std::max(range, std::abs(v));
+  }
   for (uint32_t k = 0; k < in; ++k) {
     const double gk = gamma ? (*gamma)[k] : 1.0;
     const double bk = beta ? (*beta)[k] : 0.0;
@@ -110,6 +115,7 @@ DeviceGemm quantize_gemm(const std::vector<float>& weight, const std::vector<flo
     uint8_t* q = g.weight.data() + size_t{k} * out;
     for (uint32_t j = 0; j < out; ++j) {
       q[j] = arch::f143_from_double(gk * row[j], scale);
+      if (std::abs(gk * row[j]) > range) ++g.saturated;
       b[j] += bk * row[j];
     }
   }
@@ -268,6 +274,22 @@ DeviceWeights fold_and_quantize(const ModelWeights& m, const Workload& w) {
   return d;
 }
 
+std::vector<SaturatedTensor> saturated_tensors(const DeviceWeights& d) {
+  std::vector<SaturatedTensor> out;
+  auto add = [&](const std::string& name, const DeviceGemm& g) {
+    if (g.saturated > 0) out.push_back({name, g.saturated, g.weight.size()});
+  };
+  add("embeddings.patch_embedding.weight", d.patch);
+  for (size_t l = 0; l < d.layers.size(); ++l) {
+    const std::string p = "encoder.layers." + std::to_string(l) + ".";
+    add(p + "self_attn.qkv.weight", d.layers[l].qkv);
+    add(p + "self_attn.out_proj.weight", d.layers[l].out);
+    add(p + "mlp.fc1.weight", d.layers[l].up);
+    add(p + "mlp.fc2.weight", d.layers[l].down);
+  }
+  return out;
+}
+
 ModelWeights dequantized(const DeviceWeights& d, const Workload& w) {
   const uint32_t H = w.hidden, M = w.mlp;
   if (d.weight_scale != w.weight_scale) {
@@ -398,7 +420,7 @@ namespace {
 DeviceWeights zero_device_weights(const Workload& w) {
   const uint32_t H = w.hidden, M = w.mlp;
   const auto gemm = [](uint32_t in, uint32_t out) {
-    return DeviceGemm{in, out, std::vector<uint8_t>(size_t{in} * out), std::vector<uint16_t>(out)};
+    return DeviceGemm{in, out, std::vector<uint8_t>(size_t{in} * out), std::vector<uint16_t>(out), 0};
   };
   DeviceWeights d;
   d.hidden = H;

@@ -73,6 +73,7 @@ struct DeviceGemm {
   uint32_t in = 0, out = 0;
   std::vector<uint8_t> weight;
   std::vector<uint16_t> bias;
+  size_t saturated = 0;  // weights beyond F143's range at the scale, clipped by quantisation
 };
 
 struct DeviceLayer {
@@ -92,6 +93,14 @@ struct DeviceWeights {
 // in double from the FP32 values) and quantises: GEMM weights to F143 at w.weight_scale
 // (arch::f143_from_double: nearest even, saturating at +-240 x 2^scale), everything else to FP16
 // (nearest even). Throws std::invalid_argument on wrong shapes or a weight_scale outside int8.
+// Each weight tensor (by its file name) whose FP8 quantisation clipped values, with how many
+// of how many: clipping changes the model the package runs, so `build` warns of it.
+struct SaturatedTensor {
+  std::string name;
+  size_t saturated = 0, values = 0;
+};
+std::vector<SaturatedTensor> saturated_tensors(const DeviceWeights& d);
+
 DeviceWeights fold_and_quantize(const ModelWeights& m, const Workload& w);
 
 // The FP32 network the device computes: GEMM weights and every FP16 value decoded exactly, the

@@ -1,5 +1,6 @@
 #include "workload/weights_file.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include "io/errors.hpp"
@@ -8,7 +9,7 @@
 
 namespace lockstep::workload {
 
-ModelWeights load_weights_file(const std::string& path, const Workload& w) {
+ModelWeights load_weights_file(const std::string& path, const Workload& w, bool allow_non_finite) {
   const arch::SafeTensors file = arch::read_safetensors(path);
   ModelWeights m;
   for (NamedTensor& t : named_tensors(m, w)) {
@@ -28,6 +29,11 @@ ModelWeights load_weights_file(const std::string& path, const Workload& w) {
         (*t.values)[i] = arch::fp16_to_float(bits);
       } else {
         std::memcpy(&(*t.values)[i], tensor.bytes.data() + 4 * i, 4);
+      }
+      if (!allow_non_finite && !std::isfinite((*t.values)[i])) {
+        throw InputError(path + ": tensor '" + t.name + "': element " + std::to_string(i) + " is " +
+                         (std::isnan((*t.values)[i]) ? "nan" : "inf") +
+                         ", which poisons every output (build --allow-non-finite keeps it)");
       }
     }
   }

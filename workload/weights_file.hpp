@@ -10,6 +10,8 @@ namespace lockstep::workload {
 
 // InputError "FILE: tensor 'NAME': missing" / "...: shape: expected (a, b), got (c, d)" /
 // "...: dtype: expected F32 or F16, got BF16" on the first tensor that does not fit.
-ModelWeights load_weights_file(const std::string& path, const Workload& w);
+// Refuses (InputError naming the tensor and the first element) a NaN or an infinity unless
+// `allow_non_finite`: one poisons every output of the model.
+ModelWeights load_weights_file(const std::string& path, const Workload& w, bool allow_non_finite = false);
 
 }  // namespace lockstep::workload

@@ -296,6 +296,41 @@ TEST_F(CommandLine, BadInputNamesTheFileOrOption) {
   expect_bad_input(run_lockstep({"compile", capture_, "-o", capture_}), capture_);
 }
 
+// A limit must be a finite number of zero or more: "nan" once passed as no bound (run) or as a
+// failure of every row (crosscheck), and -1 printed DBL_MAX's 309 digits.
+TEST_F(CommandLine, LimitsRefuseNanInfAndNegativeInOneShortLine) {
+  for (const std::string bad : {"nan", "inf", "-1", "1e999", "3x"}) {
+    const auto r = run_lockstep({"run", package_, "--timeout", bad});
+    expect_bad_input(r, "'" + bad + "' is not a finite number of zero or more");
+    EXPECT_LT(r.err.size(), 200u) << r.err;
+  }
+  expect_bad_input(run_lockstep({"device", "simulate", package_, "-o", dir_ + "/never", "--timeout", "nan"}),
+                   "not a finite number");
+  expect_bad_input(run_lockstep({"crosscheck", dir_ + "/a", dir_ + "/b", "--max-phase-error", "nan"}),
+                   "not a finite number");
+  EXPECT_EQ(run_lockstep({"run", package_, "--timeout", "0.5e3"}).exit_code, 0);
+}
+
+// `lockstep --help` lists one line per command (the rest is COMMAND --help's); `run` prints a
+// summary, and the line per phase execution only with --phases.
+TEST_F(CommandLine, HelpListsOneLinePerCommandAndRunPrintsASummary) {
+  const auto help = run_lockstep({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_LT(std::count(help.out.begin(), help.out.end(), '\n'), 60) << help.out;
+  EXPECT_NE(help.out.find("Run a package (Cap'n Proto or YAML) on the SystemC model of the machine it names."),
+            std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("--keep-going"), std::string::npos) << help.out;
+  const auto run_help = run_lockstep({"run", "--help"});
+  EXPECT_NE(run_help.out.find("--keep-going collects all"), std::string::npos) << run_help.out;
+
+  const auto summary = run_lockstep({"run", package_});
+  EXPECT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_NE(summary.out.find("phase executions 2 (--phases lists them)"), std::string::npos) << summary.out;
+  EXPECT_EQ(summary.out.find("release_cycle"), std::string::npos) << summary.out;
+  const auto phases = run_lockstep({"run", package_, "--phases"});
+  EXPECT_NE(phases.out.find("phase  iteration  release_cycle  horizon\n0  0  "), std::string::npos) << phases.out;
+}
+
 TEST_F(CommandLine, LogLevelBeforeOrAfterTheSubcommand) {
   const auto before = run_lockstep({"--log-level", "info", "capture", "stats", capture_});
   const auto after = run_lockstep({"capture", "stats", capture_, "--log-level", "info"});

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <cmath>
 #include <filesystem>
+#include <functional>
+#include <limits>
 
 #include "formats/safetensors.hpp"
 #include "support/test_support.hpp"
@@ -18,7 +21,8 @@ const std::string kTiny = "configs/workloads/vit-tiny.yaml";
 
 // Every tensor of vit-tiny's seeded weights (seed 5) as float32; `skip` leaves one out and
 // `narrow` drops the last value of one.
-std::string write_weights(const std::string& dir, const std::string& skip = "", const std::string& narrow = "") {
+std::string write_weights(const std::string& dir, const std::string& skip = "", const std::string& narrow = "",
+                          const std::function<void(const std::string&, std::vector<float>&)>& edit = {}) {
   const workload::Workload w = workload::load_workload(source_path(kTiny));
   workload::ModelWeights m = workload::seeded_weights(w, 5);
   std::vector<arch::SafeTensorData> tensors;
@@ -26,6 +30,7 @@ std::string write_weights(const std::string& dir, const std::string& skip = "", 
     if (t.name == skip) continue;
     arch::SafeTensorData d{t.name, "F32", {t.shape.begin(), t.shape.end()}, {}};
     std::vector<float> values = *t.values;
+    if (edit) edit(t.name, values);
     if (t.name == narrow) {
       values.pop_back();
       d.shape.back() -= 1;
@@ -67,6 +72,39 @@ TEST(BuildWeights, MissingTensorOrWrongShapeIsOneLineExitTwo) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/x.lkspkg"));
+}
+
+// NaN or inf in a weight is refused naming the tensor and the element (it would give an all-NaN
+// output and "cosine nan"); --allow-non-finite keeps it.
+TEST(BuildWeights, NonFiniteWeightIsOneLineExitTwo) {
+  const std::string dir = temp_dir("build_weights_nan");
+  const std::string weights = write_weights(dir, "", "", [](const std::string& name, std::vector<float>& v) {
+    if (name == "encoder.layers.1.mlp.fc1.weight") v[7] = std::numeric_limits<float>::quiet_NaN();
+  });
+  auto r = run_lockstep({"build", source_path(kTiny), "--weights", weights, "-o", dir + "/x.lkspkg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(weights + ": tensor 'encoder.layers.1.mlp.fc1.weight': element 7 is nan"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.lkspkg"));
+  r = run_lockstep({"build", source_path(kTiny), "--weights", weights, "-o", dir + "/x.lkspkg", "--allow-non-finite"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// Weights beyond FP8's range saturate: the build goes on (the package is what the chip would
+// run) but warns, naming the tensor and how many values were clipped.
+TEST(BuildWeights, SaturatingWeightsAreWarnedOfByTensor) {
+  const std::string dir = temp_dir("build_weights_saturate");
+  const std::string weights = write_weights(dir, "", "", [](const std::string& name, std::vector<float>& v) {
+    if (name == "encoder.layers.0.mlp.fc2.weight") {
+      for (float& x : v) x *= 1000;
+    }
+  });
+  const auto r = run_lockstep({"build", source_path(kTiny), "--weights", weights, "-o", dir + "/x.lkspkg"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[warning] " + weights + ": tensor 'encoder.layers.0.mlp.fc2.weight': "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("saturate"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("fc1.weight"), std::string::npos) << r.err;  // the others are in range
 }
 
 }  // namespace

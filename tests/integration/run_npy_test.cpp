@@ -23,7 +23,8 @@ TEST(RunNpy, InputArrayTravelsAndComesBackAsTheOutputArray) {
   const std::string dir = temp_dir("run_npy");
   const std::string in = dir + "/payload.npy", out = dir + "/received.npy";
   arch::write_npy(in, arch::make_npy(arch::NpyType::kFloat16, {2, 3}, twelve_bytes()));
-  const auto r = run_lockstep({"run", package(), "--input", in, "--output", out});
+  // The bytes are a payload, not numbers: the last half (0x7e77) is a NaN, kept on request.
+  const auto r = run_lockstep({"run", package(), "--input", in, "--output", out, "--allow-non-finite"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const arch::NpyArray received = arch::read_npy(out);
   EXPECT_EQ(received.type, arch::NpyType::kFloat32);
@@ -49,6 +50,25 @@ TEST(RunNpy, WrongShapeOrDtypeIsOneLineExitTwoAndNothingWritten) {
   r = run_lockstep({"run", package(), "--input", "nothing=" + in});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no input binding 'nothing'"), std::string::npos) << r.err;
+}
+
+// A NaN or an infinity in a float input poisons every output: refused, naming the element.
+TEST(RunNpy, NonFiniteInputIsRefusedNamingTheElement) {
+  const std::string dir = temp_dir("run_npy_nan");
+  const std::string in = dir + "/payload.npy", out = dir + "/received.npy";
+  std::vector<uint8_t> bytes(12, 0);  // six FP16 zeros
+  bytes[7] = 0x7c;                    // element 3: +inf (0x7c00)
+  arch::write_npy(in, arch::make_npy(arch::NpyType::kFloat16, {2, 3}, bytes));
+  auto r = run_lockstep({"run", package(), "--input", in, "--output", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(in + ": --input payload: element 3 is inf"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  bytes[7] = 0x7e;  // a NaN
+  arch::write_npy(in, arch::make_npy(arch::NpyType::kFloat16, {2, 3}, bytes));
+  r = run_lockstep({"run", package(), "--input", in});
+  EXPECT_NE(r.err.find("element 3 is nan"), std::string::npos) << r.err;
+  r = run_lockstep({"run", package(), "--input", in, "--allow-non-finite"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
 TEST(RunNpy, InvocationsRunTheProgramBackToBack) {

@@ -2,6 +2,7 @@
 #include "io/atomic_file.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <thread>
@@ -17,6 +18,17 @@ size_t files_in(const std::string& dir) {
   size_t n = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
   return n;
+}
+
+// The message of the InputError `f` throws, or "no error".
+template <class F>
+std::string message(const F& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
 }
 
 TEST(AtomicFile, ConcurrentWritersOfOnePathLeaveOneWholeFileAndNoTemporaries) {
@@ -46,17 +58,31 @@ TEST(AtomicFile, AFailedWriteLeavesTheOldFileAndNoTemporary) {
   EXPECT_EQ(files_in(dir), 2u);
 }
 
+// An output path that exists and is not a regular file is refused, never replaced: `-o
+// /dev/stdout` as root once swapped the system's /dev/stdout symlink for a file.
+TEST(AtomicFile, ASymlinkOrFifoIsRefusedNotReplaced) {
+  const std::string dir = testing::temp_dir("atomic-not-regular");
+  testing::write_file(dir + "/target.txt", "kept\n");
+  std::filesystem::create_symlink(dir + "/target.txt", dir + "/link.txt");
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  EXPECT_NE(message([&] { check_output_file(dir + "/link.txt", "-o"); }).find("is a symbolic link"), std::string::npos);
+  EXPECT_NE(message([&] { write_file_atomically(dir + "/link.txt", "new"); }).find("is a symbolic link"),
+            std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir + "/fifo", "-o"); }).find("not a regular file"), std::string::npos);
+  EXPECT_NE(message([&] { write_file_atomically(dir + "/fifo", "new"); }).find("not a regular file"),
+            std::string::npos);
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/link.txt"));
+  EXPECT_TRUE(std::filesystem::is_fifo(dir + "/fifo"));
+  EXPECT_EQ(testing::read_file(dir + "/target.txt"), "kept\n");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 3u);  // no temporaries left
+  EXPECT_NO_THROW(write_file_atomically(dir + "/target.txt", "replaced\n"));  // a regular file is fine
+}
+
 TEST(AtomicFile, ChecksBeforeWorkNameThePathAndTheProblem) {
   const std::string dir = testing::temp_dir("atomic-checks");
   testing::write_file(dir + "/input.yaml", "x: 1\n");
-  const auto message = [](const auto& f) {
-    try {
-      f();
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_NE(message([&] { check_output_file(dir, "-o"); }).find("is a directory"), std::string::npos);
   EXPECT_NE(message([&] { check_output_file(dir + "/no/such/x", "-o"); }).find("does not exist"),
             std::string::npos);
