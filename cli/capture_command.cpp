@@ -206,7 +206,7 @@ void add_validate(CLI::App& parent, std::function<int()>& run) {
 const CommandRegistration registration{"capture", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "capture",
-      "Captures: the phases and transfers of a program (docs/formats.md, Captures).\n"
+      "Work with captures, the phases and transfers of a program (docs/formats.md, Captures).\n"
       "Synthesize them, convert between YAML and Cap'n Proto, print statistics, validate.");
   cmd->require_subcommand(1);
   add_common_options(*cmd);

@@ -11,8 +11,9 @@ std::vector<RegisteredCommand>& device_subcommands() {
 
 const CommandRegistration kDevice{"device", [](CLI::App& app) {
   return add_parent_command(app, "device",
-      "The device path: runners that execute a package and leave a result folder (output\n"
-      "bindings' bytes, a cycle profile, result.json) for `lockstep crosscheck`.\n"
+      "Device images (.ipuexe) and the site runners that execute them on a device.\n"
+      "A runner executes a package and leaves a result folder (output bindings' bytes, a\n"
+      "cycle profile, result.json) for `lockstep crosscheck`.\n"
       "`device simulate` is the simulator as such a runner. Contract: docs/device.md.",
       device_subcommands());
 }};

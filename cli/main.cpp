@@ -44,12 +44,22 @@ std::function<int()> add_parent_command(CLI::App& app, const std::string& name, 
 
 namespace {
 
-// The first sentence of a command's description, on one line.
-std::string first_sentence(const std::string& description) {
+// A command's one-line summary for the command lists: its description's first sentence, up
+// to the first colon or semicolon (the descriptions lead with what the command does, then
+// spell it out), without a long parenthesis.
+std::string summary_line(const std::string& description) {
   std::string text;
   for (char c : description) text += c == '\n' ? ' ' : c;
-  const size_t end = text.find(". ");
-  return end == std::string::npos ? text : text.substr(0, end + 1);
+  auto cut = [&](const std::string& stop) {
+    const size_t at = text.find(stop);
+    if (at != std::string::npos) text = text.substr(0, at) + ".";
+  };
+  cut(". ");
+  cut(": ");
+  cut("; ");
+  if (text.size() > 100) cut(" (");
+  while (text.size() > 1 && text[text.size() - 2] == '.') text.pop_back();  // ".." from a cut
+  return text;
 }
 
 // `lockstep --help` (and `lockstep device --help`, `lockstep profile --help`) list one line per
@@ -58,7 +68,7 @@ class CommandListFormatter : public CLI::Formatter {
  public:
   std::string make_subcommand(const CLI::App* sub) const override {
     std::stringstream out;
-    CLI::detail::format_help(out, sub->get_display_name(true), first_sentence(sub->get_description()), column_width_);
+    CLI::detail::format_help(out, sub->get_display_name(true), summary_line(sub->get_description()), column_width_);
     return out.str();
   }
 };
