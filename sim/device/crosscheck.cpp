@@ -26,6 +26,11 @@ void check_runs(const Crosscheck& c, std::vector<std::string>& failures) {
                      " differs from the simulated " + c.simulated.package_digest + " (" +
                      c.simulated_dir + "): they ran different packages");
   }
+  if (c.simulated.invocations != c.device.invocations) {
+    throw InputError(c.device_dir + ": " + std::to_string(c.device.invocations) + " invocation(s), but the simulated run (" +
+                     c.simulated_dir + ") had " + std::to_string(c.simulated.invocations) +
+                     ": run both with the same invocation count");
+  }
   for (const auto* r : {&c.simulated, &c.device}) {
     if (r->status == "ok") continue;
     const std::string& dir = r == &c.simulated ? c.simulated_dir : c.device_dir;

@@ -200,6 +200,19 @@ TEST(Crosscheck, DifferentPackagesAreBadInput) {
   EXPECT_EQ(c.failures[0], "d: the run failed (runner test): hazard");
 }
 
+// One invocation against two is not a comparison of the same program's cycles: bad input.
+TEST(Crosscheck, DifferentInvocationCountsAreBadInput) {
+  auto sim = loaded("s", simulated_profile(), {});
+  auto dev = loaded("d", simulated_profile(), {});
+  dev.result.invocations = 2;
+  try {
+    crosscheck(sim, dev, {});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "d: 2 invocation(s), but the simulated run (s) had 1: run both with the same invocation count");
+  }
+}
+
 TEST(Crosscheck, ReportFilesAreDeterministic) {
   const Crosscheck c = crosscheck(loaded("sim", simulated_profile(), {{"y", {1}}}),
                                   loaded("dev", device_profile(), {{"y", {1}}}), {});
