@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "io/atomic_file.hpp"
 #include "io/errors.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
@@ -71,6 +72,7 @@ int check(const GoldenArgs& args) {
 }
 
 int bless(const GoldenArgs& args) {
+  arch::check_output_directory(args.dir, "--golden-dir");  // before the work, not after it
   const auto run = replay::run_golden(args.jobs);
   for (const auto& name : replay::bless_golden(run, args.dir)) {
     std::cout << "wrote " << args.dir << "/" << name << "\n";

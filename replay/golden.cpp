@@ -173,7 +173,7 @@ std::vector<GoldenDifference> check_golden(const GoldenRun& run, const std::stri
 
 std::vector<std::string> bless_golden(const GoldenRun& run, const std::string& dir) {
   namespace fs = std::filesystem;
-  fs::create_directories(dir);
+  arch::create_output_directory(dir, "--golden-dir");
   std::vector<std::string> written;
   for (const auto& [name, text] : run.files) {
     arch::write_file_atomically(join_path(dir, name), text);

@@ -294,6 +294,7 @@ TEST_F(CommandLine, BadInputNamesTheFileOrOption) {
   expect_bad_input(run_lockstep({"configs", "nope"}), "nope");
   expect_bad_input(run_lockstep({"disasm", "--words", "zz"}), "zz");
   expect_bad_input(run_lockstep({"compile", capture_, "-o", capture_}), capture_);
+  expect_bad_input(run_lockstep({"golden", "bless", "--golden-dir", capture_}), "is not a folder");  // was exit 3
 }
 
 // A limit must be a finite number of zero or more: "nan" once passed as no bound (run) or as a
