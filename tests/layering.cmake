@@ -1,26 +1,11 @@
 # The layer rules of docs/architecture.md, checked include by include (ctest: layering_rules).
-# Each folder may include only the folders listed for it; SystemC, cairo and MPI headers only
-# where they are named below. The build enforces the same rules by what each library links;
+# RULES is written at configure time from each library's DEPS (tests/CMakeLists.txt): the
+# folders a folder may include are those its library links, transitively, so the build and
+# this check hold one table. SystemC, cairo and MPI headers only where they are named below;
 # this check also catches a header-only include that linking cannot see.
-#   cmake -DSOURCE_DIR=<repo> -P tests/layering.cmake
+#   cmake -DSOURCE_DIR=<repo> -DRULES=<build>/tests/layering_rules.cmake -P tests/layering.cmake
 cmake_minimum_required(VERSION 3.25)
-set(allowed_io "")
-set(allowed_numerics "")
-set(allowed_arch io)
-set(allowed_formats arch io)
-set(allowed_supervisor formats arch io)
-set(allowed_profile io)
-set(allowed_model supervisor profile formats numerics arch io)
-set(allowed_compiler formats arch io)
-set(allowed_workload formats numerics arch io)
-set(allowed_sim model supervisor profile formats numerics arch io)
-set(allowed_sim/device supervisor profile formats arch io)
-set(allowed_results compiler formats arch io)
-set(allowed_report results sim/device profile formats arch io)
-set(allowed_replay results sim model compiler workload supervisor profile formats numerics arch io)
-set(allowed_bench replay report results sim sim/device model compiler workload supervisor profile formats numerics arch io)
-set(allowed_cli replay report results sim sim/device model compiler workload supervisor profile formats numerics arch io)
-set(folders io numerics arch formats supervisor profile model compiler workload sim sim/device results report replay bench cli)
+include(${RULES})
 # System headers that bring a layer's heavy dependency, and the folders that may include them.
 set(system_systemc model sim)
 set(system_cairo report)

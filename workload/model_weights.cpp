@@ -103,11 +103,7 @@ DeviceGemm quantize_gemm(const std::vector<float>& weight, const std::vector<flo
   g.weight.resize(size_t{in} * out);
   g.bias.resize(out);
   std::vector<double> b(bias.begin(), bias.end());
-  const std::array<float, 256> table = arch::f143_float_table(scale);
-  float range = 0;
-  for (float v : table) {
-    if (std::isfinite(v)) range = std::max(range, std::abs(v));
-  }
+  const double range = arch::f143_to_double(arch::kF143MaxFinite, scale);  // beyond it, f143 saturates
   for (uint32_t k = 0; k < in; ++k) {
     const double gk = gamma ? (*gamma)[k] : 1.0;
     const double bk = beta ? (*beta)[k] : 0.0;
