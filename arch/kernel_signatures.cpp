@@ -1,5 +1,7 @@
 #include "arch/kernel_signatures.hpp"
 
+#include "arch/stack_kernels.hpp"
+
 #include <algorithm>
 
 namespace lockstep::arch {
@@ -131,12 +133,12 @@ const std::vector<KernelSignature>& kernel_signatures() { return table(); }
 const KernelSignature* find_kernel_signature(const std::string& name) {
   for (const auto& k : table())
     if (name == k.name) return &k;
-  return nullptr;
+  return stack_kernel_signature(name);
 }
 
 std::string kernel_signature_names() {
   std::string names;
-  for (const auto& k : table()) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  for (const auto& k : table()) names += (names.empty() ? "" : ", ") + k.name;
   return names;
 }
 

@@ -7,6 +7,7 @@
 #include "io/errors.hpp"
 #include "io/hex.hpp"
 #include "arch/kernel_signatures.hpp"
+#include "arch/stack_kernels.hpp"
 #include "formats/package_io.hpp"
 
 namespace lockstep::arch {
@@ -259,8 +260,9 @@ class Validator {
   void kernel(const KernelStep& k, const std::string& where) {
     const KernelSignature* sig = find_kernel_signature(k.name);
     if (sig == nullptr) {
-      fail(where + ": name",
-           "unknown kernel '" + k.name + "' (known: " + kernel_signature_names() + ")");
+      if (const std::string why = stack_kernel_refusal(k.name); !why.empty()) fail(where + ": name", why);
+      fail(where + ": name", "unknown kernel '" + k.name + "' (known: " + kernel_signature_names() +
+                                 ", and the IPU21 stack's kernels by symbol)");
     }
     const auto& counts = sig->operand_counts;
     if (std::find(counts.begin(), counts.end(), k.operands.size()) == counts.end()) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
 
 namespace lockstep::model {
 namespace {
@@ -16,9 +18,31 @@ KernelRegistration::KernelRegistration(KernelDefinition definition) {
   registry().emplace(std::move(name), std::move(definition));
 }
 
+using FamilyMaker = std::optional<KernelDefinition> (*)(const std::string&);
+static std::vector<FamilyMaker>& families() {
+  static std::vector<FamilyMaker> makers;
+  return makers;
+}
+
+KernelFamilyRegistration::KernelFamilyRegistration(FamilyMaker make) { families().push_back(make); }
+
 const KernelDefinition* find_kernel(const std::string& name) {
   const auto it = registry().find(name);
-  return it == registry().end() ? nullptr : &it->second;
+  if (it != registry().end()) return &it->second;
+  // Simulations of several packages run on threads of their own, so the made definitions are
+  // kept under a lock; each is made once.
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<KernelDefinition>> made;
+  const std::lock_guard lock(mutex);
+  if (const auto m = made.find(name); m != made.end()) return m->second.get();
+  std::unique_ptr<KernelDefinition> definition;
+  for (FamilyMaker make : families()) {
+    if (auto d = make(name)) {
+      definition = std::make_unique<KernelDefinition>(std::move(*d));
+      break;
+    }
+  }
+  return made.emplace(name, std::move(definition)).first->second.get();
 }
 
 std::vector<std::string> kernel_names() {

@@ -2,6 +2,8 @@
 // Compute kernels by name. A kernel is one file in model/kernels/ that registers its
 // argument check, its bit-exact function and its cycle model (docs/timing.md).
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,22 +16,32 @@ namespace lockstep::model {
 struct KernelDefinition {
   std::string name;
   // "" when the step's operands and scalars fit the kernel, else what is wrong (one line).
-  std::string (*check)(const arch::KernelStep& step) = nullptr;
+  std::function<std::string(const arch::KernelStep& step)> check;
   // Runs on the tile's SRAM with operands already resolved to byte addresses. Throws
   // std::out_of_range when it would touch memory outside SRAM.
-  void (*execute)(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-                  Sram& memory) = nullptr;
+  std::function<void(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory)>
+      execute;
   // Worker cycles from launch to the last worker finishing.
-  uint64_t (*cycles)(const std::vector<int64_t>& scalars,
-                     const arch::MachineDescription& machine) = nullptr;
+  std::function<uint64_t(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine)> cycles;
+  // The tile appends the low 32 bits of its cycle counter at the call (plus the kernel's
+  // reading delay, docs/timing.md) as one more scalar: the runtime's $COUNT_L sample.
+  bool reads_cycle_counter = false;
 };
 
-// nullptr for an unknown name.
+// nullptr for an unknown name. A name no kernel registered is offered to the families (the
+// IPU21 stack's kernels, whose names carry their shapes); the definition a family makes is
+// kept, so the pointer stays valid.
 const KernelDefinition* find_kernel(const std::string& name);
-std::vector<std::string> kernel_names();  // sorted
+std::vector<std::string> kernel_names();  // the registered names, sorted (no family members)
 
 struct KernelRegistration {
   explicit KernelRegistration(KernelDefinition definition);
+};
+
+// A family of kernels named by pattern: `make` returns the definition for a name of the
+// family, or nullopt.
+struct KernelFamilyRegistration {
+  explicit KernelFamilyRegistration(std::optional<KernelDefinition> (*make)(const std::string& name));
 };
 
 // Helpers for kernel files.

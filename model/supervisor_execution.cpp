@@ -319,6 +319,13 @@ void Tile::launch_kernel(const arch::CodeSymbol& symbol) {
     const bool is_signed = (sig->signed_scalars >> j) & 1u;
     k.scalars.push_back(is_signed ? int64_t(int32_t(r)) : int64_t(r));
   }
+  if (kernel->reads_cycle_counter) {
+    // $COUNT_L as the helper's worker 0 reads it: the call, the supervisor's store of the
+    // destination and runall, and the worker's first instruction after it [decision].
+    constexpr uint64_t kReadAfterInstructions = 4;
+    const uint64_t now = sc_core::sc_time_stamp().value() + issued_ + kReadAfterInstructions * machine_.supervisor_cycles_per_instruction;
+    k.scalars.push_back(static_cast<uint32_t>(now));
+  }
   k.spans = sig->operand_bytes(k.scalars, k.operands.size());
   issue(kernel->cycles(k.scalars, machine_));
   pending_.push_back(std::move(k));

@@ -1,6 +1,6 @@
 // Images the IPU21 stack built (IPU21-DEVICE.md section 12.4) back to a package: per tile,
-// the generated program (the "generated tile program" debug region, entered at the linked
-// symbol ipu_stack_static_program) read into steps, the rows' span as the table, every other
+// the generated program (the "generated tile program" debug region, entered at its start)
+// read into steps, the rows' span as the table, every other
 // segment but the entry stub kept as data. docs/device.md, "Import".
 #include <algorithm>
 #include <cstdio>
@@ -107,18 +107,15 @@ TileProgram import_stack_tile(const Application& app, const StackTile& t, uint32
 
 Package import_stack_application(const Application& app, const MachineDescription& machine, const std::string& file_name) {
   std::map<uint32_t, std::string> symbols;
-  uint32_t program_address = 0;
-  for (const DebugSymbol& s : app.debug_symbols) {
-    symbols[s.address] = s.name;
-    if (s.name == "ipu_stack_static_program") program_address = s.address;
-  }
-  if (program_address == 0) throw InputError(file_name + ": debugSymbols: no ipu_stack_static_program");
+  for (const DebugSymbol& s : app.debug_symbols) symbols[s.address] = s.name;
   const Topology topology(machine);
   std::vector<TileProgram> tiles;
   std::map<uint32_t, Phase> phases;
   for (const TileImage& image : app.tiles) {
     const StackTile t = stack_tile(app, image, topology, file_name);
-    tiles.push_back(import_stack_tile(app, t, program_address, symbols, phases));
+    // The stack drops its per-tile externals (ipu_stack_static_program among them) from
+    // debugSymbols (IPU21-KERNELS.md 14.7); the program starts at its region.
+    tiles.push_back(import_stack_tile(app, t, t.program->address, symbols, phases));
   }
   return assemble_imported_package(std::move(tiles), phases, app, machine, file_name);
 }

@@ -1,6 +1,7 @@
 // The stack emitter's sequences (IPU21-DEVICE.md 8.1 to 8.6), read back into steps.
 #include "sim/device/stack_code_reader.hpp"
 
+#include "arch/stack_kernels.hpp"
 #include "io/hex.hpp"
 
 // GCC 12's false "maybe uninitialized" on std::variant moves, as in code_reader.cpp.
@@ -11,10 +12,10 @@
 namespace lockstep::arch {
 namespace {
 
-constexpr uint32_t kM0 = 0, kM2 = 2, kM3 = 3, kM4 = 4, kM5 = 5, kM7 = 7, kM8 = 8, kM9 = 9, kM10 = 10,
-                   kStack = 11, kZero = 15;
-constexpr uint32_t kIncomingMux = 0xa0, kIncomingMuxPair = 0xa1, kIncomingFormat = 0xa3, kIncomingBase = 0xa4,
-                   kIncomingDcount = 0xa6, kOutgoingBase = 0xa7;
+constexpr uint32_t kM0 = 0, kM2 = 2, kM3 = 3, kM4 = 4, kM5 = 5, kM7 = 7, kM8 = 8, kM9 = 9,
+                   kM10 = 10, kStack = 11, kZero = 15;
+constexpr uint32_t kIncomingMux = 0xa0, kIncomingMuxPair = 0xa1, kIncomingFormat = 0xa3,
+                   kIncomingBase = 0xa4, kIncomingDcount = 0xa6, kOutgoingBase = 0xa7;
 constexpr uint32_t kMaxPatchWords = 1u << 16;  // a bound on tables read from the image
 
 }  // namespace
@@ -30,14 +31,16 @@ std::string StackCodeReader::next_call_symbol() const {
 
 bool StackCodeReader::at_complete() const {
   const auto set = at(), br = at(1);
-  return set && br && set->op == Opcode::SetZi && set->reg == kM0 && br->op == Opcode::Br && br->reg == kM0 &&
+  return set && br && set->op == Opcode::SetZi && set->reg == kM0 && br->op == Opcode::Br &&
+         br->reg == kM0 &&
          symbol(static_cast<uint32_t>(set->immediate)) == "ipu_stack_static_complete";
 }
 
 // A Repeat's bookkeeping starts with `ld32 $m0, $m11, $m15, slot`; no body step does.
 bool StackCodeReader::at_loop_end() const {
   const auto in = at();
-  return in && in->op == Opcode::Ld32 && in->dest == kM0 && in->base == kStack && in->index == kZero;
+  return in && in->op == Opcode::Ld32 && in->dest == kM0 && in->base == kStack &&
+         in->index == kZero;
 }
 
 std::vector<Step> StackCodeReader::read_stack_program(uint32_t program) {
@@ -63,10 +66,7 @@ std::vector<Step> StackCodeReader::read_stack_steps(bool in_repeat) {
       continue;
     }
     const std::string callee = next_call_symbol();
-    if (callee == "ipu_stack_static_sample_cycle") {  // a profile sample (8.6): the model profiles itself
-      take_setzi(kM2);
-      take_call(kM10);
-    } else if (callee == "ipu_stack_static_patch_row") {
+    if (callee == "ipu_stack_static_patch_row") {
       steps.push_back(Step{read_setup_patch()});
     } else if (callee == "ipu_stack_static_patch_word") {
       if (!in_repeat) fail("a Repeat patch outside a Repeat");
@@ -77,8 +77,13 @@ std::vector<Step> StackCodeReader::read_stack_steps(bool in_repeat) {
       steps.push_back(Step{std::move(patch)});
     } else if (callee == "ipu_stack_static_host_run" || callee == "ipu_stack_static_repeat_call") {
       fail("a host exchange phase (" + callee + "): the model has no host link");
+    } else if (callee == "ipu_stack_static_copy_u16" && next_is(Opcode::SetZi, kM4)) {
+      read_inline_copies(steps);
+    } else if (parse_stack_kernel(callee)) {
+      steps.push_back(read_stack_kernel(callee));
     } else if (!callee.empty()) {
-      fail("a call of " + callee + ": kernels need the stack's worker code; the model runs Lockstep's kernels only");
+      const std::string why = stack_kernel_refusal(callee);
+      fail("a call of " + (why.empty() ? callee + ": not a kernel of the IPU21 stack" : why));
     } else {
       fail("no step of the stack's emitter starts here");
     }
@@ -86,18 +91,64 @@ std::vector<Step> StackCodeReader::read_stack_steps(bool in_repeat) {
   return steps;
 }
 
+// Section 8.3: the output address in $m2, the inputs from $m3, the scalars after them, each by
+// setzi (and shl 12, add for 20 bits or more), then `call SYMBOL, $m10`.
+Step StackCodeReader::read_stack_kernel(const std::string& symbol) {
+  const StackKernel kernel = *parse_stack_kernel(symbol);
+  KernelStep k;
+  k.name = symbol;
+  const size_t values = kernel.pointers() + kernel.scalars();
+  for (uint32_t i = 0; i < values; ++i) {
+    const uint32_t reg = kM2 + i;
+    if (next_is(Opcode::Ld32, reg))
+      fail("a Repeat pointer as the operand of " + symbol + " (not modelled yet)");
+    const uint32_t value = take_immediate(reg);
+    if (i < kernel.pointers())
+      k.operands.push_back({value, false});
+    else
+      k.scalars.push_back(value);
+  }
+  take_call(kM10);
+  return Step{std::move(k)};
+}
+
+// Section 8.3's batched half-word copies: `setzi $m4, n; call copy_u16, $m10` and n inline
+// (source, destination) word pairs the helper returns past: one copy step of a half-word each.
+void StackCodeReader::read_inline_copies(std::vector<Step>& steps) {
+  const uint32_t entries = take_immediate(kM4);
+  take_call(kM10);
+  if (entries == 0 || entries > kMaxPatchWords)
+    fail("a batched half-word copy of " + std::to_string(entries) + " entries");
+  for (uint32_t i = 0; i < entries; ++i) {
+    const uint32_t source = word_here(), destination = word_here();
+    steps.push_back(Step{
+        KernelStep{"ipu_stack_static_copy_u16", {{destination, false}, {source, false}}, {1}}});
+  }
+}
+
+uint32_t StackCodeReader::word_here() {
+  const uint32_t word = memory(address());
+  ++pc_;
+  return word;
+}
+
 // Section 8.2 steps 4 to 11 (no preserved bases: the stack's compiler never uses them).
 Step StackCodeReader::read_stack_exchange() {
   ExchangeStep e;
   e.incoming_base = take_setzi(kM8);
   take_put(kIncomingBase, kM8);
-  for (auto in = at(); in && in->op == Opcode::SetZi && in->reg == kM8 && next_is(Opcode::Put, kM8, 1); in = at()) {
+  for (auto in = at();
+       in && in->op == Opcode::SetZi && in->reg == kM8 && next_is(Opcode::Put, kM8, 1); in = at()) {
     const auto put = at(1);
     const uint32_t value = take_setzi(kM8);
-    if (put->csr == kIncomingMux) e.incoming_mux = value;
-    else if (put->csr == kIncomingFormat) e.incoming_format = value;
-    else if (put->csr == kIncomingMuxPair) e.incoming_muxpair = value;
-    else break;
+    if (put->csr == kIncomingMux)
+      e.incoming_mux = value;
+    else if (put->csr == kIncomingFormat)
+      e.incoming_format = value;
+    else if (put->csr == kIncomingMuxPair)
+      e.incoming_muxpair = value;
+    else
+      break;
     ++pc_;
   }
   take_put(kOutgoingBase, kZero);
@@ -105,12 +156,15 @@ Step StackCodeReader::read_stack_exchange() {
     take_zone(Opcode::Sans, 0);
     take_zone(Opcode::Sync, 1);
     const uint32_t row = take_call(kM10);
-    if (memory(row) != 0x43a00000u) fail("an inactive tile's row at " + hex(row) + " is more than br $m10");
+    if (memory(row) != 0x43a00000u)
+      fail("an inactive tile's row at " + hex(row) + " is more than br $m10");
     return Step{e};
   }
-  if (symbol(take_call(kM7)) != "ipu_stack_static_worker_barrier") fail("expected the worker barrier's call");
+  if (symbol(take_call(kM7)) != "ipu_stack_static_worker_barrier")
+    fail("expected the worker barrier's call");
   if (next_is(Opcode::SetZi, kM8)) {
-    if (take_setzi(kM8) != 1) fail("an INCOMING_DCOUNT other than 1 (host data): not an internal exchange");
+    if (take_setzi(kM8) != 1)
+      fail("an INCOMING_DCOUNT other than 1 (host data): not an internal exchange");
     take_put(kIncomingDcount, kM8);
   }
   take_zone(Opcode::Sync, 3);
@@ -128,7 +182,8 @@ Step StackCodeReader::read_stack_repeat() {
   while (next_is(Opcode::SetZi, kM0)) {
     take_immediate(kM0);
     const auto st = at();
-    if (!st || st->op != Opcode::St32 || st->source != kM0 || st->base != kStack) fail("expected a pointer slot's st32");
+    if (!st || st->op != Opcode::St32 || st->source != kM0 || st->base != kStack)
+      fail("expected a pointer slot's st32");
     ++pc_;
   }
   r.body = read_stack_steps(true);
@@ -172,7 +227,8 @@ PatchEntry StackCodeReader::read_repeat_patch() {
   take_ld32(kM4, kStack, 0);
   const uint32_t count = take_immediate(kM5);
   take_call(kM9);
-  if (count == 0 || count > kMaxPatchWords) fail("a Repeat patch of " + std::to_string(count) + " values");
+  if (count == 0 || count > kMaxPatchWords)
+    fail("a Repeat patch of " + std::to_string(count) + " values");
   PatchEntry e{word, {}};
   for (uint32_t i = 0; i < count; ++i) e.values.push_back(memory(table + 4 * i));
   return e;

@@ -2,8 +2,9 @@
 // Reading the supervisor code the IPU21 stack's emitter generates (IPU21-DEVICE.md section 8,
 // runtime symbols `ipu_stack_static_*` of section 9) back into steps, for `device import` of
 // images the stack built. Only what the model executes is accepted: exchanges, their setup
-// and Repeat patches, Repeats (the invocation loop reads as one) and cycle samples (dropped:
-// the model profiles itself). Kernels, host phases and checkpoints are refused by name.
+// and Repeat patches, Repeats (the invocation loop reads as one), calls of the stack's kernels
+// that arch/stack_kernels.hpp knows (each a kernel step of that symbol), and cycle samples
+// (dropped: the model profiles itself). Host phases and checkpoints are refused by name.
 #include "supervisor/code_reader.hpp"
 
 namespace lockstep::arch {
@@ -24,6 +25,9 @@ class StackCodeReader : public CodeReader {
   Step read_stack_repeat();
   PatchStep read_setup_patch();
   PatchEntry read_repeat_patch();
+  Step read_stack_kernel(const std::string& symbol);
+  void read_inline_copies(std::vector<Step>& steps);
+  uint32_t word_here();  // the raw word at the read position (an inline table), then past it
 };
 
 }  // namespace lockstep::arch

@@ -55,7 +55,7 @@ arch::Application stack_image(const std::vector<uint32_t>& extra) {
   for (const auto& [name, address] : std::vector<std::pair<std::string, uint32_t>>{
            {"ipu_stack_static_start", kStart}, {"ipu_stack_static_worker_barrier", kBarrier},
            {"ipu_stack_static_patch_word", kPatchWord}, {"ipu_stack_static_sample_cycle", kSample},
-           {"ipu_stack_static_complete", kComplete}, {"ipu_stack_static_program", kProgram}}) {
+           {"ipu_stack_static_complete", kComplete}}) {  // no ipu_stack_static_program: 14.7 drops it
     app.debug_symbols.push_back({name, address});
   }
   app.debug_regions.push_back({arch::kDebugAllTiles, kStart, 0x50100 - kStart, "linked executable"});
@@ -126,7 +126,7 @@ arch::Application stack_image(const std::vector<uint32_t>& extra) {
 TEST(DeviceStackImport, AStackBuiltImageImportsAndRuns) {
   const std::string dir = temp_dir("stack_import");
   const std::string image = dir + "/stack.ipuexe", package = dir + "/stack.capnp";
-  // A cycle sample first (section 8.6): the model profiles itself, so it is dropped.
+  // A cycle sample first (section 8.6): the runtime's helper, run as a kernel.
   arch::write_application(stack_image({0x19258004, call(10, kSample)}), image);
   auto r = run_lockstep({"device", "import", image, "--machine", "ipu21-c600-t16", "-o", package});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -141,16 +141,17 @@ TEST(DeviceStackImport, AStackBuiltImageImportsAndRuns) {
   EXPECT_EQ(bytes, std::string("\x11\x11\x11\x11\x22\x22\x22\x22\x33\x33\x33\x33", 12));
 }
 
-TEST(DeviceStackImport, AKernelCallIsRefusedNamingTheWord) {
-  const std::string dir = temp_dir("stack_import_kernel");
+TEST(DeviceStackImport, AHostPhaseIsRefusedNamingTheWord) {
+  const std::string dir = temp_dir("stack_import_host");
   const std::string image = dir + "/stack.ipuexe";
-  auto app = stack_image({0x19270000, 0x19371000, call(10, 0x500c8)});
-  app.debug_symbols.push_back({"ipu_stack_gelu_tanh_approx_f16", 0x500c8});
+  // Section 8.7: one active host phase through the host-run helper.
+  auto app = stack_image({0x19200001, 0x19350000, 0x19450100, call(9, 0x500c8)});
+  app.debug_symbols.push_back({"ipu_stack_static_host_run", 0x500c8});
   arch::write_application(app, image);
   const auto r = run_lockstep({"device", "import", image, "--machine", "ipu21-c600-t16", "-o", dir + "/p.capnp"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("tile 0 (physical 0): address 0x5c000: word 0x19270000: not code Lockstep can execute (a call "
-                       "of ipu_stack_gelu_tanh_approx_f16: kernels need the stack's worker code"),
+  EXPECT_NE(r.err.find("tile 0 (physical 0): address 0x5c000: word 0x19200001: not code Lockstep can execute (a host "
+                       "exchange phase (ipu_stack_static_host_run)"),
             std::string::npos)
       << r.err;
 }
