@@ -1,58 +1,78 @@
 #!/bin/sh
-# A `lockstep device run --runner` for a site with IPU21 hardware: it loads the image with
-# the IPU21 stack's `host-run` loader (IPU21-DEVICE.md section 13) and converts what that
-# leaves into Lockstep's result folder (docs/device.md, "Runner contract: the result folder").
+# A `lockstep device run --runner` for a site with IPU21 hardware: it runs the image with the
+# IPU21 stack's own command line (IPU21-DEVICE.md section 17, nothing else) and converts what
+# that leaves into Lockstep's result folder (docs/device.md, "Runner contract").
 #
-#   lockstep device run model.lkspkg --runner scripts/host-run-runner.sh -o dev
+#   IPU_BOOTLOADER=.../tile_bootloader_cc_ipu21.elf IPU_CONFIGURATION=card.ipucfg \
+#     lockstep device run model.lkspkg --runner scripts/host-run-runner.sh -o dev
 #
-# It has NOT been run: there is no hardware where Lockstep is developed. Its assumptions,
-# each to check at the site (docs/device.md "The host-run wrapper" repeats them):
-#   1. `host-run` is on PATH (or HOST_RUN names it) and takes
-#        host-run IMAGE --entry run --invocations N --output-dir OUT --profile OUT/profile.bin
-#      and leaves OUT/BINDING.bin for every output binding of the image and a profile
-#      captured by the stack (profile.capnp, section 15; Lockstep reads it as it is).
-#      The flag spellings are our reading of the stack's tool, not something verified.
-#   2. Lockstep's images have no host exchange calls (no host programs in the code), so the
-#      loader must read the output bindings' tile regions back itself after the run (through
-#      the tile debug window of section 13) rather than through a `run` host call.
-#   3. The card's clock is LOCKSTEP_CLOCK_HZ (the package machine's clock) unless CLOCK_HZ
-#      says otherwise.
+# What it calls, exactly as section 17 gives it:
+#   ipu-stack host-run IMAGE BOOTLOADER CONFIGURATION run --output run=RAW [--device PATH]
+#   ipu-stack profile-extract IMAGE RAW -o PROFILE --clock-hz HZ
+# and it splits RAW into the output bindings by the call's file layout (17.1: bindings in
+# `outputs` order, each at the running total of the earlier ones' sizes).
+#
+# Environment: IPU_BOOTLOADER and IPU_CONFIGURATION (required: host-run has no defaults for
+# them), IPU_STACK (the stack's executable, default `ipu-stack`), IPU_DEVICE (passed as
+# --device), CLOCK_HZ (default LOCKSTEP_CLOCK_HZ), LOCKSTEP (default `lockstep`).
+#
+# It has NOT been run on hardware (there is none where Lockstep is developed); the suite runs
+# it against a stand-in that accepts only section 17's arguments. Before anything reaches the
+# device it asks `lockstep device inspect` what the stack's tools would refuse (tiles not in
+# batches of 64, no `run` host call, no profile.cycles binding) and stops with that message:
+# today's `device export` images are such (docs/device.md, "The host-run wrapper").
 # Anything missing or failing exits non-zero: `device run` then leaves no folder.
 set -eu
 
 image=${LOCKSTEP_IMAGE:?LOCKSTEP_IMAGE is not set (run me through lockstep device run)}
 result=${LOCKSTEP_RESULT_DIR:?LOCKSTEP_RESULT_DIR is not set}
-invocations=${LOCKSTEP_INVOCATIONS:-1}
 clock=${CLOCK_HZ:-${LOCKSTEP_CLOCK_HZ:?LOCKSTEP_CLOCK_HZ is not set}}
-host_run=${HOST_RUN:-host-run}
+bootloader=${IPU_BOOTLOADER:?IPU_BOOTLOADER is not set: the SDK secondary tile bootloader ELF host-run loads first}
+configuration=${IPU_CONFIGURATION:?IPU_CONFIGURATION is not set: the card register capture (IPUCFG1) host-run replays}
+stack=${IPU_STACK:-ipu-stack}
 lockstep=${LOCKSTEP:-lockstep}
 
-command -v "$host_run" >/dev/null 2>&1 || { echo "host-run-runner: $host_run not found" >&2; exit 3; }
+command -v "$stack" >/dev/null 2>&1 || { echo "host-run-runner: $stack not found (set IPU_STACK)" >&2; exit 3; }
+
+info=$("$lockstep" device inspect "$image" --json)
+printf '%s' "$info" | python3 -c '
+import json, sys
+info = json.load(sys.stdin)
+if info["stack_tool_problems"]:
+    sys.exit("host-run-runner: the stack cannot run this image: " + "; ".join(info["stack_tool_problems"]))
+calls = [c["name"] for c in info["host_calls"]]
+if "run" not in calls:
+    sys.exit("host-run-runner: the image has no host call \"run\" (it has: " + ", ".join(calls) + ")")
+'
 
 raw="$result/.host-run"
 mkdir -p "$raw" "$result/outputs"
-"$host_run" "$image" --entry run --invocations "$invocations" --output-dir "$raw" --profile "$raw/profile.bin"
+set -- "$stack" host-run "$image" "$bootloader" "$configuration" run --output "run=$raw/run.bin"
+if [ -n "${IPU_DEVICE:-}" ]; then set -- "$@" --device "$IPU_DEVICE"; fi
+"$@" >&2
+"$stack" profile-extract "$image" "$raw/run.bin" -o "$result/profile.lsprof" --clock-hz "$clock" >&2
 
-# The output bindings' names, in the image's order, from the package (one per line).
-names=$("$lockstep" inspect "$LOCKSTEP_PACKAGE" --json |
-        python3 -c 'import json,sys; [print(b["name"]) for b in json.load(sys.stdin)["bindings"] if b["kind"]=="output"]')
-
-mv "$raw/profile.bin" "$result/profile.lsprof"
-python3 - "$result" "$raw" "$clock" "$invocations" "$names" <<'PY'
-import json, os, sys, urllib.parse
-result, raw, clock, invocations, names = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+printf '%s' "$info" > "$raw/inspect.json"
+python3 - "$result" "$raw/run.bin" "$clock" "$raw/inspect.json" <<'PY'
+import json, os, sys
+result, raw, clock = sys.argv[1], sys.argv[2], int(sys.argv[3])
+info = json.load(open(sys.argv[4]))
+data = open(raw, "rb").read()
 def file_name(name):  # docs/device.md: bytes outside [A-Za-z0-9._-] (and a leading '.') as %XX
     out = "".join(c if (c.isascii() and (c.isalnum() or c in "._-")) else "".join("%%%02X" % b for b in c.encode()) for c in name)
     return ("%2E" + out[1:]) if out.startswith(".") else out
-outputs = []
-for name in [n for n in names.split("\n") if n]:
-    data = open(os.path.join(raw, name + ".bin"), "rb").read()
-    rel = "outputs/" + file_name(name) + ".bin"
-    open(os.path.join(result, rel), "wb").write(data)
-    outputs.append({"name": name, "file": rel, "bytes": len(data)})
+outputs, offset = [], 0
+for b in [b for b in info["bindings"] if b["kind"] == "output"]:
+    start, offset = offset, offset + b["bytes"]
+    if b["name"].startswith("profile.") or b["name"] == "completion":
+        continue  # the runtime's bindings (17.3): the profile comes from profile-extract
+    if offset > len(data):
+        sys.exit("host-run-runner: run output is %d bytes, too short for binding %s at %d+%d" % (len(data), b["name"], start, b["bytes"]))
+    rel = "outputs/" + file_name(b["name"]) + ".bin"
+    open(os.path.join(result, rel), "wb").write(data[start:offset])
+    outputs.append({"name": b["name"], "file": rel, "bytes": b["bytes"]})
 doc = {"format": "lockstep-device-result", "version": 1, "runner": "ipu21-host-run", "status": "ok",
-       "clock_hz": clock, "invocations": invocations, "outputs": sorted(outputs, key=lambda o: o["name"]),
-       "profile": "profile.lsprof"}
+       "clock_hz": clock, "outputs": outputs, "profile": "profile.lsprof"}
 open(os.path.join(result, "result.json"), "w").write(json.dumps(doc, indent=2) + "\n")
 PY
 rm -rf "$raw"
