@@ -13,6 +13,9 @@
 namespace lockstep::arch {
 
 inline constexpr uint32_t kProfileSchemaVersion = 5;    // the stack's; its reader takes 1..5
+// The compact layout's schemaVersion ("LS" and 5): outside the stack's 1..5, so the stack's
+// readers refuse a compact file instead of misreading its samples (docs/profiles.md).
+inline constexpr uint32_t kProfileCompactSchemaVersion = 0x4c530005u;
 inline constexpr uint32_t kProfileLockstepVersion = 1;  // Lockstep's fields; 0 = a stack profile
 inline constexpr uint32_t kExchangePhaseBit = 0x80000000u;  // Step.phase of exchange steps
 

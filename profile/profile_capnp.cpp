@@ -13,14 +13,15 @@
 #include "io/capnp_words.hpp"
 #include "io/errors.hpp"
 #include "io/mapped_file.hpp"
+#include "io/utf8.hpp"
 #include "profile/profile.capnp.h"
 #include "profile/profile.hpp"
-#include "io/utf8.hpp"
 
 namespace lockstep::arch {
 namespace {
 
-[[noreturn]] void malformed(const std::string& file, const std::string& where, const std::string& what) {
+[[noreturn]] void malformed(const std::string& file, const std::string& where,
+                            const std::string& what) {
   throw InputError(file + ": " + where + what);
 }
 
@@ -33,13 +34,15 @@ std::string text_field(capnp::Text::Reader text, const std::string& file, const 
   return out;
 }
 
-ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file, const std::string& where) {
+ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file,
+                      const std::string& where) {
   ProfileStep step;
   step.local_index = in.getLocalIndex();
   step.phase = in.getPhase();
   step.operation = text_field(in.getOperation(), file, where, "operation");
   const auto kind = static_cast<uint16_t>(in.getKind());
-  if (kind > 3) malformed(file, where, "kind: " + std::to_string(kind) + " is not a step kind (0..3)");
+  if (kind > 3)
+    malformed(file, where, "kind: " + std::to_string(kind) + " is not a step kind (0..3)");
   step.kind = static_cast<ProfileStepKind>(kind);
   step.kernel = text_field(in.getKernel(), file, where, "kernel");
   for (auto m : in.getMetadata()) {
@@ -49,13 +52,17 @@ ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file, 
   for (auto a : in.getExchangeActivities()) {
     const auto activity = static_cast<uint16_t>(a.getKind());
     if (activity > 2) {
-      malformed(file, where, "exchangeActivities: kind " + std::to_string(activity) + " is not an activity kind (0..2)");
+      malformed(file, where,
+                "exchangeActivities: kind " + std::to_string(activity) +
+                    " is not an activity kind (0..2)");
     }
     if (a.getEndCycle() < a.getStartCycle()) {
-      malformed(file, where, "exchangeActivities: ends (" + std::to_string(a.getEndCycle()) + ") before it starts (" +
-                                 std::to_string(a.getStartCycle()) + ")");
+      malformed(file, where,
+                "exchangeActivities: ends (" + std::to_string(a.getEndCycle()) +
+                    ") before it starts (" + std::to_string(a.getStartCycle()) + ")");
     }
-    step.activities.push_back({static_cast<ActivityKind>(activity), a.getStartCycle(), a.getEndCycle()});
+    step.activities.push_back(
+        {static_cast<ActivityKind>(activity), a.getStartCycle(), a.getEndCycle()});
   }
   step.event_cycles = in.getExchangeEventCycles();
   step.phase_label = text_field(in.getPhaseLabel(), file, where, "phaseLabel");
@@ -69,7 +76,8 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
   const bool lockstep = profile.lockstep_version > 0;
   const auto tiles = root.getTiles();
   uint32_t reference = 0;
-  if (tiles.size() > 0 && tiles[0].getSamples().size() > 0) reference = tiles[0].getSamples()[0].getStartCycle();
+  if (tiles.size() > 0 && tiles[0].getSamples().size() > 0)
+    reference = tiles[0].getSamples()[0].getStartCycle();
   int64_t earliest = 0;
   const auto table_steps = root.getSteps();
   for (unsigned i = 0; i < table_steps.size(); ++i) {
@@ -87,7 +95,8 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
     tile.samples.reserve(samples.size());
     for (unsigned i = 0; i < samples.size(); ++i) {
       const auto s = samples[i];
-      const std::string where = "tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) + ": ";
+      const std::string where =
+          "tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) + ": ";
       CycleSample sample;
       const uint32_t duration = s.getEndCycle() - s.getStartCycle();
       int64_t start = 0;
@@ -101,8 +110,9 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
       sample.end_cycle = sample.start_cycle + duration;
       if (s.getStepIndex() > 0) {  // compact layout
         if (s.getStepIndex() > shared) {
-          malformed(file, where, "stepIndex: " + std::to_string(s.getStepIndex()) + " is beyond the " +
-                                     std::to_string(shared) + " steps");
+          malformed(file, where,
+                    "stepIndex: " + std::to_string(s.getStepIndex()) + " is beyond the " +
+                        std::to_string(shared) + " steps");
         }
         sample.step = s.getStepIndex() - 1;
         sample.epoch = s.getEpoch();
@@ -130,7 +140,9 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
 // The first bytes of Lockstep's other binary files, so a mix-up is named.
 void refuse_other_formats(const uint8_t* data, size_t size, const std::string& file) {
   if (size >= 6 && std::memcmp(data, "LKSPKG", 6) == 0) {
-    throw InputError(file + ": is a Lockstep package, not a profile (write one with `lockstep run PACKAGE --profile FILE`)");
+    throw InputError(file +
+                     ": is a Lockstep package, not a profile (write one with `lockstep run PACKAGE "
+                     "--profile FILE`)");
   }
   if (size >= 6 && std::memcmp(data, "LKSCAP", 6) == 0) {
     throw InputError(file + ": is a Lockstep capture, not a profile");
@@ -141,7 +153,8 @@ void refuse_other_formats(const uint8_t* data, size_t size, const std::string& f
 void refuse_truncated(kj::ArrayPtr<const capnp::word> words, const std::string& file) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(words.begin());
   const auto u32 = [&](size_t at) {
-    return uint32_t{bytes[at]} | uint32_t{bytes[at + 1]} << 8 | uint32_t{bytes[at + 2]} << 16 | uint32_t{bytes[at + 3]} << 24;
+    return uint32_t{bytes[at]} | uint32_t{bytes[at + 1]} << 8 | uint32_t{bytes[at + 2]} << 16 |
+           uint32_t{bytes[at + 3]} << 24;
   };
   const uint64_t segments = uint64_t{u32(0)} + 1;  // capnp_message_words checked the table fits
   uint64_t needed = (segments + 2) / 2;
@@ -165,24 +178,40 @@ Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_
   try {
     capnp::FlatArrayMessageReader reader(words, options);
     if (reader.getEnd() != words.end()) {
-      throw InputError(file_name + ": corrupt profile: " + std::to_string(8 * (words.end() - reader.getEnd())) +
+      throw InputError(file_name +
+                       ": corrupt profile: " + std::to_string(8 * (words.end() - reader.getEnd())) +
                        " bytes after the message");
     }
     const auto root = reader.getRoot<profile_schema::Profile>();
     Profile profile;
     profile.schema_version = root.getSchemaVersion();
+    if (profile.schema_version == kProfileCompactSchemaVersion)
+      profile.schema_version = kProfileSchemaVersion;
     if (profile.schema_version < 1 || profile.schema_version > kProfileSchemaVersion) {
       throw InputError(file_name + ": schemaVersion: " + std::to_string(profile.schema_version) +
                        " is not a profile schema version this build reads (1.." +
-                       std::to_string(kProfileSchemaVersion) + "); is this a profile?");
+                       std::to_string(kProfileSchemaVersion) +
+                       " and Lockstep's compact 0x4c530005); is this a profile?");
+    }
+    // A device image is a flat message of the same family: read as a profile, its
+    // tileMemoryBase lands in lockstepVersion and its tileMemorySize in clockHz's low half.
+    constexpr uint32_t kImageMemoryBase = 0x4c000, kImageMemorySize = 638976;
+    if (root.getLockstepVersion() == kImageMemoryBase &&
+        (root.getClockHz() & 0xffffffffu) == kImageMemorySize) {
+      throw InputError(
+          file_name +
+          ": is a device image (.ipuexe), not a profile (its header holds an image's tile "
+          "memory base and size; read it with `lockstep device inspect`)");
     }
     profile.lockstep_version = root.getLockstepVersion();
     if (profile.lockstep_version > kProfileLockstepVersion) {
-      throw InputError(file_name + ": lockstepVersion: " + std::to_string(profile.lockstep_version) +
-                       " is newer than this build reads (" + std::to_string(kProfileLockstepVersion) + ")");
+      throw InputError(
+          file_name + ": lockstepVersion: " + std::to_string(profile.lockstep_version) +
+          " is newer than this build reads (" + std::to_string(kProfileLockstepVersion) + ")");
     }
     profile.clock_hz = root.getClockHz();
-    if (profile.clock_hz == 0) throw InputError(file_name + ": clockHz: 0 (a profile needs its clock)");
+    if (profile.clock_hz == 0)
+      throw InputError(file_name + ": clockHz: 0 (a profile needs its clock)");
     profile.producer = text_field(root.getProducer(), file_name, "", "producer");
     profile.source = text_field(root.getSource(), file_name, "", "source");
     profile.machine_name = text_field(root.getMachineName(), file_name, "", "machineName");
@@ -190,7 +219,8 @@ Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_
     read_tiles(root, profile, file_name);
     if (profile.lockstep_version == 0) {
       for (const auto& tile : profile.tiles) {
-        for (const auto& s : tile.samples) profile.total_cycles = std::max(profile.total_cycles, s.end_cycle);
+        for (const auto& s : tile.samples)
+          profile.total_cycles = std::max(profile.total_cycles, s.end_cycle);
       }
     }
     return profile;
@@ -208,7 +238,8 @@ Profile read_profile(const std::string& path) {
 
 namespace {
 
-void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, profile_schema::Step::Builder out) {
+void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation,
+               profile_schema::Step::Builder out) {
   out.setLocalIndex(step.local_index);
   out.setPhase(step.phase);
   out.setEpoch(epoch);
@@ -222,7 +253,8 @@ void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, pro
   }
   auto activities = out.initExchangeActivities(static_cast<unsigned>(step.activities.size()));
   for (unsigned i = 0; i < step.activities.size(); ++i) {
-    activities[i].setKind(static_cast<profile_schema::ExchangeActivityKind>(step.activities[i].kind));
+    activities[i].setKind(
+        static_cast<profile_schema::ExchangeActivityKind>(step.activities[i].kind));
     activities[i].setStartCycle(step.activities[i].start_cycle);
     activities[i].setEndCycle(step.activities[i].end_cycle);
   }
@@ -237,7 +269,7 @@ void write_profile(const Profile& profile, const std::string& path, ProfileLayou
   const bool compact = layout == ProfileLayout::Compact;
   capnp::MallocMessageBuilder message(1u << 20);
   auto root = message.initRoot<profile_schema::Profile>();
-  root.setSchemaVersion(profile.schema_version);
+  root.setSchemaVersion(compact ? kProfileCompactSchemaVersion : profile.schema_version);
   root.setClockHz(profile.clock_hz);
   root.setLockstepVersion(profile.lockstep_version);
   root.setProducer(profile.producer);
@@ -256,15 +288,18 @@ void write_profile(const Profile& profile, const std::string& path, ProfileLayou
     auto samples = tiles[t].initSamples(static_cast<unsigned>(tile.samples.size()));
     for (unsigned i = 0; i < tile.samples.size(); ++i) {
       const CycleSample& s = tile.samples[i];
-      if (s.end_cycle < s.start_cycle || s.end_cycle - s.start_cycle > std::numeric_limits<uint32_t>::max()) {
-        throw InputError(path + ": tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) +
+      if (s.end_cycle < s.start_cycle ||
+          s.end_cycle - s.start_cycle > std::numeric_limits<uint32_t>::max()) {
+        throw InputError(path + ": tile " + std::to_string(tile.physical_tile) + " sample " +
+                         std::to_string(i) +
                          ": lasts longer than 2^32 cycles, which the profile schema cannot hold");
       }
       samples[i].setStartCycle(static_cast<uint32_t>(s.start_cycle));
       samples[i].setEndCycle(static_cast<uint32_t>(s.end_cycle));
       samples[i].setStartCycleHigh(static_cast<uint32_t>(s.start_cycle >> 32));
       if (compact) {
-        if (s.step >= profile.steps.size()) throw std::out_of_range("profile sample names a step beyond the table");
+        if (s.step >= profile.steps.size())
+          throw std::out_of_range("profile sample names a step beyond the table");
         samples[i].setStepIndex(s.step + 1);
         samples[i].setEpoch(s.epoch);
         samples[i].setInvocation(s.invocation);
