@@ -2,6 +2,7 @@
 // The IPU21 instruction codec, bit for bit: the exchange row family (IPU21-EXCHANGE.md
 // section 4) and the supervisor words of IPU21-DEVICE.md sections 5.1 and 5.2.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -81,8 +82,59 @@ class DecodeError : public std::runtime_error {
   uint64_t byte_offset_;
 };
 
+// The fields of the encodings, named as the spec (and fields_of()) names them.
+enum class Field : uint8_t {
+  Events,
+  Words,
+  Address,
+  Delta,
+  Sctl,
+  Selector,
+  Value,
+  PicSelector,  // "ps"
+  Xpic,
+  XpicPaired,
+  Pic,
+  Zone,
+  Reg,
+  Dest,
+  Source,
+  Base,
+  Index,
+  Offset,
+  Immediate,
+  Csr,
+  Target,
+  Breakpoint,
+};
+const char* field_name(Field field);
+
+// What encode() accepts in one field: min..max, a multiple of `multiple`, held in `bits` bits
+// (counts are stored less one, call and brz targets as word addresses; a negative min means
+// the field is signed).
+struct FieldLimit {
+  int64_t min = 0;
+  int64_t max = 0;
+  uint32_t bits = 0;
+  uint32_t multiple = 1;
+};
+
+// The limit of `field` in `op`'s encoding, nullopt when `op` has no such field. encode()
+// checks every field against exactly these limits; two rules span fields and stay its own:
+// sendpic's value is 13 bits wide with an XPIC selector (0, 1), and br takes no $m10 (that
+// word is Return). Callers that put a package's values in instructions (the supervisor code)
+// check them here first, so that a value that fits encodes.
+std::optional<FieldLimit> field_limit(Opcode op, Field field);
+bool fits(Opcode op, Field field, int64_t value);
+// "" when `value` fits, else one line naming the value and the limit, e.g.
+// "0x100000 does not fit setzi's 20-bit immediate (0..0xfffff)" or "0x60002 is not word
+// aligned (call's target takes multiples of 4)". Values print in hex where the field's range
+// passes 0xffff, else in decimal.
+std::string misfit(Opcode op, Field field, int64_t value);
+
 // Encodes to one word (two for sendpicp). Throws std::invalid_argument naming the field
-// when a field does not fit, or when a field the instruction lacks is not at its default.
+// when a field does not fit (field_limit), or when a field the instruction lacks is not at
+// its default.
 std::vector<uint32_t> encode(const Instruction& instruction);
 void encode_into(const Instruction& instruction, std::vector<uint32_t>& out);
 

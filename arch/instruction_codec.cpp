@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "arch/instruction.hpp"
+#include "arch/instruction_fields.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -50,83 +51,10 @@ constexpr uint32_t base_of(Opcode op) {
   return 0;
 }
 
-// sync, sans and trap carry a 4-bit number; the spec names sync zones 0..15.
-constexpr uint32_t kZoneLimit = 16;
-constexpr uint32_t kRegisterLimit = 16;
 constexpr uint32_t kReturnRegister = 10;
-constexpr uint32_t kTargetLimit = 1u << 21;  // 19-bit word field
 
 constexpr uint32_t bits(uint32_t word, unsigned low, unsigned count) {
   return (word >> low) & ((1u << count) - 1u);
-}
-
-void check_range(const Instruction& in, const char* field, int64_t value, int64_t min,
-                 int64_t max) {
-  if (value < min || value > max) {
-    throw std::invalid_argument(mnemonic(in.op) + ": " + field + " = " + std::to_string(value) +
-                                " does not fit (allowed " + std::to_string(min) + ".." +
-                                std::to_string(max) + ")");
-  }
-}
-void check_register(const Instruction& in, const char* field, uint32_t value) {
-  check_range(in, field, value, 0, kRegisterLimit - 1);
-}
-
-// The fields of Instruction, as bits of a "uses" mask.
-enum Uses : uint32_t {
-  kEvents = 1u << 0,
-  kWords = 1u << 1,
-  kAddress = 1u << 2,
-  kDelta = 1u << 3,
-  kSctl = 1u << 4,
-  kSelector = 1u << 5,
-  kValue = 1u << 6,
-  kPayload = 1u << 7,
-  kZone = 1u << 8,
-  kReg = 1u << 9,
-  kDest = 1u << 10,
-  kSource = 1u << 11,
-  kBase = 1u << 12,
-  kIndex = 1u << 13,
-  kOffset = 1u << 14,
-  kImmediate = 1u << 15,
-  kCsr = 1u << 16,
-  kTarget = 1u << 17,
-  kBreakpoint = 1u << 18,
-};
-
-// A field the instruction does not have must keep its default, so that a caller who sets
-// `events` on a send (instead of `words`) hears about it instead of sending one word.
-void check_unused(const Instruction& in, uint32_t uses) {
-  const Instruction defaults;
-  auto require = [&](uint32_t field, const char* name, bool is_default) {
-    if ((uses & field) == 0 && !is_default) {
-      throw std::invalid_argument(mnemonic(in.op) + ": field " + name +
-                                  " is not part of this instruction and must keep its default");
-    }
-  };
-  require(kEvents, "events", in.events == defaults.events);
-  require(kWords, "words", in.words == defaults.words);
-  require(kAddress, "address", in.address == defaults.address);
-  require(kDelta, "delta", in.delta == defaults.delta);
-  require(kSctl, "sctl", in.sctl == defaults.sctl);
-  require(kSelector, "selector", in.selector == defaults.selector);
-  require(kValue, "value", in.value == defaults.value);
-  require(kPayload, "pic", in.pic == defaults.pic);
-  require(kPayload, "xpic", in.xpic == defaults.xpic);
-  require(kPayload, "xpic_paired", in.xpic_paired == defaults.xpic_paired);
-  require(kPayload, "ps", in.pic_selector == defaults.pic_selector);
-  require(kZone, "zone", in.zone == defaults.zone);
-  require(kReg, "reg", in.reg == defaults.reg);
-  require(kDest, "dest", in.dest == defaults.dest);
-  require(kSource, "source", in.source == defaults.source);
-  require(kBase, "base", in.base == defaults.base);
-  require(kIndex, "index", in.index == defaults.index);
-  require(kOffset, "offset", in.offset == defaults.offset);
-  require(kImmediate, "immediate", in.immediate == defaults.immediate);
-  require(kCsr, "csr", in.csr == defaults.csr);
-  require(kTarget, "target", in.target == defaults.target);
-  require(kBreakpoint, "breakpoint", in.breakpoint == defaults.breakpoint);
 }
 
 [[noreturn]] void reject(size_t index, uint32_t word, const std::string& why) {
@@ -135,72 +63,45 @@ void check_unused(const Instruction& in, uint32_t uses) {
   throw DecodeError(index * 4, text + why);
 }
 
+// Fields are checked (check_fields) before these pack them.
 void encode_row_family(const Instruction& in, std::vector<uint32_t>& out) {
   const uint32_t base = base_of(in.op);
   switch (in.op) {
     case Opcode::Delay:
-      check_unused(in, kEvents);
-      check_range(in, "events", in.events, 1, 1u << 19);
       out.push_back(base | (in.events - 1));
       return;
     case Opcode::DelayPic:
-      check_unused(in, kEvents | kSelector | kValue);
-      check_range(in, "events", in.events, 1, 128);
-      check_range(in, "selector", in.selector, 0, 1);
-      check_range(in, "value", in.value, 0, (1u << 18) - 1);
       out.push_back(base | ((in.events - 1) << 19) | (in.selector << 18) | in.value);
       return;
     case Opcode::DelayXpic:
-      check_unused(in, kEvents | kSelector | kValue);
-      check_range(in, "events", in.events, 1, 4096);
-      check_range(in, "selector", in.selector, 0, 1);
-      check_range(in, "value", in.value, 0, (1u << 13) - 1);
       out.push_back(base | ((in.events - 1) << 14) | (in.selector << 13) | in.value);
       return;
     case Opcode::Send:
-      check_unused(in, kWords | kAddress | kSctl);
-      check_range(in, "words", in.words, 1, 64);
-      check_range(in, "address", in.address, 0, (1u << 18) - 1);
-      check_range(in, "sctl", in.sctl, 0, 7);
       out.push_back(base | ((in.words - 1) << 21) | (in.address << 3) | in.sctl);
       return;
     case Opcode::SendOff: {
-      check_unused(in, kWords | kDelta | kSctl);
-      check_range(in, "words", in.words, 1, 4096);
-      check_range(in, "delta", in.delta, 0, (1u << 11) - 1);
-      check_range(in, "sctl", in.sctl, 0, 7);
       const uint32_t n = in.words - 1;
       out.push_back(base | ((n & 0x3fu) << 21) | ((n >> 6) << 14) | (in.delta << 3) | in.sctl);
       return;
     }
     case Opcode::SendPic:
-      check_unused(in, kWords | kSelector | kValue);
-      check_range(in, "words", in.words, 1, 64);
-      check_range(in, "selector", in.selector, 0, 3);
-      // Selectors 0/1 are the XPIC forms, whose value is 13 bits wide.
-      check_range(in, "value", in.value, 0, in.selector < 2 ? (1u << 13) - 1 : (1u << 18) - 1);
+      // Selectors 0/1 are the XPIC forms, whose value is as wide as sendpicp's xpic.
+      if (in.selector < 2 && !fits(Opcode::SendPicP, Field::Xpic, in.value)) {
+        throw std::invalid_argument("sendpic: value = " + std::to_string(in.value) +
+                                    " does not fit (allowed 0..8191 with an XPIC selector)");
+      }
       out.push_back(base | ((in.words - 1) << 21) | (in.selector << 18) | in.value);
       return;
     case Opcode::SendPicP:
-      check_unused(in, kWords | kAddress | kSctl | kPayload);
-      check_range(in, "words", in.words, 1, 64);
-      check_range(in, "address", in.address, 0, (1u << 18) - 1);
-      check_range(in, "sctl", in.sctl, 0, 7);
-      check_range(in, "ps", in.pic_selector, 0, 1);
-      check_range(in, "xpic", in.xpic, 0, (1u << 13) - 1);
-      check_range(in, "pic", in.pic, 0, (1u << 18) - 1);
       out.push_back(base | (in.pic_selector << 27) | ((in.words - 1) << 21) | (in.address << 3) |
                     in.sctl);
       out.push_back((uint32_t{in.xpic_paired} << 31) | (in.xpic << 18) | in.pic);
       return;
     case Opcode::Sync:
     case Opcode::Sans:
-      check_unused(in, kZone);
-      check_range(in, "zone", in.zone, 0, kZoneLimit - 1);
       out.push_back(base | in.zone);
       return;
     case Opcode::Return:
-      check_unused(in, 0);
       out.push_back(base);
       return;
     default:
@@ -209,77 +110,42 @@ void encode_row_family(const Instruction& in, std::vector<uint32_t>& out) {
 }
 
 // ld32 and st32: <value register><<16 | base<<20 | index<<12 | offset.
-uint32_t encode_memory(const Instruction& in, const char* value_name, uint32_t value_register) {
-  check_unused(in, (in.op == Opcode::Ld32 ? kDest : kSource) | kBase | kIndex | kOffset);
-  check_register(in, value_name, value_register);
-  check_register(in, "base", in.base);
-  check_register(in, "index", in.index);
-  check_range(in, "offset", in.offset, 0, 4095);
+uint32_t encode_memory(const Instruction& in, uint32_t value_register) {
   return base_of(in.op) | (in.base << 20) | (value_register << 16) | (in.index << 12) | in.offset;
 }
 
 // add, and, shl: source<<20 | dest<<16 | immediate field.
-uint32_t encode_arithmetic(const Instruction& in, int64_t min, int64_t max) {
-  check_unused(in, kDest | kSource | kImmediate);
-  check_register(in, "dest", in.dest);
-  check_register(in, "source", in.source);
-  check_range(in, "immediate", in.immediate, min, max);
+uint32_t encode_arithmetic(const Instruction& in) {
   return base_of(in.op) | (in.source << 20) | (in.dest << 16) |
          (static_cast<uint32_t>(in.immediate) & 0xffffu);
-}
-
-// call and brz: reg<<20 | target word address.
-uint32_t encode_branch(const Instruction& in) {
-  check_unused(in, kReg | kTarget);
-  check_register(in, "reg", in.reg);
-  check_range(in, "target", in.target, 0, kTargetLimit - 4);
-  if (in.target % 4 != 0) {
-    throw std::invalid_argument(mnemonic(in.op) + ": target = " + std::to_string(in.target) +
-                                " is not word aligned (a multiple of 4)");
-  }
-  return base_of(in.op) | (in.reg << 20) | (in.target >> 2);
 }
 
 uint32_t encode_supervisor(const Instruction& in) {
   const uint32_t base = base_of(in.op);
   switch (in.op) {
     case Opcode::SetZi:
-      check_unused(in, kReg | kImmediate);
-      check_register(in, "reg", in.reg);
-      check_range(in, "immediate", in.immediate, 0, (1 << 20) - 1);
       return base | (in.reg << 20) | static_cast<uint32_t>(in.immediate);
     case Opcode::Add:
-      return encode_arithmetic(in, -32768, 32767);
     case Opcode::And:
     case Opcode::Shl:
-      return encode_arithmetic(in, 0, 4095);
+      return encode_arithmetic(in);
     case Opcode::Ld32:
-      return encode_memory(in, "dest", in.dest);
+      return encode_memory(in, in.dest);
     case Opcode::St32:
-      return encode_memory(in, "source", in.source);
+      return encode_memory(in, in.source);
     case Opcode::Put:
-      check_unused(in, kReg | kCsr);
-      check_register(in, "reg", in.reg);
-      check_range(in, "csr", in.csr, 0, 255);
       return base | (in.reg << 20) | in.csr;
     case Opcode::Get:
-      check_unused(in, kDest | kCsr);
-      check_register(in, "dest", in.dest);
-      check_range(in, "csr", in.csr, 0, 255);
       return base | (in.dest << 16) | in.csr;
     case Opcode::Br:
-      check_unused(in, kReg);
-      check_register(in, "reg", in.reg);
       if (in.reg == kReturnRegister) {
         throw std::invalid_argument("br: reg = 10 is the row return: use Opcode::Return");
       }
       return base | (in.reg << 20);
     case Opcode::Call:
-    case Opcode::Brz:
-      return encode_branch(in);
+    case Opcode::Brz:  // reg<<20 | target word address
+      return base | (in.reg << 20) | (in.target >> 2);
     case Opcode::Trap:
-      check_unused(in, kBreakpoint);
-      check_range(in, "breakpoint", in.breakpoint, 0, kZoneLimit - 1);
       return base | in.breakpoint;
     default:
       throw std::logic_error(mnemonic(in.op) + ": not a supervisor instruction");
@@ -406,6 +272,7 @@ void encode_into(const Instruction& in, std::vector<uint32_t>& out) {
   if (!is_known(in.op)) {
     throw std::invalid_argument("op: unknown opcode " + std::to_string(static_cast<int>(in.op)));
   }
+  check_fields(in);
   if (is_row_instruction(in.op)) {
     encode_row_family(in, out);
   } else {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 
 #include "numerics/fp16.hpp"
 
@@ -49,6 +50,25 @@ const arch::Binding& binding_for(const arch::Package& package, const std::string
   if (found == nullptr)
     throw InputError(std::string(option) + " " + spec + ": no " + what + " binding '" + name + "'");
   return *found;
+}
+
+std::vector<std::pair<const arch::Binding*, std::string>> bindings_for(
+    const arch::Package& package, const std::vector<std::string>& specs, arch::BindingKind kind,
+    const char* option) {
+  std::vector<std::pair<const arch::Binding*, std::string>> bound;
+  std::map<std::string, std::string> given;  // binding name -> the spec that named it
+  for (const std::string& spec : specs) {
+    std::string file;
+    const arch::Binding& b = binding_for(package, spec, kind, option, file);
+    const auto [first, fresh] = given.emplace(b.name, spec);
+    if (!fresh) {
+      const char* what = kind == arch::BindingKind::Output ? "output" : "input";
+      throw InputError(std::string(option) + " " + spec + ": " + what + " '" + b.name +
+                       "' is already given by " + option + " " + first->second);
+    }
+    bound.emplace_back(&b, file);
+  }
+  return bound;
 }
 
 arch::NpyType npy_type(const arch::Binding& b, const std::string& file) {

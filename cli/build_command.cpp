@@ -59,6 +59,9 @@ int build(const BuildArgs& given) {
   options.config = compiler::parse_config(args.config);
   arch::check_output_file(args.output, "-o");
   arch::refuse_overwriting_input(args.output, {args.workload, machine_source, args.weights});
+  // A build killed while writing leaves OUT.tmp-XXXXXX (hundreds of MB for a large model):
+  // removed now, before the build needs the space (the write would remove it too).
+  arch::remove_stale_temporaries(args.output);
   const workload::ModelWeights weights = args.weights.empty() ? workload::seeded_weights(workload, args.weight_seed)
                                                               : workload::load_weights_file(args.weights, workload, args.allow_non_finite);
   const workload::DeviceWeights device = workload::fold_and_quantize(weights, workload);
@@ -136,10 +139,12 @@ std::function<int()> setup(CLI::App& app) {
       "segment in the program's table region [0x4c000, 0x5c000). Tiles without a row in a\n"
       "phase still take part in its barrier.\n"
       "The package is validated (every step, kernel operands and scalars included) and\n"
-      "written to -o (temporary name, then rename; .yaml/.yml writes YAML, anything else Cap'n Proto). Prints one summary\n"
-      "line: phases, tiles, rows, the largest table and all segment bytes; --log-level info\n"
-      "adds each phase's horizon. Run it with `lockstep run PACKAGE`; the package records the\n"
-      "workload's text, so `run --reference` can hold its output against the FP32 reference.\n"
+      "written to -o (temporary name, then rename; .yaml/.yml writes YAML, anything else Cap'n\n"
+      "Proto; the OUT.tmp-XXXXXX files a killed build left beside it are removed first).\n"
+      "Prints one summary line: phases, tiles, rows, the largest table and all segment bytes;\n"
+      "--log-level info adds each phase's horizon. Run it with `lockstep run PACKAGE`; the\n"
+      "package records the workload's text, so `run --reference` can hold its output against\n"
+      "the FP32 reference.\n"
       "Runs on --jobs threads (default: every core; the same package at any count);\n"
       "--json prints the summary as one JSON object (without the time).\n"
       "Exit 0 ok, 2 bad input (unknown workload or machine, a workload that does not fit,\n"

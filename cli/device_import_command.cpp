@@ -1,5 +1,7 @@
 // `lockstep device import app.ipuexe -o PACKAGE [--machine NAME]`: a device image back to a
 // package the simulator runs (docs/device.md "Import").
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 #include <memory>
 
@@ -19,13 +21,24 @@ struct ImportArgs {
   std::string machine = arch::kDefaultMachine;
 };
 
+// The package form follows -o's name, as `package convert` decides it: .yaml or .yml is
+// YAML, anything else Cap'n Proto.
+bool is_yaml_name(const std::string& path) {
+  return path.ends_with(".yaml") || path.ends_with(".yml");
+}
+
 int import_image(const ImportArgs& args) {
   arch::check_output_file(args.output, "-o");
   arch::refuse_overwriting_input(args.output, {args.image});
   const arch::MachineDescription machine = arch::load_machine(args.machine);
   const arch::Application app = arch::read_application(args.image);
   const arch::Package package = arch::import_application(app, machine, args.image);
-  arch::write_package_capnp(package, args.output);
+  for (const std::string& note : arch::untyped_bindings(app, args.image)) spdlog::warn("{}", note);
+  if (is_yaml_name(args.output)) {
+    arch::write_package_yaml(package, args.output);
+  } else {
+    arch::write_package_capnp(package, args.output);
+  }
   std::cout << args.output << ": " << package.tiles.size() << " tiles with code or data, "
             << package.phases.size() << (package.phases.size() == 1 ? " phase\n" : " phases\n");
   return kExitOk;
@@ -41,11 +54,14 @@ const DeviceSubcommandRegistration registration{
           "bindings come back on logical tiles. Images `device export` wrote import (export,\n"
           "import, export gives the same bytes); images the IPU21 stack built import when they hold\n"
           "exchanges, patches, Repeats, cycle samples and calls of the stack's kernels the model\n"
-          "runs by symbol (docs/kernels-stack.md); host phases and checkpoints are refused.\n"
+          "runs by symbol (docs/kernels-stack.md); host phases and checkpoints are refused, and\n"
+          "so are host calls and device config writes (the model has neither).\n"
           "Exit 0 ok, 2 bad input (a word Lockstep cannot execute is named; nothing written).");
       auto args = std::make_shared<ImportArgs>();
       cmd->add_option("IMAGE", args->image, "the device image (.ipuexe)")->required();
-      cmd->add_option("-o,--output", args->output, "the package to write")->required();
+      cmd->add_option("-o,--output", args->output,
+                      "the package to write (.yaml or .yml: YAML, else Cap'n Proto)")
+          ->required();
       cmd->add_option("--machine", args->machine, "the package's machine (name or file)")->capture_default_str();
       add_common_options(*cmd);
       return [args]() { return import_image(*args); };

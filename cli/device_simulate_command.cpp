@@ -80,10 +80,8 @@ int simulate(const SimulateArgs& args) {
   options.invocations = args.invocations;
   options.max_cycles = args.max_cycles;
   options.timeout_seconds = args.timeout_seconds;
-  for (const auto& spec : args.inputs) {
-    std::string file;
-    const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Input, "--input", file);
-    options.inputs[b.name] = read_input(b, file);
+  for (const auto& [b, file] : bindings_for(package, args.inputs, arch::BindingKind::Input, "--input")) {
+    options.inputs[b->name] = read_input(*b, file);
   }
   const sim::RunResult result = sim::make_systemc_backend(machine)->run(package, options);
   if (!result.stopped.empty()) {

@@ -46,6 +46,10 @@ std::string hex8(uint32_t word) {
 
 int disasm_code(const arch::Package& package, const std::string& file, uint32_t tile, uint32_t invocations,
                 bool json) {
+  // Like every command that lowers code (run, device simulate, device export): the package is
+  // validated first, so a value the encoder cannot hold is bad input naming its field.
+  const arch::MachineDescription machine = arch::load_machine(package.machine_name);
+  arch::validate_package(package, machine, file);
   const arch::TileProgram* program = nullptr;
   for (const auto& candidate : package.tiles) {
     if (candidate.tile == tile) program = &candidate;
@@ -53,7 +57,6 @@ int disasm_code(const arch::Package& package, const std::string& file, uint32_t 
   if (program == nullptr) {
     throw InputError(file + ": tile " + std::to_string(tile) + ": the package has no program for this tile");
   }
-  const arch::MachineDescription machine = arch::load_machine(package.machine_name);
   arch::TileCode code;
   try {
     code = arch::lower_tile_code(*program, machine, arch::LoweringOptions{invocations});

@@ -218,6 +218,7 @@ const CommandRegistration registration{"disasm", [](CLI::App& app) {
       "steps lowered to IPU21 supervisor instructions (docs/supervisor-code.md), one per line\n"
       "with its address, the runtime's and the kernels' symbols as labels and, after `;`, the\n"
       "step each sequence lowers. --invocations N lowers the program's N-times loop too.\n"
+      "The package is validated first, as `run` validates it (a failure is exit 2).\n"
       "A word that is no instruction, or in a package row a supervisor word, is bad input\n"
       "(exit 2) and names its byte offset.");
   auto options = std::make_shared<DisasmOptions>();

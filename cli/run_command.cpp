@@ -1,6 +1,9 @@
 // `lockstep run PACKAGE`: runs a package on the SystemC model of the machine it names,
 // prints total cycles and each phase's horizon, writes output bindings, reports hazards
 // and expectation failures.
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -40,6 +43,8 @@ struct RunArgs {
   std::string output_dir;
   std::string profile;  // --profile FILE
   bool json = false;
+  std::string exchange_detail;
+  std::string reference_weights;
   bool keep_going = false;
   bool reference = false;
   bool phases = false;  // --phases: a line per phase execution
@@ -67,7 +72,11 @@ std::string split_text(const model::CycleSplit& split) {
 }
 
 // Events count from the phase's release (event 0 = release_cycle).
-nlohmann::ordered_json execution_json(const sim::PhaseExecution& e) {
+nlohmann::ordered_json execution_json(const sim::PhaseExecution& e, bool with_tiles) {
+  nlohmann::ordered_json j = {{"phase", e.phase},       {"iteration", e.iteration},
+                              {"release_cycle", e.release_cycle}, {"horizon", e.horizon},
+                              {"last_arrival", e.last_arrival}, {"before", split_json(e.before)}};
+  if (!with_tiles) return j;
   nlohmann::ordered_json tiles = nlohmann::ordered_json::array();
   for (const auto& t : e.tiles) {
     nlohmann::ordered_json received = nlohmann::ordered_json::array();
@@ -78,17 +87,26 @@ nlohmann::ordered_json execution_json(const sim::PhaseExecution& e) {
     }
     tiles.push_back({{"tile", t.tile}, {"row_end", t.row_end}, {"received", received}});
   }
-  return {{"phase", e.phase}, {"iteration", e.iteration}, {"release_cycle", e.release_cycle},
-          {"horizon", e.horizon}, {"last_arrival", e.last_arrival}, {"before", split_json(e.before)},
-          {"tiles", tiles}};
+  j["tiles"] = std::move(tiles);
+  return j;
 }
 
 double milliseconds(uint64_t cycles, const arch::MachineDescription& machine) {
   return 1e3 * double(cycles) / machine.clock_hz;
 }
 
+// One comparison with the FP32 reference: an invocation's output against the reference from the
+// package's weights or from --reference-weights (before quantisation).
+struct ReferenceCheck {
+  size_t invocation = 0;
+  bool unquantised = false;
+  workload::Agreement agreement;
+};
+
+// The summary: its size grows with phase executions, hazards and invocations, never with the
+// write runs inside a phase (those go to --exchange-detail).
 void print_json(const RunArgs& args, const arch::MachineDescription& machine, const sim::RunResult& result,
-                const std::optional<workload::Agreement>& agreement) {
+                const std::vector<ReferenceCheck>& checks) {
   nlohmann::ordered_json j;
   j["package"] = std::filesystem::path(args.package).filename().string();
   j["machine"] = machine.name;
@@ -102,13 +120,17 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
         {{"end_cycle", end}, {"cycles", end - start}, {"milliseconds", milliseconds(end - start, machine)}});
     start = end;
   }
-  if (agreement) {
-    // The outputs are the last invocation's, so that is the one compared.
-    j["reference"] = {{"invocation", result.invocation_ends.empty() ? 0 : result.invocation_ends.size() - 1},
-                      {"cosine", agreement->cosine}, {"max_abs_error", agreement->max_abs_error}};
+  if (!checks.empty()) {
+    j["reference"] = nlohmann::ordered_json::array();
+    for (const ReferenceCheck& c : checks) {
+      j["reference"].push_back({{"invocation", c.invocation},
+                                {"weights", c.unquantised ? "unquantised" : "package"},
+                                {"cosine", c.agreement.cosine},
+                                {"max_abs_error", c.agreement.max_abs_error}});
+    }
   }
   j["executions"] = nlohmann::ordered_json::array();
-  for (const auto& e : result.executions) j["executions"].push_back(execution_json(e));
+  for (const auto& e : result.executions) j["executions"].push_back(execution_json(e, false));
   j["hazards"] = nlohmann::ordered_json::array();
   for (const auto& h : result.hazards) {
     j["hazards"].push_back({{"kind", sim::hazard_name(h.kind)}, {"tile", h.tile}, {"phase", h.phase},
@@ -125,7 +147,7 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
 }
 
 void print_text(const arch::MachineDescription& machine, const sim::RunResult& result,
-                const std::optional<workload::Agreement>& agreement, bool phases) {
+                const std::vector<ReferenceCheck>& checks, bool phases) {
   std::cout << "machine " << machine.name << "\n";
   std::cout << "total cycles " << result.total_cycles << ", " << milliseconds(result.total_cycles, machine)
             << " ms\n";
@@ -136,10 +158,12 @@ void print_text(const arch::MachineDescription& machine, const sim::RunResult& r
     std::cout << "invocation " << i << ": " << cycles << " cycles, " << milliseconds(cycles, machine) << " ms\n";
     start = result.invocation_ends[i];
   }
-  if (agreement) {
-    char line[160];
-    std::snprintf(line, sizeof line, "reference: cosine %.9f, max abs error %.6f%s\n", agreement->cosine,
-                  agreement->max_abs_error, invocations > 1 ? " (the last invocation's output)" : "");
+  for (const ReferenceCheck& c : checks) {
+    char line[200];
+    const std::string which = (c.unquantised ? std::string("unquantised weights: ") : std::string()) +
+                              (invocations > 1 ? "invocation " + std::to_string(c.invocation) + ": " : "");
+    std::snprintf(line, sizeof line, "reference: %scosine %.9f, max abs error %.6f\n", which.c_str(),
+                  c.agreement.cosine, c.agreement.max_abs_error);
     std::cout << line;
   }
   std::cout << split_text(result.cycle_split);
@@ -162,6 +186,7 @@ void print_text(const arch::MachineDescription& machine, const sim::RunResult& r
 // Every file the run reads: no output may be one of them.
 std::vector<std::string> inputs_of(const RunArgs& args) {
   std::vector<std::string> inputs{args.package};
+  if (!args.reference_weights.empty()) inputs.push_back(args.reference_weights);
   for (const auto& spec : args.inputs) {
     const size_t equals = spec.find('=');
     inputs.push_back(equals == std::string::npos ? spec : spec.substr(equals + 1));
@@ -173,14 +198,12 @@ std::vector<std::string> inputs_of(const RunArgs& args) {
 std::vector<std::pair<const arch::Binding*, std::string>> npy_outputs(const arch::Package& package,
                                                                       const RunArgs& args) {
   std::vector<std::pair<const arch::Binding*, std::string>> outputs;
-  for (const auto& spec : args.outputs) {
-    std::string file;
-    const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Output, "--output", file);
-    if (!is_npy(file)) throw InputError("--output " + spec + ": expected a .npy file");
+  for (const auto& [b, file] : bindings_for(package, args.outputs, arch::BindingKind::Output, "--output")) {
+    if (!is_npy(file)) throw InputError("--output " + file + ": expected a .npy file");
     arch::check_output_file(file, "--output");
     arch::refuse_overwriting_input(file, inputs_of(args));
-    npy_type(b, file);
-    outputs.emplace_back(&b, file);
+    npy_type(*b, file);
+    outputs.emplace_back(b, file);
   }
   return outputs;
 }
@@ -199,6 +222,34 @@ void write_outputs(const RunArgs& args, const std::vector<std::pair<const arch::
   }
 }
 
+// The run; with a detail file, every phase execution's tiles are written to it as one JSON
+// line when the phase ends (so memory does not grow with them), and the file appears whole at
+// the end of the run.
+sim::RunResult simulate(const arch::Package& package, const arch::MachineDescription& machine,
+                        sim::RunOptions options, const std::string& detail) {
+  auto backend = sim::make_systemc_backend(machine);
+  if (detail.empty()) return backend->run(package, options);
+  sim::RunResult result;
+  arch::write_file_atomically(detail, [&](int fd) {
+    std::string buffer;
+    const auto drain = [&] {
+      for (size_t done = 0; done < buffer.size();) {
+        const ssize_t n = ::write(fd, buffer.data() + done, buffer.size() - done);
+        if (n < 0) throw std::runtime_error(std::strerror(errno));
+        done += static_cast<size_t>(n);
+      }
+      buffer.clear();
+    };
+    options.after_exchange = [&](const sim::PhaseExecution& e, sim::MemoryView&) {
+      buffer += execution_json(e, true).dump() + "\n";
+      if (buffer.size() > (1u << 20)) drain();
+    };
+    result = backend->run(package, options);
+    drain();
+  });
+  return result;
+}
+
 int run(const RunArgs& args) {
   const ThreadLimit threads(args.jobs);
   const arch::Package package = read_package_input(args.package);
@@ -206,23 +257,31 @@ int run(const RunArgs& args) {
   sim::RunOptions options;
   options.keep_going = args.keep_going;
   options.source_name = args.package;
-  options.record_tiles = args.json;
+  options.record_tiles = !args.exchange_detail.empty();
+  options.keep_tiles = false;  // streamed to --exchange-detail, never kept
+  options.invocation_outputs = args.reference || !args.reference_weights.empty();
   if (auto t = trace_tile()) options.trace_tile = *t;
   options.invocations = args.invocations;
   options.max_cycles = args.max_cycles;
   options.timeout_seconds = args.timeout_seconds;
   options.profile = !args.profile.empty();
   if (options.profile) check_profile_output(args.profile, inputs_of(args));
-  for (const auto& spec : args.inputs) {
-    std::string file;
-    const arch::Binding& b = binding_for(package, spec, arch::BindingKind::Input, "--input", file);
-    options.inputs[b.name] = read_input(b, file, args.allow_non_finite);
+  for (const auto& [b, file] : bindings_for(package, args.inputs, arch::BindingKind::Input, "--input")) {
+    options.inputs[b->name] = read_input(*b, file, args.allow_non_finite);
   }
   const auto npy = npy_outputs(package, args);
   if (!args.output_dir.empty()) arch::check_output_directory(args.output_dir, "--output-dir");
-  std::vector<float> reference;
-  if (args.reference) reference = package_reference(package, machine, args.package, options.inputs);
-  const sim::RunResult result = sim::make_systemc_backend(machine)->run(package, options);
+  if (!args.exchange_detail.empty()) {
+    arch::check_output_file(args.exchange_detail, "--exchange-detail");
+    arch::refuse_overwriting_input(args.exchange_detail, inputs_of(args));
+  }
+  const bool reference_wanted = args.reference || !args.reference_weights.empty();
+  std::vector<float> reference, unquantised;
+  if (reference_wanted) reference = package_reference(package, machine, args.package, options.inputs);
+  if (!args.reference_weights.empty()) {
+    unquantised = package_reference(package, machine, args.package, options.inputs, args.reference_weights);
+  }
+  const sim::RunResult result = simulate(package, machine, options, args.exchange_detail);
 
   if (!result.stopped.empty()) {
     std::cerr << "stopped: " << result.stopped << "; no outputs written\n";
@@ -230,12 +289,20 @@ int run(const RunArgs& args) {
   }
   write_outputs(args, npy, result);
   if (result.profile) write_run_profile(*result.profile, std::filesystem::path(args.package).filename().string(), args.profile);
-  std::optional<workload::Agreement> agreement;
-  if (args.reference) agreement = compare_output(result.outputs, reference);
+  std::vector<ReferenceCheck> checks;  // per invocation, against each reference
+  if (reference_wanted) {
+    std::vector<const std::map<std::string, std::vector<uint8_t>>*> outputs;
+    for (const auto& o : result.invocation_outputs) outputs.push_back(&o);
+    outputs.push_back(&result.outputs);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      checks.push_back({i, false, compare_output(*outputs[i], reference)});
+      if (!unquantised.empty()) checks.push_back({i, true, compare_output(*outputs[i], unquantised)});
+    }
+  }
   if (args.json) {
-    print_json(args, machine, result, agreement);
+    print_json(args, machine, result, checks);
   } else {
-    print_text(machine, result, agreement, args.phases);
+    print_text(machine, result, checks, args.phases);
   }
   return result.ok() ? kExitOk : kExitFailed;
 }
@@ -262,7 +329,8 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                   "shape; NAME may be left out when there is one output (repeatable)");
   cmd->add_option("--invocations", args->invocations,
                   "run the resident program this many times back to back and print each one's cycles\n"
-                  "and milliseconds at the machine's clock (outputs are the last one's)")
+                  "and milliseconds at the machine's clock (outputs are the last one's; --reference\n"
+                  "compares each)")
       ->check(CLI::Range(1u, 1000u));
   cmd->add_option("--max-cycles", args->max_cycles,
                   "stop the run (exit 1, outputs not written) once a tile passes this simulated cycle;\n"
@@ -274,9 +342,13 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
       ->check(finite_non_negative());
   cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin, NAME escaped to one file name (/ becomes %2F; DIR is made if missing)");
   cmd->add_flag("--json", args->json,
-                "print the result as one JSON object; every phase execution lists each tile's\n"
-                "row end and, per received run, its sender, addresses, bytes and first and\n"
-                "last write event (events from the phase's release)");
+                "print the result as one JSON object: totals, invocations, the reference per invocation,\n"
+                "each phase execution (phase, iteration, release, horizon), hazards, failed expectations;\n"
+                "its size does not grow with the write runs inside a phase");
+  cmd->add_option("--exchange-detail", args->exchange_detail,
+                  "write FILE as JSON Lines, one line per phase execution, streamed as the run goes: each\n"
+                  "tile's row end and, per received run, its sender, addresses, bytes and first and last\n"
+                  "write event (events from the phase's release)");
   cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
   cmd->add_flag("--allow-non-finite", args->allow_non_finite,
                 "keep NaN and infinite values in --input arrays (refused by default, naming the\n"
@@ -292,7 +364,11 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                 "hold the `output` binding against the separate FP32 reference of the model (a package\n"
                 "made by `lockstep build`: its recorded workload, the weights as its segments hold them,\n"
                 "the `patches` input the run uses) and print the cosine similarity and maximum absolute\n"
-                "error; with --invocations N the outputs, so the comparison, are the last invocation's");
+                "error; with --invocations N each invocation's output is compared and printed");
+  cmd->add_option("--reference-weights", args->reference_weights,
+                  "FILE.safetensors: also compare with the FP32 reference run on these weights as given,\n"
+                  "before FP8 quantisation (the file `build --weights` read), which shows what saturation\n"
+                  "and rounding cost; implies --reference");
   add_common_options(*cmd);
   return [args]() { return run(*args); };
 }};

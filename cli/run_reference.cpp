@@ -7,6 +7,7 @@
 #include "numerics/fp16.hpp"
 #include "workload/lower.hpp"
 #include "workload/model_weights.hpp"
+#include "workload/weights_file.hpp"
 #include "workload/workload.hpp"
 
 namespace lockstep::cli {
@@ -70,13 +71,18 @@ void check_output_binding(const arch::Package& package, const workload::Workload
 
 std::vector<float> package_reference(const arch::Package& package, const arch::MachineDescription& machine,
                                      const std::string& file,
-                                     const std::map<std::string, std::vector<uint8_t>>& inputs) {
+                                     const std::map<std::string, std::vector<uint8_t>>& inputs,
+                                     const std::string& weights_file) {
   if (package.workload.empty()) {
     throw InputError(file + ": --reference needs a package made by `lockstep build` (no workload recorded)");
   }
   try {
     const workload::Workload w = workload::parse_workload_yaml(package.workload, "workload");
     check_output_binding(package, w);
+    if (!weights_file.empty()) {
+      // The weights as the user gave them, before FP8 quantisation (and its saturation).
+      return workload::reference_forward(w, workload::load_weights_file(weights_file, w), run_patches(package, w, inputs));
+    }
     const workload::Lowered lowered = workload::lower_workload(w, machine);
     const workload::DeviceWeights device = workload::read_device_weights(package, lowered.weights, w);
     return workload::reference_forward(w, workload::dequantized(device, w), run_patches(package, w, inputs));

@@ -17,10 +17,12 @@ namespace lockstep::cli {
 // given with --input) or else the package's initial bytes of that binding. The workload is
 // lowered on `machine` (the package's) only to find where its weights lie. InputError "FILE:
 // --reference ..." for a package without a recorded workload, weights, input image or an
-// `output` binding of FP32 [rows, hidden].
+// `output` binding of FP32 [rows, hidden]. With `weights_file` (a safetensors file as `build
+// --weights` reads it), the reference runs on those weights as given, before quantisation.
 std::vector<float> package_reference(const arch::Package& package, const arch::MachineDescription& machine,
                                      const std::string& file,
-                                     const std::map<std::string, std::vector<uint8_t>>& inputs);
+                                     const std::map<std::string, std::vector<uint8_t>>& inputs,
+                                     const std::string& weights_file = "");
 
 // The simulated `output` binding (FP32 bytes; package_reference checked its size) against the
 // reference.

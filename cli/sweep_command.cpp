@@ -100,6 +100,16 @@ SweepArgs resumed_args(const SweepArgs& given) {
   return args;
 }
 
+// `--resume DIR`, the journal read: says what was dropped from it and removes the
+// temporaries a write killed half way left in DIR (every file of the sweep is written again).
+void resumed_folder(const std::string& dir, const replay::SweepJournal& journal) {
+  if (journal.dropped() > 0) {
+    std::cerr << "sweep: " << journal.path() << ": " << journal.dropped()
+              << " stretch(es) of cut-short or damaged records dropped; their points run again\n";
+  }
+  arch::remove_stale_temporaries_in(dir);
+}
+
 int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& explicit_options) {
   if (!given.resume.empty() && !explicit_options.empty()) {
     throw InputError("--resume: the sweep's options come from its journal; drop " + explicit_options.front());
@@ -132,6 +142,7 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
       journal = std::make_unique<replay::SweepJournal>(args.out, sweep_identity(args, definition),
                                                        !args.resume.empty(), plan.size());
       resume.finished = journal->finished();
+      if (!args.resume.empty()) resumed_folder(args.out, *journal);
       for (const auto& point : resume.finished) finished.push_back(point.first);
       resume.on_point = [&](size_t index, const std::string& encoded) { journal->append(index, encoded); };
     } catch (const InputError& e) {

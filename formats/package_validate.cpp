@@ -6,6 +6,8 @@
 
 #include "io/errors.hpp"
 #include "io/hex.hpp"
+#include "arch/instruction.hpp"
+#include "arch/instruction_sequences.hpp"
 #include "arch/kernel_signatures.hpp"
 #include "arch/stack_kernels.hpp"
 #include "formats/package_io.hpp"
@@ -87,6 +89,12 @@ class Validator {
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
     throw InputError(file_ + ": " + where + ": " + what);
+  }
+
+  // A value the supervisor code puts in an instruction field (docs/supervisor-code.md): the
+  // encoder's own limit, checked before what the value means.
+  void encodable(Opcode op, Field field, int64_t value, const std::string& where) const {
+    if (const std::string why = misfit(op, field, value); !why.empty()) fail(where, why);
   }
 
   void sram(const std::string& where, uint64_t address, uint64_t bytes) const {
@@ -181,6 +189,7 @@ class Validator {
       paths_.push_back(where);
       const size_t path_index = paths_.size() - 1;
       if (const auto* s = std::get_if<SyncStep>(&step.kind)) {
+        encodable(Opcode::Sync, Field::Zone, s->zone, where + ": zone");
         record(tile, Barrier{false, s->zone, path_index});
       } else if (const auto* e = std::get_if<ExchangeStep>(&step.kind)) {
         exchange(*e, where);
@@ -190,12 +199,7 @@ class Validator {
       } else if (const auto* r = std::get_if<RepeatStep>(&step.kind)) {
         if (r->count == 0) fail(where + ": count", "must be at least 1");
         if (r->body.empty()) fail(where + ": body", "is empty");
-        for (size_t j = 0; j < r->pointers.size(); ++j) {
-          const auto& ptr = r->pointers[j];
-          const std::string field = where + ": pointers[" + std::to_string(j) + "].address";
-          if (ptr.address % 4 != 0) fail(field, hex(ptr.address) + " is not 4-aligned");
-          sram(field, ptr.address, 4);
-        }
+        pointers(*r, where);
         // The body's barriers repeat `count` times; expand them after the body is checked.
         const size_t before = barriers_[tile].size();
         steps(r->body, path, r, tile);
@@ -207,6 +211,18 @@ class Validator {
       } else if (const auto* p = std::get_if<PatchStep>(&step.kind)) {
         patch(*p, where, repeat);
       }
+    }
+  }
+
+  // The emitter writes each slot with `setzi $m1, slot` (the stride is added in chunks of
+  // add's immediate, so every int32 stride lowers).
+  void pointers(const RepeatStep& r, const std::string& where) const {
+    for (size_t j = 0; j < r.pointers.size(); ++j) {
+      const auto& ptr = r.pointers[j];
+      const std::string field = where + ": pointers[" + std::to_string(j) + "].address";
+      if (ptr.address % 4 != 0) fail(field, hex(ptr.address) + " is not 4-aligned");
+      encodable(Opcode::SetZi, Field::Immediate, ptr.address, field);
+      sram(field, ptr.address, 4);
     }
   }
 
@@ -229,12 +245,15 @@ class Validator {
     }
   }
 
+  // The CSR values go through `setzi $m8`, the row through `call $m10, row`.
   void exchange(const ExchangeStep& e, const std::string& where) {
     if (!phase_ids_.count(e.phase)) {
       fail(where + ": phase", "phase " + std::to_string(e.phase) + " is not in the package's phases");
     }
+    encodable(Opcode::SetZi, Field::Immediate, e.incoming_base, where + ": incoming_base");
     if (e.incoming_mux) mux_value(*e.incoming_mux, where + ": incoming_mux");
     if (e.incoming_muxpair) mux_value(*e.incoming_muxpair, where + ": incoming_muxpair");
+    encodable(Opcode::SetZi, Field::Immediate, e.incoming_format, where + ": incoming_format");
     if (e.incoming_format > 2) {
       fail(where + ": incoming_format", std::to_string(e.incoming_format) +
                                             " is not a format (0 32-bit, 1 early half, 2 waiting half)");
@@ -242,6 +261,7 @@ class Validator {
     if (!e.row_address) return;
     const uint32_t row = *e.row_address;
     if (row % 8 != 0) fail(where + ": row_address", hex(row) + " is not 8-aligned");
+    encodable(Opcode::Call, Field::Target, row, where + ": row_address");
     if (table_.size == 0 || !in_table(row, 4)) {
       fail(where + ": row_address", hex(row) + " outside the table " +
                                         range(table_.address, table_.size));
@@ -251,6 +271,7 @@ class Validator {
 
   // A mux CSR holds a physical tile id, the neutral value or a host endpoint 0x600 + x.
   void mux_value(uint32_t value, const std::string& field) {
+    encodable(Opcode::SetZi, Field::Immediate, value, field);
     const bool host = value >= 0x600 && value < 0x640;
     if (value < m_.chip_tiles || value == m_.neutral_mux || host) return;
     fail(field, hex(value) + " is no tile (0.." + std::to_string(m_.chip_tiles - 1) + "), not neutral " +
@@ -258,11 +279,13 @@ class Validator {
   }
 
   void kernel(const KernelStep& k, const std::string& where) {
-    const KernelSignature* sig = find_kernel_signature(k.name);
-    if (sig == nullptr) {
-      if (const std::string why = stack_kernel_refusal(k.name); !why.empty()) fail(where + ": name", why);
-      fail(where + ": name", "unknown kernel '" + k.name + "' (known: " + kernel_signature_names() +
-                                 ", and the IPU21 stack's kernels by symbol)");
+    const KernelSignature* sig = kernel_signature(k.name, where);
+    // What the lowering can pass (the kernel ABI, the setzi macro), then what the kernel takes.
+    const std::string registers = kernel_arguments_misfit(k.operands.size() + k.scalars.size());
+    if (!registers.empty()) fail(where + ": operands", registers);
+    for (size_t j = 0; j < k.scalars.size(); ++j) {
+      const std::string why = word_misfit(k.scalars[j]);
+      if (!why.empty()) fail(where + ": scalars[" + std::to_string(j) + "]", why);
     }
     const auto& counts = sig->operand_counts;
     if (std::find(counts.begin(), counts.end(), k.operands.size()) == counts.end()) {
@@ -278,14 +301,29 @@ class Validator {
       const auto colon = error.find(':');
       fail(where + ": " + error.substr(0, colon), k.name + ": " + error.substr(colon + 2));
     }
-    const std::vector<uint64_t> spans = sig->operand_bytes(k.scalars, k.operands.size());
+    operands(k, sig->operand_bytes(k.scalars, k.operands.size()), where);
+  }
+
+  const KernelSignature* kernel_signature(const std::string& name, const std::string& where) const {
+    if (const KernelSignature* sig = find_kernel_signature(name)) return sig;
+    if (const std::string why = stack_kernel_refusal(name); !why.empty()) {
+      fail(where + ": name", why);
+    }
+    fail(where + ": name", "unknown kernel '" + name + "' (known: " + kernel_signature_names() +
+                               ", and the IPU21 stack's kernels by symbol)");
+  }
+
+  // Each operand goes in its register with `setzi $r, address` (an indirect one's slot, read
+  // with ld32: where it points is known only at run time).
+  void operands(const KernelStep& k, const std::vector<uint64_t>& spans,
+                const std::string& where) const {
     for (size_t i = 0; i < k.operands.size(); ++i) {
       const Operand& o = k.operands[i];
       const std::string field = where + ": operands[" + std::to_string(i) + "]";
       if (o.address % 4 != 0) {
         fail(field, (o.indirect ? "pointer slot " : "") + hex(o.address) + " is not 4-aligned");
       }
-      // An indirect operand's slot is checked; where it points is known only at run time.
+      encodable(Opcode::SetZi, Field::Immediate, o.address, field);
       sram(field, o.address, o.indirect ? 4 : spans[i]);
     }
   }
@@ -297,6 +335,10 @@ class Validator {
       const PatchEntry& e = p.entries[i];
       const std::string field = where + ": entries[" + std::to_string(i) + "]";
       if (e.word_address % 4 != 0) fail(field + ".word", hex(e.word_address) + " is not 4-aligned");
+      // helper and setup patches address each word with `setzi $m2, word`; bulk lists are data.
+      if (p.method != PatchMethod::Bulk) {
+        encodable(Opcode::SetZi, Field::Immediate, e.word_address, field + ".word");
+      }
       if (table_.size == 0 || !in_table(e.word_address, 4)) {
         fail(field + ".word", hex(e.word_address) + " outside the table " +
                                   range(table_.address, table_.size));

@@ -3,11 +3,13 @@
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 
 #include "io/errors.hpp"
 #include "io/atomic_file.hpp"
 #include "io/mapped_file.hpp"
+#include "io/utf8.hpp"
 #include "formats/npy.hpp"
 
 namespace lockstep::arch {
@@ -61,27 +63,101 @@ uint64_t read_length(std::string_view bytes) {
   return value;
 }
 
-// The JSON text, its length checked against the limit and the file before anything is read.
+// Files mistaken for safetensors, by their first bytes. None can start a safetensors file:
+// read as a header length, each is far beyond any file.
+struct OtherFormat {
+  std::string_view magic;
+  std::string_view what;
+};
+
+constexpr std::array kOtherFormats{
+    OtherFormat{std::string_view("\x93NUMPY", 6), "a .npy array"},
+    OtherFormat{"LKSPKG", "a Lockstep package"},
+    OtherFormat{"LKSCAP", "a Lockstep capture"},
+    OtherFormat{std::string_view("PK\x03\x04", 4), "a zip archive (a PyTorch checkpoint?)"},
+    OtherFormat{"GGUF", "a GGUF file"},
+    OtherFormat{std::string_view("\x89HDF\r\n\x1a\n", 8), "an HDF5 file"},
+    OtherFormat{std::string_view("\177ELF", 4), "an ELF file"},
+};
+
+constexpr size_t kTextSniffBytes = 64;
+
+// The first bytes are UTF-8 text without control bytes other than tab and line ends.
+bool looks_like_text(std::string_view bytes) {
+  const std::string_view head = bytes.substr(0, kTextSniffBytes);
+  for (size_t at = 0; at < head.size();) {
+    const auto c = static_cast<unsigned char>(head[at]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return false;
+    const size_t length = utf8_sequence_length(head, at);
+    if (length == 0) return head.size() < bytes.size() && head.size() - at < 4;  // cut short
+    at += length;
+  }
+  return true;
+}
+
+// What a file that cannot be safetensors is, from its first bytes; "" when not known.
+std::string other_format(std::string_view bytes) {
+  for (const OtherFormat& format : kOtherFormats) {
+    if (bytes.starts_with(format.magic)) return std::string(format.what);
+  }
+  return looks_like_text(bytes) ? "a text file" : "";
+}
+
+// The JSON text. The header length is checked against the file first (a file of another
+// kind is named as what it is), then against the limit, before anything is read.
 std::string_view header_text(std::string_view bytes, const std::string& file) {
   if (bytes.size() < kLengthSize) {
     fail(file, "truncated: " + std::to_string(bytes.size()) +
                    " bytes, shorter than the 8-byte header length");
   }
   const uint64_t length = read_length(bytes);
-  if (length > kMaxHeaderLength) {
-    fail(file, "header length " + std::to_string(length) + " exceeds the 100 MB limit");
-  }
   if (length > bytes.size() - kLengthSize) {
+    const std::string other = other_format(bytes);
+    if (!other.empty()) fail(file, "is " + other + ", not a safetensors file");
     fail(file, "header length " + std::to_string(length) + " exceeds the file (" +
                    std::to_string(bytes.size()) + " bytes)");
+  }
+  if (length > kMaxHeaderLength) {
+    fail(file, "header length " + std::to_string(length) + " exceeds the 100 MB limit");
   }
   return bytes.substr(kLengthSize, length);
 }
 
+// JSON objects keep the last of repeated keys; the header's keys must each appear once.
+// Tracks the keys of every open object while parsing, naming the entry a repeat is in.
+class RepeatedKeys {
+ public:
+  explicit RepeatedKeys(const std::string& file) : file_(file) {}
+
+  bool operator()(int, Json::parse_event_t event, const Json& parsed) {
+    if (event == Json::parse_event_t::object_start) open_.emplace_back();
+    if (event == Json::parse_event_t::object_end) open_.pop_back();
+    if (event == Json::parse_event_t::key) check(parsed.get<std::string>());
+    return true;
+  }
+
+ private:
+  void check(const std::string& key) {
+    if (open_.size() == 1) entry_ = key;
+    if (open_.back().insert(key).second) return;
+    if (open_.size() == 1 && key == kMetadataKey) fail(file_, "__metadata__ appears twice");
+    if (open_.size() == 1) {
+      throw InputError(tensor_prefix(file_, key) + "named twice in the header");
+    }
+    const std::string where =
+        entry_ == kMetadataKey ? file_ + ": __metadata__: " : tensor_prefix(file_, entry_);
+    throw InputError(where + "key " + quoted_name(key) + " appears twice");
+  }
+
+  const std::string& file_;
+  std::vector<std::set<std::string>> open_;
+  std::string entry_;  // the top-level key whose value is being read
+};
+
 Json parse_header(std::string_view text, const std::string& file) {
   Json header;
   try {
-    header = Json::parse(text.begin(), text.end());
+    header = Json::parse(text.begin(), text.end(), RepeatedKeys(file));
   } catch (const Json::exception& e) {
     fail(file, std::string("header: invalid JSON: ") + e.what());
   }

@@ -53,7 +53,9 @@ class SafeTensors {
   std::shared_ptr<const void> owner_;            // what `bytes` point into
 };
 
-// Maps and validates a whole file. InputError "path: what is wrong" on anything refused.
+// Maps and validates a whole file. InputError "path: what is wrong" on anything refused: a
+// name given twice ("path: tensor 'x': named twice in the header"), and a file of another kind
+// named as what it is ("path: is a .npy array, not a safetensors file").
 SafeTensors read_safetensors(const std::string& path);
 
 // The same from bytes in memory (kept by the result); `file` names them in messages.

@@ -1,6 +1,7 @@
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <vector>
 
 #include "io/errors.hpp"
 
@@ -44,6 +46,58 @@ std::string not_a_regular_file(const std::string& path) {
   return "it exists and is not a regular file (a FIFO, socket or device)";
 }
 
+// True when `path` (not followed) is the file or folder open as `fd`.
+bool names_open_file(const std::string& path, int fd) {
+  struct stat named {}, held {};
+  if (::lstat(path.c_str(), &named) != 0 || ::fstat(fd, &held) != 0) return false;
+  return named.st_dev == held.st_dev && named.st_ino == held.st_ino;
+}
+
+// mkstemp "<path>.tmp-XXXXXX" and the writer's hold on it (`temp` its name); another name
+// when a sweep took the first one between the two. InputError when none can be made.
+int make_held_temporary(const std::string& path, std::string& temp) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    temp = path + ".tmp-XXXXXX";
+    const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+    if (fd < 0) throw InputError(path + ": cannot write: " + reason());
+    if (hold_new_temporary(fd, temp)) return fd;
+    ::close(fd);  // the sweep that holds it removes it
+  }
+  throw InputError(path + ": cannot write: every temporary made was removed before it was written");
+}
+
+// Calls `visit(dir, name)` for each entry of `dir`; nothing when it cannot be read.
+void for_each_entry(const std::string& dir,
+                    const std::function<void(const std::string&, const std::string&)>& visit) {
+  std::error_code error;
+  std::filesystem::directory_iterator it(dir, error), end;
+  std::vector<std::string> names;
+  for (; !error && it != end; it.increment(error)) names.push_back(it->path().filename().string());
+  for (const std::string& name : names) visit(dir, name);
+}
+
+// Removes the temporary `path` if it is of `kind` and no writer holds it: the sweep takes
+// the flock itself (so a writer starting on it makes another) and checks the name is still
+// that file before removing it.
+void remove_if_stale(const std::string& path, TemporaryKind kind) {
+  const bool folder = kind == TemporaryKind::Folder;
+  const int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (folder ? O_DIRECTORY : 0);
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) return;
+  struct stat info {};
+  const bool right_kind =
+      ::fstat(fd, &info) == 0 && (folder ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode));
+  if (right_kind && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_open_file(path, fd)) {
+    std::error_code error;
+    if (folder) {
+      std::filesystem::remove_all(path, error);
+    } else {
+      ::unlink(path.c_str());
+    }
+  }
+  ::close(fd);
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
@@ -64,24 +118,61 @@ void write_file_atomically(const std::string& path, const std::function<void(int
   if (const std::string why = not_a_regular_file(path); !why.empty()) {
     throw InputError(path + ": cannot write: " + why);
   }
-  std::string temp = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw InputError(path + ": cannot write: " + reason());
+  remove_stale_temporaries(path);
+  std::string temp;
+  const int fd = make_held_temporary(path, temp);
   auto fail = [&](const std::string& why) {
     ::unlink(temp.c_str());
+    ::close(fd);
     throw InputError(path + ": cannot write: " + why);
   };
   try {
     if (::fchmod(fd, default_file_mode()) != 0) throw std::runtime_error(reason());
     write(fd);
   } catch (const std::exception& error) {
-    ::close(fd);
     fail(error.what());
   }
-  const bool synced = ::fsync(fd) == 0;
-  const std::string sync_why = synced ? std::string() : reason();
-  if (::close(fd) != 0 || !synced) fail(synced ? reason() : sync_why);
+  if (::fsync(fd) != 0) fail(reason());
+  // Renamed while still held, so no sweep takes it for a killed write's leftover.
   if (std::rename(temp.c_str(), path.c_str()) != 0) fail(reason());
+  ::close(fd);  // its data is on disk already (fsync)
+}
+
+bool is_temporary_name(std::string_view name, std::string_view base) {
+  constexpr std::string_view kInfix = ".tmp-";
+  if (base.empty() || name.size() != base.size() + kInfix.size() + 6) return false;
+  if (name.substr(0, base.size()) != base || name.substr(base.size(), kInfix.size()) != kInfix) {
+    return false;
+  }
+  for (char c : name.substr(base.size() + kInfix.size())) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum) return false;
+  }
+  return true;
+}
+
+bool hold_new_temporary(int fd, const std::string& temp) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return false;
+  return names_open_file(temp, fd);
+}
+
+void remove_stale_temporaries(const std::string& path, TemporaryKind kind) {
+  const std::filesystem::path target(path);
+  const std::string base = target.filename().string();
+  if (base.empty()) return;
+  for_each_entry(parent_of(path), [&](const std::string& dir, const std::string& name) {
+    if (is_temporary_name(name, base)) remove_if_stale(dir + "/" + name, kind);
+  });
+}
+
+void remove_stale_temporaries_in(const std::string& dir) {
+  constexpr size_t kSuffix = 11;  // ".tmp-XXXXXX"
+  for_each_entry(dir, [&](const std::string& folder, const std::string& name) {
+    if (name.size() <= kSuffix) return;
+    if (is_temporary_name(name, std::string_view(name).substr(0, name.size() - kSuffix))) {
+      remove_if_stale(folder + "/" + name, TemporaryKind::File);
+    }
+  });
 }
 
 void check_output_file(const std::string& path, const std::string& option) {

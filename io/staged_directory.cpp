@@ -1,5 +1,6 @@
 #include "io/staged_directory.hpp"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +28,27 @@ std::string parent_of(const std::string& dir) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
+// mkdtemp "DIR.tmp-XXXXXX" and the writer's hold on it (`temp` its name); another name when
+// a sweep took the first one between the two. InputError when none can be made.
+int make_held_folder(const std::string& dir, const std::string& option, std::string& temp) {
+  const auto fail = [&](const std::string& why) -> int {
+    throw InputError(dir + ": cannot create " + option + ": " + why);
+  };
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    temp = dir + ".tmp-XXXXXX";
+    if (::mkdtemp(temp.data()) == nullptr) return fail(std::strerror(errno));
+    const int fd = ::open(temp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno != ENOENT) {
+      const std::string why = std::strerror(errno);
+      ::rmdir(temp.c_str());
+      return fail(why);
+    }
+    if (fd >= 0 && hold_new_temporary(fd, temp)) return fd;
+    if (fd >= 0) ::close(fd);  // the sweep that holds it removes it: make another
+  }
+  return fail("every temporary folder made was removed before it was used");
+}
+
 }  // namespace
 
 void check_staged_directory(const std::string& dir, const std::string& option) {
@@ -50,17 +72,16 @@ StagedDirectory::StagedDirectory(std::string dir, std::string option)
     : dir_(without_trailing_slashes(std::move(dir))), option_(std::move(option)) {
   check_staged_directory(dir_, option_);
   create_output_directory(parent_of(dir_), option_);
-  std::string temp = dir_ + ".tmp-XXXXXX";
-  if (::mkdtemp(temp.data()) == nullptr) {
-    throw InputError(dir_ + ": cannot create " + option_ + ": " + std::strerror(errno));
-  }
-  temp_ = temp;
+  remove_stale_temporaries(dir_, TemporaryKind::Folder);
+  hold_ = make_held_folder(dir_, option_, temp_);
 }
 
 StagedDirectory::~StagedDirectory() {
-  if (committed_ || temp_.empty()) return;
-  std::error_code error;
-  std::filesystem::remove_all(temp_, error);
+  if (!committed_ && !temp_.empty()) {
+    std::error_code error;
+    std::filesystem::remove_all(temp_, error);
+  }
+  if (hold_ >= 0) ::close(hold_);
 }
 
 std::string StagedDirectory::file(const std::string& name) const { return temp_ + "/" + name; }
@@ -75,6 +96,8 @@ void StagedDirectory::commit() {
     throw InputError(dir_ + ": cannot write " + option_ + ": " + why);
   }
   committed_ = true;
+  ::close(hold_);  // renamed while held, so no sweep took it for a killed command's leftover
+  hold_ = -1;
 }
 
 }  // namespace lockstep::arch

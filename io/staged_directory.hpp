@@ -3,7 +3,9 @@
 // temporary sibling ("DIR.tmp-XXXXXX", made by mkdtemp beside DIR), which commit() renames
 // to DIR. If the work fails before commit() the temporary folder is removed, so a failed
 // command leaves nothing behind. DIR must not exist yet, or be an empty folder (rename(2)
-// replaces an empty folder); a non-empty DIR is refused before any work starts.
+// replaces an empty folder); a non-empty DIR is refused before any work starts. A command
+// killed before commit() leaves its temporary folder: the next StagedDirectory for DIR
+// removes it (the live one is held with flock until it is renamed or removed).
 #include <string>
 
 namespace lockstep::arch {
@@ -14,7 +16,8 @@ void check_staged_directory(const std::string& dir, const std::string& option);
 
 class StagedDirectory {
  public:
-  // Checks as above, makes the folders above `dir`, then the temporary sibling.
+  // Checks as above, makes the folders above `dir`, removes stale "DIR.tmp-XXXXXX" folders
+  // (io/atomic_file.hpp, remove_stale_temporaries), then makes the temporary sibling.
   StagedDirectory(std::string dir, std::string option);
   ~StagedDirectory();  // removes the temporary folder unless committed
   StagedDirectory(const StagedDirectory&) = delete;
@@ -31,6 +34,7 @@ class StagedDirectory {
   std::string dir_;
   std::string option_;
   std::string temp_;
+  int hold_ = -1;  // the temporary folder, open and flocked until renamed or removed
   bool committed_ = false;
 };
 

@@ -41,8 +41,12 @@ void RunMonitor::check_limits(uint64_t cycle) {
 
 void RunMonitor::record(const PhaseRecord& record) {
   check_limits(record.release_cycle + record.horizon);
-  executions_.push_back(record);
   if (after_phase) after_phase(record);
+  executions_.push_back(record);
+  if (!keep_tile_records) {
+    executions_.back().tiles.clear();
+    executions_.back().tiles.shrink_to_fit();
+  }
 }
 
 }  // namespace lockstep::model

@@ -52,7 +52,8 @@ class RunMonitor {
  public:
   bool keep_going = false;
   std::optional<uint32_t> trace_tile;
-  bool record_tiles = false;  // keep every tile's row end and received runs per execution
+  bool record_tiles = false;  // record every tile's row end and received runs per execution
+  bool keep_tile_records = true;  // keep them in executions() (false: after_phase sees them only)
   bool profile = false;       // tiles record a sample per executed step (model/step_record.hpp)
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;

@@ -154,12 +154,24 @@ bool Tile::enter_sites(uint32_t index) {
         flush_issued();
         close_record();
         invocation_ends_.push_back(sc_core::sc_time_stamp().value());
+        if (!snapshot_ranges_.empty()) take_snapshot();
         ++invocation_;
         break;
       case SiteRole::Halt: break;
     }
   }
   return false;
+}
+
+// The invocation's kernels run first (they would at the next barrier, with the same memory).
+void Tile::take_snapshot() {
+  flush_kernels();
+  std::vector<uint8_t>& bytes = snapshots_.emplace_back();
+  for (const auto& [address, size] : snapshot_ranges_) {
+    const size_t at = bytes.size();
+    bytes.resize(at + size);
+    memory_.read(address, size, bytes.data() + at);
+  }
 }
 
 bool Tile::memory_word(uint32_t address, const char* what) {

@@ -58,6 +58,12 @@ class Tile : public sc_core::sc_module {
   bool finished() const { return finished_; }
   uint64_t finish_cycle() const { return finish_cycle_; }
   const std::vector<uint64_t>& invocation_ends() const { return invocation_ends_; }  // cycle per invocation
+  // Byte ranges (address, bytes) copied at the end of every invocation but the last, after
+  // the invocation's kernels ran: snapshots()[i] holds invocation i's ranges back to back.
+  void snapshot_at_invocation_ends(std::vector<std::pair<uint32_t, uint32_t>> ranges) {
+    snapshot_ranges_ = std::move(ranges);
+  }
+  const std::vector<std::vector<uint8_t>>& snapshots() const { return snapshots_; }
   uint32_t current_phase() const { return current_phase_; }
 
   // Profiling (RunMonitor::profile): the fabric hands each participant the phase's
@@ -160,6 +166,9 @@ class Tile : public sc_core::sc_module {
   std::shared_ptr<const PhaseActivities> exchange_activities_;  // of the last release
   uint32_t exchange_position_ = 0;
   std::vector<uint64_t> invocation_ends_;
+  std::vector<std::pair<uint32_t, uint32_t>> snapshot_ranges_;
+  std::vector<std::vector<uint8_t>> snapshots_;
+  void take_snapshot();
   SharedReleasePath release_path_;  // the path to the last release this tile took part in
   CycleSplit since_release_;        // what this tile did since then
   CycleSplit finish_path_;

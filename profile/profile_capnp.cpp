@@ -6,7 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "io/atomic_file.hpp"
@@ -69,6 +69,35 @@ ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file,
   return step;
 }
 
+// The longest sample a profile holds: on disk a sample is its start and its end's low 32
+// bits, so its length is the wrapping difference; a difference of 2^31 or more reads as an
+// end before the start (docs/profiles.md "Cycles"), in both kinds of profile.
+constexpr uint64_t kMaxSampleCycles = (uint64_t{1} << 31) - 1;
+
+uint32_t sample_cycles(profile_schema::CycleSample::Reader s, const std::string& file,
+                       const std::string& where) {
+  const uint32_t duration = s.getEndCycle() - s.getStartCycle();
+  if (duration > kMaxSampleCycles) {
+    malformed(file, where,
+              "endCycle " + std::to_string(s.getEndCycle()) + " is before startCycle " +
+                  std::to_string(s.getStartCycle()) + " (read as a wrap of the 32-bit counter it " +
+                  "would last " + std::to_string(duration) + " cycles, over 2^31)");
+  }
+  return duration;
+}
+
+// Each tile's physical id once: a second one is refused naming both. `seen` maps the ids
+// met so far to their index in the file's tiles.
+void refuse_repeated_tile(std::map<uint32_t, size_t>& seen, uint32_t physical, size_t index,
+                          const std::string& file) {
+  const auto [it, fresh] = seen.emplace(physical, index);
+  if (!fresh) {
+    malformed(file, "tiles[" + std::to_string(index) + "]: ",
+              "physicalTile " + std::to_string(physical) + " appears twice (also tiles[" +
+                  std::to_string(it->second) + "])");
+  }
+}
+
 // A stack profile's cycles are a free-running 32-bit counter: each start is taken as the
 // signed (wrapping) distance from the first tile's first sample, then all are shifted so
 // the earliest is 0. Lockstep profiles carry the high bits and read as written.
@@ -86,10 +115,12 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
   const size_t shared = profile.steps.size();
   ProfileStepTable table(profile.steps);
   profile.tiles.reserve(tiles.size());
+  std::map<uint32_t, size_t> seen;
   for (unsigned t = 0; t < tiles.size(); ++t) {
     const auto in = tiles[t];
     TileProfile tile;
     tile.physical_tile = in.getPhysicalTile();
+    refuse_repeated_tile(seen, tile.physical_tile, t, file);
     tile.logical_tile = in.getLogicalTile();
     const auto samples = in.getSamples();
     tile.samples.reserve(samples.size());
@@ -98,7 +129,7 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
       const std::string where =
           "tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) + ": ";
       CycleSample sample;
-      const uint32_t duration = s.getEndCycle() - s.getStartCycle();
+      const uint32_t duration = sample_cycles(s, file, where);
       int64_t start = 0;
       if (lockstep) {
         start = static_cast<int64_t>((uint64_t{s.getStartCycleHigh()} << 32) | s.getStartCycle());
@@ -165,10 +196,68 @@ void refuse_truncated(kj::ArrayPtr<const capnp::word> words, const std::string& 
   }
 }
 
+// The first `want` words of a packed message (Cap'n Proto's packing: per word a tag byte
+// whose bit i says byte i is not zero, then those bytes; tag 0 is followed by a count of
+// further zero words, tag 0xff by a count of raw words), fewer where the bytes end.
+std::vector<uint64_t> unpack_words(const uint8_t* data, size_t size, size_t want) {
+  std::vector<uint64_t> out;
+  size_t at = 0;
+  const auto raw_word = [&](uint8_t mask) {
+    uint64_t word = 0;
+    for (int b = 0; b < 8; ++b) {
+      if (mask & (1u << b)) word |= uint64_t{data[at++]} << (8 * b);
+    }
+    return word;
+  };
+  while (out.size() < want && at < size) {
+    const uint8_t tag = data[at++];
+    if (static_cast<size_t>(__builtin_popcount(tag)) > size - at) break;
+    out.push_back(raw_word(tag));
+    if ((tag != 0x00 && tag != 0xff) || at >= size) continue;
+    const size_t run = data[at++];
+    for (size_t k = 0; k < run && out.size() < want; ++k) {
+      if (tag == 0xff && size - at < 8) return out;
+      out.push_back(tag == 0x00 ? 0 : raw_word(0xff));
+    }
+  }
+  return out;
+}
+
+// True when the bytes are a packed message whose root is a profile: they do not read as an
+// unpacked message (its segment table does not add up to the file), and unpacked, the
+// segment table is small, the root pointer points at the struct right after it, and the
+// struct's first field is a profile schema version. Anything else is left to the reader.
+bool is_packed_profile(const uint8_t* data, size_t size) {
+  const auto u32 = [&](size_t at) {
+    return uint32_t{data[at]} | uint32_t{data[at + 1]} << 8 | uint32_t{data[at + 2]} << 16 |
+           uint32_t{data[at + 3]} << 24;
+  };
+  if (size >= 8 && size % 8 == 0 && u32(0) < 512 && (u32(0) + 3) / 2 <= size / 8) {
+    uint64_t needed = (uint64_t{u32(0)} + 3) / 2;
+    for (size_t i = 0; i <= u32(0); ++i) needed += u32(4 + 4 * i);
+    if (needed == size / 8) return false;  // a whole unpacked message
+  }
+  const std::vector<uint64_t> head = unpack_words(data, size, 1);
+  if (head.empty() || (head[0] & 0xffffffffu) >= 64) return false;
+  const size_t table = ((head[0] & 0xffffffffu) + 3) / 2;
+  const std::vector<uint64_t> words = unpack_words(data, size, table + 2);
+  if (words.size() < table + 2) return false;
+  const uint64_t root = words[table];
+  const uint32_t version = static_cast<uint32_t>(words[table + 1]);
+  const bool struct_here = (root & 0xffffffffu) == 0 && (root >> 32 & 0xffff) > 0;
+  return struct_here && ((version >= 1 && version <= kProfileSchemaVersion) ||
+                         version == kProfileCompactSchemaVersion);
+}
+
 }  // namespace
 
 Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_name) {
   refuse_other_formats(data, size, file_name);
+  if (is_packed_profile(data, size)) {
+    throw InputError(file_name +
+                     ": is a packed Cap'n Proto message; Lockstep reads the unpacked form "
+                     "(capnp convert packed:binary profile/profile.capnp Profile)");
+  }
   kj::Array<capnp::word> copy;
   const auto words = capnp_message_words(data, size, copy, file_name, "profile");
   refuse_truncated(words, file_name);
@@ -288,11 +377,10 @@ void write_profile(const Profile& profile, const std::string& path, ProfileLayou
     auto samples = tiles[t].initSamples(static_cast<unsigned>(tile.samples.size()));
     for (unsigned i = 0; i < tile.samples.size(); ++i) {
       const CycleSample& s = tile.samples[i];
-      if (s.end_cycle < s.start_cycle ||
-          s.end_cycle - s.start_cycle > std::numeric_limits<uint32_t>::max()) {
+      if (s.end_cycle < s.start_cycle || s.end_cycle - s.start_cycle > kMaxSampleCycles) {
         throw InputError(path + ": tile " + std::to_string(tile.physical_tile) + " sample " +
                          std::to_string(i) +
-                         ": lasts longer than 2^32 cycles, which the profile schema cannot hold");
+                         ": lasts 2^31 cycles or more, which the profile schema cannot hold");
       }
       samples[i].setStartCycle(static_cast<uint32_t>(s.start_cycle));
       samples[i].setEndCycle(static_cast<uint32_t>(s.end_cycle));

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string_view>
 
+#include "formats/package.hpp"
 #include "io/errors.hpp"
 #include "io/mapped_file.hpp"
 #include "io/report_files.hpp"
@@ -15,9 +17,28 @@
 namespace lockstep::replay {
 namespace {
 
-constexpr std::string_view kMagic = "lockstep-sweep-journal 1 ";
+constexpr std::string_view kMagic = "lockstep-sweep-journal ";
+constexpr std::string_view kRecord = "point ";
 
 std::string reason() { return std::strerror(errno); }
+
+// FNV-1a 64 of `text` continuing from `seed`, as 16 lower-case hex digits.
+uint64_t fnv(std::string_view text, uint64_t seed = 0xcbf29ce484222325ull) {
+  return arch::fnv1a64(reinterpret_cast<const uint8_t*>(text.data()), text.size(), seed);
+}
+std::string hex16(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// A record's first line without its checksum, and the checksum of that line and the bytes.
+std::string record_head(size_t index, size_t bytes) {
+  return std::string(kRecord) + std::to_string(index) + " " + std::to_string(bytes);
+}
+std::string record_checksum(std::string_view head, std::string_view encoded) {
+  return hex16(fnv(encoded, fnv(head)));
+}
 
 // A decimal count; false on anything else.
 bool parse_number(std::string_view text, size_t& value) {
@@ -30,6 +51,77 @@ bool parse_number(std::string_view text, size_t& value) {
   return true;
 }
 
+struct Header {
+  int version = 0;
+  std::string identity;
+  size_t end = 0;  // where the first record starts
+};
+
+// The journal's first line: version 1 "<magic>1 <identity>", version 2 "<magic>2 <checksum>
+// <identity>". InputError when it is not a journal's, of an unknown version, or damaged.
+Header parse_header(std::string_view text, const std::string& path) {
+  const size_t eol = text.find('\n');
+  if (text.substr(0, kMagic.size()) != kMagic || eol == std::string_view::npos) {
+    throw InputError(path + ": not a sweep journal (bad header)");
+  }
+  const std::string_view line = text.substr(kMagic.size(), eol - kMagic.size());
+  Header header;
+  header.end = eol + 1;
+  if (line.substr(0, 2) == "1 ") {
+    header.version = 1;
+    header.identity = line.substr(2);
+    return header;
+  }
+  if (line.substr(0, 2) != "2 ") {
+    throw InputError(path + ": a sweep journal of an unknown version ('" +
+                     std::string(line.substr(0, line.find(' '))) +
+                     "'; this Lockstep reads 1 and 2): finish it with the Lockstep that "
+                     "started it, or, if the first line is damaged, delete the journal and "
+                     "run the sweep again");
+  }
+  header.version = 2;
+  header.identity = line.size() > 19 ? line.substr(19) : std::string_view();
+  if (line.size() <= 19 || line[18] != ' ' || line.substr(2, 16) != hex16(fnv(header.identity))) {
+    throw InputError(path + ": the journal's first line is damaged (its checksum does not "
+                     "match), so the sweep's arguments are lost; delete the journal and run the "
+                     "sweep again");
+  }
+  return header;
+}
+
+struct Record {
+  size_t index = 0;
+  std::string_view encoded;
+  size_t end = 0;  // where the next record starts
+};
+
+// The record at `at`, if it is whole, names a point of the plan and (version 2) its checksum
+// matches; false for one cut short or damaged.
+bool parse_record(std::string_view text, size_t at, int version, size_t plan_size, Record& record) {
+  const size_t eol = text.find('\n', at);
+  if (eol == std::string_view::npos) return false;
+  std::string_view line = text.substr(at, eol - at);
+  if (line.substr(0, kRecord.size()) != kRecord) return false;
+  std::string_view checksum;
+  if (version >= 2) {
+    const size_t last = line.rfind(' ');
+    checksum = line.substr(last + 1);
+    line = line.substr(0, last);
+  }
+  const size_t space = line.find(' ', kRecord.size());
+  size_t bytes = 0;
+  if (space == std::string_view::npos ||
+      !parse_number(line.substr(kRecord.size(), space - kRecord.size()), record.index) ||
+      !parse_number(line.substr(space + 1), bytes) || record.index >= plan_size) {
+    return false;
+  }
+  const size_t start = eol + 1;
+  if (bytes >= text.size() - start || text[start + bytes] != '\n') return false;
+  record.encoded = text.substr(start, bytes);
+  record.end = start + bytes + 1;
+  return version < 2 || checksum == record_checksum(line, record.encoded);
+}
+
 }  // namespace
 
 std::string SweepJournal::read_identity(const std::string& dir) {
@@ -40,12 +132,7 @@ std::string SweepJournal::read_identity(const std::string& dir) {
                      "started in this folder)");
   }
   const arch::MappedFile file(path);
-  const std::string_view text = file.view();
-  const size_t eol = text.find('\n');
-  if (text.compare(0, kMagic.size(), kMagic) != 0 || eol == std::string::npos) {
-    throw InputError(path + ": not a sweep journal (bad header)");
-  }
-  return std::string(text.substr(kMagic.size(), eol - kMagic.size()));
+  return parse_header(file.view(), path).identity;
 }
 
 SweepJournal::SweepJournal(const std::string& dir, const std::string& identity, bool resume,
@@ -76,7 +163,7 @@ SweepJournal::SweepJournal(const std::string& dir, const std::string& identity, 
         throw InputError(path_ + ": this folder holds an interrupted sweep; finish it with "
                          "`lockstep sweep --resume " + dir + "` or delete the journal");
       }
-      write_all(std::string(kMagic) + identity + "\n");
+      write_all(std::string(kMagic) + "2 " + hex16(fnv(identity)) + " " + identity + "\n");
     }
   } catch (...) {
     ::close(fd_);
@@ -100,36 +187,36 @@ void SweepJournal::read_existing(const std::string& identity, size_t plan_size) 
     got += static_cast<size_t>(n);
   }
   if (text.empty()) throw InputError(path_ + ": no sweep to resume (the journal is missing or empty)");
-  const std::string header = std::string(kMagic) + identity + "\n";
-  if (text.compare(0, kMagic.size(), kMagic) != 0) {
-    throw InputError(path_ + ": not a sweep journal (bad header)");
-  }
-  if (text.compare(0, header.size(), header) != 0) {
+  const Header header = parse_header(text, path_);
+  if (header.identity != identity) {
     throw InputError(path_ + ": the journal belongs to a different sweep (capture, phases, "
                      "configurations, seed or samples differ); rerun without --resume");
   }
-  size_t at = header.size();
+  version_ = header.version;
+  read_records(text, header.end, plan_size);
+}
+
+// Keeps every whole record whose checksum matches. One cut short or damaged is dropped
+// (its point runs again) and reading goes on at the next record; the bytes after the last
+// good record are cut off, so new records follow it.
+void SweepJournal::read_records(const std::string& text, size_t at, size_t plan_size) {
   size_t good_end = at;
+  bool dropping = false;
   while (at < text.size()) {
-    const size_t eol = text.find('\n', at);
-    if (eol == std::string::npos) break;  // cut short: dropped
-    const std::string_view line(text.data() + at, eol - at);
-    const size_t space = line.find(' ', 6);
-    size_t index = 0, bytes = 0;
-    if (line.substr(0, 6) != "point " || space == std::string_view::npos ||
-        !parse_number(line.substr(6, space - 6), index) ||
-        !parse_number(line.substr(space + 1), bytes) || index >= plan_size) {
-      throw InputError(path_ + ": byte " + std::to_string(at) + ": malformed record");
+    Record record;
+    if (parse_record(text, at, version_, plan_size, record)) {
+      finished_[record.index] = std::string(record.encoded);
+      at = good_end = record.end;
+      dropping = false;
+      continue;
     }
-    if (eol + 1 + bytes + 1 > text.size()) break;  // cut short: dropped
-    if (text[eol + 1 + bytes] != '\n') {
-      throw InputError(path_ + ": byte " + std::to_string(at) + ": malformed record");
-    }
-    finished_[index] = text.substr(eol + 1, bytes);
-    at = eol + 1 + bytes + 1;
-    good_end = at;
+    // The next "point " (a damaged record may have lost the newline before it); a false
+    // start inside a record's bytes fails its checksum.
+    if (!dropping) ++dropped_;
+    dropping = true;
+    at = text.find(kRecord, at + 1);
+    if (at == std::string::npos) break;
   }
-  // Drop a record cut short so new ones append after the last whole one.
   if (good_end < text.size() && ::ftruncate(fd_, static_cast<off_t>(good_end)) != 0) {
     throw InputError(path_ + ": cannot write: " + reason());
   }
@@ -142,8 +229,9 @@ void SweepJournal::finish() {
 }
 
 void SweepJournal::append(size_t plan_index, const std::string& encoded) {
-  write_all("point " + std::to_string(plan_index) + " " + std::to_string(encoded.size()) + "\n" +
-            encoded + "\n");
+  const std::string head = record_head(plan_index, encoded.size());
+  const std::string checksum = version_ >= 2 ? " " + record_checksum(head, encoded) : "";
+  write_all(head + checksum + "\n" + encoded + "\n");
 }
 
 void SweepJournal::write_all(const std::string& text) {

@@ -87,11 +87,15 @@ struct RunOptions {
   std::string source_name = "package";          // names the package in InputError messages
   std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
   bool record_tiles = false;                    // fill PhaseExecution::tiles (row ends, received runs)
+  // Keep those tiles in RunResult::executions; false: only after_exchange sees them, so a run's
+  // memory does not grow with its write runs.
+  bool keep_tiles = true;
   bool profile = false;                         // fill RunResult::profile (sim/profile_builder.hpp)
   uint32_t invocations = 1;                     // run the resident program this many times
   uint64_t max_cycles = 0;                      // stop once a tile passes this cycle (0 = no bound)
   double timeout_seconds = 0;                   // stop after this much wall time (0 = no bound)
   std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
+  bool invocation_outputs = false;  // fill RunResult::invocation_outputs (with invocations > 1)
   // Called after every phase execution, with memory as it stands at the end of it.
   std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;
 };
@@ -106,6 +110,9 @@ struct RunResult {
   std::vector<Hazard> hazards;             // sorted by (cycle, tile, kind)
   std::vector<ExpectationFailure> expectation_failures;
   std::map<std::string, std::vector<uint8_t>> outputs;  // output bindings
+  // With RunOptions::invocation_outputs: the output bindings at the end of every invocation but
+  // the last (whose are `outputs`), in invocation order.
+  std::vector<std::map<std::string, std::vector<uint8_t>>> invocation_outputs;
   std::optional<arch::Profile> profile;    // a sample per executed step, with RunOptions::profile
   std::string stopped;  // why the run stopped at a limit before its end ("" when it ran to the end)
   bool ok() const { return hazards.empty() && expectation_failures.empty() && stopped.empty(); }

@@ -99,6 +99,7 @@ class SystemCBackend : public Backend {
     monitor.keep_going = options.keep_going;
     monitor.trace_tile = options.trace_tile;
     monitor.record_tiles = options.record_tiles;
+    monitor.keep_tile_records = options.keep_tiles;
     monitor.profile = options.profile;
     monitor.set_limits(options.max_cycles, options.timeout_seconds);
     auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor,
@@ -111,6 +112,8 @@ class SystemCBackend : public Backend {
       };
     }
     load(package, options, *chip);
+    const bool snapshots = options.invocation_outputs && options.invocations > 1;
+    if (snapshots) snapshot_outputs(package, *chip);
     sc_core::sc_start();
     chip->run_pending_kernels();  // kernels launched after the last barrier
 
@@ -147,6 +150,7 @@ class SystemCBackend : public Backend {
     result.stopped = monitor.limit_reached();
     if (!monitor.stopping()) check_expectations(package, view, result);
     collect_outputs(package, view, result);
+    if (snapshots && !monitor.stopping()) collect_invocation_outputs(package, *chip, result);
     if (options.profile) {
       const auto start = std::chrono::steady_clock::now();
       result.profile = build_profile(*chip, package, machine_, total);
@@ -251,6 +255,35 @@ class SystemCBackend : public Backend {
       if (found != e.bytes) {
         result.expectation_failures.push_back(
             {e.tile, e.address, hex_bytes(e.bytes.data(), e.bytes.size()), hex_bytes(found.data(), found.size())});
+      }
+    }
+  }
+
+  // Every output slice, in binding and slice order, is one snapshot range of its tile.
+  static void snapshot_outputs(const arch::Package& package, model::Chip& chip) {
+    std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> ranges;
+    for (const auto& b : package.bindings) {
+      if (b.kind != arch::BindingKind::Output) continue;
+      for (const auto& s : b.slices) ranges[s.tile].emplace_back(s.address, s.bytes);
+    }
+    for (auto& [tile, list] : ranges) chip.tile(tile)->snapshot_at_invocation_ends(std::move(list));
+  }
+
+  static void collect_invocation_outputs(const arch::Package& package, const model::Chip& chip, RunResult& result) {
+    const size_t earlier = result.invocation_ends.empty() ? 0 : result.invocation_ends.size() - 1;
+    result.invocation_outputs.resize(earlier);
+    for (size_t i = 0; i < earlier; ++i) {
+      std::map<uint32_t, size_t> offset;  // each tile's read position in its snapshot
+      for (const auto& b : package.bindings) {
+        if (b.kind != arch::BindingKind::Output) continue;
+        std::vector<uint8_t>& bytes = result.invocation_outputs[i][b.name];
+        for (const auto& s : b.slices) {
+          const std::vector<uint8_t>& snapshot = chip.tile(s.tile)->snapshots().at(i);
+          const size_t at = offset[s.tile];
+          bytes.insert(bytes.end(), snapshot.begin() + static_cast<ptrdiff_t>(at),
+                       snapshot.begin() + static_cast<ptrdiff_t>(at + s.bytes));
+          offset[s.tile] = at + s.bytes;
+        }
       }
     }
   }

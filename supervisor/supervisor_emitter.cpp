@@ -4,6 +4,7 @@
 
 #include "io/errors.hpp"
 #include "io/hex.hpp"
+#include "arch/instruction_sequences.hpp"
 #include "arch/kernel_signatures.hpp"
 #include "formats/token.hpp"
 
@@ -131,23 +132,14 @@ SupervisorEmitter::Label SupervisorEmitter::data(std::vector<uint32_t> words) {
   return label;
 }
 
-// The emitter's setzi macro (section 5.1): one word below 2^20, else setzi, shl, add.
+// The setzi macro and the add chunks of arch/instruction_sequences.hpp, whose limits
+// validate_package checks a package's values against.
 void SupervisorEmitter::load_immediate(uint32_t reg, uint32_t value) {
-  if (value < (1u << 20)) {
-    emit(setzi(reg, value));
-    return;
-  }
-  emit(setzi(reg, value >> 12));
-  emit(arithmetic(Opcode::Shl, reg, reg, 12));
-  emit(arithmetic(Opcode::Add, reg, reg, static_cast<int32_t>(value & 0xfff)));
+  for (const Instruction& in : load_word(reg, value)) emit(in);
 }
 void SupervisorEmitter::load_label(uint32_t reg, Label label) { emit_ref(setzi(reg, 0), label); }
 void SupervisorEmitter::add_constant(uint32_t reg, int64_t value) {
-  while (value != 0) {
-    const int64_t chunk = std::clamp<int64_t>(value, -32768, 32767);
-    emit(arithmetic(Opcode::Add, reg, reg, static_cast<int32_t>(chunk)));
-    value -= chunk;
-  }
+  for (const Instruction& in : arch::add_constant(reg, value)) emit(in);
 }
 void SupervisorEmitter::call(uint32_t return_reg, Label target) {
   emit_ref(branch(Opcode::Call, return_reg), target);
@@ -334,23 +326,25 @@ void SupervisorEmitter::exchange_step(const Step& step, const ExchangeStep& e) {
 // Section 8.3 with Lockstep's kernel ABI: operand i in $m(2+i), then the scalars; an
 // indirect operand loads its slot. The kernel returns through $m10.
 void SupervisorEmitter::kernel_step(const Step& step, const KernelStep& k) {
-  const size_t values = k.operands.size() + k.scalars.size();
-  if (values == 0 || values > 8) {
-    fail("kernel " + k.name + ": " + std::to_string(values) + " operands and scalars; registers $m2..$m9 hold 1 to 8");
+  // validate_package refuses both (same limits); a package lowered unvalidated hears why.
+  if (const std::string why = kernel_arguments_misfit(k.operands.size() + k.scalars.size());
+      !why.empty()) {
+    fail("kernel " + k.name + ": " + why);
+  }
+  for (size_t j = 0; j < k.scalars.size(); ++j) {
+    if (const std::string why = word_misfit(k.scalars[j]); !why.empty()) {
+      fail("kernel " + k.name + ": scalars[" + std::to_string(j) + "]: " + why);
+    }
   }
   site(SiteRole::Kernel, &step);
-  uint32_t reg = kM2;
+  uint32_t reg = kKernelFirstArgument;
   for (const Operand& o : k.operands) {
     emit(setzi(reg, o.address));
     if (o.indirect) emit(ld32(reg, reg, 0));
     ++reg;
   }
-  for (size_t j = 0; j < k.scalars.size(); ++j, ++reg) {
-    const int64_t v = k.scalars[j];
-    if (v < INT32_MIN || v > int64_t(UINT32_MAX)) {
-      fail("kernel " + k.name + ": scalars[" + std::to_string(j) + "] = " + std::to_string(v) + " does not fit 32 bits");
-    }
-    load_immediate(reg, static_cast<uint32_t>(v));
+  for (const int64_t scalar : k.scalars) {
+    for (const Instruction& in : load_word(reg++, scalar)) emit(in);
   }
   call(kM10, symbol_label_[kernel_symbol(k)]);
 }

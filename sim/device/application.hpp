@@ -172,6 +172,12 @@ void write_application(const Application& app, const std::string& path);
 std::string application_bytes(const Application& app);  // the file's bytes, unchecked
 
 // The header values and every rule of section 12.3; throws InputError "file: field: ...".
+// Beyond 12.3 (the stack checks neither): a binding's dtype must be one of 12.2's five
+// strings, and no slice's fileOffset + size may overflow 64 bits.
 void validate_application(const Application& app, const std::string& file_name);
+
+// The bytes of one element of a binding's dtype: 2 for "f16", 4 for "f32" and "u32", 1 for
+// "f8f143" and "u8" (section 12.2); 0 for any other string.
+uint32_t dtype_bytes(const std::string& dtype);
 
 }  // namespace lockstep::arch

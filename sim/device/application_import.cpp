@@ -14,6 +14,7 @@
 #include "supervisor/code_reader.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
+#include "io/printable.hpp"
 #include "supervisor/supervisor_code.hpp"
 #include "sim/device/tile_image_memory.hpp"
 #include "arch/topology.hpp"
@@ -65,6 +66,7 @@ TileContext tile_context(const Application& app, const TileImage& image, const T
   t.where = file + ": tile " + std::to_string(t.logical) + " (physical " + std::to_string(image.physical_tile) + ")";
   for (const DebugRegion& r : app.debug_regions) {
     if (r.physical_tile != image.physical_tile) continue;
+    check_region_in_memory(r, t.where);  // each names code, data or a symbol the import reads
     if (r.name == kCodeRegionName) {
       t.code = &r;
     } else if (r.name == kRowTableRegionName) {
@@ -196,33 +198,37 @@ void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, 
   }
 }
 
-static ElementType element_of(const std::string& dtype) {
-  if (dtype == "f16") return ElementType::Float16;
-  if (dtype == "f32") return ElementType::Float32;
-  return ElementType::Bytes;
+void check_region_in_memory(const DebugRegion& region, const std::string& where) {
+  const uint64_t end = uint64_t{region.address} + region.size;
+  if (region.address < kApplicationMemoryBase ||
+      end > uint64_t{kApplicationMemoryBase} + kApplicationMemorySize) {
+    throw InputError(where + ": debug region \"" + printable(region.name) + "\" at " +
+                     hex(region.address) + "+" + std::to_string(region.size) +
+                     " lies outside tile memory [" + hex(kApplicationMemoryBase) + ", " +
+                     hex(uint64_t{kApplicationMemoryBase} + kApplicationMemorySize) + ")");
+  }
 }
 
-void import_bindings(const Application& app, const Topology& topology, Package& package) {
-  const auto add = [&](const std::vector<AppBinding>& list, BindingKind kind) {
-    for (const AppBinding& b : list) {
-      Binding out;
-      out.name = b.name;
-      out.kind = kind;
-      out.element = element_of(b.dtype);
-      if (out.element != ElementType::Bytes) out.shape = b.shape;
-      for (const RegionSlice& s : b.slices) {
-        out.slices.push_back({topology.logical(s.tile), s.tile_address, static_cast<uint32_t>(s.size)});
-      }
-      package.bindings.push_back(std::move(out));
+void refuse_unmodelled(const Application& app, const std::string& file_name) {
+  const size_t writes = app.device_config_writes.size();
+  if (writes > 0) {
+    throw InputError(file_name + ": deviceConfigWrites: " + std::to_string(writes) +
+                     (writes == 1 ? " write" : " writes") +
+                     ": the model has no device configuration registers");
+  }
+  if (!app.host_exchange.calls.empty()) {
+    std::string names;
+    for (const HostCall& call : app.host_exchange.calls) {
+      names += (names.empty() ? "" : ", ") + printable(call.name);
     }
-  };
-  add(app.inputs, BindingKind::Input);
-  add(app.outputs, BindingKind::Output);
-  add(app.weights, BindingKind::Weight);
+    throw InputError(file_name + ": hostExchange.calls: " + names +
+                     ": the model has no host link yet");
+  }
 }
 
 Package import_application(const Application& app, const MachineDescription& machine, const std::string& file_name) {
   const Topology topology(machine);
+  refuse_unmodelled(app, file_name);
   if (built_by_stack(app)) return import_stack_application(app, machine, file_name);
   std::vector<TileProgram> tiles;
   std::map<uint32_t, Phase> phases;
@@ -248,7 +254,7 @@ Package assemble_imported_package(std::vector<TileProgram> tiles, const std::map
   std::sort(package.tiles.begin(), package.tiles.end(),
             [](const TileProgram& a, const TileProgram& b) { return a.tile < b.tile; });
   for (const auto& [id, phase] : phases) package.phases.push_back(phase);
-  import_bindings(app, Topology(machine), package);
+  import_bindings(app, Topology(machine), package, file_name);
   validate_package(package, machine, file_name);
   return package;
 }

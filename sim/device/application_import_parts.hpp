@@ -18,8 +18,22 @@ namespace lockstep::arch {
 void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, uint32_t& next,
                    std::map<uint32_t, Phase>& phases);
 
-// The image's inputs, outputs and weights as package bindings on logical tiles.
-void import_bindings(const Application& app, const Topology& topology, Package& package);
+// The image's inputs, outputs and weights as package bindings on logical tiles. InputError
+// naming the binding when its shape's element count times its dtype's size overflows 64 bits
+// or differs from its bytes (max fileOffset + size over its slices).
+void import_bindings(const Application& app, const Topology& topology, Package& package,
+                     const std::string& file_name);
+
+// Checks a debug region the import reads code or memory through before it is used: it must
+// lie inside tile memory [0x4c000, 0xe8000). InputError "WHERE: debug region \"NAME\" at
+// 0xffffff00+16 lies outside tile memory [0x4c000, 0xe8000)".
+void check_region_in_memory(const DebugRegion& region, const std::string& where);
+
+// What the model cannot take from an image, refused before any tile is read: device config
+// writes ("FILE: deviceConfigWrites: 2 writes: the model has no device configuration
+// registers") and host calls ("FILE: hostExchange.calls: initialize, run: the model has no
+// host link yet").
+void refuse_unmodelled(const Application& app, const std::string& file_name);
 
 // The package both importers end with: the tiles sorted, the phases met, the image's
 // bindings, the machine's name and digest, validated against the machine.

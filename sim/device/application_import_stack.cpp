@@ -38,6 +38,7 @@ StackTile stack_tile(const Application& app, const TileImage& image, const Topol
   t.where = file + ": tile " + std::to_string(t.logical) + " (physical " + std::to_string(image.physical_tile) + ")";
   for (const DebugRegion& r : app.debug_regions) {
     if (r.physical_tile != image.physical_tile) continue;
+    if (r.name == kCodeRegionName || r.name == kStackRowRegion) check_region_in_memory(r, t.where);
     if (r.name == kCodeRegionName) t.program = r;
     if (r.name == kStackRowRegion) {
       const uint32_t begin = t.rows ? std::min(t.rows->address, r.address) : r.address;

@@ -8,6 +8,7 @@
 #include "sim/device/application.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
+#include "io/printable.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -134,9 +135,20 @@ class Validator {
       const std::string where = at(field, i);
       if (b.name.empty()) fail(where + ".name", "empty");
       if (!names.insert(b.name).second) fail(where + ".name", "'" + b.name + "' names a second binding");
+      // Lockstep's reader beyond 12.3: a dtype is one of 12.2's five strings, and every slice
+      // names bytes of a file (an offset past 2^64 names none).
+      if (dtype_bytes(b.dtype) == 0) {
+        fail(where + ".dtype", "binding '" + printable(b.name) + "': \"" + printable(b.dtype) +
+                                   "\" is not a dtype (f16, f32, f8f143, u32, u8)");
+      }
       for (size_t k = 0; k < b.slices.size(); ++k) {
         const RegionSlice& s = b.slices[k];
         const std::string slice = at(where + ".slices", k);
+        if (s.file_offset + s.size < s.file_offset) {
+          fail(slice, "binding '" + printable(b.name) + "': fileOffset " +
+                          std::to_string(s.file_offset) + " + size " + std::to_string(s.size) +
+                          " overflows 64 bits");
+        }
         if (!tiles_.count(s.tile)) fail(slice + ".tile", std::to_string(s.tile) + " is not a tile of the application");
         if (s.size > app_.tile_memory_size || !in_memory(s.tile_address, s.size)) {
           fail(slice, hex(s.tile_address) + "+" + std::to_string(s.size) + " outside tile memory " + memory());
@@ -233,6 +245,13 @@ void Validator::host_call(const HostCall& call, const std::string& where) const 
 }
 
 }  // namespace
+
+uint32_t dtype_bytes(const std::string& dtype) {
+  if (dtype == "f16") return 2;
+  if (dtype == "f32" || dtype == "u32") return 4;
+  if (dtype == "f8f143" || dtype == "u8") return 1;
+  return 0;
+}
 
 void validate_application(const Application& app, const std::string& file_name) {
   Validator(app, file_name).all();

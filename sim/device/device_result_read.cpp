@@ -57,7 +57,15 @@ std::string relative_path(const std::string& path, const std::string& where) {
   return path;
 }
 
-DeviceResult parse_result(const std::string& text, const std::string& file) {
+// An output as result.json lists it: its size is only a claim until the file is looked at,
+// so nothing is allocated for it before load_output has checked the file's length.
+struct ListedOutput {
+  DeviceOutput output;
+  uint64_t bytes = 0;
+};
+
+DeviceResult parse_result(const std::string& text, const std::string& file,
+                          std::vector<ListedOutput>& listed) {
   Json j;
   try {
     j = Json::parse(text);
@@ -95,22 +103,24 @@ DeviceResult parse_result(const std::string& text, const std::string& file) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string where = file + ": outputs[" + std::to_string(i) + "]";
     if (!outputs[i].is_object()) throw InputError(where + ": expected an object");
-    DeviceOutput output;
-    output.name = text_field(outputs[i], "name", where);
-    output.file = relative_path(text_field(outputs[i], "file", where), where + ": file");
-    output.bytes.resize(count_field(outputs[i], "bytes", where));
-    if (!names.insert(output.name).second)
-      throw InputError(where + ": binding '" + output.name + "' listed twice");
-    r.outputs.push_back(std::move(output));
+    ListedOutput entry;
+    entry.output.name = text_field(outputs[i], "name", where);
+    entry.output.file = relative_path(text_field(outputs[i], "file", where), where + ": file");
+    entry.bytes = count_field(outputs[i], "bytes", where);
+    if (!names.insert(entry.output.name).second)
+      throw InputError(where + ": binding '" + entry.output.name + "' listed twice");
+    listed.push_back(std::move(entry));
   }
-  std::sort(r.outputs.begin(), r.outputs.end(),
-            [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(listed.begin(), listed.end(),
+            [](const auto& a, const auto& b) { return a.output.name < b.output.name; });
   return r;
 }
 
-void load_output(DeviceOutput& output, const std::string& dir) {
+// The file's length is checked against result.json's count before its bytes are read.
+DeviceOutput load_output(ListedOutput listed, const std::string& dir) {
+  DeviceOutput output = std::move(listed.output);
   const std::string path = dir + "/" + output.file;
-  const uint64_t expected = output.bytes.size();
+  const uint64_t expected = listed.bytes;
   if (!arch::regular_file_exists(path)) throw InputError(path + ": missing (result.json lists it)");
   std::error_code error;
   const uint64_t size = std::filesystem::file_size(path, error);
@@ -119,7 +129,12 @@ void load_output(DeviceOutput& output, const std::string& dir) {
                      ", but result.json says " + std::to_string(expected));
   }
   const std::string bytes = arch::read_regular_file(path, expected);
+  if (bytes.size() != expected) {  // it shrank since it was looked at
+    throw InputError(path + ": " + std::to_string(bytes.size()) + " bytes, but result.json says " +
+                     std::to_string(expected));
+  }
   output.bytes.assign(bytes.begin(), bytes.end());
+  return output;
 }
 
 }  // namespace
@@ -134,8 +149,9 @@ LoadedResult read_device_result(const std::string& dir) {
     throw InputError(file + ": missing; is '" + dir + "' a result folder?");
   LoadedResult loaded;
   loaded.dir = dir;
-  loaded.result = parse_result(arch::read_regular_file(file, kMaxResultJsonBytes), file);
-  for (auto& output : loaded.result.outputs) load_output(output, dir);
+  std::vector<ListedOutput> listed;
+  loaded.result = parse_result(arch::read_regular_file(file, kMaxResultJsonBytes), file, listed);
+  for (auto& entry : listed) loaded.result.outputs.push_back(load_output(std::move(entry), dir));
   loaded.profile = arch::read_profile(dir + "/" + loaded.result.profile);
   return loaded;
 }

@@ -14,7 +14,8 @@ struct RunnerOutcome {
 };
 
 // Runs `/bin/sh -c command NAME ARGS...` ($0 = "lockstep-runner", $1.. = args) with `env`
-// added to this process's environment; the runner's stdout goes to our stderr, so the
+// added to this process's environment; the runner's stdout and stderr go, in order, to our stderr
+// (an unfinished last line ended with a newline), so the
 // command's own stdout stays its summary. timeout_seconds 0: no bound.
 RunnerOutcome run_runner(const std::string& command, const std::vector<std::string>& args,
                          const std::map<std::string, std::string>& env, double timeout_seconds);

@@ -3,11 +3,14 @@
 // `--weight-seed 5` gives; a missing tensor or a wrong shape is one line, exit 2, no output.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <limits>
+
+#include <nlohmann/json.hpp>
 
 #include "formats/safetensors.hpp"
 #include "support/test_support.hpp"
@@ -105,6 +108,38 @@ TEST(BuildWeights, SaturatingWeightsAreWarnedOfByTensor) {
       << r.err;
   EXPECT_NE(r.err.find("saturate"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("fc1.weight"), std::string::npos) << r.err;  // the others are in range
+}
+
+// `run --reference-weights FILE`: the reference also runs on the weights as the user gave them,
+// before quantisation, so clipping shows: against the package's (clipped) weights the output
+// agrees, against the file's it does not; with weights in range the two agree alike.
+TEST(BuildWeights, ReferenceOnTheUnquantisedWeightsShowsWhatSaturationCost) {
+  const std::string dir = temp_dir("build_weights_reference");
+  const std::string weights = write_weights(dir, "", "", [](const std::string& name, std::vector<float>& v) {
+    if (name == "encoder.layers.0.mlp.fc2.weight") {
+      for (float& x : v) x *= 1000;
+    }
+  });
+  ASSERT_EQ(run_lockstep({"build", source_path(kTiny), "--weights", weights, "-o", dir + "/x.lkspkg"}).exit_code, 0);
+  const auto r = run_lockstep({"run", dir + "/x.lkspkg", "--reference-weights", weights, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["reference"].size(), 2u);
+  EXPECT_EQ(j["reference"][0]["weights"], "package");
+  EXPECT_EQ(j["reference"][1]["weights"], "unquantised");
+  const double clipped = j["reference"][0]["cosine"], given = j["reference"][1]["cosine"];
+  std::printf("saturated fc2 x1000: cosine %.9f against the package's weights, %.9f against the file's\n", clipped,
+              given);
+  EXPECT_GT(clipped, 0.9999);
+  EXPECT_LT(given, clipped - 0.01);
+  const std::string plain = write_weights(temp_dir("build_weights_reference_plain"));
+  ASSERT_EQ(run_lockstep({"build", source_path(kTiny), "--weights", plain, "-o", dir + "/p.lkspkg"}).exit_code, 0);
+  const auto text = run_lockstep({"run", dir + "/p.lkspkg", "--reference-weights", plain});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  // In range, the unquantised reference differs from the package's by FP8 rounding alone.
+  const size_t at = text.out.find("\nreference: unquantised weights: cosine 0.99");
+  ASSERT_NE(at, std::string::npos) << text.out;
+  std::printf("weights in range:%s", text.out.substr(at, text.out.find('\n', at + 1) - at + 1).c_str());
 }
 
 }  // namespace

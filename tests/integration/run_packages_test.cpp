@@ -3,6 +3,8 @@
 // with its class. Cycle counts asserted here were computed by hand (see each comment).
 #include <filesystem>
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.hpp"
@@ -84,11 +86,25 @@ TEST(Cycles, Section9VectorA) {
   EXPECT_EQ(j["executions"][0]["horizon"], 173);
 }
 
-// --json lists every tile's row end and received runs with their first and last write
-// events, so a schedule can be held against a device trace: vector A writes at 165..167.
-TEST(Cycles, JsonGivesRowEndsAndWriteEventsPerTile) {
-  const auto j = run_json("section9_a");
-  const auto& tiles = j["executions"][0]["tiles"];
+// --exchange-detail FILE: one JSON line per phase execution.
+std::vector<nlohmann::json> detail_lines(const std::string& name) {
+  const std::string file = temp_dir("exchange_detail") + "/" + name + ".jsonl";
+  const auto r = run_lockstep({"run", package(name), "--json", "--exchange-detail", file});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["executions"][0].contains("tiles"));  // the summary stays small
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(read_file(file));
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+// --exchange-detail lists every tile's row end and received runs with their first and last
+// write events, so a schedule can be held against a device trace: vector A writes at 165..167.
+TEST(Cycles, ExchangeDetailGivesRowEndsAndWriteEventsPerTile) {
+  const auto lines = detail_lines("section9_a");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["release_cycle"], 84);
+  const auto& tiles = lines[0]["tiles"];
   ASSERT_EQ(tiles.size(), 2u);
   EXPECT_EQ(tiles[0]["tile"], 0);
   EXPECT_EQ(tiles[0]["row_end"], 138);
@@ -104,7 +120,7 @@ TEST(Cycles, JsonGivesRowEndsAndWriteEventsPerTile) {
   EXPECT_EQ(run["first_write_event"], 165);
   EXPECT_EQ(run["last_write_event"], 167);
   // Vector D: a send and a sendoff land as one run of 4148 words, 165..4312.
-  const auto d = run_json("section9_d")["executions"][0]["tiles"][0]["received"];  // L32 -> L0
+  const auto d = detail_lines("section9_d")[0]["tiles"][0]["received"];  // L32 -> L0
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0]["bytes"], 4148 * 4);
   EXPECT_EQ(d[0]["first_write_event"], 165);
