@@ -39,7 +39,8 @@ NpyArray parse_npy(std::string_view bytes, const std::string& file);
 // array is inconsistent (unknown descr, data size != elements x item size, fortran_order).
 std::string npy_bytes(const NpyArray& array);
 
-// npy_bytes to "path.tmp-<pid>", then renamed over `path` (a reader never sees half a file).
+// npy_bytes written atomically (io/atomic_file.hpp: "path.tmp-XXXXXX", then renamed over `path`;
+// a reader never sees half a file).
 void write_npy(const std::string& path, const NpyArray& array);
 
 // InputError unless the array has this type and shape, e.g.

@@ -75,7 +75,7 @@ struct SafeTensorData {
 std::string safetensors_bytes(const std::vector<SafeTensorData>& tensors,
                               const std::map<std::string, std::string>& metadata = {});
 
-// safetensors_bytes to "path.tmp-<pid>", then renamed over `path`.
+// safetensors_bytes written atomically (io/atomic_file.hpp: "path.tmp-XXXXXX", then renamed).
 void write_safetensors(const std::string& path, const std::vector<SafeTensorData>& tensors,
                        const std::map<std::string, std::string>& metadata = {});
 
