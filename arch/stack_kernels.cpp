@@ -189,18 +189,11 @@ std::string check(const StackKernel& k, const Scalars& s, uint64_t sram) {
       if (auto e = outside(lc, "logical columns", s[lc], 0, s[pc]); !e.empty()) return e;
       if (s[pr] * s[pc] > max / 2)
         return "scalars[" + std::to_string(pc) + "]: the matrix does not fit in SRAM";
-      if ((!unpack && k.order == 0) || unpack) {
-        if (auto e = multiple(pc, "physical columns", s[pc], 16); !e.empty()) return e;
-      }
-      if (!unpack && k.order != 0) {
-        if (auto e = multiple(pr, "physical rows", s[pr], k.order == 2 ? 64 : 16); !e.empty())
-          return e;
-        if (auto e = multiple(pc, "physical columns", s[pc], 16); !e.empty()) return e;
-      }
-      if (unpack && k.order == 1) {
-        if (auto e = multiple(pr, "physical rows", s[pr], 16); !e.empty()) return e;
-      }
-      return "";
+      // Rows come in 16-row tiles for TransposedRight and TransposedLeft, 64-row blocks for
+      // Block-major; columns always in 16-column panels.
+      const int64_t rows_of = k.order == 0 ? 1 : !unpack && k.order == 2 ? 64 : 16;
+      if (auto e = multiple(pr, "physical rows", s[pr], rows_of); !e.empty()) return e;
+      return multiple(pc, "physical columns", s[pc], 16);
     }
     case StackKernelFamily::AddF16:
     case StackKernelFamily::AddF32:

@@ -27,12 +27,6 @@ namespace lockstep::cli {
 namespace {
 
 
-bool is_yaml(const std::string& path) {
-  const auto ends = [&](const std::string& s) {
-    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
-  };
-  return ends(".yaml") || ends(".yml");
-}
 
 struct BuildArgs {
   std::string workload;
@@ -83,11 +77,7 @@ int build(const BuildArgs& given) {
   progress.stage("validating");
   arch::validate_package(built.package, machine, args.output);
   progress.stage("writing " + args.output);
-  if (is_yaml(args.output)) {
-    arch::write_package_yaml(built.package, args.output);
-  } else {
-    arch::write_package_capnp(built.package, args.output);
-  }
+  arch::write_package(built.package, args.output);
   progress.finish();
 
   const double seconds =

@@ -20,19 +20,6 @@
 namespace lockstep::cli {
 namespace {
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The output form follows the file name: .yaml/.yml is YAML, anything else Cap'n Proto.
-void write_capture(const arch::Capture& capture, const std::string& path) {
-  if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
-    arch::write_capture_yaml(capture, path);
-  } else {
-    arch::write_capture_capnp(capture, path);
-  }
-}
 
 void print_stats(const arch::Capture& capture) {
   const arch::CaptureStats stats = arch::capture_stats(capture);
@@ -122,7 +109,7 @@ void add_synth(CLI::App& parent, std::function<int()>& run) {
     arch::validate_capture(capture, machine, o->output);
     spdlog::info("validated in {:.2f} s", seconds_since(start));
     start = Clock::now();
-    write_capture(capture, o->output);
+    arch::write_capture(capture, o->output);
     spdlog::info("wrote {} in {:.2f} s", o->output, seconds_since(start));
     return kExitOk;
   };
@@ -145,7 +132,7 @@ void add_convert(CLI::App& parent, std::function<int()>& run) {
     if (out->empty()) throw InputError("capture convert: -o/--output is required (the file to write)");
     arch::check_output_file(*out, "-o");
     arch::refuse_overwriting_input(*out, {*in});
-    write_capture(read_capture_input(*in), *out);
+    arch::write_capture(read_capture_input(*in), *out);
     return kExitOk;
   };
 }

@@ -31,10 +31,6 @@
 namespace lockstep::cli {
 namespace {
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 uint32_t parse_id(const std::string& text, const std::string& list) {
   uint32_t value = 0;
   size_t used = 0;
@@ -342,11 +338,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     arch::validate_package(result.package, machine, o->output);
     const double validating = clock.lap();
     progress.stage("writing " + o->output);
-    if (ends_with(o->output, ".yaml") || ends_with(o->output, ".yml")) {
-      arch::write_package_yaml(result.package, o->output);
-    } else {
-      arch::write_package_capnp(result.package, o->output);
-    }
+    arch::write_package(result.package, o->output);
     if (!o->report.empty()) {
       arch::write_file_atomically(
           o->report, json_text(report_json(result.report, chosen ? "selection " + chosen->window_id : options.config.name,

@@ -21,12 +21,6 @@ struct ImportArgs {
   std::string machine = arch::kDefaultMachine;
 };
 
-// The package form follows -o's name, as `package convert` decides it: .yaml or .yml is
-// YAML, anything else Cap'n Proto.
-bool is_yaml_name(const std::string& path) {
-  return path.ends_with(".yaml") || path.ends_with(".yml");
-}
-
 int import_image(const ImportArgs& args) {
   arch::check_output_file(args.output, "-o");
   arch::refuse_overwriting_input(args.output, {args.image});
@@ -34,11 +28,7 @@ int import_image(const ImportArgs& args) {
   const arch::Application app = arch::read_application(args.image);
   const arch::Package package = arch::import_application(app, machine, args.image);
   for (const std::string& note : arch::untyped_bindings(app, args.image)) spdlog::warn("{}", note);
-  if (is_yaml_name(args.output)) {
-    arch::write_package_yaml(package, args.output);
-  } else {
-    arch::write_package_capnp(package, args.output);
-  }
+  arch::write_package(package, args.output);
   std::cout << args.output << ": " << package.tiles.size() << " tiles with code or data, "
             << package.phases.size() << (package.phases.size() == 1 ? " phase\n" : " phases\n");
   return kExitOk;

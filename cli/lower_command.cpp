@@ -21,12 +21,6 @@
 namespace lockstep::cli {
 namespace {
 
-bool is_yaml(const std::string& path) {
-  const auto ends = [&](const std::string& s) {
-    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
-  };
-  return ends(".yaml") || ends(".yml");
-}
 
 // The tiles with the most SRAM in use at the peak and resident throughout (end() if none).
 auto busiest_tiles(const workload::Lowered& lowered) {
@@ -161,20 +155,8 @@ const CommandRegistration registration{"lower", [](CLI::App& app) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     spdlog::info("lowered {} in {:.2f} s", workload.name, seconds);
     arch::validate_capture(lowered.capture, machine, o->workload);
-    if (!o->capture.empty()) {
-      if (is_yaml(o->capture)) {
-        arch::write_capture_yaml(lowered.capture, o->capture);
-      } else {
-        arch::write_capture_capnp(lowered.capture, o->capture);
-      }
-    }
-    if (!o->program.empty()) {
-      if (is_yaml(o->program)) {
-        arch::write_package_yaml(lowered.program, o->program);
-      } else {
-        arch::write_package_capnp(lowered.program, o->program);
-      }
-    }
+    if (!o->capture.empty()) arch::write_capture(lowered.capture, o->capture);
+    if (!o->program.empty()) arch::write_package(lowered.program, o->program);
     if (o->json) {
       print_json(stats_json(workload, lowered, machine.name));
     } else if (o->stats) {

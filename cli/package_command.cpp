@@ -13,14 +13,6 @@
 namespace lockstep::cli {
 namespace {
 
-bool is_yaml_name(const std::string& path) {
-  const auto ends_with = [&](const std::string& suffix) {
-    return path.size() >= suffix.size() &&
-           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends_with(".yaml") || ends_with(".yml");
-}
-
 const CommandRegistration registration{"package", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "package", "Work with package files (see docs/formats.md for both forms).");
@@ -47,11 +39,7 @@ const CommandRegistration registration{"package", [](CLI::App& app) {
     const arch::Package package = read_package_input(*in);
     const arch::MachineDescription machine = arch::load_machine(package.machine_name);
     arch::validate_package(package, machine, *in);
-    if (is_yaml_name(*out)) {
-      arch::write_package_yaml(package, *out);
-    } else {
-      arch::write_package_capnp(package, *out);
-    }
+    arch::write_package(package, *out);
     spdlog::info("wrote {}", *out);
     return kExitOk;
   };

@@ -57,6 +57,9 @@ Capture read_capture(const std::string& path);  // YAML or Cap'n Proto, by conte
 Capture read_capture_from_bytes(const uint8_t* data, size_t size, const std::string& name);
 void write_capture_capnp(const Capture& capture, const std::string& path);  // tmp + rename
 void write_capture_yaml(const Capture& capture, const std::string& path);
+// The form follows the name: .yaml or .yml writes YAML, anything else Cap'n Proto.
+void write_capture(const Capture& capture, const std::string& path);
+bool is_yaml_file_name(const std::string& path);  // ends in .yaml or .yml
 Capture parse_capture_yaml(const std::string& text, const std::string& file_name);
 // The canonical YAML text (what write_capture_yaml writes): hex addresses, one transfer a line.
 std::string capture_to_yaml(const Capture& capture);

@@ -27,4 +27,14 @@ Capture read_capture(const std::string& path) {
   return read_capture_from_bytes(file.data(), file.size(), path);
 }
 
+bool is_yaml_file_name(const std::string& path) { return path.ends_with(".yaml") || path.ends_with(".yml"); }
+
+void write_capture(const Capture& capture, const std::string& path) {
+  if (is_yaml_file_name(path)) {
+    write_capture_yaml(capture, path);
+  } else {
+    write_capture_capnp(capture, path);
+  }
+}
+
 }  // namespace lockstep::arch

@@ -186,6 +186,8 @@ struct Package {
 Package read_package(const std::string& path);
 void write_package_capnp(const Package& package, const std::string& path);  // tmp + rename
 void write_package_yaml(const Package& package, const std::string& path);   // tmp + rename
+// The form follows the name: .yaml or .yml writes YAML, anything else Cap'n Proto.
+void write_package(const Package& package, const std::string& path);
 Package parse_package_yaml(const std::string& text, const std::string& file_name);
 std::string package_to_yaml(const Package& package);
 

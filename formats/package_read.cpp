@@ -3,6 +3,7 @@
 
 #include "io/errors.hpp"
 #include "io/mapped_file.hpp"
+#include "formats/capture.hpp"
 #include "formats/package_io.hpp"
 
 namespace lockstep::arch {
@@ -39,6 +40,14 @@ const uint8_t* initial_bytes(const Package& package, uint32_t tile, uint32_t add
     }
   }
   return nullptr;
+}
+
+void write_package(const Package& package, const std::string& path) {
+  if (is_yaml_file_name(path)) {
+    write_package_yaml(package, path);
+  } else {
+    write_package_capnp(package, path);
+  }
 }
 
 }  // namespace lockstep::arch

@@ -42,10 +42,11 @@ void RunMonitor::check_limits(uint64_t cycle) {
 void RunMonitor::record(const PhaseRecord& record) {
   check_limits(record.release_cycle + record.horizon);
   if (after_phase) after_phase(record);
-  executions_.push_back(record);
-  if (!keep_tile_records) {
-    executions_.back().tiles.clear();
-    executions_.back().tiles.shrink_to_fit();
+  if (keep_tile_records) {
+    executions_.push_back(record);
+  } else {  // without copying the tiles first
+    executions_.push_back(PhaseRecord{record.phase, record.iteration, record.release_cycle, record.horizon, {},
+                                      record.last_arrival, record.before});
   }
 }
 

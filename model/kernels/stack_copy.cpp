@@ -26,7 +26,7 @@
 
 #include "arch/kernel_signatures.hpp"
 #include "arch/stack_kernels.hpp"
-#include "model/kernel_registry.hpp"
+#include "model/kernels/stack_family.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
@@ -34,7 +34,7 @@ namespace {
 
 using arch::StackKernel;
 using arch::StackKernelFamily;
-using Scalars = std::vector<int64_t>;
+using kernels::Scalars;
 
 uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -60,19 +60,6 @@ CopyShape shape(const StackKernel& k, const Scalars& s) {
   }
 }
 
-// The validator's scalar ranges, again before touching memory (a package that skipped it).
-void require_scalars(const std::string& name, const StackKernel& k, const Scalars& s,
-                     size_t operands) {
-  if (operands != k.pointers() || s.size() != k.scalars()) {
-    throw std::out_of_range(name + ": " + std::to_string(operands) + " operands and " +
-                            std::to_string(s.size()) + " scalars, expected " +
-                            std::to_string(k.pointers()) + " and " + std::to_string(k.scalars()));
-  }
-  constexpr uint64_t kAddressSpace = 1ull << 32;  // SRAM itself is checked by the spans
-  const std::string e = arch::stack_kernel_signature(name)->check_scalars(s, kAddressSpace);
-  if (!e.empty()) throw std::out_of_range(name + ": " + e);
-}
-
 void require_aligned(const std::string& name, uint32_t address, uint32_t alignment,
                      const char* operand) {
   if (address % alignment == 0) return;
@@ -84,23 +71,22 @@ void require_aligned(const std::string& name, uint32_t address, uint32_t alignme
 // overlap is moved word by word, so a later word may read what an earlier one stored.
 void copy_rows(const std::string& name, const CopyShape& c, uint32_t dst, uint32_t src,
                Sram& memory) {
-  const uint64_t dst_span = c.span(c.dst_stride), src_span = c.span(c.src_stride);
-  kernels::require_span(memory, dst, dst_span, "stack copy destination");
-  kernels::require_span(memory, src, src_span, "stack copy source");
-  if (c.bytes() == 0) return;
-  const uint64_t lo = std::min<uint64_t>(dst, src), hi = std::max(dst + dst_span, src + src_span);
-  std::vector<uint8_t> window =
-      kernels::read_bytes(memory, static_cast<uint32_t>(lo), hi - lo, name.c_str());
-  for (uint64_t r = 0; r < c.rows; ++r) {
-    uint8_t* to = window.data() + (dst - lo) + r * c.dst_stride;
-    const uint8_t* from = window.data() + (src - lo) + r * c.src_stride;
-    if (to + c.row_bytes <= from || from + c.row_bytes <= to) {
-      std::memcpy(to, from, c.row_bytes);
+  kernels::require_span(memory, dst, c.span(c.dst_stride), "stack copy destination");
+  kernels::require_span(memory, src, c.span(c.src_stride), "stack copy source");
+  for (uint64_t r = 0; r < c.rows && c.row_bytes > 0; ++r) {
+    const auto to = static_cast<uint32_t>(dst + r * c.dst_stride);
+    const auto from = static_cast<uint32_t>(src + r * c.src_stride);
+    const auto bytes = static_cast<uint32_t>(c.row_bytes);
+    if (uint64_t{to} + bytes <= from || uint64_t{from} + bytes <= to) {
+      memory.copy_from(memory, from, to, bytes);
       continue;
     }
-    for (uint64_t i = 0; i < c.row_bytes; i += c.word) std::memmove(to + i, from + i, c.word);
+    const uint32_t lo = std::min(to, from), hi = std::max(to, from) + bytes;
+    std::vector<uint8_t> window = kernels::read_bytes(memory, lo, hi - lo, name.c_str());
+    for (uint32_t i = 0; i < bytes; i += c.word)
+      std::memmove(&window[to - lo + i], &window[from - lo + i], c.word);
+    memory.write(to, bytes, window.data() + (to - lo));
   }
-  memory.write(dst, static_cast<uint32_t>(dst_span), window.data() + (dst - lo));
 }
 
 uint32_t alignment(StackKernelFamily family) {
@@ -109,7 +95,7 @@ uint32_t alignment(StackKernelFamily family) {
 
 void execute(const std::string& name, const StackKernel& k, const std::vector<uint32_t>& operands,
              const Scalars& s, Sram& memory) {
-  require_scalars(name, k, s, operands.size());
+  kernels::require_stack_scalars(name, k, operands.size(), s);
   const CopyShape c = shape(k, s);
   require_aligned(name, operands[0], alignment(k.family), "operands[0] (destination)");
   if (k.family == StackKernelFamily::FillZeroU64) {
@@ -122,7 +108,7 @@ void execute(const std::string& name, const StackKernel& k, const std::vector<ui
   copy_rows(name, c, operands[0], operands[1], memory);
 }
 
-uint64_t cycles(const StackKernel& k, const Scalars& s) {
+uint64_t cycles(const StackKernel& k, const Scalars& s, const arch::MachineDescription&) {
   constexpr uint64_t kCopyBytesPerCycle = 8, kCopyCall = 288, kClearBytesPerCycle = 48,
                      kLaunch = 11;
   const uint64_t bytes = shape(k, s).bytes();
@@ -131,30 +117,11 @@ uint64_t cycles(const StackKernel& k, const Scalars& s) {
   return ceil_div(bytes, kCopyBytesPerCycle) + kCopyCall;
 }
 
-bool handled(StackKernelFamily f) {
-  return f == StackKernelFamily::CopyU64 || f == StackKernelFamily::CopyStridedU64 ||
-         f == StackKernelFamily::CopyU32 || f == StackKernelFamily::CopyU16 ||
-         f == StackKernelFamily::FillZeroU64;
-}
-
-std::optional<KernelDefinition> make(const std::string& name) {
-  const auto parsed = arch::parse_stack_kernel(name);
-  if (!parsed || !handled(parsed->family)) return std::nullopt;
-  const StackKernel kernel = *parsed;
-  KernelDefinition d;
-  d.name = name;
-  d.check = [kernel](const arch::KernelStep& step) {
-    return check_counts(step, kernel.pointers(), kernel.scalars());
-  };
-  d.execute = [name, kernel](const std::vector<uint32_t>& operands, const Scalars& s,
-                             Sram& memory) { execute(name, kernel, operands, s, memory); };
-  d.cycles = [kernel](const Scalars& s, const arch::MachineDescription&) {
-    return cycles(kernel, s);
-  };
-  return d;
-}
-
-const KernelFamilyRegistration registration{make};
+const kernels::StackFamilyRegistration registration{
+    {{StackKernelFamily::CopyU64, StackKernelFamily::CopyStridedU64, StackKernelFamily::CopyU32,
+      StackKernelFamily::CopyU16, StackKernelFamily::FillZeroU64},
+     execute,
+     cycles}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -43,8 +43,8 @@
 #include <vector>
 
 #include "arch/stack_kernels.hpp"
-#include "model/kernel_registry.hpp"
 #include "model/kernels/gelu_table.hpp"
+#include "model/kernels/stack_family.hpp"
 #include "model/kernels/tensor_io.hpp"
 #include "numerics/fp16.hpp"
 #include "numerics/fp8.hpp"
@@ -55,8 +55,8 @@ namespace {
 using arch::StackElement;
 using arch::StackKernel;
 using arch::StackKernelFamily;
-using Operands = std::vector<uint32_t>;
-using Scalars = std::vector<int64_t>;
+using kernels::Operands;
+using kernels::Scalars;
 
 constexpr uint64_t kLaunch = 11;                     // kernel launch (IPU21-KERNELS.md 11.1)
 constexpr uint32_t kFp32CanonicalNaN = 0x7fc00000u;  // positive quiet, payload 0
@@ -171,7 +171,8 @@ void cast(const StackKernel& k, const Operands& operands, const Scalars& s, Sram
 
 // --- definitions ------------------------------------------------------------------------------
 
-void execute(const StackKernel& k, const Operands& operands, const Scalars& s, Sram& memory) {
+void execute(const std::string&, const StackKernel& k, const Operands& operands, const Scalars& s,
+             Sram& memory) {
   switch (k.family) {
     case StackKernelFamily::ReduceSumF16:
       return reduce_sum(operands, s, memory);
@@ -186,7 +187,7 @@ void execute(const StackKernel& k, const Operands& operands, const Scalars& s, S
   }
 }
 
-uint64_t cycles(const StackKernel& k, const Scalars& s) {
+uint64_t cycles(const StackKernel& k, const Scalars& s, const arch::MachineDescription&) {
   switch (k.family) {
     case StackKernelFamily::ReduceSumF16:
       return (u(s[0]) + 1) * 2 * u(s[1]) + kLaunch;
@@ -202,31 +203,11 @@ uint64_t cycles(const StackKernel& k, const Scalars& s) {
   }
 }
 
-bool elementwise(StackKernelFamily f) {
-  return f == StackKernelFamily::ReduceSumF16 || f == StackKernelFamily::GeluF16 ||
-         f == StackKernelFamily::AddF16 || f == StackKernelFamily::AddF32 ||
-         f == StackKernelFamily::Cast;
-}
-
-std::optional<KernelDefinition> make(const std::string& name) {
-  const auto parsed = arch::parse_stack_kernel(name);
-  if (!parsed || !elementwise(parsed->family)) return std::nullopt;
-  const StackKernel kernel = *parsed;
-  KernelDefinition d;
-  d.name = name;
-  d.check = [kernel](const arch::KernelStep& step) {
-    return check_counts(step, kernel.pointers(), kernel.scalars());
-  };
-  d.execute = [kernel](const Operands& operands, const Scalars& scalars, Sram& memory) {
-    execute(kernel, operands, scalars, memory);
-  };
-  d.cycles = [kernel](const Scalars& scalars, const arch::MachineDescription&) {
-    return cycles(kernel, scalars);
-  };
-  return d;
-}
-
-const KernelFamilyRegistration registration{make};
+const kernels::StackFamilyRegistration registration{
+    {{StackKernelFamily::ReduceSumF16, StackKernelFamily::GeluF16, StackKernelFamily::AddF16,
+      StackKernelFamily::AddF32, StackKernelFamily::Cast},
+     execute,
+     cycles}};
 
 }  // namespace
 }  // namespace lockstep::model

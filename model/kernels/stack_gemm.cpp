@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "arch/stack_kernels.hpp"
-#include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
+#include "model/kernels/stack_family.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
@@ -94,7 +94,7 @@ void gemm_f32(const StackKernel& g, const std::vector<uint32_t>& operands, Sram&
   kernels::write_array(memory, operands[0], out, "stack gemm out");
 }
 
-uint64_t cycles(const StackKernel& g) {
+uint64_t cycles(const StackKernel& g, const kernels::Scalars&, const arch::MachineDescription&) {
   constexpr uint64_t kCallOverhead = 294;
   if (g.family == StackKernelFamily::GemmF32) {
     constexpr uint64_t kGroupCost = 2 * 1063;
@@ -106,26 +106,14 @@ uint64_t cycles(const StackKernel& g) {
                                                ceil_div(uint64_t{g.columns / 16} * group_cost, 4));
 }
 
-std::optional<KernelDefinition> make(const std::string& name) {
-  const auto g = arch::parse_stack_kernel(name);
-  if (!g || (g->family != StackKernelFamily::GemmF16 && g->family != StackKernelFamily::GemmF32))
-    return std::nullopt;
-  const StackKernel kernel = *g;
-  KernelDefinition d;
-  d.name = name;
-  d.check = [](const arch::KernelStep& step) { return check_counts(step, 3, 0); };
-  d.execute = [kernel](const std::vector<uint32_t>& operands, const std::vector<int64_t>&,
-                       Sram& memory) {
-    if (kernel.family == StackKernelFamily::GemmF32) return gemm_f32(kernel, operands, memory);
-    gemm_f16(kernel, operands, memory);
-  };
-  d.cycles = [kernel](const std::vector<int64_t>&, const arch::MachineDescription&) {
-    return cycles(kernel);
-  };
-  return d;
+void execute(const std::string&, const StackKernel& kernel, const kernels::Operands& operands,
+             const kernels::Scalars&, Sram& memory) {
+  if (kernel.family == StackKernelFamily::GemmF32) return gemm_f32(kernel, operands, memory);
+  gemm_f16(kernel, operands, memory);
 }
 
-const KernelFamilyRegistration registration{make};
+const kernels::StackFamilyRegistration registration{
+    {{StackKernelFamily::GemmF16, StackKernelFamily::GemmF32}, execute, cycles}};
 
 }  // namespace
 }  // namespace lockstep::model

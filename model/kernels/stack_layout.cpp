@@ -28,7 +28,7 @@
 
 #include "arch/kernel_signatures.hpp"
 #include "arch/stack_kernels.hpp"
-#include "model/kernel_registry.hpp"
+#include "model/kernels/stack_family.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
@@ -36,7 +36,7 @@ namespace {
 
 using arch::StackKernel;
 using arch::StackKernelFamily;
-using Scalars = std::vector<int64_t>;
+using kernels::Scalars;
 
 // A call's extents, from the registers.
 struct Extents {
@@ -50,22 +50,6 @@ Extents extents(const StackKernel& k, const Scalars& s) {
   if (k.family == StackKernelFamily::Unpack)
     return {static_cast<uint64_t>(s[0]), v(1), v(2), v(3), v(4)};
   return {1, v(0), v(1), v(3), v(4)};
-}
-
-// The validator's scalar ranges (the symbol's extents against the registers among them), again
-// before touching memory (a package that skipped it).
-void require_scalars(const std::string& name, const StackKernel& k, const Scalars& s,
-                     size_t operands) {
-  if (operands != k.pointers() || s.size() != k.scalars()) {
-    throw std::out_of_range(name + ": " + std::to_string(operands) + " operands and " +
-                            std::to_string(s.size()) + " scalars, expected " +
-                            std::to_string(k.pointers()) + " and " + std::to_string(k.scalars()));
-  }
-  constexpr uint64_t kAddressSpace = 1ull << 32;  // SRAM itself is checked by the spans
-  if (const std::string e = arch::stack_kernel_signature(name)->check_scalars(s, kAddressSpace);
-      !e.empty()) {
-    throw std::out_of_range(name + ": " + e);
-  }
 }
 
 void require_spans(const std::string& name, uint32_t out, uint64_t out_bytes, uint32_t in,
@@ -127,7 +111,7 @@ void unpack(const std::string& name, const StackKernel& k, const std::vector<uin
   kernels::write_array(memory, operands[0], out, "stack unpack output");
 }
 
-uint64_t cycles(const StackKernel& k, const Scalars& s) {
+uint64_t cycles(const StackKernel& k, const Scalars& s, const arch::MachineDescription&) {
   constexpr uint64_t kLaunch = 11, kBlockMajor64Setup = 4096;
   const Extents x = extents(k, s);
   const uint64_t e = x.matrices * x.matrix_elements();
@@ -138,32 +122,16 @@ uint64_t cycles(const StackKernel& k, const Scalars& s) {
   return 10 * e + kLaunch;
 }
 
-std::optional<KernelDefinition> make(const std::string& name) {
-  const auto parsed = arch::parse_stack_kernel(name);
-  if (!parsed || (parsed->family != StackKernelFamily::Rearrange &&
-                  parsed->family != StackKernelFamily::Unpack)) {
-    return std::nullopt;
-  }
-  const StackKernel kernel = *parsed;
-  KernelDefinition d;
-  d.name = name;
-  d.check = [kernel](const arch::KernelStep& step) {
-    return check_counts(step, kernel.pointers(), kernel.scalars());
-  };
-  d.execute = [name, kernel](const std::vector<uint32_t>& operands, const Scalars& s,
-                             Sram& memory) {
-    require_scalars(name, kernel, s, operands.size());
-    if (kernel.family == StackKernelFamily::Unpack)
-      return unpack(name, kernel, operands, s, memory);
-    rearrange(name, kernel, operands, s, memory);
-  };
-  d.cycles = [kernel](const Scalars& s, const arch::MachineDescription&) {
-    return cycles(kernel, s);
-  };
-  return d;
+// The scalar check covers the symbol's extents against the registers.
+void execute(const std::string& name, const StackKernel& kernel, const kernels::Operands& operands,
+             const Scalars& s, Sram& memory) {
+  kernels::require_stack_scalars(name, kernel, operands.size(), s);
+  if (kernel.family == StackKernelFamily::Unpack) return unpack(name, kernel, operands, s, memory);
+  rearrange(name, kernel, operands, s, memory);
 }
 
-const KernelFamilyRegistration registration{make};
+const kernels::StackFamilyRegistration registration{
+    {{StackKernelFamily::Rearrange, StackKernelFamily::Unpack}, execute, cycles}};
 
 }  // namespace
 }  // namespace lockstep::model

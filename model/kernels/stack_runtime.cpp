@@ -10,36 +10,28 @@
 #include <vector>
 
 #include "arch/stack_kernels.hpp"
-#include "model/kernel_registry.hpp"
+#include "model/kernels/stack_family.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
 namespace {
 
-void sample_cycle(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-                  Sram& memory) {
+void sample_cycle(const std::string&, const arch::StackKernel&, const kernels::Operands& operands,
+                  const kernels::Scalars& scalars, Sram& memory) {
   if (operands[0] % 4 != 0)
     throw std::out_of_range("ipu_stack_static_sample_cycle: destination is not 4-aligned");
   const std::vector<uint32_t> value{static_cast<uint32_t>(scalars.back())};
   kernels::write_array(memory, operands[0], value, "ipu_stack_static_sample_cycle destination");
 }
 
-std::optional<KernelDefinition> make(const std::string& name) {
-  const auto k = arch::parse_stack_kernel(name);
-  if (!k || k->family != arch::StackKernelFamily::SampleCycle) return std::nullopt;
-  KernelDefinition d;
-  d.name = name;
-  d.check = [](const arch::KernelStep& step) { return check_counts(step, 1, 0); };
-  d.execute = sample_cycle;
-  d.cycles = [](const std::vector<int64_t>&, const arch::MachineDescription& machine) {
-    constexpr uint64_t kInstructions = 10;
-    return kInstructions * machine.supervisor_cycles_per_instruction;
-  };
-  d.reads_cycle_counter = true;
-  return d;
+uint64_t cycles(const arch::StackKernel&, const kernels::Scalars&,
+                const arch::MachineDescription& machine) {
+  constexpr uint64_t kInstructions = 10;
+  return kInstructions * machine.supervisor_cycles_per_instruction;
 }
 
-const KernelFamilyRegistration registration{make};
+const kernels::StackFamilyRegistration registration{
+    {{arch::StackKernelFamily::SampleCycle}, sample_cycle, cycles, /*reads_cycle_counter=*/true}};
 
 }  // namespace
 }  // namespace lockstep::model

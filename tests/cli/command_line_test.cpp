@@ -13,14 +13,6 @@
 namespace lockstep::testing {
 namespace {
 
-// One line on stderr, starting "error: ", that contains `what`.
-void expect_bad_input(const CommandResult& r, const std::string& what) {
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(what), std::string::npos) << "expected '" << what << "' in: " << r.err;
-}
-
 nlohmann::json parse_json(const CommandResult& r) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   nlohmann::json j;

@@ -17,6 +17,8 @@ namespace lockstep {
 namespace {
 
 using testing::run_lockstep;
+using testing::expect_bad_input;
+using testing::expect_nothing_written;
 namespace fs = std::filesystem;
 
 std::string package(const std::string& name) {
@@ -32,21 +34,6 @@ std::string bound_package(const std::string& dir) {
           "bindings:\n"
           "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n");
   return path;
-}
-
-void expect_bad_input(const testing::CommandResult& r, const std::string& text) {
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
-
-// Nothing named NAME or NAME.tmp-* in `dir`.
-void expect_nothing_written(const std::string& dir, const std::string& name) {
-  EXPECT_FALSE(fs::exists(dir + "/" + name));
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    EXPECT_EQ(entry.path().filename().string().rfind(name + ".tmp-", 0), std::string::npos)
-        << entry.path();
-  }
 }
 
 // A simulated result folder of bound.yaml in DIR/sim.

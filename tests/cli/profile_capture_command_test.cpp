@@ -14,6 +14,7 @@ namespace lockstep {
 namespace {
 
 using testing::run_lockstep;
+using testing::expect_bad_input;
 
 std::string package(const std::string& name) {
   return testing::source_path("tests/integration/packages/" + name + ".yaml");
@@ -69,12 +70,6 @@ TEST(ProfileCommands, ReplayWritesTheReplayedPhasesProfile) {
   const arch::Profile profile = arch::read_profile(dir + "/p.lsprof");
   EXPECT_FALSE(profile.tiles.empty());
   EXPECT_NE(profile.source.find("phase 0 config latency"), std::string::npos) << profile.source;
-}
-
-void expect_bad_input(const testing::CommandResult& r, const std::string& text) {
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 TEST(ProfileCommands, BadInputIsOneLineAndLeavesNoFile) {

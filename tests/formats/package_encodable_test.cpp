@@ -12,6 +12,7 @@
 #include "formats/package.hpp"
 #include "io/errors.hpp"
 #include "supervisor/supervisor_code.hpp"
+#include "support/package_steps.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::arch {
@@ -40,16 +41,7 @@ std::string outcome(const Package& p) {
   return "(lowers)";
 }
 
-template <typename T>
-T& step_of(Package& p, size_t tile, std::initializer_list<size_t> path) {
-  std::vector<Step>* list = &p.tiles[tile].steps;
-  Step* step = nullptr;
-  for (size_t index : path) {
-    step = &(*list)[index];
-    if (auto* r = std::get_if<RepeatStep>(&step->kind)) list = &r->body;
-  }
-  return std::get<T>(step->kind);
-}
+using testing::step_of;
 
 const std::string kSetzi = " does not fit setzi's 20-bit immediate (0..0xfffff)";
 

@@ -5,6 +5,7 @@
 #include "io/errors.hpp"
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
+#include "support/package_steps.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::arch {
@@ -32,16 +33,7 @@ std::string error_of(const Package& p) {
   return "(valid)";
 }
 
-template <typename T>
-T& step_of(Package& p, size_t tile, std::initializer_list<size_t> path) {
-  std::vector<Step>* list = &p.tiles[tile].steps;
-  Step* step = nullptr;
-  for (size_t index : path) {
-    step = &(*list)[index];
-    if (auto* r = std::get_if<RepeatStep>(&step->kind)) list = &r->body;
-  }
-  return std::get<T>(step->kind);
-}
+using testing::step_of;
 
 TEST(PackageValidate, CheckedInPackagesAreValid) {
   for (const char* name : {"point_to_point.yaml", "repeat_patch.yaml", "long_rows.yaml"}) {

@@ -1,10 +1,13 @@
 #include "support/test_support.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -82,6 +85,20 @@ const arch::MachineDescription& c600_machine() {
 const arch::Topology& c600_topology() {
   static const arch::Topology topology(c600_machine());
   return topology;
+}
+
+void expect_bad_input(const CommandResult& r, const std::string& text) {
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(text), std::string::npos) << "expected '" << text << "' in: " << r.err;
+}
+
+void expect_nothing_written(const std::string& dir, const std::string& name) {
+  EXPECT_FALSE(std::filesystem::exists(dir + "/" + name));
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename().string().rfind(name + ".tmp-", 0), std::string::npos) << entry.path();
+  }
 }
 
 }  // namespace lockstep::testing

@@ -25,6 +25,11 @@ CommandResult run_lockstep(const std::vector<std::string>& args);
 
 std::string read_file(const std::string& path);
 
+// The bad-input rule: exit 2 and exactly one line on stderr, "error: ...", holding `text`.
+void expect_bad_input(const CommandResult& r, const std::string& text);
+// Nothing named NAME, and no temporary NAME.tmp-*, in `dir`.
+void expect_nothing_written(const std::string& dir, const std::string& name);
+
 // The full C600 machine and its topology, loaded once per test executable.
 const arch::MachineDescription& c600_machine();
 const arch::Topology& c600_topology();
