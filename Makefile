@@ -12,7 +12,10 @@ build: deps
 	cmake --preset $(PRESET)
 	cmake --build --preset $(PRESET) -j $(JOBS)
 
-demo: build
+# The demo runs only the lockstep command, so only it is built (not the test binaries).
+demo: deps
+	cmake --preset $(PRESET)
+	cmake --build --preset $(PRESET) -j $(JOBS) --target lockstep
 	./scripts/demo.sh $(BUILD_DIR)
 
 test: deps

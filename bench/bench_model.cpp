@@ -7,12 +7,15 @@
 // absolute error against FP32, and beside them the wall time of the FP32 reference forward
 // on this machine (the same GEMM work in plain FP32: the arithmetic limit).
 //   build/<preset>/bench/bench_model [WORKLOAD]
+#include <cblas.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "numerics/fp16.hpp"
 #include "arch/machine.hpp"
@@ -32,6 +35,27 @@ double peak_rss_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss / 1024.0;
+}
+
+// The FP32 reference's multiply-adds, counted as 2 flops each: the patch embedding, and per
+// layer QKV, the scores and the context of every head, the output projection and the MLP.
+double reference_gflop(const lockstep::workload::Workload& w) {
+  const double R = w.rows(), H = w.hidden, M = w.mlp, P = w.patch_values();
+  const double layer = 2 * R * H * 3 * H + 2 * 2 * R * R * H + 2 * R * H * H + 2 * 2 * R * H * M;
+  return (2 * R * P * H + w.layers * layer) / 1e9;
+}
+
+// The limit beside it: OpenBLAS SGEMM on this machine, 2048 x 2048 x 2048, best of three.
+double sgemm_gflops() {
+  const int n = 2048;
+  std::vector<float> a(size_t(n) * n, 0.5f), b(size_t(n) * n, 0.25f), c(size_t(n) * n);
+  double best = 0;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    best = std::max(best, 2.0 * n * n * n / 1e9 / seconds_since(start));
+  }
+  return best;
 }
 
 }  // namespace
@@ -86,7 +110,12 @@ int main(int argc, char** argv) {
   std::memcpy(simulated.data(), bytes.data(), bytes.size());
   const workload::Agreement a = workload::compare(simulated, reference);
   std::printf("against FP32: cosine %.9f, max abs error %.6f\n", a.cosine, a.max_abs_error);
-  std::printf("FP32 reference forward (the same GEMM work in plain FP32, 2 threads) %.1f s; simulation / FP32 = %.1fx\n",
-              reference_seconds, run_seconds / reference_seconds);
+  const double gflop = reference_gflop(w);
+  std::printf("FP32 reference forward (the same GEMM work in plain FP32 on OpenBLAS) %.1f s, %.0f GFLOP at %.0f GFLOP/s; "
+              "simulation / FP32 = %.1fx\n",
+              reference_seconds, gflop, gflop / reference_seconds, run_seconds / reference_seconds);
+  const double limit = sgemm_gflops();
+  std::printf("limit: OpenBLAS SGEMM 2048^3 on this machine %.0f GFLOP/s, so %.1f s for the reference's products\n",
+              limit, gflop / limit);
   return result.ok() ? 0 : 1;
 }

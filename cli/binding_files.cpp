@@ -12,7 +12,10 @@
 
 namespace lockstep::cli {
 
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace binding_files_local {}
+using namespace binding_files_local;
+namespace binding_files_local {
 
 std::vector<uint8_t> read_binary(const std::string& path, const std::string& what) {
   try {
@@ -81,7 +84,7 @@ arch::NpyType npy_type(const arch::Binding& b, const std::string& file) {
 std::vector<uint64_t> npy_shape(const arch::Binding& b) { return {b.shape.begin(), b.shape.end()}; }
 
 // An input's bytes: a .npy array of the binding's element type and shape, or raw bytes.
-namespace {
+namespace binding_files_local {
 
 // The first NaN or infinity of a float16 or float32 array, as "element I is nan"; "" if none.
 std::string first_non_finite(const arch::NpyArray& array) {

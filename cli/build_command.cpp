@@ -24,7 +24,10 @@
 #include "workload/workload.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace build_command_local {}
+using namespace build_command_local;
+namespace build_command_local {
 
 
 

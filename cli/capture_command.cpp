@@ -18,7 +18,10 @@
 #include "workload/synth.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace capture_command_local {}
+using namespace capture_command_local;
+namespace capture_command_local {
 
 
 void print_stats(const arch::Capture& capture) {

@@ -29,7 +29,10 @@
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace compile_command_local {}
+using namespace compile_command_local;
+namespace compile_command_local {
 
 uint32_t parse_id(const std::string& text, const std::string& list) {
   uint32_t value = 0;

@@ -7,7 +7,10 @@
 #include "cli/options.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace configs_command_local {}
+using namespace configs_command_local;
+namespace configs_command_local {
 
 const CommandRegistration registration{"configs", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(

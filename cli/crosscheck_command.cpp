@@ -15,7 +15,10 @@
 #include "report/crosscheck_report.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace crosscheck_command_local {}
+using namespace crosscheck_command_local;
+namespace crosscheck_command_local {
 
 struct CrosscheckArgs {
   std::string simulated;

@@ -2,7 +2,10 @@
 #include "cli/device_command.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace device_command_local {}
+using namespace device_command_local;
+namespace device_command_local {
 
 std::vector<RegisteredCommand>& device_subcommands() {
   static std::vector<RegisteredCommand> subcommands;

@@ -9,7 +9,10 @@
 #include "cli/options.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace device_export_command_local {}
+using namespace device_export_command_local;
+namespace device_export_command_local {
 
 struct ExportArgs {
   std::string package;

@@ -11,7 +11,10 @@
 #include "sim/device/application.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace device_inspect_command_local {}
+using namespace device_inspect_command_local;
+namespace device_inspect_command_local {
 
 struct InspectArgs {
   std::string image;

@@ -22,7 +22,10 @@
 #include "sim/device/device_result.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace device_run_command_local {}
+using namespace device_run_command_local;
+namespace device_run_command_local {
 
 namespace fs = std::filesystem;
 

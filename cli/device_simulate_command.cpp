@@ -20,7 +20,10 @@
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace device_simulate_command_local {}
+using namespace device_simulate_command_local;
+namespace device_simulate_command_local {
 
 struct SimulateArgs {
   std::string package;

@@ -14,7 +14,10 @@
 #include "cli/options.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace disasm_code_local {}
+using namespace disasm_code_local;
+namespace disasm_code_local {
 
 std::string site_text(const arch::CodeSite& site) {
   using arch::SiteRole;

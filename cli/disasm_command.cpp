@@ -18,7 +18,10 @@
 #include "cli/options.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace disasm_command_local {}
+using namespace disasm_command_local;
+namespace disasm_command_local {
 
 struct DisasmOptions {
   std::vector<std::string> words;

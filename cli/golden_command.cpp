@@ -10,7 +10,10 @@
 #include "replay/golden.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace golden_command_local {}
+using namespace golden_command_local;
+namespace golden_command_local {
 
 struct GoldenArgs {
   std::string dir = "golden";

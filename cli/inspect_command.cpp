@@ -12,7 +12,10 @@
 #include "cli/options.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace inspect_command_local {}
+using namespace inspect_command_local;
+namespace inspect_command_local {
 
 using arch::hex;
 

@@ -9,7 +9,10 @@
 #include "cli/command_registry.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace logging_local {}
+using namespace logging_local;
+namespace logging_local {
 std::string g_log_level;
 int g_trace_tile = -1;
 }  // namespace

@@ -19,7 +19,10 @@
 #include "workload/workload.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace lower_command_local {}
+using namespace lower_command_local;
+namespace lower_command_local {
 
 
 // The tiles with the most SRAM in use at the peak and resident throughout (end() if none).

@@ -8,7 +8,10 @@
 #include "cli/options.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace machine_command_local {}
+using namespace machine_command_local;
+namespace machine_command_local {
 
 nlohmann::ordered_json machine_json(const arch::MachineDescription& m) {
   nlohmann::ordered_json j;

@@ -42,7 +42,10 @@ std::function<int()> add_parent_command(CLI::App& app, const std::string& name, 
   };
 }
 
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace main_local {}
+using namespace main_local;
+namespace main_local {
 
 // A command's one-line summary for the command lists: its description's first sentence, up
 // to the first colon or semicolon (the descriptions lead with what the command does, then

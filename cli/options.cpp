@@ -14,7 +14,10 @@
 #include "formats/package_io.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace options_local {}
+using namespace options_local;
+namespace options_local {
 
 // The keys at column 0 of a YAML text ("key:" lines), enough to tell the kinds apart.
 std::set<std::string> top_level_keys(const std::string& path) {

@@ -11,7 +11,10 @@
 #include "cli/options.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace package_command_local {}
+using namespace package_command_local;
+namespace package_command_local {
 
 const CommandRegistration registration{"package", [](CLI::App& app) {
   auto* cmd = app.add_subcommand(

@@ -9,7 +9,10 @@
 #include "io/errors.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace profile_cli_local {}
+using namespace profile_cli_local;
+namespace profile_cli_local {
 
 bool parse_id(const std::string& text, uint32_t& value) {
   const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');

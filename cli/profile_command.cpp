@@ -2,7 +2,10 @@
 #include "cli/profile_command.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace profile_command_local {}
+using namespace profile_command_local;
+namespace profile_command_local {
 
 std::vector<RegisteredCommand>& profile_subcommands() {
   static std::vector<RegisteredCommand> subcommands;

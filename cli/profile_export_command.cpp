@@ -19,7 +19,10 @@
 #include "profile/profile_chrome.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace profile_export_command_local {}
+using namespace profile_export_command_local;
+namespace profile_export_command_local {
 
 struct ExportArgs {
   std::string profile;

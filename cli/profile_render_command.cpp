@@ -14,7 +14,10 @@
 #include "profile/profile_html.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace profile_render_command_local {}
+using namespace profile_render_command_local;
+namespace profile_render_command_local {
 
 struct RenderOptions {
   std::string profile;

@@ -10,7 +10,10 @@
 #include "cli/stage_progress.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace profile_summary_command_local {}
+using namespace profile_summary_command_local;
+namespace profile_summary_command_local {
 
 struct SummaryOptions {
   std::string profile;

@@ -17,7 +17,10 @@
 #include "replay/sampling.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace replay_command_local {}
+using namespace replay_command_local;
+namespace replay_command_local {
 
 struct ReplayArgs {
   std::string capture;

@@ -12,7 +12,10 @@
 #include "results/sweep_definition.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace report_command_local {}
+using namespace report_command_local;
+namespace report_command_local {
 
 struct ReportArgs {
   std::string dir;

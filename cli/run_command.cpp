@@ -30,7 +30,10 @@
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace run_command_local {}
+using namespace run_command_local;
+namespace run_command_local {
 
 struct RunArgs {
   std::string package;

@@ -11,7 +11,10 @@
 #include "workload/workload.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace run_reference_local {}
+using namespace run_reference_local;
+namespace run_reference_local {
 
 const arch::Binding& find_binding(const arch::Package& package, const std::string& name, arch::BindingKind kind) {
   for (const arch::Binding& b : package.bindings) {

@@ -28,7 +28,10 @@
 #include "replay/sweep_journal.hpp"
 
 namespace lockstep::cli {
-namespace {
+// File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
+namespace sweep_command_local {}
+using namespace sweep_command_local;
+namespace sweep_command_local {
 
 struct SweepArgs {
   std::string capture;

@@ -1,7 +1,8 @@
-// The FP32 reference encoder: plain loops, blocked for the cache, oneTBB over output blocks.
-// Shares no code with model/ (the kernels); docs/reference.md.
+// The FP32 reference encoder: matrix products on OpenBLAS, the rest plain loops, oneTBB over
+// rows. Shares no code with model/ (the kernels); docs/reference.md.
 #include "workload/reference.hpp"
 
+#include <cblas.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -14,105 +15,52 @@
 namespace lockstep::workload {
 namespace {
 
-// Four floats (GCC/Clang generic vectors: one SIMD register on any target). Each lane is an
-// ordinary FP32 multiply and add, so vector and scalar code give the same bits.
-typedef float Vec4 __attribute__((vector_size(16)));
-
-inline Vec4 load4(const float* p) {
-  Vec4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store4(float* p, Vec4 v) { std::memcpy(p, &v, sizeof v); }
-
 // A row-major matrix view: element (r, c) at data[r * stride + c].
 struct View {
   const float* data;
   size_t stride;
 };
 
-constexpr size_t kRowTile = 64;     // output rows per task
-constexpr size_t kColumnTile = 64;  // output columns per task
-constexpr size_t kDepthBlock = 256;  // reduction values per pass over a task's outputs
+constexpr size_t kRowTile = 128;     // output rows per task
+constexpr size_t kColumnTile = 512;  // output columns per task
 
-// out[r][j] += sum over k in [k0, k1), ascending, of a[r][k] * b[k][j], for r in [r0, r1),
-// j in [c0, c1); one FP32 multiply and one FP32 add per term (GCC fuses them only where the
-// build targets FMA), in k order for every element.
-void accumulate_block(View a, View b, float* out, size_t ldc, size_t r0, size_t r1, size_t c0, size_t c1, size_t k0,
-                      size_t k1) {
-  size_t j = c0;
-  for (; j + 8 <= c1; j += 8) {  // 4 rows x 8 columns in 8 vector accumulators
-    size_t r = r0;
-    for (; r + 4 <= r1; r += 4) {
-      const float* a0 = a.data + r * a.stride;
-      const float* a1 = a0 + a.stride;
-      const float* a2 = a1 + a.stride;
-      const float* a3 = a2 + a.stride;
-      float* o0 = out + r * ldc + j;
-      float* o1 = o0 + ldc;
-      float* o2 = o1 + ldc;
-      float* o3 = o2 + ldc;
-      Vec4 p0 = load4(o0), q0 = load4(o0 + 4), p1 = load4(o1), q1 = load4(o1 + 4);
-      Vec4 p2 = load4(o2), q2 = load4(o2 + 4), p3 = load4(o3), q3 = load4(o3 + 4);
-      for (size_t k = k0; k < k1; ++k) {
-        const float* bk = b.data + k * b.stride + j;
-        const Vec4 u = load4(bk), v = load4(bk + 4);
-        p0 = p0 + a0[k] * u;
-        q0 = q0 + a0[k] * v;
-        p1 = p1 + a1[k] * u;
-        q1 = q1 + a1[k] * v;
-        p2 = p2 + a2[k] * u;
-        q2 = q2 + a2[k] * v;
-        p3 = p3 + a3[k] * u;
-        q3 = q3 + a3[k] * v;
-      }
-      store4(o0, p0), store4(o0 + 4, q0), store4(o1, p1), store4(o1 + 4, q1);
-      store4(o2, p2), store4(o2 + 4, q2), store4(o3, p3), store4(o3 + 4, q3);
-    }
-    for (; r < r1; ++r) {
-      const float* ar = a.data + r * a.stride;
-      float* o = out + r * ldc + j;
-      Vec4 p = load4(o), q = load4(o + 4);
-      for (size_t k = k0; k < k1; ++k) {
-        const float* bk = b.data + k * b.stride + j;
-        p = p + ar[k] * load4(bk);
-        q = q + ar[k] * load4(bk + 4);
-      }
-      store4(o, p), store4(o + 4, q);
-    }
-  }
-  for (size_t r = r0; r < r1; ++r) {
-    const float* ar = a.data + r * a.stride;
-    for (size_t c = j; c < c1; ++c) {
-      float acc = out[r * ldc + c];
-      for (size_t k = k0; k < k1; ++k) acc = acc + ar[k] * b.data[k * b.stride + c];
-      out[r * ldc + c] = acc;
-    }
-  }
-}
-
-// out[r][j] = (sum over k ascending of a[r][k] * b[k][j], from 0, in FP32) + bias[j] (when
-// given), for r < rows, j < n, depth `depth`. Every output element is computed by one task in
-// that order, so the bits do not depend on the threads.
-void matmul(size_t rows, size_t depth, size_t n, View a, View b, const float* bias, float* out, size_t ldc) {
+// out[r][j] = (sum over k of a[r][k] * b[k][j], in FP32) + bias[j] (when given), for r < rows,
+// j < n, depth `depth` (b transposed when `b_transposed`: element (k, j) is
+// b.data[j * b.stride + k]). Fixed 128 x 512 output tiles run in parallel on oneTBB, each one
+// call of OpenBLAS's SGEMM on one thread over the whole depth: what a tile computes does not
+// depend on the threads, so neither do the bits (OpenBLAS's own threads change them: tested).
+void matmul(size_t rows, size_t depth, size_t n, View a, View b, const float* bias, float* out, size_t ldc,
+            bool b_transposed = false) {
+  const auto i = [](size_t v) { return static_cast<blasint>(v); };
   const size_t row_tiles = (rows + kRowTile - 1) / kRowTile;
   const size_t column_tiles = (n + kColumnTile - 1) / kColumnTile;
   tbb::parallel_for(tbb::blocked_range<size_t>(0, row_tiles * column_tiles), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t t = range.begin(); t != range.end(); ++t) {
       const size_t r0 = (t / column_tiles) * kRowTile, r1 = std::min(rows, r0 + kRowTile);
       const size_t c0 = (t % column_tiles) * kColumnTile, c1 = std::min(n, c0 + kColumnTile);
-      for (size_t r = r0; r < r1; ++r) std::fill(out + r * ldc + c0, out + r * ldc + c1, 0.0f);
-      for (size_t k0 = 0; k0 < depth; k0 += kDepthBlock) {
-        accumulate_block(a, b, out, ldc, r0, r1, c0, c1, k0, std::min(depth, k0 + kDepthBlock));
-      }
-      if (bias != nullptr) {
-        for (size_t r = r0; r < r1; ++r) {
-          for (size_t c = c0; c < c1; ++c) out[r * ldc + c] = out[r * ldc + c] + bias[c];
-        }
+      const float* b_tile = b_transposed ? b.data + c0 * b.stride : b.data + c0;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, i(r1 - r0), i(c1 - c0),
+                  i(depth), 1.0f, a.data + r0 * a.stride, i(a.stride), b_tile, i(b.stride), 0.0f, out + r0 * ldc + c0,
+                  i(ldc));
+      if (bias == nullptr) continue;
+      for (size_t r = r0; r < r1; ++r) {
+        for (size_t c = c0; c < c1; ++c) out[r * ldc + c] = out[r * ldc + c] + bias[c];
       }
     }
   });
 }
+
+// OpenBLAS on one thread for one reference run (oneTBB spreads the tiles), restored after.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas() : previous_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
+  ~SingleThreadedBlas() { openblas_set_num_threads(previous_); }
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  int previous_;
+};
 
 // A [rows, columns] activation; rows in parallel.
 template <class F>
@@ -156,15 +104,12 @@ void attention(const std::vector<float>& qkv, size_t rows, size_t hidden, size_t
   const size_t d = hidden / heads, stride = 3 * hidden;
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
   ctx.assign(rows * hidden, 0.0f);
-  std::vector<float> key_t(d * rows), scores(rows * rows);
+  std::vector<float> scores(rows * rows);
   for (size_t h = 0; h < heads; ++h) {
     const float* q = qkv.data() + h * d;
     const float* k = qkv.data() + hidden + h * d;
     const float* v = qkv.data() + 2 * hidden + h * d;
-    for (size_t j = 0; j < rows; ++j) {
-      for (size_t c = 0; c < d; ++c) key_t[c * rows + j] = k[j * stride + c];
-    }
-    matmul(rows, d, rows, View{q, stride}, View{key_t.data(), rows}, nullptr, scores.data(), rows);
+    matmul(rows, d, rows, View{q, stride}, View{k, stride}, nullptr, scores.data(), rows, true);
     for_rows(rows, [&](size_t i) {
       float* s = scores.data() + i * rows;
       float top = -INFINITY;
@@ -210,6 +155,7 @@ std::vector<float> reference_forward(const Workload& w, const ModelWeights& weig
                                 std::to_string(R * P) + " ([" + std::to_string(R) + ", " + std::to_string(P) + "])");
   }
   if (stats) *stats = ReferenceStats{};
+  const SingleThreadedBlas blas;
 
   // Embedding: x = patches @ W_patch + b_patch + position.
   std::vector<float> x(R * H);

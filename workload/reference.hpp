@@ -23,8 +23,8 @@ struct ReferenceStats {
 // The encoder in FP32 (docs/reference.md "Order of operations"): patches [rows, patch_values]
 // FP32 (e.g. the FP16 input decoded), weights as ModelWeights (usually
 // dequantized(fold_and_quantize(...))); returns the output [rows, hidden] FP32. Matrix products
-// accumulate each output element in FP32 from 0 in ascending reduction order and then add the
-// bias, so the result does not depend on the thread count (oneTBB parallel over output blocks). `stats`, when
+// are OpenBLAS SGEMM calls on fixed output tiles (oneTBB runs the tiles, OpenBLAS one thread
+// each) and then the bias, so the result does not depend on the thread count. `stats`, when
 // given, receives the largest magnitudes. Throws std::invalid_argument on wrong sizes.
 std::vector<float> reference_forward(const Workload& w, const ModelWeights& weights, const std::vector<float>& patches,
                                      ReferenceStats* stats = nullptr);
