@@ -192,24 +192,27 @@ void check_output_file(const std::string& path, const std::string& option) {
 
 void check_output_directory(const std::string& dir, const std::string& option) {
   if (dir.empty()) throw InputError(option + ": the output folder is empty");
-  // The folder itself, or the nearest existing folder above it, which it will be made in.
-  std::filesystem::path existing(dir);
+  // The folder itself, or the folder it will be made in: like mkdir, never mkdir -p, so a
+  // folder output follows the rule of a file output (the folder above must exist).
   std::error_code error;
-  while (!existing.empty() && !std::filesystem::exists(existing, error)) existing = existing.parent_path();
-  if (existing.empty()) existing = ".";
+  const bool exists = std::filesystem::exists(dir, error);
+  const std::string folder = exists ? dir : parent_of(dir);
   struct stat info {};
-  if (::stat(existing.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-    throw InputError(dir + ": cannot write " + option + ": '" + existing.string() + "' is not a folder");
+  if (::stat(folder.c_str(), &info) != 0) {
+    throw InputError(dir + ": cannot write " + option + ": the folder '" + folder + "' does not exist");
   }
-  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
-    throw InputError(dir + ": cannot write " + option + ": '" + existing.string() + "': " + reason());
+  if (!S_ISDIR(info.st_mode)) {
+    throw InputError(dir + ": cannot write " + option + ": '" + folder + "' is not a folder");
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw InputError(dir + ": cannot write " + option + ": '" + folder + "': " + reason());
   }
 }
 
 void create_output_directory(const std::string& dir, const std::string& option) {
   check_output_directory(dir, option);
   std::error_code error;
-  std::filesystem::create_directories(dir, error);
+  std::filesystem::create_directory(dir, error);
   if (error) throw InputError(dir + ": cannot create " + option + ": " + error.message());
 }
 

@@ -50,11 +50,12 @@ bool hold_new_temporary(int fd, const std::string& temp);
 // them too). `option` names the flag in the message ("-o").
 void check_output_file(const std::string& path, const std::string& option);
 
-// Throws InputError unless `dir` is a writable folder or can be made in the nearest
-// existing folder above it. Creates nothing, so bad input found later leaves no trace.
+// Throws InputError unless `dir` is a writable folder or can be made in the folder above it,
+// which must exist (as for a file output: folders are made one level, like mkdir). Creates
+// nothing, so bad input found later leaves no trace.
 void check_output_directory(const std::string& dir, const std::string& option);
 
-// The check above, then the folder (and those above it) made.
+// The check above, then the folder made (not those above it).
 void create_output_directory(const std::string& dir, const std::string& option);
 
 // Throws InputError when `output` names the same file as one of `inputs` (writing it would

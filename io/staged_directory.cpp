@@ -65,13 +65,17 @@ void check_staged_directory(const std::string& dir, const std::string& option) {
                        ": the folder exists and is not empty; remove it or choose another");
     }
   }
-  check_output_directory(parent_of(path.string()), option);
+  const std::string parent = parent_of(path.string());
+  struct stat info {};
+  if (::stat(parent.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    throw InputError(dir + ": cannot write " + option + ": the folder '" + parent + "' does not exist");
+  }
+  check_output_directory(parent, option);  // writable
 }
 
 StagedDirectory::StagedDirectory(std::string dir, std::string option)
     : dir_(without_trailing_slashes(std::move(dir))), option_(std::move(option)) {
   check_staged_directory(dir_, option_);
-  create_output_directory(parent_of(dir_), option_);
   remove_stale_temporaries(dir_, TemporaryKind::Folder);
   hold_ = make_held_folder(dir_, option_, temp_);
 }

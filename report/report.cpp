@@ -31,7 +31,7 @@ void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& swe
   const std::vector<PhaseSummary> summaries = summarize_phases(rows, phases, reference_rows);
 
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  std::filesystem::create_directory(dir, ec);  // the folder above exists (checked)
   if (ec) throw InputError(dir + ": cannot create the report directory: " + ec.message());
 
   arch::write_file_atomically(join_path(dir, "frontier.csv"), frontier_csv_text(rows, frontier));

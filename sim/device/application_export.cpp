@@ -117,6 +117,7 @@ struct Lowered {
   uint32_t physical = 0;
   TileCode code;
   std::optional<LinkedObject> object;  // with --object: linked beside the code area
+  bool barrier_only = false;           // no program in the package: barrier_skeleton's code
 };
 
 // Links the object into the tile's free SRAM and points each intrinsic's slot at its code:
@@ -168,6 +169,26 @@ TileImage tile_image(const Lowered& t, const TileProgram& program) {
   return image;
 }
 
+// A program's barriers and nothing else: its syncs, each exchange as a tile without a row
+// (`sans 0; sync 1`), the Repeats around them. Validation holds every tile of a package to
+// the same sequence of barriers, so any tile's program gives the chip's.
+std::vector<Step> barrier_skeleton(const std::vector<Step>& steps) {
+  std::vector<Step> out;
+  for (const Step& step : steps) {
+    if (const auto* e = std::get_if<ExchangeStep>(&step.kind)) {
+      ExchangeStep inactive;
+      inactive.phase = e->phase;
+      out.push_back(Step{inactive});
+    } else if (std::holds_alternative<SyncStep>(step.kind)) {
+      out.push_back(step);
+    } else if (const auto* r = std::get_if<RepeatStep>(&step.kind)) {
+      std::vector<Step> body = barrier_skeleton(r->body);
+      if (!body.empty()) out.push_back(Step{RepeatStep{r->count, std::move(body), {}}});
+    }
+  }
+  return out;
+}
+
 void add_bindings(const Package& package, const Topology& topology, Application& app) {
   for (const Binding& b : package.bindings) {
     AppBinding out{b.name, dtype_name(b.element), b.shape, {}};
@@ -189,6 +210,7 @@ void add_debug(const std::vector<Lowered>& tiles, const Package& package, Applic
       if (seen.emplace(std::make_pair(s.name, s.address), true).second) app.debug_symbols.push_back({s.name, s.address});
     }
     app.debug_regions.push_back({t.physical, t.code.base, t.code.code_bytes, kCodeRegionName});
+    if (t.barrier_only) app.debug_regions.push_back({t.physical, t.code.base, t.code.code_bytes, kBarrierOnlyRegionName});
     // Symbols per tile too: the code area's place (so every address) differs between tiles,
     // and debugSymbols has no tile field. Each runs to the next, the last to the program.
     for (size_t i = 0; i < t.code.symbols.size(); ++i) {
@@ -266,25 +288,26 @@ Application export_application(const Package& package, const MachineDescription&
   LoweringOptions lowering;
   lowering.invocations = options.invocations;
   std::vector<Lowered> tiles;
-  std::vector<TileProgram> idle;  // tiles the package leaves out still join every barrier
-  idle.reserve(machine.tiles);
+  // Tiles the package leaves out, and those outside its machine, run its barriers only.
+  std::vector<TileProgram> idle;
+  idle.reserve(topology.physical_tiles());
+  const std::vector<Step> skeleton = package.tiles.empty() ? std::vector<Step>{} : barrier_skeleton(package.tiles.front().steps);
   std::map<std::string, std::vector<uint32_t>> intrinsics;
-  for (uint32_t l = 0; l < machine.tiles; ++l) {
+  for (uint32_t l = 0; l < topology.physical_tiles(); ++l) {
     const auto it = programs.find(l);
     if (it == programs.end()) {
       idle.emplace_back();
       idle.back().tile = l;
+      idle.back().steps = skeleton;
     }
     const TileProgram& program = it == programs.end() ? idle.back() : *it->second;
-    tiles.push_back({l, topology.physical(l), lower_tile_code(program, machine, lowering), std::nullopt});
+    tiles.push_back({l, topology.physical(l), lower_tile_code(program, machine, lowering), std::nullopt, it == programs.end()});
     for (const std::string& name : called_intrinsics(tiles.back().code)) intrinsics[name].push_back(l);
   }
   if (const auto object = require_intrinsics(intrinsics, options)) {
     for (Lowered& t : tiles) {
       const auto it = programs.find(t.logical);
-      TileProgram empty;
-      empty.tile = t.logical;
-      link_tile_object(t, it == programs.end() ? empty : *it->second, machine, *object, options.object_path);
+      if (it != programs.end()) link_tile_object(t, *it->second, machine, *object, options.object_path);
     }
   }
   std::sort(tiles.begin(), tiles.end(), [](const Lowered& a, const Lowered& b) { return a.physical < b.physical; });

@@ -1,6 +1,7 @@
 #pragma once
 // A package as the IPU21 stack's application package (`.ipuexe`, docs/IPU21-DEVICE.md
-// section 12.4, docs/device.md "Export"): one TileImage per tile of the package's machine,
+// section 12.4, docs/device.md "Export"): one TileImage per physical tile of the chip (1,472,
+// as the stack writes; the tiles the package has no program for run its barriers only),
 // sorted by physical id, each holding the entry stub at 0x4c010, the tile's supervisor code
 // (supervisor/supervisor_code.hpp) and the package's data; the bindings on physical tiles; one
 // entry point "run"; the code's symbols and regions as debug names.
@@ -19,6 +20,10 @@ inline constexpr const char* kCodeRegionName = "generated tile program";
 inline constexpr const char* kCodeDataRegionName = "generated tile data";
 inline constexpr const char* kRowTableRegionName = "exchange row table";
 inline constexpr const char* kLinkedObjectRegionName = "linked object";  // --object's code
+// The code area of a tile the package has no program for: it runs only the program's
+// barriers (its syncs, and each exchange as a tile without a row), as the stack's inactive
+// tiles do (section 12.4); import leaves such tiles out.
+inline constexpr const char* kBarrierOnlyRegionName = "barrier-only tile";
 
 struct ExportOptions {
   std::string compiler_version;  // Application.compilerVersion ("lockstep 0.1.0")
@@ -27,7 +32,7 @@ struct ExportOptions {
 };
 
 // Lowers every tile and assembles the image. InputError, one line starting "export: ",
-// when a tile's data lies below 0x4c018, or the code calls intrinsic symbols (kernels, the
+// when a tile's data lies below 0x4c018 (validation already holds it below 0xe7bb0), or the code calls intrinsic symbols (kernels, the
 // bulk patcher) that need vendor worker code and no object provides them. With an object,
 // it is linked into every tile's free SRAM (sim/device/object_link.hpp) and each intrinsic's slot
 // branches to its code.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 #include <map>
+#include <set>
 
 #include "sim/device/application_export.hpp"
 #include "sim/device/application_import_parts.hpp"
@@ -234,7 +235,14 @@ Package import_application(const Application& app, const MachineDescription& mac
   std::map<uint32_t, Phase> phases;
   std::map<uint32_t, const std::vector<PlanStep>*> plans;
   for (const TileProfilePlan& p : app.profile_tiles) plans[p.physical_tile] = &p.steps;
+  // Tiles export gave no program of the package's (they run its barriers only, possibly
+  // outside the machine) are left out, as the package left them.
+  std::set<uint32_t> barrier_only;
+  for (const DebugRegion& r : app.debug_regions) {
+    if (r.name == kBarrierOnlyRegionName) barrier_only.insert(r.physical_tile);
+  }
   for (const TileImage& image : app.tiles) {
+    if (barrier_only.count(image.physical_tile)) continue;
     const TileContext t = tile_context(app, image, topology, file_name);
     const auto plan = plans.find(image.physical_tile);
     TileProgram program = import_tile(t, machine, phases, plan == plans.end() ? nullptr : plan->second);

@@ -100,7 +100,13 @@ TEST_F(DeviceImage, ExportImportExportGivesTheSameBytes) {
   const auto exported = run_lockstep({"device", "export", package_, "-o", a});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   const arch::Application app = arch::read_application(a);
-  ASSERT_EQ(app.tiles.size(), 16u);
+  // Every physical tile of the chip, as the stack writes (section 12.4): the package's 3
+  // tiles, and 1,469 (13 more of the 16-tile machine and the 1,456 outside it) that run the
+  // program's barriers only.
+  ASSERT_EQ(app.tiles.size(), 1472u);
+  size_t barrier_only = 0;
+  for (const auto& r : app.debug_regions) barrier_only += r.name == "barrier-only tile";
+  EXPECT_EQ(barrier_only, 1469u);
   for (size_t i = 1; i < app.tiles.size(); ++i)
     EXPECT_LT(app.tiles[i - 1].physical_tile, app.tiles[i].physical_tile);
   for (const auto& tile : app.tiles) {
@@ -125,6 +131,21 @@ TEST_F(DeviceImage, ExportImportExportGivesTheSameBytes) {
   ASSERT_EQ(copy.exit_code, 0) << copy.err;
   EXPECT_EQ(nlohmann::json::parse(original.out)["total_cycles"],
             nlohmann::json::parse(copy.out)["total_cycles"]);
+}
+
+// The loader sends at most 643 frames of 992 bytes from 0x4c010 (section 17.4): a package
+// whose data reaches past 0xe7bb0 cannot become an image (validation, which export runs
+// first, holds packages to the loader's limit), and nothing is written.
+TEST_F(DeviceImage, DataPastTheLoadersLastFrameIsRefused) {
+  const std::string package = dir_ + "/high.yaml", image = dir_ + "/high.ipuexe";
+  std::string text = testing::read_file(package_);
+  const size_t at = text.find("segments:");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + std::string("segments:").size(), "\n      - {address: 0xe7ba0, size: 32, fill: zero}");
+  testing::write_file(package, text);
+  const auto r = run_lockstep({"device", "export", package, "-o", image});
+  expect_bad_input(r, "reaches past the loader limit 0xe7bb0");
+  EXPECT_FALSE(fs::exists(image));
 }
 
 TEST_F(DeviceImage, ImportNamesAWordItCannotExecute) {

@@ -5,7 +5,9 @@
 #include "sim/device/application.hpp"
 #include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/npy.hpp"
 #include "formats/package_io.hpp"
+#include "formats/safetensors.hpp"
 #include "profile/profile.hpp"
 #include "io/yaml_reader.hpp"
 #include "support/corpus.hpp"
@@ -81,6 +83,28 @@ TEST(ReaderCorpus, Machine) {
   EXPECT_GE(outcome.files, 5u);
   EXPECT_GT(outcome.read, 0u);
   EXPECT_GT(outcome.rejected, 0u);
+}
+
+// The .npy and safetensors fuzzers' corpora (issue 26's cases: a header length of 2^32-16 or
+// 379,676,406,402,707, a shape of (2^32-1)^2, data past the end, a name given twice).
+TEST(ReaderCorpus, Npy) {
+  const auto outcome = run_corpus("npy", [](const std::string& path) {
+    const NpyArray array = read_npy(path);
+    EXPECT_EQ(parse_npy(npy_bytes(array), "again.npy").data, array.data);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GE(outcome.rejected, 5u);
+}
+
+TEST(ReaderCorpus, Safetensors) {
+  const auto outcome = run_corpus("safetensors", [](const std::string& path) {
+    const SafeTensors file = read_safetensors(path);
+    for (const auto& [name, tensor] : file.tensors()) EXPECT_EQ(tensor.bytes.size(), tensor.end - tensor.begin);
+  });
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GE(outcome.rejected, 5u);
 }
 
 }  // namespace

@@ -197,6 +197,7 @@ TEST(RunCommand, OutputDirKeepsEveryBindingNameInsideTheFolder) {
   const std::string path = dir + "/names.yaml";
   write_file(path, yaml);
   const std::string out = dir + "/out/inner";
+  std::filesystem::create_directory(dir + "/out");  // folder outputs are made one level deep
   const auto r = run_lockstep({"run", path, "--output-dir", out});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(read_file(out + "/%2E.%2F..%2Fescaped.bin").size(), 12u);

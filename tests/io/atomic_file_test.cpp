@@ -94,10 +94,14 @@ TEST(AtomicFile, ChecksBeforeWorkNameThePathAndTheProblem) {
             std::string::npos);
   EXPECT_NE(message([&] { check_output_directory(dir + "/input.yaml/sub", "-o"); }).find("not a folder"),
             std::string::npos);
-  EXPECT_NO_THROW(check_output_directory(dir + "/a/b/c", "-o"));
+  // A folder output is made one level deep, like a file: the folder above must exist.
+  EXPECT_NE(message([&] { check_output_directory(dir + "/a/b/c", "-o"); }).find("the folder '" + dir + "/a/b' does not exist"),
+            std::string::npos);
+  EXPECT_NO_THROW(check_output_directory(dir + "/a", "-o"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/a"));  // checking makes nothing
-  create_output_directory(dir + "/a/b/c", "-o");
-  EXPECT_TRUE(std::filesystem::is_directory(dir + "/a/b/c"));
+  create_output_directory(dir + "/a", "-o");
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/a"));
+  EXPECT_NO_THROW(create_output_directory(dir + "/a", "-o"));  // an existing folder is fine
 }
 
 }  // namespace
