@@ -136,9 +136,15 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
   for (const auto& e : result.executions) j["executions"].push_back(execution_json(e, false));
   j["hazards"] = nlohmann::ordered_json::array();
   for (const auto& h : result.hazards) {
+    const sim::ChipError chip = sim::chip_error(h);
+    nlohmann::ordered_json on_chip = nullptr;  // null: the chip raises nothing for it
+    if (chip.exception != 0) {
+      on_chip = {{"exception", chip.exception}, {"exception_name", sim::exception_name(chip.exception)},
+                 {"receive_error", chip.receive_error}, {"receive_error_name", sim::receive_error_name(chip.receive_error)}};
+    }
     j["hazards"].push_back({{"kind", sim::hazard_name(h.kind)}, {"tile", h.tile}, {"phase", h.phase},
                             {"iteration", h.iteration}, {"cycle", h.cycle}, {"row_offset", h.row_offset},
-                            {"instruction", h.instruction}, {"detail", h.detail}});
+                            {"instruction", h.instruction}, {"detail", h.detail}, {"chip", on_chip}});
   }
   j["expectation_failures"] = nlohmann::ordered_json::array();
   for (const auto& f : result.expectation_failures) {

@@ -103,6 +103,7 @@ RecordedHazard Tile::make_step_hazard(HazardClass kind, const std::string& what,
   h.hazard.tile = logical();
   h.hazard.instruction = what;
   h.hazard.detail = detail;
+  h.hazard.step = true;
   h.phase = current_phase_;
   h.iteration = iteration();
   h.cycle = sc_core::sc_time_stamp().value();

@@ -43,9 +43,24 @@ struct Hazard {
   uint32_t row_offset = 0;    // byte offset in the row of the instruction at fault
   std::string instruction;    // disassembly of that instruction
   std::string detail;         // one line
+  bool step = false;          // found by the supervisor or a kernel, not by an exchange row
 };
 
-// "hazard mux-left-open: tile 3 phase 1 iteration 0 cycle 250 row+0x10 [delayxpic ...]: detail"
+// What the chip would raise for a hazard (IPU21-DEVICE.md section 16): its exception type
+// (ETYPE, 0 none) and exchange receive error (0 none). Both 0 where the chip raises nothing:
+// the fault corrupts silently, or the rule is the encoder's. The mapping and its grounds are
+// in docs/device.md, "Hazards as the chip reports them".
+struct ChipError {
+  uint32_t exception = 0;
+  uint32_t receive_error = 0;
+};
+ChipError chip_error(const Hazard& hazard);
+std::string exception_name(uint32_t exception);          // 13: "exchange error"
+std::string receive_error_name(uint32_t receive_error);  // 2: "instruction-fetch clash"
+
+// "hazard mux-left-open: tile 3 phase 1 iteration 0 cycle 250 row+0x10 [delayxpic ...]: detail
+// (on the chip: exception 13 exchange error, receive error 2 instruction-fetch clash)", or
+// "(on the chip: no exception)".
 std::string describe(const Hazard& hazard);
 
 struct ExpectationFailure {

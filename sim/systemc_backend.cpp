@@ -179,6 +179,7 @@ class SystemCBackend : public Backend {
     h.row_offset = r.hazard.row_offset;
     h.instruction = r.hazard.instruction;
     h.detail = r.hazard.detail;
+    h.step = r.hazard.step;
     return h;
   }
 

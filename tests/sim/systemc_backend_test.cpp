@@ -67,6 +67,32 @@ TEST(SystemCBackend, StopsAtTheFirstHazardOrCollectsAllSorted) {
   EXPECT_EQ(hazard_name(HazardKind::MuxLeftOpen), "mux-left-open");
 }
 
+// A hazard names what the chip would raise for it (IPU21-DEVICE.md 16): the same class found
+// by an exchange row or by the supervisor maps to the exchange's receive error or to the
+// supervisor's exception; rules the chip does not enforce map to nothing.
+TEST(HazardOnTheChip, ExchangeAndSupervisorFaultsMapToTheirExceptionTypes) {
+  Hazard h;
+  h.kind = HazardKind::WriteOutOfRange;
+  EXPECT_EQ(chip_error(h).exception, 13u);  // exchange error
+  EXPECT_EQ(chip_error(h).receive_error, 3u);  // address
+  h.step = true;                               // a supervisor store or a kernel operand
+  EXPECT_EQ(chip_error(h).exception, 8u);      // invalid memory address
+  EXPECT_EQ(chip_error(h).receive_error, 0u);
+  h.kind = HazardKind::InstructionAccess;
+  EXPECT_EQ(chip_error(h).exception, 10u);     // invalid PC
+  h.step = false;
+  EXPECT_EQ(chip_error(h).receive_error, 1u);  // instruction clash
+  h.kind = HazardKind::MuxLeftOpen;
+  EXPECT_EQ(chip_error(h).exception, 0u);
+  EXPECT_NE(describe(h).find("(on the chip: no exception)"), std::string::npos);
+  h.kind = HazardKind::RowFetchConflict;
+  EXPECT_NE(describe(h).find("(on the chip: exception 13 exchange error, receive error 2 instruction-fetch clash)"),
+            std::string::npos)
+      << describe(h);
+  EXPECT_EQ(exception_name(15), "instruction break");
+  EXPECT_EQ(receive_error_name(7), "modification");
+}
+
 TEST(SystemCBackend, PatchedRowsAndIteratedPointers) {
   const auto package = load("repeat27");
   auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
