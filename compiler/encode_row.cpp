@@ -58,6 +58,9 @@ class RowBuilder {
   std::vector<Emitted> build() {
     size_t next_control = 0;
     const auto& controls = plan_.controls;
+    // About an instruction per send and per control, and a delay between them; grown from
+    // empty, the copies of these 130-byte records were 5% of a compile.
+    out_.reserve(2 * (plan_.sends.size() + controls.size()) + 2);
     for (const SendSegment& seg : plan_.sends) {
       const int32_t issue = seg.first_event - 1;
       while (next_control < controls.size() && controls[next_control].event < issue)

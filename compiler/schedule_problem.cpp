@@ -100,6 +100,7 @@ PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDe
         bad(phase, i, "source_addresses: span at " + std::to_string(address) + " not 4-aligned inside SRAM");
       info.read_mask |= element_mask(machine, address, bytes);
     }
+    info.receivers.reserve(transfer.destinations.size());
     for (size_t k = 0; k < transfer.destinations.size(); ++k) {
       const arch::Destination& dest = transfer.destinations[k];
       if (dest.tile >= machine.tiles) bad(phase, i, "destinations." + std::to_string(k) + ".tile: no such tile");
