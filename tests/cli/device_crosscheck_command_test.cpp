@@ -19,16 +19,14 @@ using testing::expect_bad_input;
 using testing::expect_nothing_written;
 namespace fs = std::filesystem;
 
-std::string package(const std::string& name) {
-  return testing::source_path("tests/integration/packages/" + name + ".yaml");
-}
+using testing::integration_package;
 
 // p2p_3w with an output binding (the 12 bytes tile 1 receives) and an unused input.
 std::string bound_package(const std::string& dir) {
   const std::string path = dir + "/bound.yaml";
   testing::write_file(
       path,
-      testing::read_file(package("p2p_3w")) +
+      testing::read_file(integration_package("p2p_3w")) +
           "bindings:\n"
           "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
           "  - {name: source, kind: input, slices: [{tile: 0, address: 0x60000, bytes: 12}]}\n");
@@ -86,11 +84,11 @@ TEST(DeviceSimulate, WritesTheResultFolderAndChecksAgainstItself) {
 TEST(DeviceSimulate, RepeatWithInvocations) {
   const std::string dir = testing::temp_dir("device_simulate_repeat");
   const auto sim = run_lockstep(
-      {"device", "simulate", package("repeat27"), "-o", dir + "/r", "--invocations", "2"});
+      {"device", "simulate", integration_package("repeat27"), "-o", dir + "/r", "--invocations", "2"});
   ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
   const auto result = nlohmann::json::parse(testing::read_file(dir + "/r/result.json"));
   EXPECT_EQ(result["invocations"], 2);
-  const auto run = run_lockstep({"run", package("repeat27"), "--json", "--invocations", "2"});
+  const auto run = run_lockstep({"run", integration_package("repeat27"), "--json", "--invocations", "2"});
   EXPECT_EQ(nlohmann::json::parse(run.out)["total_cycles"], result["total_cycles"]);
   const auto check = run_lockstep(
       {"crosscheck", "--simulated", dir + "/r", "--device", dir + "/r", "-o", dir + "/c"});
@@ -128,7 +126,7 @@ TEST(DeviceSimulate, AFailedRunLeavesAFailedResult) {
       << check.out;
   // A run stopped at a limit leaves no folder.
   const auto stopped = run_lockstep(
-      {"device", "simulate", package("repeat27"), "--max-cycles", "10", "-o", dir + "/s"});
+      {"device", "simulate", integration_package("repeat27"), "--max-cycles", "10", "-o", dir + "/s"});
   EXPECT_EQ(stopped.exit_code, 1) << stopped.out << stopped.err;
   expect_nothing_written(dir, "s");
 }
@@ -171,7 +169,7 @@ TEST(CrosscheckCommand, FlippedByteAndBoundsFail) {
 
 TEST(CrosscheckCommand, BadInputWritesNothing) {
   const std::string dir = testing::temp_dir("crosscheck_bad");
-  ASSERT_EQ(run_lockstep({"device", "simulate", package("p2p_3w"), "-o", dir + "/sim"}).exit_code,
+  ASSERT_EQ(run_lockstep({"device", "simulate", integration_package("p2p_3w"), "-o", dir + "/sim"}).exit_code,
             0);
   auto check = [&](const std::string& device) {
     return run_lockstep(

@@ -21,16 +21,14 @@ using testing::expect_bad_input;
 using testing::expect_nothing_written;
 namespace fs = std::filesystem;
 
-std::string package(const std::string& name) {
-  return testing::source_path("tests/integration/packages/" + name + ".yaml");
-}
+using testing::integration_package;
 
 // p2p_3w with an output binding: the 12 bytes tile 1 receives.
 std::string bound_package(const std::string& dir) {
   const std::string path = dir + "/bound.yaml";
   testing::write_file(
       path,
-      testing::read_file(package("p2p_3w")) +
+      testing::read_file(integration_package("p2p_3w")) +
           "bindings:\n"
           "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n");
   return path;

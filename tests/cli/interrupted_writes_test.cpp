@@ -25,13 +25,7 @@ struct SmallSweep {
   std::map<std::string, std::string> expected;  // the files of an uninterrupted run
 };
 
-std::map<std::string, std::string> files_of(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    files[e.path().filename().string()] = read_file(e.path().string());
-  }
-  return files;
-}
+using testing::files_of;
 
 std::vector<std::string> sweep_args(const SmallSweep& s, const std::string& out) {
   return {"sweep", s.capture, "--configs", s.sweep, "--jobs", "2", "--no-timings", "-o", out};

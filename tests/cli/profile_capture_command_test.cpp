@@ -16,13 +16,11 @@ namespace {
 using testing::run_lockstep;
 using testing::expect_bad_input;
 
-std::string package(const std::string& name) {
-  return testing::source_path("tests/integration/packages/" + name + ".yaml");
-}
+using testing::integration_package;
 
 TEST(ProfileCommands, RunWritesAProfileAndExportMakesAChromeTrace) {
   const std::string dir = testing::temp_dir("profile_cli");
-  const auto run = run_lockstep({"run", package("repeat27"), "--profile", dir + "/r.lsprof"});
+  const auto run = run_lockstep({"run", integration_package("repeat27"), "--profile", dir + "/r.lsprof"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const arch::Profile profile = arch::read_profile(dir + "/r.lsprof");
   size_t samples = 0;
@@ -74,12 +72,12 @@ TEST(ProfileCommands, ReplayWritesTheReplayedPhasesProfile) {
 
 TEST(ProfileCommands, BadInputIsOneLineAndLeavesNoFile) {
   const std::string dir = testing::temp_dir("profile_cli");
-  expect_bad_input(run_lockstep({"run", package("p2p_3w"), "--profile", dir + "/missing/p.lsprof"}), "--profile");
-  expect_bad_input(run_lockstep({"run", package("p2p_3w"), "--profile", package("p2p_3w")}), "the output is the input");
+  expect_bad_input(run_lockstep({"run", integration_package("p2p_3w"), "--profile", dir + "/missing/p.lsprof"}), "--profile");
+  expect_bad_input(run_lockstep({"run", integration_package("p2p_3w"), "--profile", integration_package("p2p_3w")}), "the output is the input");
   testing::write_file(dir + "/cut.lsprof", std::string("\x00\x00\x00\x00\x10\x00\x00\x00", 8));
   expect_bad_input(run_lockstep({"profile", "export", dir + "/cut.lsprof", "--chrome", dir + "/t.json"}),
                    "cut.lsprof");
-  expect_bad_input(run_lockstep({"profile", "export", package("p2p_3w"), "--chrome", dir + "/t.json"}), "p2p_3w.yaml");
+  expect_bad_input(run_lockstep({"profile", "export", integration_package("p2p_3w"), "--chrome", dir + "/t.json"}), "p2p_3w.yaml");
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.json"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/missing"));
 }

@@ -12,12 +12,10 @@
 namespace lockstep::testing {
 namespace {
 
-std::string package(const std::string& name) {
-  return source_path("tests/integration/packages/" + name + ".yaml");
-}
+using testing::integration_package;
 
 nlohmann::json run_json(const std::string& name) {
-  const auto r = run_lockstep({"run", package(name), "--json"});
+  const auto r = run_lockstep({"run", integration_package(name), "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   return nlohmann::json::parse(r.out);
 }
@@ -25,7 +23,7 @@ nlohmann::json run_json(const std::string& name) {
 class CleanPackage : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CleanPackage, RunsWithoutHazardsAndMeetsItsExpectations) {
-  const auto r = run_lockstep({"run", package(GetParam())});
+  const auto r = run_lockstep({"run", integration_package(GetParam())});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("\nok\n"), std::string::npos) << r.out;
 }
@@ -46,13 +44,13 @@ struct HazardCase {
 class HazardPackage : public ::testing::TestWithParam<HazardCase> {};
 
 TEST_P(HazardPackage, StopsWithItsClass) {
-  const auto r = run_lockstep({"run", package(GetParam().package)});
+  const auto r = run_lockstep({"run", integration_package(GetParam().package)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("hazard " + GetParam().kind + ":"), std::string::npos) << r.out;
 }
 
 TEST_P(HazardPackage, JsonNamesTheClassFirst) {
-  const auto r = run_lockstep({"run", package(GetParam().package), "--json", "--keep-going"});
+  const auto r = run_lockstep({"run", integration_package(GetParam().package), "--json", "--keep-going"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   bool found = false;
@@ -101,7 +99,7 @@ TEST(Cycles, Section9VectorA) {
 // --exchange-detail FILE: one JSON line per phase execution.
 std::vector<nlohmann::json> detail_lines(const std::string& name) {
   const std::string file = temp_dir("exchange_detail") + "/" + name + ".jsonl";
-  const auto r = run_lockstep({"run", package(name), "--json", "--exchange-detail", file});
+  const auto r = run_lockstep({"run", integration_package(name), "--json", "--exchange-detail", file});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_FALSE(nlohmann::json::parse(r.out)["executions"][0].contains("tiles"));  // the summary stays small
   std::vector<nlohmann::json> lines;
@@ -175,7 +173,7 @@ TEST(Cycles, Repeat27) {
 
 TEST(RunCommand, WritesOutputBindingsAndRejectsBadInput) {
   const std::string dir = temp_dir("run_command");
-  const std::string yaml = read_file(package("p2p_3w")) +
+  const std::string yaml = read_file(integration_package("p2p_3w")) +
                            "bindings:\n"
                            "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
                            "  - {name: source, kind: input, slices: [{tile: 0, address: 0x60000, bytes: 12}]}\n";
@@ -202,7 +200,7 @@ TEST(RunCommand, WritesOutputBindingsAndRejectsBadInput) {
 // folder (security: a name used as a path once wrote next to it).
 TEST(RunCommand, OutputDirKeepsEveryBindingNameInsideTheFolder) {
   const std::string dir = temp_dir("run_output_names");
-  const std::string yaml = read_file(package("p2p_3w")) +
+  const std::string yaml = read_file(integration_package("p2p_3w")) +
                            "bindings:\n"
                            "  - {name: ../../escaped, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
                            "  - {name: a/b, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 4}]}\n";
@@ -257,7 +255,7 @@ std::string hex_text(uint32_t v) {
 // tile executes is reported (docs/supervisor-code.md, placement).
 TEST(SupervisorCodeArea, AReceiveOrAKernelOnTheCodeIsAHazard) {
   const std::string dir = temp_dir("code_area");
-  const std::string original = read_file(package("p2p_3w"));
+  const std::string original = read_file(integration_package("p2p_3w"));
   const std::string path = dir + "/p2p.yaml";
   write_file(path, original);
   const uint32_t base = code_base(path, 1);

@@ -28,13 +28,7 @@ std::string find_mpirun() {
   return "";
 }
 
-std::map<std::string, std::string> files_of(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    files[e.path().filename().string()] = testing::read_file(e.path().string());
-  }
-  return files;
-}
+using testing::files_of;
 
 TEST(SweepMpi, TwoRanksWriteTheSameBytesAsOne) {
   const std::string mpirun = find_mpirun();

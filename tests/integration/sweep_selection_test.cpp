@@ -12,13 +12,7 @@
 namespace lockstep::integration {
 namespace {
 
-std::map<std::string, std::string> files_of(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    files[e.path().filename().string()] = testing::read_file(e.path().string());
-  }
-  return files;
-}
+using testing::files_of;
 
 size_t lines_of(const std::string& text) {
   size_t n = 0;

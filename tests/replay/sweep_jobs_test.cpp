@@ -34,13 +34,7 @@ const SmallSweep& small_sweep() {
   return s;
 }
 
-std::map<std::string, std::string> files_of(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    files[e.path().filename().string()] = testing::read_file(e.path().string());
-  }
-  return files;
-}
+using testing::files_of;
 
 TEST(SweepJobs, EveryPointPassesAndOutputIsIndependentOfJobs) {
   const auto& s = small_sweep();

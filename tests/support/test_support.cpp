@@ -21,6 +21,18 @@ std::string source_path(const std::string& relative) {
   return std::string(LOCKSTEP_SOURCE_DIR) + "/" + relative;
 }
 
+std::string integration_package(const std::string& name) {
+  return source_path("tests/integration/packages/" + name + ".yaml");
+}
+
+std::map<std::string, std::string> files_of(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    files[e.path().filename().string()] = read_file(e.path().string());
+  }
+  return files;
+}
+
 std::string temp_dir(const std::string& name) {
   const auto base = std::filesystem::temp_directory_path() /
                     ("lockstep-test-" + std::to_string(::getpid()));

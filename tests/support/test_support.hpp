@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the test suites: paths into the source tree and running the command.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,9 @@ void expect_nothing_written(const std::string& dir, const std::string& name);
 const arch::MachineDescription& c600_machine();
 const arch::Topology& c600_topology();
 void write_file(const std::string& path, const std::string& text);
+// A hand-made package of tests/integration/packages, by name ("p2p_3w").
+std::string integration_package(const std::string& name);
+// Every file directly in `dir`, by name, with its bytes (to compare two output folders).
+std::map<std::string, std::string> files_of(const std::string& dir);
 
 }  // namespace lockstep::testing
