@@ -41,7 +41,12 @@ const arch::Binding& binding_for(const arch::Package& package, const std::string
   const arch::Binding* found = nullptr;
   size_t count = 0;
   for (const auto& b : package.bindings) {
-    if (b.kind != kind) continue;
+    if (b.kind != kind) {
+      // A weight binding given by name is an input too (an imported image's `initialize` data).
+      if (kind == arch::BindingKind::Input && b.kind == arch::BindingKind::Weight && !name.empty() && b.name == name)
+        found = &b;
+      continue;
+    }
     ++count;
     if (name.empty() || b.name == name) found = &b;
   }

@@ -14,6 +14,7 @@ namespace lockstep::cli {
 bool is_npy(const std::string& path);
 
 // The binding a NAME=FILE or a bare FILE names: a bare file needs exactly one of that kind.
+// An input NAME=FILE may also name a weight binding.
 // Sets `file` to the file part. InputError naming `option` otherwise.
 const arch::Binding& binding_for(const arch::Package& package, const std::string& spec,
                                  arch::BindingKind kind, const char* option, std::string& file);

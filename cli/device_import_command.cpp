@@ -46,9 +46,9 @@ const DeviceSubcommandRegistration registration{
           "again and must give the image's words exactly; data segments become package segments;\n"
           "bindings come back on logical tiles. Images `device export` wrote import (export,\n"
           "import, export gives the same bytes); images the IPU21 stack built import when they hold\n"
-          "exchanges, patches, Repeats, cycle samples and calls of the stack's kernels the model\n"
-          "runs by symbol (docs/kernels-stack.md); host phases and checkpoints are refused, and\n"
-          "so are host calls and device config writes (the model has neither).\n"
+          "exchanges, patches, Repeats, cycle samples, calls of the stack's kernels the model\n"
+          "runs by symbol (docs/kernels-stack.md) and host phases with their host calls (docs/\n"
+          "device.md \"Host phases\"); checkpoints and device config writes are refused.\n"
           "Exit 0 ok, 2 bad input (a word Lockstep cannot execute is named; nothing written).");
       auto args = std::make_shared<ImportArgs>();
       cmd->add_option("IMAGE", args->image, "the device image (.ipuexe)")->required();

@@ -2,6 +2,8 @@
 // package on the SystemC model with a cycle profile and leaves the runner contract's result
 // folder (docs/device.md): outputs/NAME.bin, profile.lsprof, result.json. The folder is
 // written under a temporary name and renamed into place, so it appears whole or not at all.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -14,6 +16,7 @@
 #include "io/staged_directory.hpp"
 #include "cli/binding_files.hpp"
 #include "cli/device_command.hpp"
+#include "cli/device_simulate.hpp"
 #include "cli/options.hpp"
 #include "cli/version.hpp"
 #include "sim/device/device_result.hpp"
@@ -34,6 +37,8 @@ struct SimulateArgs {
   double timeout_seconds = 0;
   size_t jobs = 0;
   bool json = false;
+  std::string machine = arch::kDefaultMachine;  // images only
+  std::vector<std::string> calls, call_outputs;  // images only
 };
 
 // One line: the first problem of a run that went to its end, and how many there were.
@@ -52,18 +57,20 @@ std::string failure_detail(const sim::RunResult& result) {
   return first + (count > 1 ? " (and " + std::to_string(count - 1) + " more)" : "");
 }
 
-replay::DeviceResult describe_run(const SimulateArgs& args, const std::string& package_bytes,
-                                  const arch::MachineDescription& machine,
-                                  const sim::RunResult& result) {
+}  // namespace device_simulate_command_local
+
+replay::DeviceResult describe_simulation(const std::string& source, const std::string& source_bytes,
+                                         const arch::MachineDescription& machine, uint32_t invocations,
+                                         const sim::RunResult& result) {
   replay::DeviceResult r;
   r.runner = replay::kSimulatorRunner;
   r.status = result.ok() ? "ok" : "failed";
   if (!result.ok()) r.detail = failure_detail(result);
-  r.package = std::filesystem::path(args.package).filename().string();
-  r.package_digest = replay::package_file_digest(package_bytes);
+  r.package = std::filesystem::path(source).filename().string();
+  r.package_digest = replay::package_file_digest(source_bytes);
   r.machine = machine.name;
   r.clock_hz = static_cast<uint64_t>(machine.clock_hz);
-  r.invocations = args.invocations;
+  r.invocations = invocations;
   r.total_cycles = result.total_cycles;
   for (const auto& [name, bytes] : result.outputs) {
     r.outputs.push_back({name, replay::output_file_name(name), bytes});
@@ -71,7 +78,27 @@ replay::DeviceResult describe_run(const SimulateArgs& args, const std::string& p
   return r;
 }
 
+namespace device_simulate_command_local {
+
+// A device image: binary content without the package's "LKSPKG01" magic (a YAML package is text).
+bool is_device_image(const std::string& path) {
+  const int fd = arch::open_regular_file(path);
+  char head[4096];
+  const ssize_t n = ::read(fd, head, sizeof head);
+  ::close(fd);
+  const std::string_view text(head, n > 0 ? static_cast<size_t>(n) : 0);
+  return text.rfind("LKSPKG01", 0) != 0 && text.find('\0') != std::string_view::npos;
+}
+
 int simulate(const SimulateArgs& args) {
+  if (is_device_image(args.package)) {
+    SimulateImageArgs image{args.package, args.output_dir, args.machine, args.calls, args.inputs,
+                            args.call_outputs, args.max_cycles, args.timeout_seconds, args.jobs, args.json};
+    if (args.invocations != 1) throw InputError(args.package + ": --invocations: an image's calls say how often it runs");
+    return simulate_image(image);
+  }
+  if (!args.calls.empty() || !args.call_outputs.empty())
+    throw InputError(args.package + ": --call and --call-output are for device images; a package runs its own host calls");
   arch::check_staged_directory(args.output_dir, "-o");
   const ThreadLimit threads(args.jobs);
   const arch::Package package = read_package_input(args.package);
@@ -91,7 +118,7 @@ int simulate(const SimulateArgs& args) {
     std::cerr << "stopped: " << result.stopped << "; no result folder written\n";
     return kExitFailed;
   }
-  const replay::DeviceResult described = describe_run(args, package_bytes, machine, result);
+  const replay::DeviceResult described = describe_simulation(args.package, package_bytes, machine, args.invocations, result);
   arch::Profile profile = result.profile.value_or(arch::Profile{});
   profile.producer = "lockstep " LOCKSTEP_VERSION " (commit " LOCKSTEP_COMMIT ")";
   profile.source = described.package;
@@ -114,12 +141,19 @@ const DeviceSubcommandRegistration registration{
     "simulate", [](CLI::App& app) {
       auto* cmd = app.add_subcommand(
           "simulate",
-          "Run a package on the SystemC model as a device runner would, and leave the runner\n"
+          "Run a package, or an image the IPU21 stack built, on the SystemC model as a device\n"
+          "runner would, and leave the runner\n"
           "contract's result folder in DIR (docs/device.md): outputs/NAME.bin per output binding,\n"
           "profile.lsprof (the cycle profile) and result.json (status, cycles, package digest,\n"
           "runner \"lockstep-simulator\", clock). DIR must be missing or empty; it appears whole "
           "or\n"
           "not at all. Compare two such folders with `lockstep crosscheck`.\n"
+          "An image (.ipuexe: binary, not a package) runs as the stack's `host-run` runs it\n"
+          "(docs/device.md \"Host phases\"): its host calls in order (--call to choose), each\n"
+          "call's input file raw in the call's layout (--input CALL=FILE; absent: empty), each\n"
+          "call's output file raw (--call-output CALL=FILE); outputs/ holds the last call's output\n"
+          "cut into the image's output bindings, profile.lsprof what `profile-extract` makes of\n"
+          "its profile.cycles binding (the model's own profile without one).\n"
           "Exit 0 ok, 1 a hazard or failed expectation (the folder is written with status\n"
           "\"failed\") or a run stopped at --max-cycles/--timeout (nothing written), 2 bad input.");
       auto args = std::make_shared<SimulateArgs>();
@@ -129,7 +163,14 @@ const DeviceSubcommandRegistration registration{
           "--input", args->inputs,
           "[NAME=]FILE: an input binding's values, a .npy array of the binding's element type\n"
           "and shape, or raw bytes (.bin); NAME may be left out when there is one input "
-          "(repeatable)");
+          "(repeatable). Images: CALL=FILE, a host call's input file, raw");
+      cmd->add_option("--call", args->calls,
+                      "images: a host call to invoke, in order (repeatable; default: every call of "
+                      "the image once, in its order)");
+      cmd->add_option("--call-output", args->call_outputs,
+                      "images: CALL=FILE, write the call's output file raw (repeatable)");
+      cmd->add_option("--machine", args->machine, "images: the machine to import onto (name or file)")
+          ->capture_default_str();
       cmd->add_option(
              "--invocations", args->invocations,
              "run the resident program this many times back to back (outputs are the last one's)")

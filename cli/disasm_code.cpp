@@ -26,12 +26,16 @@ std::string site_text(const arch::CodeSite& site) {
     case SiteRole::Exchange: return "step: exchange phase " + std::to_string(std::get<arch::ExchangeStep>(site.step->kind).phase);
     case SiteRole::Kernel: return "step: kernel " + std::get<arch::KernelStep>(site.step->kind).name;
     case SiteRole::Patch: return "step: patch";
+    case SiteRole::Host:
+      return "step: host phase, " + std::to_string(std::get<arch::HostStep>(site.step->kind).transfers.size()) + " transfers";
     case SiteRole::RepeatEntry:
       return "step: repeat x" + std::to_string(std::get<arch::RepeatStep>(site.step->kind).count);
     case SiteRole::RepeatIteration: return "repeat: pointers and count";
     case SiteRole::RepeatBody: return "repeat: body";
     case SiteRole::RepeatExit: return "repeat: end";
-    case SiteRole::Barrier: return site.exchange ? "barrier of phase " + std::to_string(site.phase) : "barrier";
+    case SiteRole::Barrier:
+      if (std::holds_alternative<arch::HostStep>(site.step->kind)) return "barrier with the host";
+      return site.exchange ? "barrier of phase " + std::to_string(site.phase) : "barrier";
     case SiteRole::RowCall: return "the exchange row";
     case SiteRole::InvocationEnd: return "invocation ends";
     case SiteRole::Halt: return "halt";

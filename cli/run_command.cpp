@@ -59,8 +59,11 @@ struct RunArgs {
 nlohmann::ordered_json split_json(const model::CycleSplit& split) {
   nlohmann::ordered_json by_kernel = nlohmann::ordered_json::object();
   for (const auto& [name, cycles] : split.compute_by_kernel) by_kernel[name] = cycles;
-  return {{"exchange", split.exchange}, {"compute", split.compute},     {"sync", split.sync},
-          {"patching", split.patching}, {"control", split.control},     {"compute_by_kernel", by_kernel}};
+  nlohmann::ordered_json j = {{"exchange", split.exchange}, {"compute", split.compute}, {"sync", split.sync},
+                              {"patching", split.patching}, {"control", split.control}};
+  if (split.host > 0) j["host"] = split.host;  // only packages with host phases
+  j["compute_by_kernel"] = by_kernel;
+  return j;
 }
 
 std::string split_text(const model::CycleSplit& split) {
@@ -70,7 +73,8 @@ std::string split_text(const model::CycleSplit& split) {
   }
   return "cycles on the critical path: exchange " + std::to_string(split.exchange) + ", compute " +
          std::to_string(split.compute) + ", sync " + std::to_string(split.sync) + ", patching " +
-         std::to_string(split.patching) + ", control " + std::to_string(split.control) + "\n" +
+         std::to_string(split.patching) + ", control " + std::to_string(split.control) +
+         (split.host > 0 ? ", host " + std::to_string(split.host) : std::string()) + "\n" +
          "compute by kernel: " + (kernels.empty() ? "none" : kernels) + "\n";
 }
 

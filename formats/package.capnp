@@ -15,6 +15,7 @@ struct Package {
   bindings @5 :List(Binding);
   expectations @6 :List(Expectation);
   workload @7 :Text;  # the workload YAML text of a whole model (`lockstep build`); empty otherwise
+  host @8 :HostSession;  # absent (null) in packages without host phases
 }
 
 struct Phase {
@@ -53,6 +54,7 @@ struct Step {
     kernel @2 :KernelStep;
     repeat @3 :RepeatStep;
     patch @4 :PatchStep;
+    host @5 :HostStep;
   }
 }
 
@@ -106,6 +108,22 @@ struct PatchStep {
   entries @1 :List(PatchEntry);
 }
 
+enum HostDirection {
+  toTile @0;
+  toHost @1;
+}
+
+struct HostTransfer {
+  direction @0 :HostDirection;
+  tileAddress @1 :UInt32;
+  hostAddress @2 :UInt32;
+  bytes @3 :UInt32;
+}
+
+struct HostStep {
+  transfers @0 :List(HostTransfer);
+}
+
 struct Slice {
   tile @0 :UInt32;
   address @1 :UInt32;
@@ -139,4 +157,28 @@ struct Expectation {
   bytes @3 :Data;
   hasDigest @4 :Bool;
   digest @5 :UInt64;
+}
+
+struct HostFileSlice {
+  hostAddress @0 :UInt32;
+  fileOffset @1 :UInt64;
+  bytes @2 :UInt32;
+}
+
+struct HostCallSpec {
+  name @0 :Text;
+  command @1 :UInt32;
+  phases @2 :UInt32;
+  inputs @3 :List(HostFileSlice);
+  outputs @4 :List(HostFileSlice);
+  inputBatchEnds @5 :List(UInt32);
+  outputBatchEnds @6 :List(UInt32);
+  inputBindings @7 :List(Text);
+  outputBindings @8 :List(Text);
+}
+
+struct HostSession {
+  arenaBytes @0 :UInt32;
+  commandAddress @1 :UInt32;
+  calls @2 :List(HostCallSpec);
 }

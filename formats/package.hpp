@@ -99,6 +99,24 @@ struct IteratedPointer {
   bool operator==(const IteratedPointer&) const = default;
 };
 
+// One host phase (IPU21-DEVICE.md 14): a barrier of every tile with the host, after which the
+// host link moves this tile's transfers. A host address is a byte offset in the host's address
+// space: the session's pages back to back in attach order (HostSession).
+enum class HostDirection : uint8_t { ToTile, ToHost };
+
+struct HostTransfer {
+  HostDirection direction = HostDirection::ToTile;
+  uint32_t tile_address = 0;  // 4-aligned
+  uint32_t host_address = 0;  // 4-aligned
+  uint32_t bytes = 0;         // multiple of 4, at least 4
+  bool operator==(const HostTransfer&) const = default;
+};
+
+struct HostStep {
+  std::vector<HostTransfer> transfers;  // this tile's; none: the tile only takes part
+  bool operator==(const HostStep&) const = default;
+};
+
 struct Step;
 struct RepeatStep {
   uint32_t count = 1;
@@ -108,7 +126,7 @@ struct RepeatStep {
 };
 
 struct Step {
-  std::variant<SyncStep, ExchangeStep, KernelStep, RepeatStep, PatchStep> kind;
+  std::variant<SyncStep, ExchangeStep, KernelStep, RepeatStep, PatchStep, HostStep> kind;
   bool operator==(const Step&) const = default;
 };
 
@@ -165,6 +183,36 @@ struct Expectation {
   bool operator==(const Expectation&) const = default;
 };
 
+// The host side of host phases (IPU21-DEVICE.md 13, 17.1): what a host call moves between its
+// file and the host's address space. A call's file is its bindings' bytes back to back (each
+// binding at the running total of the earlier ones' sizes); a slice copies `bytes` at
+// `file_offset` of the file to or from `host_address`.
+struct HostFileSlice {
+  uint32_t host_address = 0;
+  uint64_t file_offset = 0;
+  uint32_t bytes = 0;
+  bool operator==(const HostFileSlice&) const = default;
+};
+
+struct HostCallSpec {
+  std::string name;      // "initialize", "run"
+  uint32_t command = 0;  // written at the command address before the call's phases
+  uint32_t phases = 0;   // host phases (handshakes) the call takes
+  std::vector<HostFileSlice> inputs, outputs;
+  // Slice counts that end each streaming batch (strictly increasing, last = slice count).
+  std::vector<uint32_t> input_batch_ends, output_batch_ends;
+  // The bindings whose bytes make the call's input and output files, in file order.
+  std::vector<std::string> input_bindings, output_bindings;
+  bool operator==(const HostCallSpec&) const = default;
+};
+
+struct HostSession {
+  uint32_t arena_bytes = 0;  // the host address space; 0: the package has no host phases
+  uint32_t command_address = 0;
+  std::vector<HostCallSpec> calls;  // in the order a plain run invokes them
+  bool operator==(const HostSession&) const = default;
+};
+
 // SRAM is little-endian: the 32-bit word at byte address a is bytes a..a+3, low byte first.
 struct Package {
   uint32_t version = kPackageVersion;
@@ -177,6 +225,7 @@ struct Package {
   // The workload YAML text the package was built from (`lockstep build`), so `run
   // --reference` can rebuild the FP32 reference; empty for packages that are not a whole model.
   std::string workload;
+  HostSession host;  // empty unless the package has host phases (an imported stack image)
   bool operator==(const Package&) const = default;
 };
 

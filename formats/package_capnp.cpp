@@ -25,6 +25,17 @@ namespace s = schema;
 
 void write_steps(capnp::List<s::Step>::Builder out, const std::vector<Step>& steps);
 
+void write_host_step(s::HostStep::Builder out, const HostStep& step) {
+  auto transfers = out.initTransfers(static_cast<unsigned>(step.transfers.size()));
+  for (unsigned i = 0; i < step.transfers.size(); ++i) {
+    const HostTransfer& t = step.transfers[i];
+    transfers[i].setDirection(static_cast<s::HostDirection>(t.direction));
+    transfers[i].setTileAddress(t.tile_address);
+    transfers[i].setHostAddress(t.host_address);
+    transfers[i].setBytes(t.bytes);
+  }
+}
+
 void write_step(s::Step::Builder out, const Step& step) {
   std::visit(
       [&](const auto& v) {
@@ -61,7 +72,7 @@ void write_step(s::Step::Builder out, const Step& step) {
             pointers[i].setAddress(v.pointers[i].address);
             pointers[i].setStride(v.pointers[i].stride);
           }
-        } else {
+        } else if constexpr (std::is_same_v<T, PatchStep>) {
           auto p = out.initPatch();
           p.setMethod(static_cast<s::PatchMethod>(v.method));
           auto entries = p.initEntries(static_cast<unsigned>(v.entries.size()));
@@ -72,6 +83,8 @@ void write_step(s::Step::Builder out, const Step& step) {
               values.set(j, v.entries[i].values[j]);
             }
           }
+        } else {
+          write_host_step(out.initHost(), v);
         }
       },
       step.kind);
@@ -79,6 +92,45 @@ void write_step(s::Step::Builder out, const Step& step) {
 
 void write_steps(capnp::List<s::Step>::Builder out, const std::vector<Step>& steps) {
   for (unsigned i = 0; i < steps.size(); ++i) write_step(out[i], steps[i]);
+}
+
+void write_host_slices(capnp::List<s::HostFileSlice>::Builder out, const std::vector<HostFileSlice>& slices) {
+  for (unsigned i = 0; i < slices.size(); ++i) {
+    out[i].setHostAddress(slices[i].host_address);
+    out[i].setFileOffset(slices[i].file_offset);
+    out[i].setBytes(slices[i].bytes);
+  }
+}
+
+void write_words(capnp::List<uint32_t>::Builder out, const std::vector<uint32_t>& words) {
+  for (unsigned i = 0; i < words.size(); ++i) out.set(i, words[i]);
+}
+
+void write_names(capnp::List<capnp::Text>::Builder out, const std::vector<std::string>& names) {
+  for (unsigned i = 0; i < names.size(); ++i) out.set(i, names[i]);
+}
+
+void write_host_call(s::HostCallSpec::Builder out, const HostCallSpec& call) {
+  out.setName(call.name);
+  out.setCommand(call.command);
+  out.setPhases(call.phases);
+  write_host_slices(out.initInputs(static_cast<unsigned>(call.inputs.size())), call.inputs);
+  write_host_slices(out.initOutputs(static_cast<unsigned>(call.outputs.size())), call.outputs);
+  write_words(out.initInputBatchEnds(static_cast<unsigned>(call.input_batch_ends.size())),
+              call.input_batch_ends);
+  write_words(out.initOutputBatchEnds(static_cast<unsigned>(call.output_batch_ends.size())),
+              call.output_batch_ends);
+  write_names(out.initInputBindings(static_cast<unsigned>(call.input_bindings.size())),
+              call.input_bindings);
+  write_names(out.initOutputBindings(static_cast<unsigned>(call.output_bindings.size())),
+              call.output_bindings);
+}
+
+void write_host_session(s::HostSession::Builder out, const HostSession& host) {
+  out.setArenaBytes(host.arena_bytes);
+  out.setCommandAddress(host.command_address);
+  auto calls = out.initCalls(static_cast<unsigned>(host.calls.size()));
+  for (unsigned i = 0; i < host.calls.size(); ++i) write_host_call(calls[i], host.calls[i]);
 }
 
 kj::ArrayPtr<const kj::byte> data_of(const std::vector<uint8_t>& bytes) {
@@ -143,6 +195,7 @@ void write_package(s::Package::Builder out, const Package& package) {
     expectations[i].setDigest(e.digest.value_or(0));
   }
   if (!package.workload.empty()) out.setWorkload(package.workload);
+  if (package.host != HostSession{}) write_host_session(out.initHost(), package.host);
 }
 
 // ---- reading -------------------------------------------------------------------------
@@ -236,8 +289,64 @@ struct Reader {
         }
         return Step{out};
       }
+      case s::Step::HOST:
+        return Step{host_step(in.getHost(), where + " (host)")};
     }
     fail(where, "unknown step kind " + std::to_string(static_cast<unsigned>(in.which())));
+  }
+
+  HostStep host_step(s::HostStep::Reader in, const std::string& where) const {
+    HostStep out;
+    unsigned index = 0;
+    for (auto t : in.getTransfers()) {
+      const auto direction = static_cast<uint16_t>(t.getDirection());
+      if (direction > static_cast<uint16_t>(HostDirection::ToHost)) {
+        fail(where, "transfers[" + std::to_string(index) + "].direction: " +
+                        std::to_string(direction) + " unknown");
+      }
+      out.transfers.push_back({static_cast<HostDirection>(direction), t.getTileAddress(),
+                               t.getHostAddress(), t.getBytes()});
+      ++index;
+    }
+    return out;
+  }
+
+  std::vector<HostFileSlice> host_slices(capnp::List<s::HostFileSlice>::Reader in) const {
+    std::vector<HostFileSlice> out;
+    for (auto slice : in) {
+      out.push_back({slice.getHostAddress(), slice.getFileOffset(), slice.getBytes()});
+    }
+    return out;
+  }
+
+  std::vector<std::string> names(capnp::List<capnp::Text>::Reader in, const std::string& field) const {
+    std::vector<std::string> out;
+    for (auto t : in) out.push_back(text(t, field + "[" + std::to_string(out.size()) + "]"));
+    return out;
+  }
+
+  HostCallSpec host_call(s::HostCallSpec::Reader in, const std::string& where) const {
+    HostCallSpec out;
+    out.name = text(in.getName(), where + ": name");
+    out.command = in.getCommand();
+    out.phases = in.getPhases();
+    out.inputs = host_slices(in.getInputs());
+    out.outputs = host_slices(in.getOutputs());
+    for (uint32_t end : in.getInputBatchEnds()) out.input_batch_ends.push_back(end);
+    for (uint32_t end : in.getOutputBatchEnds()) out.output_batch_ends.push_back(end);
+    out.input_bindings = names(in.getInputBindings(), where + ": input_bindings");
+    out.output_bindings = names(in.getOutputBindings(), where + ": output_bindings");
+    return out;
+  }
+
+  HostSession host_session(s::HostSession::Reader in) const {
+    HostSession out;
+    out.arena_bytes = in.getArenaBytes();
+    out.command_address = in.getCommandAddress();
+    for (auto call : in.getCalls()) {
+      out.calls.push_back(host_call(call, "host.calls[" + std::to_string(out.calls.size()) + "]"));
+    }
+    return out;
   }
 
   Package package(s::Package::Reader in) const {
@@ -316,6 +425,7 @@ struct Reader {
       out.expectations.push_back(std::move(exp));
     }
     out.workload = text(in.getWorkload(), "workload");
+    if (in.hasHost()) out.host = host_session(in.getHost());
     return out;
   }
 };

@@ -28,7 +28,7 @@ Package parse_package_capnp(const uint8_t* data, size_t size, const std::string&
 const char* fill_kind_name(FillKind kind);
 const char* patch_method_name(PatchMethod method);
 const char* binding_kind_name(BindingKind kind);
-// "sync", "exchange", "kernel", "repeat" or "patch".
+// "sync", "exchange", "kernel", "repeat", "patch" or "host".
 const char* step_kind_name(const Step& step);
 
 }  // namespace lockstep::arch

@@ -3,17 +3,18 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "formats/package.hpp"
 
 namespace lockstep::arch {
 
-// Steps by kind, in step_kind_name order: sync, exchange, kernel, repeat, patch. Repeat
+// Steps by kind, in step_kind_name order: sync, exchange, kernel, repeat, patch, host. Repeat
 // bodies are counted once (static program size, not executed steps).
-using StepCounts = std::array<uint64_t, 5>;
-inline constexpr std::array<const char*, 5> kStepKindNames = {"sync", "exchange", "kernel",
-                                                              "repeat", "patch"};
+using StepCounts = std::array<uint64_t, std::variant_size_v<decltype(Step::kind)>>;
+inline constexpr std::array<const char*, std::tuple_size_v<StepCounts>> kStepKindNames = {
+    "sync", "exchange", "kernel", "repeat", "patch", "host"};
 
 struct TileSummary {
   uint32_t tile = 0;

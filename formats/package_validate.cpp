@@ -11,6 +11,7 @@
 #include "arch/kernel_signatures.hpp"
 #include "arch/stack_kernels.hpp"
 #include "formats/package_io.hpp"
+#include "formats/package_validate_host.hpp"
 
 namespace lockstep::arch {
 
@@ -40,16 +41,22 @@ uint64_t executed_steps(const std::vector<Step>& list) {
   return total;
 }
 
+enum class BarrierKind : uint8_t { Sync, Exchange, Host };
+
 struct Barrier {
-  bool exchange = false;
-  uint32_t value = 0;  // phase id or sync zone
+  BarrierKind kind = BarrierKind::Sync;
+  uint32_t value = 0;  // sync zone, phase id, or the host phase's index in the tile's steps
   size_t step = 0;     // index into the tile's step path table
-  bool operator==(const Barrier& o) const { return exchange == o.exchange && value == o.value; }
+  bool operator==(const Barrier& o) const { return kind == o.kind && value == o.value; }
 };
 
 std::string describe(const Barrier& b) {
-  return b.exchange ? "exchange of phase " + std::to_string(b.value)
-                    : "sync " + std::to_string(b.value);
+  switch (b.kind) {
+    case BarrierKind::Sync: return "sync " + std::to_string(b.value);
+    case BarrierKind::Exchange: return "exchange of phase " + std::to_string(b.value);
+    case BarrierKind::Host: return "host phase " + std::to_string(b.value);
+  }
+  return "?";
 }
 
 class Validator {
@@ -69,6 +76,7 @@ class Validator {
                                  " (digest " + m_.digest + "): built for a different machine");
     }
     phases();
+    const uint64_t host_phases = check_host_phases(p_, file_);
     std::set<uint32_t> seen;
     for (const TileProgram& t : p_.tiles) {
       if (t.tile >= m_.tiles) {
@@ -84,6 +92,7 @@ class Validator {
     barriers();
     bindings();
     expectations();
+    check_host_session(p_, host_phases, file_);
   }
 
  private:
@@ -131,6 +140,7 @@ class Validator {
     }
     barriers_[t.tile].clear();
     paths_.clear();
+    host_index_ = 0;
     steps(t.steps, "", nullptr, t.tile);
     tile_paths_[t.tile] = paths_;
   }
@@ -190,10 +200,10 @@ class Validator {
       const size_t path_index = paths_.size() - 1;
       if (const auto* s = std::get_if<SyncStep>(&step.kind)) {
         encodable(Opcode::Sync, Field::Zone, s->zone, where + ": zone");
-        record(tile, Barrier{false, s->zone, path_index});
+        record(tile, Barrier{BarrierKind::Sync, s->zone, path_index});
       } else if (const auto* e = std::get_if<ExchangeStep>(&step.kind)) {
         exchange(*e, where);
-        record(tile, Barrier{true, e->phase, path_index});
+        record(tile, Barrier{BarrierKind::Exchange, e->phase, path_index});
       } else if (const auto* k = std::get_if<KernelStep>(&step.kind)) {
         kernel(*k, where);
       } else if (const auto* r = std::get_if<RepeatStep>(&step.kind)) {
@@ -210,6 +220,9 @@ class Validator {
         repeat_barriers(tile, before, r->count, where);
       } else if (const auto* p = std::get_if<PatchStep>(&step.kind)) {
         patch(*p, where, repeat);
+      } else if (const auto* h = std::get_if<HostStep>(&step.kind)) {
+        host(*h, where, repeat);
+        record(tile, Barrier{BarrierKind::Host, host_index_++, path_index});
       }
     }
   }
@@ -352,8 +365,29 @@ class Validator {
     }
   }
 
-  // Every listed tile takes part in every barrier: the same sequence of syncs and exchange
-  // phases, Repeats expanded. Tiles not listed are idle and take no part.
+  // Host phases run only at the top level: the host counts them per call, not per iteration.
+  void host(const HostStep& h, const std::string& where, const RepeatStep* repeat) const {
+    if (repeat) fail(where, "a host phase inside a Repeat (host phases run only at the top level)");
+    for (size_t i = 0; i < h.transfers.size(); ++i) {
+      host_transfer(h.transfers[i], where + ": transfers[" + std::to_string(i) + "]");
+    }
+  }
+
+  void host_transfer(const HostTransfer& t, const std::string& field) const {
+    if (t.bytes == 0 || t.bytes % 4 != 0) {
+      fail(field + ".bytes", std::to_string(t.bytes) + " is not a positive multiple of 4");
+    }
+    if (t.tile_address % 4 != 0) fail(field + ".tile_address", hex(t.tile_address) + " is not 4-aligned");
+    if (t.host_address % 4 != 0) fail(field + ".host_address", hex(t.host_address) + " is not 4-aligned");
+    sram(field + ".tile_address", t.tile_address, t.bytes);
+    if (uint64_t{t.host_address} + t.bytes > p_.host.arena_bytes) {
+      fail(field + ".host_address", range(t.host_address, t.bytes) + " outside the host arena " +
+                                        range(0, p_.host.arena_bytes));
+    }
+  }
+
+  // Every listed tile takes part in every barrier: the same sequence of syncs, exchange phases
+  // and host phases, Repeats expanded. Tiles not listed are idle and take no part.
   void barriers() {
     if (p_.tiles.empty()) return;
     const uint32_t first = p_.tiles.front().tile;
@@ -437,6 +471,7 @@ class Validator {
   std::map<uint32_t, std::vector<Barrier>> barriers_;
   std::vector<std::string> paths_;
   std::map<uint32_t, std::vector<std::string>> tile_paths_;
+  uint32_t host_index_ = 0;
 };
 
 }  // namespace

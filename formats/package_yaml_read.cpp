@@ -102,6 +102,10 @@ class Parser {
     for_each(top, "tiles", [&](YamlMap& m) { out.tiles.push_back(tile(m)); });
     for_each(top, "bindings", [&](YamlMap& m) { out.bindings.push_back(binding(m)); });
     for_each(top, "expectations", [&](YamlMap& m) { out.expectations.push_back(expectation(m)); });
+    if (auto host = top.optional_map("host")) {
+      out.host = host_session(*host);
+      host->finish();
+    }
     top.finish();
     return out;
   }
@@ -200,7 +204,7 @@ class Parser {
   Step step(const YAML::Node& node, const std::string& path, int depth) {
     if (!node.IsMap() || node.size() != 1) {
       yaml_fail(file_, node, path,
-                "a step is a mapping with one key: sync, exchange, kernel, repeat or patch");
+                "a step is a mapping with one key: sync, exchange, kernel, repeat, patch or host");
     }
     const YAML::Node key_node = node.begin()->first;
     const std::string kind = yaml_string(key_node, file_, path);
@@ -208,9 +212,10 @@ class Parser {
     if (kind == "sync") {
       return Step{SyncStep{wrapper.required_unsigned<uint32_t>("sync")}};
     }
-    if (kind != "exchange" && kind != "kernel" && kind != "repeat" && kind != "patch") {
+    if (kind != "exchange" && kind != "kernel" && kind != "repeat" && kind != "patch" &&
+        kind != "host") {
       yaml_fail(file_, key_node, wrapper.key_path(kind),
-                "unknown step kind (expected sync, exchange, kernel, repeat or patch)");
+                "unknown step kind (expected sync, exchange, kernel, repeat, patch or host)");
     }
     YamlMap m = wrapper.map(kind);
     Step out;
@@ -249,6 +254,8 @@ class Parser {
       });
       r.body = steps(m, "body", depth + 1);
       out.kind = std::move(r);
+    } else if (kind == "host") {
+      out.kind = host_step(m);
     } else {
       PatchStep p;
       const std::string method = m.string("method");
@@ -272,6 +279,82 @@ class Parser {
     }
     m.finish();
     wrapper.finish();
+    return out;
+  }
+
+  HostStep host_step(YamlMap& m) {
+    HostStep h;
+    for_each(m, "transfers", [&](YamlMap& t) {
+      HostTransfer transfer;
+      const std::string to = t.string("to");
+      if (to == "tile") {
+        transfer.direction = HostDirection::ToTile;
+      } else if (to == "host") {
+        transfer.direction = HostDirection::ToHost;
+      } else {
+        yaml_fail(file_, t.node()["to"], t.key_path("to"),
+                  "unknown direction '" + to + "' (expected tile or host)");
+      }
+      transfer.tile_address = t.required_unsigned<uint32_t>("tile_address");
+      transfer.host_address = t.required_unsigned<uint32_t>("host_address");
+      transfer.bytes = t.required_unsigned<uint32_t>("bytes");
+      h.transfers.push_back(transfer);
+    });
+    return h;
+  }
+
+  HostSession host_session(YamlMap& m) {
+    HostSession h;
+    h.arena_bytes = m.required_unsigned<uint32_t>("arena_bytes");
+    h.command_address = m.optional_unsigned<uint32_t>("command_address", 0);
+    for_each(m, "calls", [&](YamlMap& c) { h.calls.push_back(host_call(c)); });
+    return h;
+  }
+
+  HostCallSpec host_call(YamlMap& m) {
+    HostCallSpec c;
+    c.name = m.string("name");
+    c.command = m.optional_unsigned<uint32_t>("command", 0);
+    c.phases = m.optional_unsigned<uint32_t>("phases", 0);
+    c.inputs = host_slices(m, "inputs");
+    c.outputs = host_slices(m, "outputs");
+    c.input_batch_ends = count_list(m, "input_batch_ends");
+    c.output_batch_ends = count_list(m, "output_batch_ends");
+    c.input_bindings = name_list(m, "input_bindings");
+    c.output_bindings = name_list(m, "output_bindings");
+    return c;
+  }
+
+  std::vector<HostFileSlice> host_slices(YamlMap& m, const std::string& key) {
+    std::vector<HostFileSlice> out;
+    for_each(m, key, [&](YamlMap& s) {
+      HostFileSlice slice;
+      slice.host_address = s.required_unsigned<uint32_t>("host_address");
+      slice.file_offset = s.unsigned_value("file_offset", UINT64_MAX);
+      slice.bytes = s.required_unsigned<uint32_t>("bytes");
+      out.push_back(slice);
+    });
+    return out;
+  }
+
+  std::vector<uint32_t> count_list(YamlMap& m, const std::string& key) {
+    std::vector<uint32_t> out;
+    if (!m.has(key)) return out;
+    const auto items = m.list(key);
+    for (size_t i = 0; i < items.size(); ++i) {
+      out.push_back(static_cast<uint32_t>(
+          yaml_unsigned(items[i], file_, item_path(m.key_path(key), i), UINT32_MAX)));
+    }
+    return out;
+  }
+
+  std::vector<std::string> name_list(YamlMap& m, const std::string& key) {
+    std::vector<std::string> out;
+    if (!m.has(key)) return out;
+    const auto items = m.list(key);
+    for (size_t i = 0; i < items.size(); ++i) {
+      out.push_back(yaml_string(items[i], file_, item_path(m.key_path(key), i)));
+    }
     return out;
   }
 

@@ -3,6 +3,7 @@
 // YAML -> Cap'n Proto -> YAML gives the same bytes.
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 
 #include "io/atomic_file.hpp"
@@ -127,6 +128,7 @@ class Writer {
         out_ << ", bytes: " << hex_bytes(e.bytes) << "}\n";
       }
     }
+    if (p.host != HostSession{}) host(p.host);
     return out_.str();
   }
 
@@ -217,6 +219,51 @@ class Writer {
     }
   }
 
+  void step(const HostStep& h, size_t indent) {
+    const std::string pad(indent + 4, ' ');
+    out_ << "host:\n" << pad << "transfers:" << (h.transfers.empty() ? " []" : "") << "\n";
+    for (const HostTransfer& t : h.transfers) {
+      out_ << pad << "  - {to: " << (t.direction == HostDirection::ToTile ? "tile" : "host")
+           << ", tile_address: " << hex(t.tile_address) << ", host_address: " << hex(t.host_address)
+           << ", bytes: " << t.bytes << "}\n";
+    }
+  }
+
+  void host(const HostSession& h) {
+    out_ << "host:\n  arena_bytes: " << h.arena_bytes << "\n  command_address: "
+         << hex(h.command_address) << "\n  calls:" << (h.calls.empty() ? " []" : "") << "\n";
+    for (const HostCallSpec& c : h.calls) {
+      out_ << "    - name: " << quoted(c.name) << "\n      command: " << c.command
+           << "\n      phases: " << c.phases << "\n";
+      host_slices("inputs", c.inputs);
+      host_slices("outputs", c.outputs);
+      out_ << "      input_batch_ends: " << count_list(c.input_batch_ends)
+           << "\n      output_batch_ends: " << count_list(c.output_batch_ends)
+           << "\n      input_bindings: " << name_list(c.input_bindings)
+           << "\n      output_bindings: " << name_list(c.output_bindings) << "\n";
+    }
+  }
+
+  void host_slices(const char* key, const std::vector<HostFileSlice>& slices) {
+    out_ << "      " << key << ":" << (slices.empty() ? " []" : "") << "\n";
+    for (const HostFileSlice& s : slices) {
+      out_ << "        - {host_address: " << hex(s.host_address) << ", file_offset: " << s.file_offset
+           << ", bytes: " << s.bytes << "}\n";
+    }
+  }
+
+  static std::string count_list(const std::vector<uint32_t>& counts) {
+    std::string out = "[";
+    for (size_t i = 0; i < counts.size(); ++i) out += (i ? ", " : "") + std::to_string(counts[i]);
+    return out + "]";
+  }
+
+  static std::string name_list(const std::vector<std::string>& names) {
+    std::string out = "[";
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + quoted(names[i]);
+    return out + "]";
+  }
+
   std::ostringstream out_;
 };
 
@@ -250,7 +297,8 @@ const char* binding_kind_name(BindingKind kind) {
 }
 
 const char* step_kind_name(const Step& step) {
-  static constexpr const char* kNames[] = {"sync", "exchange", "kernel", "repeat", "patch"};
+  static constexpr const char* kNames[] = {"sync", "exchange", "kernel", "repeat", "patch", "host"};
+  static_assert(std::size(kNames) == std::variant_size_v<decltype(Step::kind)>);
   return kNames[step.kind.index()];
 }
 

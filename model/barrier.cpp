@@ -41,7 +41,10 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   std::sort(tiles.begin(), tiles.end(),
             [](const Tile* a, const Tile* b) { return a->logical() < b->logical(); });
   round.events.clear();
-  if (key.exchange) {
+  if (key.host) {
+    const uint64_t cycles = host_phase(key.phase, tiles);
+    for (Tile* t : tiles) round.events[t] = static_cast<int64_t>(cycles);
+  } else if (key.exchange) {
     const std::vector<int64_t> events = fabric->execute(key.phase, tiles);
     for (size_t i = 0; i < tiles.size(); ++i) round.events[tiles[i]] = events[i];
   } else {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "arch/machine.hpp"
@@ -19,6 +20,8 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
   sc_core::sc_port<FabricInterface> fabric;
   // Called at every release before anything reads memory (the chip runs deferred kernels).
   std::function<void()> before_release;
+  // Runs a host phase (its ordinal) for the arrived tiles; returns its cycles.
+  std::function<uint64_t(uint32_t, std::span<Tile* const>)> host_phase;
 
   // `participants`: how many tiles take part in each barrier.
   Barrier(sc_core::sc_module_name name, const arch::MachineDescription& machine,

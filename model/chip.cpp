@@ -32,12 +32,21 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
     collect_phases(program.steps, phases, syncs);
     for (uint32_t p : phases) ++participants[BarrierKey{true, p}];
   }
-  // Every tile takes part in every plain sync.
+  // Every tile takes part in every plain sync and every host phase.
   participants[BarrierKey{false, 0}] = static_cast<uint32_t>(package.tiles.size());
+  if (!package.tiles.empty()) {
+    for (const auto& step : package.tiles.front().steps) host_phases_ += std::holds_alternative<arch::HostStep>(step.kind);
+  }
+  for (uint32_t k = 0; k < host_phases_; ++k) {
+    participants[BarrierKey{false, k, true}] = static_cast<uint32_t>(package.tiles.size());
+  }
   fabric_ = std::make_unique<ExchangeFabric>("fabric", machine, topology, monitor);
   barrier_ = std::make_unique<Barrier>("barrier", machine, std::move(participants));
   barrier_->fabric(*fabric_);
   barrier_->before_release = [this]() { run_pending_kernels(); };
+  barrier_->host_phase = [this](uint32_t ordinal, std::span<Tile* const> tiles) {
+    return host_->execute(ordinal, tiles);
+  };
   // Every tile's steps lowered to the code it executes; tiles are independent.
   std::vector<arch::TileCode> code(package.tiles.size());
   tbb::parallel_for(size_t{0}, package.tiles.size(), [&](size_t i) {
@@ -53,6 +62,10 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
     by_logical_[program.tile] = t.get();
     tiles_.push_back(std::move(t));
   }
+}
+
+void Chip::attach_host(const arch::HostSession& session, std::vector<HostCallRun> calls) {
+  host_ = std::make_unique<HostLink>(session, std::move(calls), host_phases_);
 }
 
 Tile* Chip::tile(uint32_t logical) {

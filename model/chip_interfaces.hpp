@@ -12,10 +12,12 @@ namespace lockstep::model {
 
 class Tile;
 
-// A barrier is either a phase's exchange sync or a plain sync step (all tiles).
+// A barrier is a phase's exchange sync, a plain sync step (all tiles) or a host phase (all
+// tiles and the host; `phase` is then its ordinal in program order).
 struct BarrierKey {
   bool exchange = false;
   uint32_t phase = 0;
+  bool host = false;
   auto operator<=>(const BarrierKey&) const = default;
 };
 

@@ -19,6 +19,7 @@ enum class CycleKind : uint8_t {
   Sync,      // exchange setup instructions, sync instructions, the barrier latency
   Patching,  // patch steps
   Control,   // Repeat entry and loop code
+  Host,      // host phases: the host's handshake and the transfers, from the release
 };
 
 struct CycleSplit {
@@ -27,9 +28,10 @@ struct CycleSplit {
   uint64_t sync = 0;
   uint64_t patching = 0;
   uint64_t control = 0;
+  uint64_t host = 0;
   std::map<std::string, uint64_t> compute_by_kernel;  // compute, by kernel name
 
-  uint64_t total() const { return exchange + compute + sync + patching + control; }
+  uint64_t total() const { return exchange + compute + sync + patching + control + host; }
   void add(CycleKind kind, uint64_t cycles) {
     switch (kind) {
       case CycleKind::Exchange: exchange += cycles; break;
@@ -37,6 +39,7 @@ struct CycleSplit {
       case CycleKind::Sync: sync += cycles; break;
       case CycleKind::Patching: patching += cycles; break;
       case CycleKind::Control: control += cycles; break;
+      case CycleKind::Host: host += cycles; break;
     }
   }
   void add_kernel(const std::string& name, uint64_t cycles) {
@@ -49,6 +52,7 @@ struct CycleSplit {
     sync += other.sync;
     patching += other.patching;
     control += other.control;
+    host += other.host;
     for (const auto& [name, cycles] : other.compute_by_kernel) compute_by_kernel[name] += cycles;
     return *this;
   }

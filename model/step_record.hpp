@@ -15,6 +15,7 @@ enum class StepRole : uint8_t {
   RepeatEntry,      // a RepeatStep's entry bookkeeping
   RepeatIteration,  // a RepeatStep's per-iteration bookkeeping (pointer updates, branch)
   Patch,            // a PatchStep
+  Host,             // a HostStep: its wrapper, the wait for the host and the transfers
 };
 
 struct StepRecord {

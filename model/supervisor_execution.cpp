@@ -65,7 +65,8 @@ void Tile::flush_issued() {
     since_release_.add_kernel(*open_.kernel, cycles);
   } else {
     const CycleKind kind = open_.role == StepRole::Patch                                                ? CycleKind::Patching
-                           : open_.role == StepRole::Sync || open_.role == StepRole::Exchange          ? CycleKind::Sync
+                           : open_.role == StepRole::Sync || open_.role == StepRole::Exchange ||
+                                   open_.role == StepRole::Host                                       ? CycleKind::Sync
                                                                                                         : CycleKind::Control;
     since_release_.add(kind, cycles);
   }
@@ -123,6 +124,7 @@ bool Tile::enter_sites(uint32_t index) {
       }
       case SiteRole::Kernel: open_record(StepRole::Kernel, &std::get<arch::KernelStep>(site.step->kind)); break;
       case SiteRole::Patch: open_record(StepRole::Patch, &std::get<arch::PatchStep>(site.step->kind)); break;
+      case SiteRole::Host: open_record(StepRole::Host, &std::get<arch::HostStep>(site.step->kind)); break;
       case SiteRole::RepeatEntry:
         entering_ = &std::get<arch::RepeatStep>(site.step->kind);
         open_record(StepRole::RepeatEntry, entering_);
@@ -283,6 +285,13 @@ void Tile::barrier_sync(const arch::Instruction& in, uint32_t index) {
   const arch::CodeSite& site = *barrier_;
   barrier_ = nullptr;
   flush_issued();
+  if (const auto* host = std::get_if<arch::HostStep>(&site.step->kind)) {
+    pending_host_ = host;
+    const int64_t cycles = barrier->arrive(BarrierKey{false, host_phases_++, true}, *this);
+    pending_host_ = nullptr;
+    wait_cycles(static_cast<uint64_t>(cycles), CycleKind::Host);
+    return;
+  }
   if (!site.exchange) {
     barrier->arrive(BarrierKey{false, 0}, *this);
     return;

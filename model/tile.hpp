@@ -41,6 +41,8 @@ class Tile : public sc_core::sc_module {
 
   // Exchange state the fabric reads and updates at a release.
   const arch::ExchangeStep* pending_exchange() const { return pending_exchange_; }
+  // The host phase the tile waits at, for the host link at its release.
+  const arch::HostStep* pending_host() const { return pending_host_; }
   uint32_t mux = 0x640;         // INCOMING_MUX, carried between phases
   uint32_t paired_mux = 0x640;  // paired mux, carried between phases
 
@@ -123,6 +125,8 @@ class Tile : public sc_core::sc_module {
   RunMonitor& monitor_;
   Sram memory_;
   const arch::ExchangeStep* pending_exchange_ = nullptr;
+  const arch::HostStep* pending_host_ = nullptr;
+  uint32_t host_phases_ = 0;  // host phases passed
 
   // Supervisor state.
   arch::TileCode code_;

@@ -125,6 +125,8 @@ std::vector<arch::Step> skeleton(const std::vector<arch::Step>& steps) {
   for (const arch::Step& step : steps) {
     if (std::holds_alternative<arch::SyncStep>(step.kind)) {
       out.push_back(step);
+    } else if (std::holds_alternative<arch::HostStep>(step.kind)) {
+      std::get<arch::HostStep>(out.emplace_back(step).kind).transfers.clear();  // takes part only
     } else if (const auto* exchange = std::get_if<arch::ExchangeStep>(&step.kind)) {
       arch::ExchangeStep bare;
       bare.phase = exchange->phase;

@@ -97,6 +97,12 @@ class MemoryView {
   virtual bool equal(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* expected) const = 0;
 };
 
+// One invocation of a host call (formats/package.hpp HostCallSpec): its name and input file.
+struct HostCallInput {
+  std::string name;
+  std::vector<uint8_t> input;
+};
+
 struct RunOptions {
   bool keep_going = false;                      // collect every hazard instead of stopping
   std::string source_name = "package";          // names the package in InputError messages
@@ -111,6 +117,10 @@ struct RunOptions {
   double timeout_seconds = 0;                   // stop after this much wall time (0 = no bound)
   std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
   bool invocation_outputs = false;  // fill RunResult::invocation_outputs (with invocations > 1)
+  // A package with host phases: the calls the host invokes, in order. Absent: every call of the
+  // package once, in its order, each input file made of its input bindings' bytes (from
+  // `inputs`, else the package's); those bindings then reach the tiles only by host phases.
+  std::optional<std::vector<HostCallInput>> host_calls;
   // Called after every phase execution, with memory as it stands at the end of it.
   std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;
 };
@@ -129,6 +139,10 @@ struct RunResult {
   // the last (whose are `outputs`), in invocation order.
   std::vector<std::map<std::string, std::vector<uint8_t>>> invocation_outputs;
   std::optional<arch::Profile> profile;    // a sample per executed step, with RunOptions::profile
+  // With host phases: each invoked call's output file, in invocation order, and every host
+  // phase's cycles added (model/host_link.hpp).
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> host_outputs;
+  uint64_t host_cycles = 0;
   std::string stopped;  // why the run stopped at a limit before its end ("" when it ran to the end)
   bool ok() const { return hazards.empty() && expectation_failures.empty() && stopped.empty(); }
 };

@@ -92,6 +92,16 @@ ProfileStep describe(const StepRecord& r, uint32_t local_index) {
       out.metadata = {{"reason", r.role == StepRole::RepeatEntry ? "RepeatEntry" : "RepeatIteration"},
                       {"count", std::to_string(static_cast<const arch::RepeatStep*>(r.step)->count)}};
       break;
+    case StepRole::Host: {
+      const auto& h = *static_cast<const arch::HostStep*>(r.step);
+      uint64_t to_tile = 0, to_host = 0;
+      for (const auto& t : h.transfers) (t.direction == arch::HostDirection::ToTile ? to_tile : to_host) += t.bytes;
+      out.kind = ProfileStepKind::Exchange;
+      out.kernel = "host-exchange";
+      out.metadata = {{"reason", "HostPhase"}, {"bytesToTile", std::to_string(to_tile)},
+                      {"bytesToHost", std::to_string(to_host)}};
+      break;
+    }
     case StepRole::Patch: {
       const auto& p = *static_cast<const arch::PatchStep*>(r.step);
       out.kind = ProfileStepKind::Compute;

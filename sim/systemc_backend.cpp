@@ -112,6 +112,7 @@ class SystemCBackend : public Backend {
       };
     }
     load(package, options, *chip);
+    if (chip->host_phases() > 0 || !package.host.calls.empty()) attach_host(package, options, *chip, view);
     const bool snapshots = options.invocation_outputs && options.invocations > 1;
     if (snapshots) snapshot_outputs(package, *chip);
     sc_core::sc_start();
@@ -121,7 +122,10 @@ class SystemCBackend : public Backend {
       for (const auto& [key, tiles] : chip->barrier().stuck()) {
         std::string list;
         for (const auto* t : tiles) list += (list.empty() ? "" : ",") + std::to_string(t->logical());
-        throw InputError(file + ": " + (key.exchange ? "phase " + std::to_string(key.phase) : std::string("sync")) +
+        const std::string what = key.host ? "host phase " + std::to_string(key.phase)
+                                 : key.exchange ? "phase " + std::to_string(key.phase)
+                                                : std::string("sync");
+        throw InputError(file + ": " + what +
                          ": barrier never releases: tiles " + list +
                          " arrive but others never do (mismatched steps)");
       }
@@ -150,6 +154,11 @@ class SystemCBackend : public Backend {
     result.stopped = monitor.limit_reached();
     if (!monitor.stopping()) check_expectations(package, view, result);
     collect_outputs(package, view, result);
+    if (model::HostLink* host = chip->host()) {
+      host->finish();
+      for (const auto& run : host->calls()) result.host_outputs.emplace_back(run.call->name, run.output);
+      result.host_cycles = host->cycles();
+    }
     if (snapshots && !monitor.stopping()) collect_invocation_outputs(package, *chip, result);
     if (options.profile) {
       const auto start = std::chrono::steady_clock::now();
@@ -226,6 +235,7 @@ class SystemCBackend : public Backend {
       chip.tile(program.tile)->load_code();
     }
     for (const auto& [name, bytes] : options.inputs) {
+      if (!options.host_calls && host_fed(package, name)) continue;  // arrives by host phases
       const auto& binding = *std::find_if(package.bindings.begin(), package.bindings.end(),
                                           [&](const arch::Binding& b) { return b.name == name; });
       size_t offset = 0;
@@ -238,6 +248,54 @@ class SystemCBackend : public Backend {
         t->memory().write(slice.address, slice.bytes, bytes.data() + offset);
         offset += slice.bytes;
       }
+    }
+  }
+
+  static bool host_fed(const arch::Package& package, const std::string& binding) {
+    for (const auto& call : package.host.calls) {
+      if (std::find(call.input_bindings.begin(), call.input_bindings.end(), binding) != call.input_bindings.end())
+        return true;
+    }
+    return false;
+  }
+
+  // The calls the host invokes (RunOptions::host_calls), each with its input file.
+  static void attach_host(const arch::Package& package, const RunOptions& options, model::Chip& chip,
+                          const MemoryView& view) {
+    const auto& calls = package.host.calls;
+    auto find = [&](const std::string& name) -> const arch::HostCallSpec& {
+      const auto it = std::find_if(calls.begin(), calls.end(), [&](const arch::HostCallSpec& c) { return c.name == name; });
+      if (it == calls.end()) throw InputError(options.source_name + ": unknown host call " + name);
+      return *it;
+    };
+    std::vector<model::HostCallRun> runs;
+    if (options.host_calls) {
+      for (const auto& c : *options.host_calls) runs.push_back({&find(c.name), c.input, {}});
+    } else {
+      for (const auto& call : calls) {
+        model::HostCallRun run{&call, {}, {}};
+        for (const auto& name : call.input_bindings) {
+          const auto& b = *std::find_if(package.bindings.begin(), package.bindings.end(),
+                                        [&](const arch::Binding& x) { return x.name == name; });
+          if (const auto it = options.inputs.find(name); it != options.inputs.end()) {
+            run.input.insert(run.input.end(), it->second.begin(), it->second.end());
+            continue;
+          }
+          for (const auto& s : b.slices) {
+            const size_t at = run.input.size();
+            run.input.resize(at + s.bytes);
+            view.read(s.tile, s.address, s.bytes, run.input.data() + at);
+          }
+        }
+        // A file is as long as its slices reach (section 17.1); bindings past them, unmoved.
+        if (run.input.size() > model::host_input_bytes(call)) run.input.resize(model::host_input_bytes(call));
+        runs.push_back(std::move(run));
+      }
+    }
+    try {
+      chip.attach_host(package.host, std::move(runs));
+    } catch (const InputError& e) {
+      throw InputError(options.source_name + ": " + e.what());
     }
   }
 

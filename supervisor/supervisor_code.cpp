@@ -22,6 +22,7 @@ bool opens_record(SiteRole role) {
     case SiteRole::Exchange:
     case SiteRole::Kernel:
     case SiteRole::Patch:
+    case SiteRole::Host:
     case SiteRole::RepeatEntry:
     case SiteRole::RepeatIteration: return true;
     default: return false;

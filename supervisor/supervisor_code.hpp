@@ -18,17 +18,19 @@ enum class SiteRole : uint8_t {
   Exchange,         // an ExchangeStep's sequence (step: ExchangeStep)
   Kernel,           // a KernelStep's argument set-up and call (step: KernelStep)
   Patch,            // a PatchStep's sequence (step: PatchStep)
+  Host,             // a HostStep's wrapper around its sync with the host (step: HostStep)
   RepeatEntry,      // a Repeat's frame set-up (step: RepeatStep)
   RepeatIteration,  // a Repeat's per-iteration bookkeeping after the body (step: RepeatStep)
   RepeatBody,       // marker: the first body instruction (the loop's target)
   RepeatExit,       // marker: the instruction after the loop (frame pop)
   Barrier,          // marker: the sync that is a step's barrier; `phase` set for exchanges
+                    // (a HostStep's barrier is the host phase's: `step` tells it apart)
   RowCall,          // marker: the call of the exchange row after the barrier
   InvocationEnd,    // marker: one invocation of the whole program ends (its count tested)
   Halt,             // marker: the final branch to address 0
 };
 
-bool opens_record(SiteRole role);  // Sync, Exchange, Kernel, Patch, RepeatEntry, RepeatIteration
+bool opens_record(SiteRole role);  // Sync, Exchange, Kernel, Patch, Host, RepeatEntry, RepeatIteration
 
 struct CodeSite {
   uint32_t address = 0;

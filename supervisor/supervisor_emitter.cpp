@@ -277,6 +277,7 @@ void SupervisorEmitter::steps(const std::vector<Step>& list, const RepeatStep* r
           if constexpr (std::is_same_v<T, KernelStep>) kernel_step(step, s);
           if constexpr (std::is_same_v<T, RepeatStep>) repeat_step(step, s);
           if constexpr (std::is_same_v<T, PatchStep>) patch_step(step, s, repeat);
+          if constexpr (std::is_same_v<T, HostStep>) host_step(step);
         },
         step.kind);
   }
@@ -321,6 +322,19 @@ void SupervisorEmitter::exchange_step(const Step& step, const ExchangeStep& e) {
     site(SiteRole::Barrier, &step, true, e.phase);
     emit(sync(Opcode::Sync, 1));
   }
+}
+
+// Section 14's wrapper around a host phase: the incoming mux to the host endpoint, `sync 7`
+// with the host, the mux back. The body between (request and data packets) is the host
+// link's in the model: it moves the step's transfers at the release (docs/timing.md).
+void SupervisorEmitter::host_step(const Step& step) {
+  site(SiteRole::Host, &step);
+  emit(setzi(kM8, 0x600 + ((physical_ & 0x3f) & ~2u)));
+  emit(put(kIncomingMux, kM8));
+  site(SiteRole::Barrier, &step);
+  emit(sync(Opcode::Sync, 7));
+  emit(setzi(kM8, machine_.neutral_mux));
+  emit(put(kIncomingMux, kM8));
 }
 
 // Section 8.3 with Lockstep's kernel ABI: operand i in $m(2+i), then the scalars; an

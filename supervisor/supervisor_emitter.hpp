@@ -45,6 +45,7 @@ class SupervisorEmitter {
   void steps(const std::vector<Step>& list, const RepeatStep* repeat);
   void sync_step(const Step& step, const SyncStep& s);
   void exchange_step(const Step& step, const ExchangeStep& e);
+  void host_step(const Step& step);
   void kernel_step(const Step& step, const KernelStep& k);
   void repeat_step(const Step& step, const RepeatStep& r);
   void patch_step(const Step& step, const PatchStep& p, const RepeatStep* repeat);

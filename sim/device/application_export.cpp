@@ -181,6 +181,8 @@ std::vector<Step> barrier_skeleton(const std::vector<Step>& steps) {
       out.push_back(Step{inactive});
     } else if (std::holds_alternative<SyncStep>(step.kind)) {
       out.push_back(step);
+    } else if (std::holds_alternative<HostStep>(step.kind)) {
+      std::get<HostStep>(out.emplace_back(step).kind).transfers.clear();  // takes part only
     } else if (const auto* r = std::get_if<RepeatStep>(&step.kind)) {
       std::vector<Step> body = barrier_skeleton(r->body);
       if (!body.empty()) out.push_back(Step{RepeatStep{r->count, std::move(body), {}}});
@@ -282,6 +284,11 @@ const char* dtype_name(ElementType element) {
 
 Application export_application(const Package& package, const MachineDescription& machine,
                                const ExportOptions& options) {
+  if (!package.host.calls.empty()) {
+    // Lockstep lowers a host phase to the wrapper alone; the packets are the model's host link.
+    throw InputError("export: the package has host phases (" + std::to_string(package.host.calls.size()) +
+                     " host calls); device export does not write host programs and packets yet");
+  }
   const Topology topology(machine);
   std::map<uint32_t, const TileProgram*> programs;
   for (const TileProgram& p : package.tiles) programs[p.tile] = &p;

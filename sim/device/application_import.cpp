@@ -217,20 +217,19 @@ void refuse_unmodelled(const Application& app, const std::string& file_name) {
                      (writes == 1 ? " write" : " writes") +
                      ": the model has no device configuration registers");
   }
-  if (!app.host_exchange.calls.empty()) {
-    std::string names;
-    for (const HostCall& call : app.host_exchange.calls) {
-      names += (names.empty() ? "" : ", ") + printable(call.name);
-    }
-    throw InputError(file_name + ": hostExchange.calls: " + names +
-                     ": the model has no host link yet");
-  }
 }
 
 Package import_application(const Application& app, const MachineDescription& machine, const std::string& file_name) {
   const Topology topology(machine);
   refuse_unmodelled(app, file_name);
   if (built_by_stack(app)) return import_stack_application(app, machine, file_name);
+  if (!app.host_exchange.calls.empty()) {
+    // Lockstep's own images have no host programs; only the stack's are read (its runtime's).
+    std::string names;
+    for (const HostCall& call : app.host_exchange.calls) names += (names.empty() ? "" : ", ") + printable(call.name);
+    throw InputError(file_name + ": hostExchange.calls: " + names +
+                     ": host calls in an image without the stack's runtime (no ipu_stack_static_ symbols)");
+  }
   std::vector<TileProgram> tiles;
   std::map<uint32_t, Phase> phases;
   std::map<uint32_t, const std::vector<PlanStep>*> plans;
@@ -263,6 +262,7 @@ Package assemble_imported_package(std::vector<TileProgram> tiles, const std::map
             [](const TileProgram& a, const TileProgram& b) { return a.tile < b.tile; });
   for (const auto& [id, phase] : phases) package.phases.push_back(phase);
   import_bindings(app, Topology(machine), package, file_name);
+  package.host = import_host_session(app, file_name);
   validate_package(package, machine, file_name);
   return package;
 }

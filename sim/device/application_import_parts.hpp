@@ -31,9 +31,13 @@ void check_region_in_memory(const DebugRegion& region, const std::string& where)
 
 // What the model cannot take from an image, refused before any tile is read: device config
 // writes ("FILE: deviceConfigWrites: 2 writes: the model has no device configuration
-// registers") and host calls ("FILE: hostExchange.calls: initialize, run: the model has no
-// host link yet").
+// registers").
 void refuse_unmodelled(const Application& app, const std::string& file_name);
+
+// The image's host exchange as the package's host session (application_import_host.cpp):
+// host addresses are offsets in the pages back to back in attach order. InputError for a page
+// that is not attached, or more than 4 GiB of pages.
+HostSession import_host_session(const Application& app, const std::string& file_name);
 
 // The package both importers end with: the tiles sorted, the phases met, the image's
 // bindings, the machine's name and digest, validated against the machine.

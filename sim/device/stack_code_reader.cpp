@@ -75,8 +75,12 @@ std::vector<Step> StackCodeReader::read_stack_steps(bool in_repeat) {
         patch.entries.push_back(read_repeat_patch());
       }
       steps.push_back(Step{std::move(patch)});
-    } else if (callee == "ipu_stack_static_host_run" || callee == "ipu_stack_static_repeat_call") {
-      fail("a host exchange phase (" + callee + "): the model has no host link");
+    } else if (callee == "ipu_stack_static_host_run") {
+      if (in_repeat) fail("a host phase inside a Repeat");
+      read_host_run(steps);
+    } else if (callee == "ipu_stack_static_repeat_call") {
+      if (in_repeat) fail("a host phase inside a Repeat");
+      read_host_followers(steps);
     } else if (callee == "ipu_stack_static_copy_u16" && next_is(Opcode::SetZi, kM4)) {
       read_inline_copies(steps);
     } else if (parse_stack_kernel(callee)) {

@@ -4,7 +4,8 @@
 // images the stack built. Only what the model executes is accepted: exchanges, their setup
 // and Repeat patches, Repeats (the invocation loop reads as one), calls of the stack's kernels
 // that arch/stack_kernels.hpp knows (each a kernel step of that symbol), and cycle samples
-// (dropped: the model profiles itself). Host phases and checkpoints are refused by name.
+// (kernel steps of the sample helper), and host phases (sim/device/stack_host_reader.cpp).
+// Checkpoints are refused by name.
 #include "supervisor/code_reader.hpp"
 
 namespace lockstep::arch {
@@ -28,6 +29,12 @@ class StackCodeReader : public CodeReader {
   Step read_stack_kernel(const std::string& symbol);
   void read_inline_copies(std::vector<Step>& steps);
   uint32_t word_here();  // the raw word at the read position (an inline table), then past it
+  // Host phases (stack_host_reader.cpp).
+  void read_host_run(std::vector<Step>& steps);
+  void read_host_followers(std::vector<Step>& steps);
+  std::vector<std::pair<uint32_t, uint32_t>> host_program_sends(uint32_t program) const;
+  HostStep host_phase(const std::vector<std::pair<uint32_t, uint32_t>>& sends, uint32_t packet,
+                      const std::vector<uint32_t>& words) const;
 };
 
 }  // namespace lockstep::arch

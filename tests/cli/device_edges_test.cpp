@@ -129,7 +129,7 @@ TEST_F(DeviceImportEdges, DeviceConfigWritesAreRefused) {
   expect_nothing_written(dir_, "out.capnp");
 }
 
-TEST_F(DeviceImportEdges, HostCallsAreRefusedByName) {
+TEST_F(DeviceImportEdges, HostCallsWithoutTheStacksRuntimeAreRefusedByName) {
   app_.host_exchange.pages = {{0, 4096}};
   app_.host_exchange.attach_order = {0};
   for (const char* name : {"initialize", "run"}) {
@@ -141,8 +141,8 @@ TEST_F(DeviceImportEdges, HostCallsAreRefusedByName) {
   expect_bad_input(run_lockstep({"device", "import", dir_ + "/calls.ipuexe", "--machine",
                                  "ipu21-c600-t16", "-o", dir_ + "/out.capnp"}),
                    dir_ +
-                       "/calls.ipuexe: hostExchange.calls: initialize, run: the model has no "
-                       "host link yet");
+                       "/calls.ipuexe: hostExchange.calls: initialize, run: host calls in an "
+                       "image without the stack's runtime (no ipu_stack_static_ symbols)");
   expect_nothing_written(dir_, "out.capnp");
 }
 

@@ -141,19 +141,21 @@ TEST(DeviceStackImport, AStackBuiltImageImportsAndRuns) {
   EXPECT_EQ(bytes, std::string("\x11\x11\x11\x11\x22\x22\x22\x22\x33\x33\x33\x33", 12));
 }
 
-TEST(DeviceStackImport, AHostPhaseIsRefusedNamingTheWord) {
+TEST(DeviceStackImport, AHostProgramThatIsNoneOfSection14sIsRefusedNamingTheWord) {
   const std::string dir = temp_dir("stack_import_host");
   const std::string image = dir + "/stack.ipuexe";
-  // Section 8.7: one active host phase through the host-run helper.
+  // Section 8.7: one active host phase through the host-run helper, whose program at 0x50100
+  // is the linked runtime's zeros, not a section 14 wrapper.
   auto app = stack_image({0x19200001, 0x19350000, 0x19450100, call(9, 0x500c8)});
   app.debug_symbols.push_back({"ipu_stack_static_host_run", 0x500c8});
   arch::write_application(app, image);
   const auto r = run_lockstep({"device", "import", image, "--machine", "ipu21-c600-t16", "-o", dir + "/p.capnp"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("tile 0 (physical 0): address 0x5c000: word 0x19200001: not code Lockstep can execute (a host "
-                       "exchange phase (ipu_stack_static_host_run)"),
+  EXPECT_NE(r.err.find("tile 0 (physical 0): address 0x5c010: word 0x22bbfff8: not code Lockstep can execute (the "
+                       "host program at 0x50100 holds a word that is no instruction at 0x50100)"),
             std::string::npos)
       << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/p.capnp"));
 }
 
 }  // namespace

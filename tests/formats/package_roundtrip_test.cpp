@@ -49,12 +49,18 @@ Package everything() {
   std::vector<uint32_t> many(19);
   for (uint32_t i = 0; i < many.size(); ++i) many[i] = 0x9e3779b9u * (i + 1);
   t.steps.push_back(Step{PatchStep{PatchMethod::Helper, {{0x4c018, many}}}});
+  t.steps.push_back(Step{HostStep{{{HostDirection::ToTile, 0x50180, 0x1000, 4096},
+                                   {HostDirection::ToHost, UINT32_MAX, 0, 0}}}});
+  t.steps.push_back(Step{HostStep{}});
   p.tiles.push_back(t);
   p.tiles.push_back(TileProgram{6, {}, {}, {}});
   p.bindings = {{"w", BindingKind::Weight, {{5, 0x4d000, 8}, {6, 0x50000, 4}}, ElementType::Float16, {2, 3}},
                 {"none", BindingKind::Output, {}, ElementType::Bytes, {}}};
   p.expectations = {{5, 0x4d000, 8, {}, 0xfedcba9876543210ull}, {6, 0x50000, 2, {0xab, 0xcd}, {}}};
   p.workload = "  name: \"w\" # not a comment: here\n\n   \nmodel: {layers: 2}  \n---\n...\n- |\n";
+  HostCallSpec run{"r\"un\"", UINT32_MAX, 7, {{0x1000, UINT64_MAX, 4}, {0, 0, 0}}, {{0x2000, 12, 8}},
+               {1, 2}, {}, {"w", "none"}, {"ü"}};
+  p.host = {0x10000, 0xfffc, {run, HostCallSpec{}}};
   return p;
 }
 

@@ -125,13 +125,15 @@ TEST(ApplicationEdges, DeviceConfigWritesAreRefused) {
             "registers");
 }
 
-TEST(ApplicationEdges, HostCallsAreRefusedByName) {
+// Only the stack's host programs are read: an image without its runtime cannot have them.
+TEST(ApplicationEdges, HostCallsWithoutTheStacksRuntimeAreRefusedByName) {
   Application app = exported_image();
   app.host_exchange.calls.resize(2);
   app.host_exchange.calls[0].name = "initialize";
   app.host_exchange.calls[1].name = "run";
   EXPECT_EQ(import_refusal(app),
-            "app.ipuexe: hostExchange.calls: initialize, run: the model has no host link yet");
+            "app.ipuexe: hostExchange.calls: initialize, run: host calls in an image without the stack's "
+            "runtime (no ipu_stack_static_ symbols)");
 }
 
 TEST(ApplicationEdges, TheReaderRefusesADtypeOutsideTheFive) {
