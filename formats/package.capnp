@@ -73,6 +73,7 @@ struct ExchangeStep {
 struct Operand {
   address @0 :UInt32;
   indirect @1 :Bool;
+  offset @2 :Int32;  # indirect only: bytes added to the loaded pointer
 }
 
 struct KernelStep {

@@ -54,10 +54,11 @@ struct ExchangeStep {
 };
 
 // A kernel operand: a byte address, or (indirect) the byte address of a 32-bit SRAM word
-// holding the address, such as a Repeat's iterated pointer.
+// holding the address, such as a Repeat's iterated pointer, plus `offset` bytes.
 struct Operand {
   uint32_t address = 0;
   bool indirect = false;
+  int32_t offset = 0;  // indirect only: added to the loaded pointer
   bool operator==(const Operand&) const = default;
 };
 

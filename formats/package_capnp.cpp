@@ -60,6 +60,7 @@ void write_step(s::Step::Builder out, const Step& step) {
           for (unsigned i = 0; i < v.operands.size(); ++i) {
             operands[i].setAddress(v.operands[i].address);
             operands[i].setIndirect(v.operands[i].indirect);
+            operands[i].setOffset(v.operands[i].offset);
           }
           auto scalars = k.initScalars(static_cast<unsigned>(v.scalars.size()));
           for (unsigned i = 0; i < v.scalars.size(); ++i) scalars.set(i, v.scalars[i]);
@@ -261,7 +262,7 @@ struct Reader {
         auto k = in.getKernel();
         KernelStep out;
         out.name = text(k.getName(), where + " (kernel): name");
-        for (auto o : k.getOperands()) out.operands.push_back({o.getAddress(), o.getIndirect()});
+        for (auto o : k.getOperands()) out.operands.push_back({o.getAddress(), o.getIndirect(), o.getOffset()});
         for (int64_t v : k.getScalars()) out.scalars.push_back(v);
         return Step{out};
       }

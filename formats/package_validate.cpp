@@ -336,6 +336,7 @@ class Validator {
       if (o.address % 4 != 0) {
         fail(field, (o.indirect ? "pointer slot " : "") + hex(o.address) + " is not 4-aligned");
       }
+      if (o.offset != 0 && !o.indirect) fail(field + ".offset", "an offset without a pointer (write the address itself)");
       encodable(Opcode::SetZi, Field::Immediate, o.address, field);
       sram(field, o.address, o.indirect ? 4 : spans[i]);
     }

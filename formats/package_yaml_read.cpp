@@ -362,6 +362,7 @@ class Parser {
     if (node.IsMap()) {
       YamlMap m(node, file_, path);
       Operand o{m.required_unsigned<uint32_t>("pointer"), true};
+      if (m.has("offset")) o.offset = static_cast<int32_t>(m.signed_value("offset", INT32_MIN, INT32_MAX));
       m.finish();
       return o;
     }

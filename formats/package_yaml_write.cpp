@@ -188,7 +188,9 @@ class Writer {
     for (size_t i = 0; i < k.operands.size(); ++i) {
       out_ << (i ? ", " : "");
       if (k.operands[i].indirect) {
-        out_ << "{pointer: " << hex(k.operands[i].address) << "}";
+        out_ << "{pointer: " << hex(k.operands[i].address);
+        if (k.operands[i].offset != 0) out_ << ", offset: " << k.operands[i].offset;
+        out_ << "}";
       } else {
         out_ << hex(k.operands[i].address);
       }

@@ -269,6 +269,7 @@ Step CodeReader::read_kernel() {
   struct Value {
     uint32_t value;
     bool indirect;
+    int32_t offset = 0;
   };
   std::vector<Value> values;
   for (uint32_t reg = kM2; next_is(Opcode::SetZi, reg); ++reg) {
@@ -277,6 +278,7 @@ Step CodeReader::read_kernel() {
     if (ld && ld->op == Opcode::Ld32 && ld->dest == reg && ld->base == reg && ld->index == kZero && ld->offset == 0) {
       v.indirect = true;
       ++pc_;
+      if (next_is(Opcode::Add, reg)) v.offset = static_cast<int32_t>(take_adds(reg));
     }
     values.push_back(v);
   }
@@ -292,7 +294,7 @@ Step CodeReader::read_kernel() {
   }
   for (size_t i = 0; i < values.size(); ++i) {
     if (i < std::stoul(count)) {
-      k.operands.push_back({values[i].value, values[i].indirect});
+      k.operands.push_back({values[i].value, values[i].indirect, values[i].offset});
     } else {
       if (values[i].indirect) fail("a scalar loads from memory");
       k.scalars.push_back(values[i].value);

@@ -355,6 +355,7 @@ void SupervisorEmitter::kernel_step(const Step& step, const KernelStep& k) {
   for (const Operand& o : k.operands) {
     emit(setzi(reg, o.address));
     if (o.indirect) emit(ld32(reg, reg, 0));
+    if (o.indirect && o.offset != 0) add_constant(reg, o.offset);
     ++reg;
   }
   for (const int64_t scalar : k.scalars) {

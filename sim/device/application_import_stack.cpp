@@ -68,6 +68,24 @@ std::vector<Segment> stack_data_segments(const StackTile& t) {
   return out;
 }
 
+// The words the stack's Repeats store in their pointer slots before the first iteration, as
+// the package's initial memory (Lockstep's Repeat entry copies them into the slots itself).
+void place_initial_words(std::vector<Segment>& segments, const std::map<uint32_t, uint32_t>& words) {
+  for (const auto& [address, value] : words) {
+    auto it = std::find_if(segments.begin(), segments.end(),
+                           [&](const Segment& s) { return address >= s.address && address - s.address < s.size; });
+    if (it == segments.end()) {
+      segments.push_back({address, 4, FillKind::Bytes, std::vector<uint8_t>(4, 0), 0});
+      it = segments.end() - 1;
+    } else if (it->fill != FillKind::Bytes) {  // the image's segments are bytes or zeros
+      it->fill = FillKind::Bytes;
+      it->bytes.assign(it->size, 0);
+    }
+    for (uint32_t b = 0; b < 4; ++b) it->bytes[address - it->address + b] = static_cast<uint8_t>(value >> (8 * b));
+  }
+  std::sort(segments.begin(), segments.end(), [](const Segment& a, const Segment& b) { return a.address < b.address; });
+}
+
 // The plan's exchange entries (phase bit set), in order: one per exchange step.
 std::vector<PlanStep> exchange_plan(const Application& app, uint32_t physical) {
   std::vector<PlanStep> out;
@@ -92,6 +110,7 @@ TileProgram import_stack_tile(const Application& app, const StackTile& t, uint32
   StackCodeReader reader(std::move(words), t.program->address, symbols, [&](uint32_t a) { return memory.word(a); });
   try {
     program.steps = reader.read_stack_program(program_address);
+    place_initial_words(program.segments, reader.initial_words());
   } catch (const CodeReadError& e) {
     char word[16];
     std::snprintf(word, sizeof word, "0x%08x", e.word);

@@ -104,8 +104,11 @@ Step StackCodeReader::read_stack_kernel(const std::string& symbol) {
   const size_t values = kernel.pointers() + kernel.scalars();
   for (uint32_t i = 0; i < values; ++i) {
     const uint32_t reg = kM2 + i;
-    if (next_is(Opcode::Ld32, reg))
-      fail("a Repeat pointer as the operand of " + symbol + " (not modelled yet)");
+    if (next_is(Opcode::Ld32, reg)) {
+      if (i >= kernel.pointers()) fail("a Repeat pointer as a scalar of " + symbol);
+      k.operands.push_back(read_pointer_operand(reg));
+      continue;
+    }
     const uint32_t value = take_immediate(reg);
     if (i < kernel.pointers())
       k.operands.push_back({value, false});
@@ -114,6 +117,17 @@ Step StackCodeReader::read_stack_kernel(const std::string& symbol) {
   }
   take_call(kM10);
   return Step{std::move(k)};
+}
+
+// Section 8.3's repeat-pointer address: `ld32 $r, $m11, $m15, slot` then `add $r, $r, k` chunks.
+Operand StackCodeReader::read_pointer_operand(uint32_t reg) {
+  const auto ld = at();
+  if (!frame_base_ || ld->base != kStack || ld->index != kZero || ld->offset == 0)
+    fail("an operand loaded from memory that is not a Repeat pointer's slot");
+  const uint32_t slot = *frame_base_ + 4 * ld->offset;
+  if (!initial_words_.count(slot)) fail("an operand from Repeat pointer slot " + std::to_string(ld->offset) + ", which the Repeat never set");
+  ++pc_;
+  return Operand{slot, true, static_cast<int32_t>(take_adds(reg))};
 }
 
 // Section 8.3's batched half-word copies: `setzi $m4, n; call copy_u16, $m10` and n inline
@@ -176,26 +190,39 @@ Step StackCodeReader::read_stack_exchange() {
   return Step{e};
 }
 
-// Section 8.4: the frame holds the remaining count and the pointers, which only kernels read
-// (and no kernel is accepted), so the pointers are dropped.
+// Section 8.4: the frame holds the remaining count and the pointers. A Repeat the reader
+// accepts is never nested, so its frame lies right below the supervisor stack's top: pointer i's
+// slot is kSupervisorStackTop - frame + 4 (i + 1), an iterated pointer of the package whose
+// initial value initial_words() gives the import to place.
 Step StackCodeReader::read_stack_repeat() {
   const int64_t frame = -take_adds(kStack);
+  if (frame <= 0 || frame > 4096) fail("a Repeat frame of " + std::to_string(frame) + " bytes");
   RepeatStep r;
   r.count = take_immediate(kM0);
   take_st32(kM0, kStack);
+  frame_base_ = kSupervisorStackTop - static_cast<uint32_t>(frame);
   while (next_is(Opcode::SetZi, kM0)) {
-    take_immediate(kM0);
+    const uint32_t initial = take_immediate(kM0);
     const auto st = at();
-    if (!st || st->op != Opcode::St32 || st->source != kM0 || st->base != kStack)
-      fail("expected a pointer slot's st32");
+    if (!st || st->op != Opcode::St32 || st->source != kM0 || st->base != kStack || st->offset == 0 ||
+        4 * (st->offset + 1) > static_cast<uint64_t>(frame))
+      fail("expected a pointer slot's st32 inside the frame");
     ++pc_;
+    const uint32_t slot = *frame_base_ + 4 * st->offset;
+    initial_words_[slot] = initial;
+    r.pointers.push_back({slot, 0});
   }
   r.body = read_stack_steps(true);
   while (at_loop_end() && at()->offset != 0) {  // pointer advances
+    const uint32_t slot = *frame_base_ + 4 * at()->offset;
     ++pc_;
-    take_adds(kM0);
+    const int64_t stride = take_adds(kM0);
     ++pc_;  // its st32
+    for (IteratedPointer& p : r.pointers) {
+      if (p.address == slot) p.stride = static_cast<int32_t>(stride);
+    }
   }
+  frame_base_.reset();
   take_ld32(kM0, kStack, 0);
   take_add(kM0, kM0, -1);
   take_st32(kM0, kStack);

@@ -16,6 +16,11 @@ class StackCodeReader : public CodeReader {
 
   // The steps from `program` up to the jump to ipu_stack_static_complete.
   std::vector<Step> read_stack_program(uint32_t program);
+  // The Repeat pointers' slots (in the frame below kSupervisorStackTop) and the values the
+  // Repeats store there first: the package's initial words at those addresses.
+  const std::map<uint32_t, uint32_t>& initial_words() const { return initial_words_; }
+
+  static constexpr uint32_t kSupervisorStackTop = 0x586e0;  // $m11 after start-up (D 9.1)
 
  private:
   std::string next_call_symbol() const;  // the symbol of the next call, "" if none
@@ -27,6 +32,7 @@ class StackCodeReader : public CodeReader {
   PatchStep read_setup_patch();
   PatchEntry read_repeat_patch();
   Step read_stack_kernel(const std::string& symbol);
+  Operand read_pointer_operand(uint32_t reg);
   void read_inline_copies(std::vector<Step>& steps);
   uint32_t word_here();  // the raw word at the read position (an inline table), then past it
   // Host phases (stack_host_reader.cpp).
@@ -35,6 +41,8 @@ class StackCodeReader : public CodeReader {
   std::vector<std::pair<uint32_t, uint32_t>> host_program_sends(uint32_t program) const;
   HostStep host_phase(const std::vector<std::pair<uint32_t, uint32_t>>& sends, uint32_t packet,
                       const std::vector<uint32_t>& words) const;
+  std::optional<uint32_t> frame_base_;  // inside a Repeat: its frame's address
+  std::map<uint32_t, uint32_t> initial_words_;
 };
 
 }  // namespace lockstep::arch

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "arch/instruction.hpp"
 #include "arch/topology.hpp"
 #include "sim/device/application.hpp"
 #include "support/stack_image.hpp"
@@ -145,6 +146,66 @@ TEST(DeviceStackKernels, KernelCallsRunTheModelOfEachSymbolBitForBit) {
   EXPECT_GT(start, 0u);
   EXPECT_GE(end - start, gemm + gelu + reduce + copy);
   EXPECT_LT(end - start, gemm + gelu + reduce + copy + 1000);
+}
+
+uint32_t memory_op(arch::Opcode op, uint32_t reg, uint32_t slot) {  // $m11 + 4 slot
+  arch::Instruction in;
+  in.op = op;
+  (op == arch::Opcode::Ld32 ? in.dest : in.source) = reg;
+  in.base = 11;
+  in.index = 15;
+  in.offset = slot;
+  return arch::encode(in).at(0);
+}
+uint32_t ld32(uint32_t dest, uint32_t slot) { return memory_op(arch::Opcode::Ld32, dest, slot); }
+uint32_t st32(uint32_t source, uint32_t slot) { return memory_op(arch::Opcode::St32, source, slot); }
+uint32_t add(uint32_t reg, int32_t k) {
+  arch::Instruction in;
+  in.op = arch::Opcode::Add;
+  in.dest = reg;
+  in.source = reg;
+  in.immediate = k;
+  return arch::encode(in).at(0);
+}
+
+// Section 8.4's Repeat (one pointer, frame 8 bytes) of two GeLU calls whose operands are the
+// pointer (8.3's repeat-pointer address: `ld32` of its slot, then `add` of an offset): each
+// iteration turns the next 96 halves at 0x62000 into their GeLU 0x200 bytes further on.
+TEST(DeviceStackKernels, RepeatPointerOperandsWithAnOffsetFollowThePointer) {
+  const std::string dir = temp_dir("stack_kernels_pointer");
+  const std::string image = dir + "/stack.ipuexe", package = dir + "/stack.capnp";
+  constexpr uint32_t kLoop = kProgram + 4 * 5, kDone = kProgram + 4 * 19;
+  arch::Instruction brz;
+  brz.op = arch::Opcode::Brz;
+  brz.reg = 0;
+  brz.target = kDone;
+  const std::vector<uint32_t> program = {
+      add(11, -8), setzi(0, 2), st32(0, 0), setzi(0, kProduct), st32(0, 1),
+      ld32(2, 1), add(2, 0x200), ld32(3, 1), setzi(4, 96), call(10, kGelu),  // loop: GeLU
+      ld32(0, 1), add(0, 192), st32(0, 1),                                   // the pointer advances
+      ld32(0, 0), add(0, -1), st32(0, 0), arch::encode(brz).at(0), setzi(0, kLoop), 0x43000000u /* br $m0 */,
+      add(11, 8)};
+  ASSERT_EQ(program.size(), 20u);
+  auto app = kernel_image(reference(), program);
+  const std::vector<uint16_t> input = random_halves(192, 9);
+  for (arch::TileImage& t : app.tiles) {
+    if (t.physical_tile != 0) continue;
+    t.segments.push_back(segment(kProduct, input, 1));
+    std::sort(t.segments.begin(), t.segments.end(),
+              [](const arch::AppSegment& a, const arch::AppSegment& b) { return a.address < b.address; });
+  }
+  app.outputs.push_back({"gelu", "f16", {192}, {{0, kProduct + 0x200, 0, 384}}});
+  arch::write_application(app, image);
+  auto r = run_lockstep({"device", "import", image, "--machine", "ipu21-c600-t16", "-o", package});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_lockstep({"run", package, "--output-dir", dir + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::string bytes = read_file(dir + "/out/gelu.bin");
+  ASSERT_EQ(bytes.size(), 384u);
+  for (uint32_t i = 0; i < 192; ++i) {
+    const uint16_t got = static_cast<uint16_t>(static_cast<uint8_t>(bytes[2 * i]) | static_cast<uint8_t>(bytes[2 * i + 1]) << 8);
+    ASSERT_EQ(got, gelu_reference(input[i])) << "element " << i;
+  }
 }
 
 TEST(DeviceStackKernels, AnUnknownSymbolIsRefusedNamingTileAddressAndSymbol) {

@@ -43,7 +43,7 @@ Package everything() {
   outer.body.push_back(Step{RepeatStep{1, {}, {}}});
   t.steps.push_back(Step{ExchangeStep{3, 0x4c000, 0x60000, 0x640, 2, 0x5bd}});
   t.steps.push_back(Step{ExchangeStep{3, std::nullopt, 0, std::nullopt, 0, std::nullopt}});
-  t.steps.push_back(Step{KernelStep{"copy", {{1, false}, {2, true}}, {INT64_MIN, INT64_MAX, 0}}});
+  t.steps.push_back(Step{KernelStep{"copy", {{1, false}, {2, true, -64}}, {INT64_MIN, INT64_MAX, 0}}});
   t.steps.push_back(Step{outer});
   t.steps.push_back(Step{PatchStep{PatchMethod::Setup, {}}});
   std::vector<uint32_t> many(19);

@@ -234,6 +234,9 @@ TEST(PackageValidate, KernelRangesInSram) {
   p = repeat();
   step_of<KernelStep>(p, 0, {0, 2}).operands[1].address = 0x4c801;
   EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.2 (kernel): operands[1]: pointer slot 0x4c801 is not 4-aligned");
+  p = p2p();
+  step_of<KernelStep>(p, 1, {2}).operands[0].offset = 64;
+  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): operands[0].offset: an offset without a pointer (write the address itself)");
 }
 
 TEST(PackageValidate, BindingsAndExpectationsInSram) {
