@@ -430,6 +430,18 @@ TEST(DeviceStackHost, AnInputOfTheWrongSizeOrAnUnknownCallIsRefused) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("host calls [run] take 9 host phases, the program runs 11"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(h.dir + "/result"));
+  // A profile plan of 3 steps beside a profile.cycles slice of 5 words: profile-extract's refusal.
+  arch::Application app = arch::read_application(h.image);
+  app.profile_tiles[0].steps.pop_back();
+  arch::write_application(app, h.dir + "/plan.ipuexe");
+  r = run_lockstep({"device", "simulate", h.dir + "/plan.ipuexe", "--machine", "ipu21-c600-t64", "-o", h.dir + "/result",
+                    "--input", "initialize=" + h.weights, "--input", "run=" + h.inputs, "--call-output",
+                    "run=" + h.dir + "/run.bin"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("plan.ipuexe: profile.cycles: tile 0: its slice is not (3 steps + 1) x 4 bytes"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(h.dir + "/result"));
+  EXPECT_FALSE(std::filesystem::exists(h.dir + "/run.bin"));
 }
 
 }  // namespace
