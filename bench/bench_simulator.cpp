@@ -9,7 +9,7 @@
 // wall time and peak memory as a user sees them, from the source tree: `lockstep run` of
 // the exchange-only package of the full-size capture (B1024, with its payload proof; goal
 // 8 s and 1.5 GB) and `lockstep replay` of one reduce phase, every word of all 27
-// iterations (goal 0.6 s).
+// iterations (goal 0.6 s), and the same replay with and without `--watch`.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -149,6 +149,16 @@ void command_line_figures(const std::string& binary) {
         measured_command({binary, "replay", capture, "--phase", "4", "--config", "B1024", "--all"});
     bench::print_against_goal("lockstep replay --phase 4 --config B1024 --all (27 iterations, every word)",
                               replay.seconds, 0.6);
+    // --watch: the writers test one pointer when nothing is watched; with a word watched they
+    // also compare it after every write on its tile. Best of 3 each, the same replay.
+    const std::vector<std::string> plain = {binary, "replay", capture, "--phase", "4", "--config", "B1024", "--all"};
+    std::vector<std::string> watched = plain;
+    for (const char* a : {"--watch", "0:0x4c000:64"}) watched.push_back(a);
+    const double without = bench::best_of(plain, 3).seconds, with = bench::best_of(watched, 3).seconds;
+    if (without > 0 && with > 0) {
+      std::printf("--watch cost on that replay: %.3f s without, %.3f s with 16 watched words on tile 0 (%+.1f%%)\n",
+                  without, with, 100.0 * (with - without) / without);
+    }
   }
   std::error_code ignored;
   fs::remove_all(directory, ignored);

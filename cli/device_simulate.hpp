@@ -22,6 +22,7 @@ struct SimulateImageArgs {
   double timeout_seconds = 0;
   size_t jobs = 0;
   bool json = false;
+  std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
 };
 
 // result.json's fields for a finished run of `source` (its file's bytes give the digest);

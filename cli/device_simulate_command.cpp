@@ -14,6 +14,7 @@
 #include "io/input_file.hpp"
 #include "arch/machine.hpp"
 #include "io/staged_directory.hpp"
+#include "cli/watch_option.hpp"
 #include "cli/binding_files.hpp"
 #include "cli/device_command.hpp"
 #include "cli/device_simulate.hpp"
@@ -39,6 +40,7 @@ struct SimulateArgs {
   bool json = false;
   std::string machine = arch::kDefaultMachine;  // images only
   std::vector<std::string> calls, call_outputs;  // images only
+  std::vector<std::string> watches;
 };
 
 // One line: the first problem of a run that went to its end, and how many there were.
@@ -93,7 +95,8 @@ bool is_device_image(const std::string& path) {
 int simulate(const SimulateArgs& args) {
   if (is_device_image(args.package)) {
     SimulateImageArgs image{args.package, args.output_dir, args.machine, args.calls, args.inputs,
-                            args.call_outputs, args.max_cycles, args.timeout_seconds, args.jobs, args.json};
+                            args.call_outputs, args.max_cycles, args.timeout_seconds, args.jobs, args.json,
+                            args.watches};
     if (args.invocations != 1) throw InputError(args.package + ": --invocations: an image's calls say how often it runs");
     return simulate_image(image);
   }
@@ -110,6 +113,7 @@ int simulate(const SimulateArgs& args) {
   options.invocations = args.invocations;
   options.max_cycles = args.max_cycles;
   options.timeout_seconds = args.timeout_seconds;
+  options.watches = parse_watches(args.watches);
   for (const auto& [b, file] : bindings_for(package, args.inputs, arch::BindingKind::Input, "--input")) {
     options.inputs[b->name] = read_input(*b, file);
   }
@@ -129,10 +133,12 @@ int simulate(const SimulateArgs& args) {
   }
   if (args.json) {
     std::cout << replay::result_json_text(described);
+    std::cerr << watch_text(result.watch_writes);  // result.json's text stays alone on stdout
   } else {
     std::cout << args.output_dir << ": " << described.status << ", " << described.total_cycles
               << " cycles, " << described.outputs.size() << " outputs"
-              << (described.detail.empty() ? "" : "; " + described.detail) << "\n";
+              << (described.detail.empty() ? "" : "; " + described.detail) << "\n"
+              << watch_text(result.watch_writes);
   }
   return result.ok() ? kExitOk : kExitFailed;
 }
@@ -171,6 +177,7 @@ const DeviceSubcommandRegistration registration{
                       "images: CALL=FILE, write the call's output file raw (repeatable)");
       cmd->add_option("--machine", args->machine, "images: the machine to import onto (name or file)")
           ->capture_default_str();
+      add_watch_option(*cmd, args->watches);
       cmd->add_option(
              "--invocations", args->invocations,
              "run the resident program this many times back to back (outputs are the last one's)")

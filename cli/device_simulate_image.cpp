@@ -10,6 +10,7 @@
 #include "arch/topology.hpp"
 #include "cli/device_simulate.hpp"
 #include "cli/options.hpp"
+#include "cli/watch_option.hpp"
 #include "cli/version.hpp"
 #include "io/atomic_file.hpp"
 #include "io/errors.hpp"
@@ -86,6 +87,7 @@ int simulate_image(const SimulateImageArgs& args) {
   options.profile = true;
   options.max_cycles = args.max_cycles;
   options.timeout_seconds = args.timeout_seconds;
+  options.watches = parse_watches(args.watches);
   options.host_calls.emplace();
   const std::vector<std::string> sequence = call_sequence(args, app);
   for (const auto& [call, path] : outputs) {
@@ -129,11 +131,13 @@ int simulate_image(const SimulateImageArgs& args) {
   }
   if (args.json) {
     std::cout << replay::result_json_text(described);
+    std::cerr << watch_text(result.watch_writes);  // result.json's text stays alone on stdout
   } else {
     std::cout << args.output_dir << ": " << described.status << ", " << described.total_cycles << " cycles ("
               << result.host_cycles << " in host phases), " << result.host_outputs.size() << " host calls, "
               << described.outputs.size() << " outputs" << (described.detail.empty() ? "" : "; " + described.detail)
-              << "\n";
+              << "\n"
+              << watch_text(result.watch_writes);
   }
   return result.ok() ? kExitOk : kExitFailed;
 }

@@ -9,6 +9,8 @@
 
 #include "formats/capture.hpp"
 #include "io/errors.hpp"
+#include "cli/watch_option.hpp"
+#include "sim/backend.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "cli/profile_output.hpp"
@@ -34,6 +36,7 @@ struct ReplayArgs {
   size_t jobs = 0;
   bool json = false;
   std::string profile;  // --profile FILE
+  std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
 };
 
 // The replayed phase's profile; a phase without transfers never runs, so its profile has
@@ -96,6 +99,7 @@ nlohmann::ordered_json result_json(const ReplayArgs& args, const replay::PointRe
                                {"expected", hex(m.expected)},
                                {"found", hex(m.found)}});
   }
+  if (!args.watches.empty()) j["watch"] = watch_json(r.watch_writes);
   j["payload"] = r.payload_ok() ? "pass" : "fail";
   return j;
 }
@@ -113,6 +117,8 @@ int run_replay(const ReplayArgs& args) {
   options.all_iterations = args.iterations == "all";
   options.profile = !args.profile.empty();
   if (options.profile) check_profile_output(args.profile, {args.capture});
+  options.watches = parse_watches(args.watches);
+  sim::check_watches(options.watches, machine);
 
   const auto r = replay::run_point(capture, machine, spec, options);
   const uint64_t words = replay::count_destination_words(phase);
@@ -144,6 +150,7 @@ int run_replay(const ReplayArgs& args) {
     std::cout << "executions   the simulator ran the phase " << r.executions << " time(s), expected "
               << r.iterations << "\n";
   }
+  std::cout << watch_text(r.watch_writes);
   for (const auto& h : r.hazards) std::cout << "hazard       " << h << "\n";
   if (r.hazard_count > r.hazards.size()) {
     std::cout << "hazard       ... " << r.hazard_count - r.hazards.size() << " more\n";
@@ -196,6 +203,7 @@ const CommandRegistration registration{"replay", [](CLI::App& app) {
                   "machine (path or embedded name); default: the capture's machine");
   add_jobs_option(*cmd, args->jobs, "threads to compile the phase on (default, or 0: every core)");
   cmd->add_flag("--json", args->json, "print the result as one JSON object");
+  add_watch_option(*cmd, args->watches);
   cmd->add_option("--profile", args->profile,
                   "write the replay's cycle profile (docs/profiles.md): per tile, a sample per executed\n"
                   "step; read it with `lockstep profile summary|phases|query|render|export`");

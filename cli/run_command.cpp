@@ -21,6 +21,7 @@
 #include "formats/npy.hpp"
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
+#include "cli/watch_option.hpp"
 #include "cli/binding_files.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
@@ -51,6 +52,7 @@ struct RunArgs {
   bool keep_going = false;
   bool reference = false;
   bool phases = false;  // --phases: a line per phase execution
+  std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
   bool allow_non_finite = false;  // keep NaN and infinities in --input arrays
 };
 
@@ -155,6 +157,7 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
     j["expectation_failures"].push_back(
         {{"tile", f.tile}, {"address", f.address}, {"expected", f.expected}, {"found", f.found}});
   }
+  if (!args.watches.empty()) j["watch"] = watch_json(result.watch_writes);
   j["ok"] = result.ok();
   std::cout << json_text(j) << "\n";
 }
@@ -188,6 +191,7 @@ void print_text(const arch::MachineDescription& machine, const sim::RunResult& r
   } else {
     std::cout << "phase executions " << result.executions.size() << " (--phases lists them)\n";
   }
+  std::cout << watch_text(result.watch_writes);
   for (const auto& h : result.hazards) std::cout << sim::describe(h) << "\n";
   for (const auto& f : result.expectation_failures) {
     std::cout << "expectation failed: tile " << f.tile << " address 0x" << std::hex << f.address << std::dec
@@ -275,6 +279,7 @@ int run(const RunArgs& args) {
   options.invocation_outputs = args.reference || !args.reference_weights.empty();
   if (auto t = trace_tile()) options.trace_tile = *t;
   options.invocations = args.invocations;
+  options.watches = parse_watches(args.watches);
   options.max_cycles = args.max_cycles;
   options.timeout_seconds = args.timeout_seconds;
   options.profile = !args.profile.empty();
@@ -363,6 +368,7 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                   "tile's row end and, per received run, its sender, addresses, bytes and first and last\n"
                   "write event (events from the phase's release)");
   cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
+  add_watch_option(*cmd, args->watches);
   cmd->add_flag("--allow-non-finite", args->allow_non_finite,
                 "keep NaN and infinite values in --input arrays (refused by default, naming the\n"
                 "element: one poisons every output)");

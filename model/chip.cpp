@@ -24,7 +24,7 @@ void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& ph
 Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine,
            const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor,
            uint32_t invocations)
-    : sc_core::sc_module(name) {
+    : sc_core::sc_module(name), monitor_(monitor) {
   std::map<BarrierKey, uint32_t> participants;
   for (const auto& program : package.tiles) {
     std::set<uint32_t> phases;
@@ -66,6 +66,7 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
 
 void Chip::attach_host(const arch::HostSession& session, std::vector<HostCallRun> calls) {
   host_ = std::make_unique<HostLink>(session, std::move(calls), host_phases_);
+  host_->watcher = monitor_.watcher;
 }
 
 Tile* Chip::tile(uint32_t logical) {

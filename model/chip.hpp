@@ -47,6 +47,7 @@ class Chip : public sc_core::sc_module {
   std::unique_ptr<ExchangeFabric> fabric_;
   std::unique_ptr<Barrier> barrier_;
   std::unique_ptr<HostLink> host_;
+  RunMonitor& monitor_;
   uint32_t host_phases_ = 0;
 };
 

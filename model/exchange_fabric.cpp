@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -46,6 +47,24 @@ std::vector<TileRecord> tile_records(const PhaseOutcome& outcome, std::span<Tile
   std::sort(records.begin(), records.end(), [](const TileRecord& a, const TileRecord& b) { return a.tile < b.tile; });
   return records;
 }
+// Each received word of a watched tile, at its own write event, named by sender and source.
+void report_watched(Watcher& watcher, const PhaseOutcome& outcome, std::span<Tile* const> tiles, uint64_t release,
+                    uint32_t phase) {
+  for (const WriteRun& w : outcome.writes) {
+    Tile& receiver = *tiles[w.receiver];
+    if (!watcher.watches(receiver.logical())) continue;
+    const uint32_t sender = tiles[w.sender]->logical();
+    for (uint32_t offset = 0; offset < w.bytes; offset += 4) {
+      const uint64_t cycle = release + static_cast<uint64_t>(std::max<int64_t>(0, w.first_write_event + offset / w.item_bytes));
+      char source[16];
+      std::snprintf(source, sizeof source, "0x%x", w.source_address + offset);
+      watcher.written(receiver.logical(), w.address + offset, 4, receiver.memory(),
+                      "exchange from tile " + std::to_string(sender) + " address " + source,
+                      {cycle, phase, receiver.iteration()});
+    }
+  }
+}
+
 }  // namespace
 
 ExchangeFabric::ExchangeFabric(sc_core::sc_module_name name,
@@ -234,6 +253,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   const PhaseOutcome& outcome = e.outcome;
 
   copy_words(e, tiles);
+  if (monitor_.watcher != nullptr) report_watched(*monitor_.watcher, outcome, tiles, release, phase);
   report_code_writes(e, tiles, release);
   for (size_t i = 0; i < tiles.size(); ++i) {
     tiles[i]->mux = outcome.final_mux[i];

@@ -131,7 +131,7 @@ void HostLink::end_call(HostCallRun& run) {
   }
 }
 
-uint64_t HostLink::execute(uint32_t /*ordinal*/, std::span<Tile* const> tiles) {
+uint64_t HostLink::execute(uint32_t ordinal, std::span<Tile* const> tiles) {
   // Calls without phases run between the ones around them.
   while (call_ < calls_.size() && phase_ == calls_[call_].call->phases) {
     end_call(calls_[call_]);
@@ -150,6 +150,11 @@ uint64_t HostLink::execute(uint32_t /*ordinal*/, std::span<Tile* const> tiles) {
           tiles[i]->memory().read(t.tile_address, t.bytes, host);
         else
           tiles[i]->memory().write(t.tile_address, t.bytes, host);
+        if (watcher != nullptr && direction == arch::HostDirection::ToTile) {
+          watcher->written(tiles[i]->logical(), t.tile_address, t.bytes, tiles[i]->memory(),
+                           "host phase " + std::to_string(ordinal) + " (call " + run.call->name + ")",
+                           {sc_core::sc_time_stamp().value(), tiles[i]->current_phase(), tiles[i]->iteration()});
+        }
       }
     }
   }

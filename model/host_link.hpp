@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/package.hpp"
+#include "model/watch.hpp"
 
 namespace lockstep::model {
 
@@ -53,6 +54,7 @@ class HostLink {
   void finish();
 
   const std::vector<HostCallRun>& calls() const { return calls_; }
+  Watcher* watcher = nullptr;  // watched words the host writes are reported to it
   uint64_t cycles() const { return cycles_; }  // every host phase's, added
 
  private:

@@ -10,6 +10,7 @@
 
 #include "model/cycle_split.hpp"
 #include "model/hazard.hpp"
+#include "model/watch.hpp"
 
 namespace lockstep::model {
 
@@ -57,6 +58,8 @@ class RunMonitor {
   bool profile = false;       // tiles record a sample per executed step (model/step_record.hpp)
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;
+  // Watched words (model/watch.hpp); null unless the run watches any.
+  Watcher* watcher = nullptr;
 
   // Bounds on a run (0 = none): simulated cycles, and wall-clock time from set_limits.
   void set_limits(uint64_t max_cycles, double timeout_seconds);

@@ -221,6 +221,7 @@ bool Tile::execute(const arch::Instruction& in, uint32_t index) {
       const uint32_t address = reg_[in.base] + reg_[in.index] + 4 * in.offset;
       if (!memory_word(address, "st32")) return false;
       memory_.write_word(address, reg_[in.source]);
+      if (monitor_.watcher != nullptr) watched_store(address, "supervisor st32 at " + hex(pc_));
       break;
     }
     case Opcode::Put: put_csr(in.csr, reg_[in.reg]); break;
@@ -311,6 +312,11 @@ void Tile::barrier_sync(const arch::Instruction& in, uint32_t index) {
   if (!with_row) wait_cycles(static_cast<uint64_t>(row_events_), CycleKind::Exchange);
 }
 
+void Tile::watched_store(uint32_t address, const std::string& writer) {
+  const uint64_t now = sc_core::sc_time_stamp().value() + issued_;
+  monitor_.watcher->written(logical(), address, 4, memory_, writer, {now, current_phase_, iteration()});
+}
+
 void Tile::call_intrinsic(const arch::CodeSymbol& symbol) {
   issue(kIntrinsicInstructions * machine_.supervisor_cycles_per_instruction);
   if (symbol.name == "lockstep_bulk_patch") {
@@ -365,6 +371,7 @@ void Tile::bulk_patch() {
     const uint32_t word = memory_.read_word(record);
     if (!memory_word(word, "patched word")) return;
     memory_.write_word(word, memory_.read_word(value_at));
+    if (monitor_.watcher != nullptr) watched_store(word, "bulk patch");
   }
   const uint64_t workers = std::max<uint32_t>(1, machine_.workers);
   issue(machine_.supervisor_cycles_per_instruction * (3 + 4 * ((records + workers - 1) / workers)));

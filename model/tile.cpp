@@ -128,6 +128,8 @@ void Tile::run_pending_kernels() {
     }
     try {
       k.kernel->execute(k.operands, k.scalars, memory_);
+      if (monitor_.watcher != nullptr)
+        monitor_.watcher->changed(logical(), memory_, "kernel " + *k.name, {k.context.cycle, k.context.phase, k.context.iteration});
     } catch (const std::out_of_range& e) {
       k.context.hazard.detail = e.what();
       kernel_hazards_.push_back(std::move(k.context));

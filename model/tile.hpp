@@ -94,6 +94,7 @@ class Tile : public sc_core::sc_module {
   void bulk_patch();
   bool memory_word(uint32_t address, const char* what);  // in SRAM, kernels flushed
   void put_csr(uint32_t csr, uint32_t value);
+  void watched_store(uint32_t address, const std::string& writer);  // a store into watched words?
   void halt();
   void code_hazard(HazardClass kind, const std::string& detail);
 

@@ -116,6 +116,7 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
   PayloadChecker checker(phase, options, result);
   sim::RunOptions run_options;
   run_options.profile = options.profile;
+  run_options.watches = options.watches;
   run_options.after_exchange = [&checker](const sim::PhaseExecution& e, sim::MemoryView& m) {
     checker.after(e, m);
   };
@@ -129,6 +130,7 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
       result.hazards.push_back(hazard_line(run.hazards[i]));
     }
     result.expectation_failures = run.expectation_failures.size();
+    result.watch_writes = std::move(run.watch_writes);
   } catch (const std::exception& e) {
     // Even a package the simulator rejects is the compiler's output, not the user's input.
     result.error = std::string("simulate: ") + e.what();

@@ -10,6 +10,7 @@
 #include "profile/profile.hpp"
 #include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "model/watch.hpp"
 
 namespace lockstep::replay {
 
@@ -31,6 +32,7 @@ struct PointOptions {
   size_t max_mismatches = 10;       // how many mismatches to keep (all are counted)
   size_t max_hazards = 10;
   bool profile = false;             // keep the run's cycle profile (PointResult::profile)
+  std::vector<model::WatchRange> watches;  // words to watch (sim::RunOptions::watches)
 };
 
 struct Mismatch {
@@ -69,6 +71,7 @@ struct PointResult {
   std::string error;                 // compile or run failure (then nothing else is valid)
   int error_exit_code = 0;           // 2 bad input, 3 internal
   std::shared_ptr<const arch::Profile> profile;  // with PointOptions::profile, when it ran
+  std::vector<model::WatchWrite> watch_writes;   // PointOptions::watches' writes
 
   bool payload_ok() const {
     return error.empty() && mismatch_count == 0 && hazard_count == 0 &&

@@ -121,6 +121,8 @@ struct RunOptions {
   // package once, in its order, each input file made of its input bindings' bytes (from
   // `inputs`, else the package's); those bindings then reach the tiles only by host phases.
   std::optional<std::vector<HostCallInput>> host_calls;
+  // Words to watch: every write into them is a RunResult::watch_writes record (model/watch.hpp).
+  std::vector<model::WatchRange> watches;
   // Called after every phase execution, with memory as it stands at the end of it.
   std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;
 };
@@ -143,9 +145,14 @@ struct RunResult {
   // phase's cycles added (model/host_link.hpp).
   std::vector<std::pair<std::string, std::vector<uint8_t>>> host_outputs;
   uint64_t host_cycles = 0;
+  std::vector<model::WatchWrite> watch_writes;  // RunOptions::watches' writes, in cycle order
   std::string stopped;  // why the run stopped at a limit before its end ("" when it ran to the end)
   bool ok() const { return hazards.empty() && expectation_failures.empty() && stopped.empty(); }
 };
+
+// InputError "--watch 3:0x60001:4: ..." for a watch the machine cannot hold: a tile it lacks,
+// an unaligned address or size, words outside tile memory.
+void check_watches(const std::vector<model::WatchRange>& watches, const arch::MachineDescription& machine);
 
 class Backend {
  public:

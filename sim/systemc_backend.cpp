@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdio>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <systemc>
 
@@ -102,6 +104,9 @@ class SystemCBackend : public Backend {
     monitor.keep_tile_records = options.keep_tiles;
     monitor.profile = options.profile;
     monitor.set_limits(options.max_cycles, options.timeout_seconds);
+    check_watches(options.watches, machine_);
+    std::optional<model::Watcher> watcher;
+    if (!options.watches.empty()) monitor.watcher = &watcher.emplace(options.watches);
     auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor,
                                               std::max<uint32_t>(1, options.invocations));
     ChipMemoryView view(*chip);
@@ -112,6 +117,7 @@ class SystemCBackend : public Backend {
       };
     }
     load(package, options, *chip);
+    if (watcher) report_loaded(package, options, *chip, *watcher);
     if (chip->host_phases() > 0 || !package.host.calls.empty()) attach_host(package, options, *chip, view);
     const bool snapshots = options.invocation_outputs && options.invocations > 1;
     if (snapshots) snapshot_outputs(package, *chip);
@@ -154,6 +160,7 @@ class SystemCBackend : public Backend {
     result.stopped = monitor.limit_reached();
     if (!monitor.stopping()) check_expectations(package, view, result);
     collect_outputs(package, view, result);
+    if (watcher) result.watch_writes = watcher->records();
     if (model::HostLink* host = chip->host()) {
       host->finish();
       for (const auto& run : host->calls()) result.host_outputs.emplace_back(run.call->name, run.output);
@@ -249,6 +256,34 @@ class SystemCBackend : public Backend {
         offset += slice.bytes;
       }
     }
+  }
+
+  // The loader's writes: the package's segments and the input files given.
+  static void report_loaded(const arch::Package& package, const RunOptions& options, model::Chip& chip,
+                            model::Watcher& watcher) {
+    for (const auto& program : package.tiles) {
+      if (!watcher.watches(program.tile)) continue;
+      for (const auto& seg : program.segments) {
+        watcher.written(program.tile, seg.address, seg.size, chip.tile(program.tile)->memory(),
+                        "loader: segment at " + hex_u32(seg.address), {});
+      }
+    }
+    for (const auto& [name, bytes] : options.inputs) {
+      if (!options.host_calls && host_fed(package, name)) continue;
+      for (const auto& b : package.bindings) {
+        if (b.name != name) continue;
+        for (const auto& s : b.slices) {
+          if (chip.tile(s.tile) == nullptr) continue;
+          watcher.written(s.tile, s.address, s.bytes, chip.tile(s.tile)->memory(), "loader: input " + name, {});
+        }
+      }
+    }
+  }
+
+  static std::string hex_u32(uint32_t v) {
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%x", v);
+    return text;
   }
 
   static bool host_fed(const arch::Package& package, const std::string& binding) {
@@ -362,6 +397,23 @@ class SystemCBackend : public Backend {
 };
 
 }  // namespace
+
+void check_watches(const std::vector<model::WatchRange>& watches, const arch::MachineDescription& machine) {
+  const auto hex = [](uint32_t v) {
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%x", v);
+    return std::string(text);
+  };
+  for (const model::WatchRange& w : watches) {
+    const std::string what = "--watch " + std::to_string(w.tile) + ":" + hex(w.address) + ":" + std::to_string(w.bytes);
+    if (w.tile >= machine.tiles)
+      throw InputError(what + ": machine " + machine.name + " has tiles 0.." + std::to_string(machine.tiles - 1));
+    if (w.address % 4 != 0 || w.bytes == 0 || w.bytes % 4 != 0)
+      throw InputError(what + ": the address must be 4-aligned and the bytes a positive multiple of 4");
+    if (w.address < machine.sram_base || uint64_t{w.address} + w.bytes > machine.sram_end)
+      throw InputError(what + ": outside the tile's memory [" + hex(machine.sram_base) + ", " + hex(machine.sram_end) + ")");
+  }
+}
 
 std::unique_ptr<Backend> make_systemc_backend(const arch::MachineDescription& machine) {
   return std::make_unique<SystemCBackend>(machine);

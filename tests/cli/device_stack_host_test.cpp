@@ -346,9 +346,16 @@ TEST(DeviceStackHost, SimulateRunsTheCallsAsHostRunWouldAndTheOutputsMatchTheRef
   const HostImage h = write_host_image("stack_host");
   const auto r = run_lockstep({"device", "simulate", h.image, "--machine", "ipu21-c600-t64", "-o", h.dir + "/result",
                                "--input", "initialize=" + h.weights, "--input", "run=" + h.inputs, "--call-output",
-                               "run=" + h.dir + "/run.bin"});
+                               "run=" + h.dir + "/run.bin", "--watch", "0:0x50180", "--watch", "0:0x61000"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("in host phases), 2 host calls"), std::string::npos) << r.out;
+  // The staging word: the weights' first chunk in host phase 0, the input's in phase 2; the
+  // weights' first word then reaches 0x61000 by the host-run helper's copy.
+  EXPECT_NE(r.out.find("watch tile 0 0x50180: cycle "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host phase 0 (call initialize)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host phase 2 (call run)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("watch tile 0 0x61000: cycle "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel ipu_stack_static_copy_u32"), std::string::npos) << r.out;
   std::printf("figures: %s", r.out.c_str());  // the run's cycles and its host phases' share
   // The run call's file: output.0, the start samples, profile.cycles, the end samples (17.1);
   // completion, listed last, is never moved.
