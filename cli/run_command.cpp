@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "formats/npy.hpp"
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
+#include "cli/stop_option.hpp"
 #include "cli/watch_option.hpp"
 #include "cli/binding_files.hpp"
 #include "cli/command_registry.hpp"
@@ -53,6 +55,7 @@ struct RunArgs {
   bool reference = false;
   bool phases = false;  // --phases: a line per phase execution
   std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
+  StopArgs stop;                     // --stop-at, --dump, --dump-rows
   bool allow_non_finite = false;  // keep NaN and infinities in --input arrays
 };
 
@@ -280,6 +283,8 @@ int run(const RunArgs& args) {
   if (auto t = trace_tile()) options.trace_tile = *t;
   options.invocations = args.invocations;
   options.watches = parse_watches(args.watches);
+  StopArgs stop = args.stop;
+  apply_stop(stop, options, inputs_of(args));
   options.max_cycles = args.max_cycles;
   options.timeout_seconds = args.timeout_seconds;
   options.profile = !args.profile.empty();
@@ -305,6 +310,19 @@ int run(const RunArgs& args) {
     std::cerr << "stopped: " << result.stopped << "; no outputs written\n";
     return kExitFailed;
   }
+  std::ostringstream said;
+  if (finish_stop(stop, result, args.json ? said : std::cout)) {
+    if (args.json) {
+      nlohmann::ordered_json j = {{"stopped_at", result.stopped_at}, {"total_cycles", result.total_cycles},
+                                  {"dumps", stop.files}};
+      if (!args.watches.empty()) j["watch"] = watch_json(result.watch_writes);
+      std::cout << json_text(j) << "\n";
+    } else {
+      std::cout << watch_text(result.watch_writes);
+    }
+    return kExitOk;
+  }
+  if (args.json && !said.str().empty()) std::cerr << said.str();
   write_outputs(args, npy, result);
   if (result.profile) write_run_profile(*result.profile, std::filesystem::path(args.package).filename().string(), args.profile);
   std::vector<ReferenceCheck> checks;  // per invocation, against each reference
@@ -369,6 +387,7 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                   "write event (events from the phase's release)");
   cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
   add_watch_option(*cmd, args->watches);
+  add_stop_options(*cmd, args->stop);
   cmd->add_flag("--allow-non-finite", args->allow_non_finite,
                 "keep NaN and infinite values in --input arrays (refused by default, naming the\n"
                 "element: one poisons every output)");

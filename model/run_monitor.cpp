@@ -39,6 +39,12 @@ void RunMonitor::check_limits(uint64_t cycle) {
   sc_core::sc_stop();
 }
 
+void RunMonitor::request_stop(std::string where) {
+  if (stopping_) return;
+  stopping_ = true;
+  stopped_at_ = std::move(where);
+}
+
 void RunMonitor::record(const PhaseRecord& record) {
   check_limits(record.release_cycle + record.horizon);
   if (after_phase) after_phase(record);

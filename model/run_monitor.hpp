@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/cycle_split.hpp"
@@ -60,6 +61,12 @@ class RunMonitor {
   std::function<void(const PhaseRecord&)> after_phase;
   // Watched words (model/watch.hpp); null unless the run watches any.
   Watcher* watcher = nullptr;
+  // `--stop-at tile:T,step:S`: the tile stops as it enters its top-level step S.
+  std::optional<std::pair<uint32_t, uint32_t>> stop_step;
+
+  // Stops the run where the user asked (`--stop-at`): `where` says where.
+  void request_stop(std::string where);
+  const std::string& stopped_at() const { return stopped_at_; }
 
   // Bounds on a run (0 = none): simulated cycles, and wall-clock time from set_limits.
   void set_limits(uint64_t max_cycles, double timeout_seconds);
@@ -82,6 +89,7 @@ class RunMonitor {
   double timeout_seconds_ = 0;
   std::chrono::steady_clock::time_point deadline_{};
   std::string limit_reached_;
+  std::string stopped_at_;
   std::vector<RecordedHazard> hazards_;
   std::vector<PhaseRecord> executions_;
 };

@@ -109,6 +109,7 @@ bool Tile::enter_sites(uint32_t index) {
   const uint32_t address = code_.base + 4 * index;
   for (size_t s = static_cast<size_t>(first_site_[index]); s < code_.sites.size() && code_.sites[s].address == address; ++s) {
     const arch::CodeSite& site = code_.sites[s];
+    if (monitor_.stop_step && arch::opens_record(site.role) && stops_here(site)) return true;
     if (arch::opens_record(site.role)) {
       flush_issued();
       close_record();
@@ -310,6 +311,20 @@ void Tile::barrier_sync(const arch::Instruction& in, uint32_t index) {
   row_events_ = barrier->arrive(BarrierKey{true, site.phase}, *this);
   pending_exchange_ = nullptr;
   if (!with_row) wait_cycles(static_cast<uint64_t>(row_events_), CycleKind::Exchange);
+}
+
+// `--stop-at tile:T,step:S`: entering top-level step S of tile T, its kernels run first.
+bool Tile::stops_here(const arch::CodeSite& site) {
+  const auto [tile, step] = *monitor_.stop_step;
+  if (tile != logical() || step >= program_.steps.size() || site.step != &program_.steps[step] ||
+      site.role == arch::SiteRole::RepeatIteration) {
+    return false;
+  }
+  flush_issued();
+  flush_kernels();
+  monitor_.request_stop("tile " + std::to_string(tile) + " step " + std::to_string(step) + " at cycle " +
+                        std::to_string(sc_core::sc_time_stamp().value()));
+  return true;
 }
 
 void Tile::watched_store(uint32_t address, const std::string& writer) {

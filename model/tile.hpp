@@ -67,6 +67,8 @@ class Tile : public sc_core::sc_module {
   }
   const std::vector<std::vector<uint8_t>>& snapshots() const { return snapshots_; }
   uint32_t current_phase() const { return current_phase_; }
+  // The tile's last exchange as its barrier saw it (phase, row, base, format, paired mux).
+  const arch::ExchangeStep& last_exchange() const { return exchange_; }
 
   // Profiling (RunMonitor::profile): the fabric hands each participant the phase's
   // activities at the release; records() lists every executed step in order.
@@ -95,6 +97,7 @@ class Tile : public sc_core::sc_module {
   bool memory_word(uint32_t address, const char* what);  // in SRAM, kernels flushed
   void put_csr(uint32_t csr, uint32_t value);
   void watched_store(uint32_t address, const std::string& writer);  // a store into watched words?
+  bool stops_here(const arch::CodeSite& site);                      // --stop-at tile:T,step:S
   void halt();
   void code_hazard(HazardClass kind, const std::string& detail);
 

@@ -103,6 +103,28 @@ struct HostCallInput {
   std::vector<uint8_t> input;
 };
 
+// `--stop-at`: where a run stops so its memory can be dumped.
+struct StopAt {
+  enum class Kind : uint8_t { Cycle, Phase, Step, Hazard };
+  Kind kind = Kind::Phase;
+  uint64_t cycle = 0;      // Cycle: the first phase release at or after it
+  uint32_t phase = 0;      // Phase: this phase's execution...
+  uint32_t iteration = 0;  // ...in this Repeat iteration
+  uint32_t tile = 0;       // Step: as this logical tile enters its top-level step
+  uint32_t step = 0;
+  std::string text;        // as the user wrote it
+};
+
+// A tile's exchange state at a stop, and its row's words (RunResult::rows).
+struct RowState {
+  uint32_t tile = 0;
+  uint32_t phase = 0;
+  uint32_t iteration = 0;
+  uint32_t mux = 0, paired_mux = 0, incoming_format = 0, incoming_base = 0;
+  std::optional<uint32_t> row_address;
+  std::vector<uint32_t> row;  // up to and including br $m10 (at most 4,096 words)
+};
+
 struct RunOptions {
   bool keep_going = false;                      // collect every hazard instead of stopping
   std::string source_name = "package";          // names the package in InputError messages
@@ -123,6 +145,9 @@ struct RunOptions {
   std::optional<std::vector<HostCallInput>> host_calls;
   // Words to watch: every write into them is a RunResult::watch_writes record (model/watch.hpp).
   std::vector<model::WatchRange> watches;
+  std::optional<StopAt> stop_at;
+  std::vector<model::WatchRange> dumps;  // bytes read at the stop (RunResult::dumps)
+  bool dump_rows = false;                // RunResult::rows at the stop
   // Called after every phase execution, with memory as it stands at the end of it.
   std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;
 };
@@ -146,13 +171,20 @@ struct RunResult {
   std::vector<std::pair<std::string, std::vector<uint8_t>>> host_outputs;
   uint64_t host_cycles = 0;
   std::vector<model::WatchWrite> watch_writes;  // RunOptions::watches' writes, in cycle order
+  // RunOptions::stop_at: where the run stopped ("" when it never got there), the dumps' bytes
+  // and every tile's row state then.
+  std::string stopped_at;
+  std::vector<std::vector<uint8_t>> dumps;
+  std::vector<RowState> rows;
   std::string stopped;  // why the run stopped at a limit before its end ("" when it ran to the end)
   bool ok() const { return hazards.empty() && expectation_failures.empty() && stopped.empty(); }
 };
 
 // InputError "--watch 3:0x60001:4: ..." for a watch the machine cannot hold: a tile it lacks,
 // an unaligned address or size, words outside tile memory.
-void check_watches(const std::vector<model::WatchRange>& watches, const arch::MachineDescription& machine);
+// (`option` names the flag in the message: "--watch", "--dump".)
+void check_watches(const std::vector<model::WatchRange>& watches, const arch::MachineDescription& machine,
+                   const char* option = "--watch");
 
 class Backend {
  public:

@@ -19,6 +19,7 @@
 #include "model/kernel_registry.hpp"
 #include "sim/backend.hpp"
 #include "sim/profile_builder.hpp"
+#include "sim/stop_at.hpp"
 #include "sim/systemc_context.hpp"
 
 namespace lockstep::sim {
@@ -105,6 +106,7 @@ class SystemCBackend : public Backend {
     monitor.profile = options.profile;
     monitor.set_limits(options.max_cycles, options.timeout_seconds);
     check_watches(options.watches, machine_);
+    check_watches(options.dumps, machine_, "--dump");
     std::optional<model::Watcher> watcher;
     if (!options.watches.empty()) monitor.watcher = &watcher.emplace(options.watches);
     auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor,
@@ -116,6 +118,7 @@ class SystemCBackend : public Backend {
         options.after_exchange(to_execution(r), view);
       };
     }
+    arm_stop(options, monitor);
     load(package, options, *chip);
     if (watcher) report_loaded(package, options, *chip, *watcher);
     if (chip->host_phases() > 0 || !package.host.calls.empty()) attach_host(package, options, *chip, view);
@@ -161,6 +164,7 @@ class SystemCBackend : public Backend {
     if (!monitor.stopping()) check_expectations(package, view, result);
     collect_outputs(package, view, result);
     if (watcher) result.watch_writes = watcher->records();
+    collect_stop(options, monitor, *chip, view, result);
     if (model::HostLink* host = chip->host()) {
       host->finish();
       for (const auto& run : host->calls()) result.host_outputs.emplace_back(run.call->name, run.output);
@@ -398,14 +402,15 @@ class SystemCBackend : public Backend {
 
 }  // namespace
 
-void check_watches(const std::vector<model::WatchRange>& watches, const arch::MachineDescription& machine) {
+void check_watches(const std::vector<model::WatchRange>& watches, const arch::MachineDescription& machine,
+                   const char* option) {
   const auto hex = [](uint32_t v) {
     char text[16];
     std::snprintf(text, sizeof text, "0x%x", v);
     return std::string(text);
   };
   for (const model::WatchRange& w : watches) {
-    const std::string what = "--watch " + std::to_string(w.tile) + ":" + hex(w.address) + ":" + std::to_string(w.bytes);
+    const std::string what = std::string(option) + " " + std::to_string(w.tile) + ":" + hex(w.address) + ":" + std::to_string(w.bytes);
     if (w.tile >= machine.tiles)
       throw InputError(what + ": machine " + machine.name + " has tiles 0.." + std::to_string(machine.tiles - 1));
     if (w.address % 4 != 0 || w.bytes == 0 || w.bytes % 4 != 0)
