@@ -128,8 +128,12 @@ void Tile::run_pending_kernels() {
     }
     try {
       k.kernel->execute(k.operands, k.scalars, memory_);
-      if (monitor_.watcher != nullptr)
-        monitor_.watcher->changed(logical(), memory_, "kernel " + *k.name, {k.context.cycle, k.context.phase, k.context.iteration});
+      if (monitor_.watcher != nullptr && monitor_.watcher->watches(logical())) {
+        std::vector<std::pair<uint32_t, uint64_t>> operands;
+        for (size_t i = 0; i < k.operands.size(); ++i) operands.emplace_back(k.operands[i], k.spans[i]);
+        monitor_.watcher->changed(logical(), memory_, "kernel " + *k.name,
+                                  {k.context.cycle, k.context.phase, k.context.iteration}, operands);
+      }
     } catch (const std::out_of_range& e) {
       k.context.hazard.detail = e.what();
       kernel_hazards_.push_back(std::move(k.context));

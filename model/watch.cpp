@@ -16,9 +16,9 @@ Watcher::Watcher(const std::vector<WatchRange>& ranges) {
 }
 
 void Watcher::report(TileWatch& t, uint32_t tile, uint32_t address, uint32_t value, const std::string& writer,
-                     const WriteContext& when) {
+                     const WriteContext& when, const std::vector<std::pair<uint32_t, uint64_t>>& operands) {
   uint32_t& old = t.words.at(address);
-  t.records.push_back({tile, address, when.cycle, when.phase, when.iteration, writer, old, value});
+  t.records.push_back({tile, address, when.cycle, when.phase, when.iteration, writer, old, value, operands});
   old = value;
 }
 
@@ -33,13 +33,14 @@ void Watcher::written(uint32_t tile, uint32_t address, uint32_t bytes, const Sra
   }
 }
 
-void Watcher::changed(uint32_t tile, const Sram& memory, const std::string& writer, const WriteContext& when) {
+void Watcher::changed(uint32_t tile, const Sram& memory, const std::string& writer, const WriteContext& when,
+                      const std::vector<std::pair<uint32_t, uint64_t>>& operands) {
   const auto found = tiles_.find(tile);
   if (found == tiles_.end()) return;
   TileWatch& t = found->second;
   for (auto& [address, old] : t.words) {
     const uint32_t now = memory.read_word(address);
-    if (now != old) report(t, tile, address, now, writer, when);
+    if (now != old) report(t, tile, address, now, writer, when, operands);
   }
 }
 

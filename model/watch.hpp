@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lockstep::model {
@@ -29,6 +30,7 @@ struct WatchWrite {
   std::string writer;      // "exchange from tile 0 address 0x60000", "kernel fill", ...
   uint32_t old_word = 0;
   uint32_t new_word = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> operands;  // a kernel's: each operand's address and bytes
 };
 
 // When and where in the program a write happened.
@@ -48,7 +50,8 @@ class Watcher {
   void written(uint32_t tile, uint32_t address, uint32_t bytes, const Sram& memory, const std::string& writer,
                const WriteContext& when);
   // Something wrote an unknown set of words (a kernel): each watched word that changed is reported.
-  void changed(uint32_t tile, const Sram& memory, const std::string& writer, const WriteContext& when);
+  void changed(uint32_t tile, const Sram& memory, const std::string& writer, const WriteContext& when,
+               const std::vector<std::pair<uint32_t, uint64_t>>& operands = {});
   // Every record, in (cycle, tile, address, order) order.
   std::vector<WatchWrite> records() const;
 
@@ -59,7 +62,7 @@ class Watcher {
     std::vector<WatchWrite> records;
   };
   void report(TileWatch& t, uint32_t tile, uint32_t address, uint32_t value, const std::string& writer,
-              const WriteContext& when);
+              const WriteContext& when, const std::vector<std::pair<uint32_t, uint64_t>>& operands = {});
   std::map<uint32_t, TileWatch> tiles_;
 };
 

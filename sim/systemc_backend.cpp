@@ -269,7 +269,7 @@ class SystemCBackend : public Backend {
       if (!watcher.watches(program.tile)) continue;
       for (const auto& seg : program.segments) {
         watcher.written(program.tile, seg.address, seg.size, chip.tile(program.tile)->memory(),
-                        "loader: segment at " + hex_u32(seg.address), {});
+                        "loader: segment at " + hex_u32(seg.address) + bindings_in(package, program.tile, seg), {});
       }
     }
     for (const auto& [name, bytes] : options.inputs) {
@@ -282,6 +282,19 @@ class SystemCBackend : public Backend {
         }
       }
     }
+  }
+
+  // " (holding input x, weight w)": the input and weight bindings whose bytes a segment carries.
+  static std::string bindings_in(const arch::Package& package, uint32_t tile, const arch::Segment& seg) {
+    std::string names;
+    for (const auto& b : package.bindings) {
+      if (b.kind == arch::BindingKind::Output) continue;
+      const bool inside = std::any_of(b.slices.begin(), b.slices.end(), [&](const arch::Slice& s) {
+        return s.tile == tile && s.address < uint64_t{seg.address} + seg.size && seg.address < uint64_t{s.address} + s.bytes;
+      });
+      if (inside) names += (names.empty() ? "" : ", ") + std::string(b.kind == arch::BindingKind::Weight ? "weight " : "input ") + b.name;
+    }
+    return names.empty() ? "" : " (holding " + names + ")";
   }
 
   static std::string hex_u32(uint32_t v) {

@@ -62,6 +62,21 @@ TEST(WatchCommand, AReplayReportsEveryIterationsWriteBySender) {
                                                  "exchange from tile 2 address 0x5e000 iteration 2"}));
 }
 
+// small.yaml's phase 0 multicasts tile 3's 7 words to tiles 1 and 15: both copies name it.
+TEST(WatchCommand, BothDestinationsOfAMulticastNameItsSender) {
+  const auto r = run_lockstep({"replay", source_path("tests/data/captures/small.yaml"), "--phase", "0", "--config",
+                               "B256", "--watch", "1:0xa2010", "--watch", "15:0xb0000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("watch tile 1 0xa2010: cycle "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("watch tile 15 0xb0000: cycle "), std::string::npos) << r.out;
+  size_t named = 0;
+  for (size_t at = r.out.find("exchange from tile 3 address 0x60004"); at != std::string::npos;
+       at = r.out.find("exchange from tile 3 address 0x60004", at + 1)) {
+    ++named;
+  }
+  EXPECT_EQ(named, 2u) << r.out;
+}
+
 TEST(WatchCommand, AWatchTheMachineCannotHoldIsRefusedAndNothingIsWritten) {
   const std::string dir = temp_dir("watch_bad");
   const std::string package = multicast_then_kernel(dir);
