@@ -109,8 +109,10 @@ int simulate_image(const SimulateImageArgs& args) {
     return kExitFailed;
   }
   replay::DeviceResult described = describe_simulation(args.image, arch::read_regular_file(args.image), machine, 1, result);
-  described.outputs.clear();
+  // Without host calls (an image `device export` wrote) the outputs are read from tile memory, as
+  // for a package; with them, exactly what the last call moved.
   if (!result.host_outputs.empty()) {
+    described.outputs.clear();
     for (auto& [name, bytes] : arch::split_call_file(app.outputs, result.host_outputs.back().second)) {
       described.outputs.push_back({name, replay::output_file_name(name), std::move(bytes)});
     }

@@ -105,6 +105,23 @@ TEST(DeviceSimulate, RepeatWithInvocations) {
   EXPECT_GE(phases, 54u);       // ... in each of the two invocations
 }
 
+// An image `device export` wrote has no host calls: its outputs are read from tile memory, and
+// it runs to the package's own outputs and cycles.
+TEST(DeviceSimulate, AnExportedImageSimulatesToThePackagesOutputsAndCycles) {
+  const std::string dir = testing::temp_dir("device_simulate_image");
+  const std::string package = bound_package(dir);
+  ASSERT_EQ(run_lockstep({"device", "export", package, "-o", dir + "/p.ipuexe"}).exit_code, 0);
+  const auto image = run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/image"});
+  ASSERT_EQ(image.exit_code, 0) << image.err;
+  EXPECT_NE(image.out.find("ok, 145 cycles (0 in host phases), 0 host calls, 1 outputs"), std::string::npos) << image.out;
+  ASSERT_EQ(run_lockstep({"device", "simulate", package, "-o", dir + "/package"}).exit_code, 0);
+  EXPECT_EQ(testing::read_file(dir + "/image/outputs/received.bin"), testing::read_file(dir + "/package/outputs/received.bin"));
+  const auto cycles = [&](const std::string& folder) {
+    return nlohmann::json::parse(testing::read_file(dir + "/" + folder + "/result.json"))["total_cycles"];
+  };
+  EXPECT_EQ(cycles("image"), cycles("package"));
+}
+
 TEST(DeviceSimulate, AFailedRunLeavesAFailedResult) {
   const std::string dir = testing::temp_dir("device_simulate_failed");
   testing::write_file(dir + "/in.bin", "abcdefghijkl");  // not the bytes the expectation wants
