@@ -71,7 +71,8 @@ std::vector<Segment> stack_data_segments(const StackTile& t) {
 // The words the stack's Repeats store in their pointer slots before the first iteration, as
 // the package's initial memory (Lockstep's Repeat entry copies them into the slots itself).
 void place_initial_words(std::vector<Segment>& segments, const std::map<uint32_t, uint32_t>& words) {
-  for (const auto& [address, value] : words) {
+  for (const auto& [slot, value] : words) {
+    const uint32_t address = slot;  // clang (the fuzz build) cannot capture a structured binding
     auto it = std::find_if(segments.begin(), segments.end(),
                            [&](const Segment& s) { return address >= s.address && address - s.address < s.size; });
     if (it == segments.end()) {
