@@ -204,7 +204,9 @@ class SystemCBackend : public Backend {
   }
 
   void check_inputs(const arch::Package& package, const RunOptions& options) const {
-    for (const auto& [name, bytes] : options.inputs) {
+    for (const auto& input : options.inputs) {
+      const std::string& name = input.first;
+      const std::vector<uint8_t>& bytes = input.second;
       const auto it = std::find_if(package.bindings.begin(), package.bindings.end(),
                                    [&](const arch::Binding& b) { return b.name == name; });
       if (it == package.bindings.end() || it->kind == arch::BindingKind::Output) {
@@ -245,7 +247,9 @@ class SystemCBackend : public Backend {
       }
       chip.tile(program.tile)->load_code();
     }
-    for (const auto& [name, bytes] : options.inputs) {
+    for (const auto& input : options.inputs) {
+      const std::string& name = input.first;  // (clang captures no structured binding)
+      const std::vector<uint8_t>& bytes = input.second;
       if (!options.host_calls && host_fed(package, name)) continue;  // arrives by host phases
       const auto& binding = *std::find_if(package.bindings.begin(), package.bindings.end(),
                                           [&](const arch::Binding& b) { return b.name == name; });
