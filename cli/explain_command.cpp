@@ -15,6 +15,7 @@
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "io/errors.hpp"
+#include "io/hex.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {
@@ -34,12 +35,6 @@ struct Word {
   uint32_t tile = 0;
   uint32_t address = 0;
 };
-
-std::string hex(uint64_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
-  return text;
-}
 
 uint32_t element_bytes(arch::ElementType type) {
   return type == arch::ElementType::Float16 ? 2 : type == arch::ElementType::Float32 ? 4 : 1;
@@ -125,16 +120,16 @@ int explain(const ExplainArgs& args) {
     base.inputs[b->name] = read_input(*b, file);
   }
   Word word = element_word(package, args);
-  std::cout << args.output << "[" << args.index << "] is tile " << word.tile << " word " << hex(word.address) << "\n";
+  std::cout << args.output << "[" << args.index << "] is tile " << word.tile << " word " << arch::hex(word.address) << "\n";
   Tracer tracer(package, base);
   uint64_t before = UINT64_MAX;
   for (uint32_t step = 1; step <= args.max_steps; ++step) {
     const auto w = tracer.last_write(word, before, before == UINT64_MAX);
     if (!w) {
-      std::cout << step << ". tile " << word.tile << " word " << hex(word.address) << ": never written (zero from the start)\n";
+      std::cout << step << ". tile " << word.tile << " word " << arch::hex(word.address) << ": never written (zero from the start)\n";
       return kExitOk;
     }
-    std::cout << step << ". tile " << w->tile << " word " << hex(w->address) << " = " << hex(w->new_word) << ": "
+    std::cout << step << ". tile " << w->tile << " word " << arch::hex(w->address) << " = " << arch::hex(w->new_word) << ": "
               << w->writer << " at cycle " << w->cycle << ", " << tracer.phase_name(w->phase) << " iteration "
               << w->iteration << "\n";
     if (w->writer.rfind("exchange from tile ", 0) == 0) {

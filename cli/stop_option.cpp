@@ -7,6 +7,7 @@
 #include "formats/npy.hpp"
 #include "io/atomic_file.hpp"
 #include "io/errors.hpp"
+#include "io/hex.hpp"
 
 namespace lockstep::cli {
 namespace stop_option_local {
@@ -61,9 +62,9 @@ sim::StopAt parse_stop(const std::string& spec) {
   return s;
 }
 
-std::string hex32(uint32_t v, const char* format = "0x%x") {
+std::string word_hex(uint32_t v) {  // the row word as disassembly listings print it
   char text[16];
-  std::snprintf(text, sizeof text, format, v);
+  std::snprintf(text, sizeof text, "%08x", v);
   return text;
 }
 
@@ -71,9 +72,9 @@ std::string rows_text(const std::vector<sim::RowState>& rows) {
   std::string out;
   for (const sim::RowState& r : rows) {
     out += "tile " + std::to_string(r.tile) + ": phase " + std::to_string(r.phase) + " iteration " +
-           std::to_string(r.iteration) + ", INCOMING_MUX " + hex32(r.mux) + ", paired mux " + hex32(r.paired_mux) +
-           ", INCOMING_FORMAT " + std::to_string(r.incoming_format) + ", INCOMING_BASE " + hex32(r.incoming_base) +
-           (r.row_address ? ", row at " + hex32(*r.row_address) : ", no row") + "\n";
+           std::to_string(r.iteration) + ", INCOMING_MUX " + arch::hex(r.mux) + ", paired mux " + arch::hex(r.paired_mux) +
+           ", INCOMING_FORMAT " + std::to_string(r.incoming_format) + ", INCOMING_BASE " + arch::hex(r.incoming_base) +
+           (r.row_address ? ", row at " + arch::hex(*r.row_address) : ", no row") + "\n";
     for (size_t i = 0; i < r.row.size();) {
       std::string text;
       size_t words = 1;
@@ -84,7 +85,7 @@ std::string rows_text(const std::vector<sim::RowState>& rows) {
       } catch (const std::exception&) {
         text = "(not an instruction)";
       }
-      out += "  " + hex32(*r.row_address + 4 * static_cast<uint32_t>(i)) + "  " + hex32(r.row[i], "%08x") + "  " + text + "\n";
+      out += "  " + arch::hex(*r.row_address + 4 * static_cast<uint32_t>(i)) + "  " + word_hex(r.row[i]) + "  " + text + "\n";
       i += words;
     }
   }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "io/errors.hpp"
+#include "io/hex.hpp"
 
 namespace lockstep::cli {
 namespace watch_option_local {
@@ -23,12 +24,6 @@ uint64_t number(const std::string& text, const std::string& spec) {
 std::string word(uint32_t value) {
   char text[16];
   std::snprintf(text, sizeof text, "0x%08x", value);
-  return text;
-}
-
-std::string address(uint32_t value) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%x", value);
   return text;
 }
 
@@ -63,7 +58,7 @@ std::vector<model::WatchRange> parse_watches(const std::vector<std::string>& spe
 std::string watch_text(const std::vector<model::WatchWrite>& writes) {
   std::string out;
   for (const model::WatchWrite& w : writes) {
-    out += "watch tile " + std::to_string(w.tile) + " " + address(w.address) + ": cycle " + std::to_string(w.cycle) +
+    out += "watch tile " + std::to_string(w.tile) + " " + arch::hex(w.address) + ": cycle " + std::to_string(w.cycle) +
            " phase " + std::to_string(w.phase) + " iteration " + std::to_string(w.iteration) + ": " + w.writer + ": " +
            word(w.old_word) + " -> " + word(w.new_word) + "\n";
   }

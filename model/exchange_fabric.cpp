@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -56,10 +55,8 @@ void report_watched(Watcher& watcher, const PhaseOutcome& outcome, std::span<Til
     const uint32_t sender = tiles[w.sender]->logical();
     for (uint32_t offset = 0; offset < w.bytes; offset += 4) {
       const uint64_t cycle = release + static_cast<uint64_t>(std::max<int64_t>(0, w.first_write_event + offset / w.item_bytes));
-      char source[16];
-      std::snprintf(source, sizeof source, "0x%x", w.source_address + offset);
       watcher.written(receiver.logical(), w.address + offset, 4, receiver.memory(),
-                      "exchange from tile " + std::to_string(sender) + " address " + source,
+                      "exchange from tile " + std::to_string(sender) + " address " + arch::hex(w.source_address + offset),
                       {cycle, phase, receiver.iteration()});
     }
   }

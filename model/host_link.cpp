@@ -66,6 +66,7 @@ HostLink::HostLink(const arch::HostSession& session, std::vector<HostCallRun> ca
                        " input bytes, got " + std::to_string(run.input.size()));
     }
     run.output.assign(host_output_bytes(*run.call), 0);
+    run.streams = host_call_streams(*run.call);
     phases += run.call->phases;
   }
   if (phases != program_phases) {
@@ -95,7 +96,7 @@ void HostLink::copy_out(HostCallRun& run, size_t first, size_t end) {
 // slices filled with 0xa5, the command word.
 void HostLink::begin_call(HostCallRun& run) {
   const arch::HostCallSpec& call = *run.call;
-  if (!host_call_streams(call)) copy_in(run, call.inputs, 0, call.inputs.size());
+  if (!run.streams) copy_in(run, call.inputs, 0, call.inputs.size());
   for (const auto& s : call.outputs) std::memset(arena_.data() + s.host_address, kUnwrittenOutput, s.bytes);
   const uint32_t command = call.command;
   std::memcpy(arena_.data() + session_.command_address, &command, 4);
@@ -107,7 +108,7 @@ void HostLink::begin_call(HostCallRun& run) {
 // in, the previous output batch comes out (the slot is about to be reused).
 void HostLink::host_side(HostCallRun& run, uint32_t phase) {
   const arch::HostCallSpec& call = *run.call;
-  if (!host_call_streams(call) || phase % 2 != 0) return;
+  if (!run.streams || phase % 2 != 0) return;
   const size_t b = phase / 2, inputs = call.input_batch_ends.size();
   if (b < inputs) {
     const auto [first, end] = batch(call.input_batch_ends, b);
@@ -121,7 +122,7 @@ void HostLink::host_side(HostCallRun& run, uint32_t phase) {
 
 void HostLink::end_call(HostCallRun& run) {
   const arch::HostCallSpec& call = *run.call;
-  if (!host_call_streams(call)) {
+  if (!run.streams) {
     copy_out(run, 0, call.outputs.size());
     return;
   }

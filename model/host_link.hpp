@@ -22,6 +22,7 @@ struct HostCallRun {
   const arch::HostCallSpec* call = nullptr;
   std::vector<uint8_t> input;
   std::vector<uint8_t> output;
+  bool streams = false;  // host_call_streams(*call), set once by HostLink
 };
 
 // A host call's file sizes: max(file_offset + bytes) over its slices (section 17.1).

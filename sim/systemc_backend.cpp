@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include "io/errors.hpp"
+#include "io/hex.hpp"
 #include "formats/token.hpp"
 #include "arch/topology.hpp"
 #include "model/chip.hpp"
@@ -273,7 +274,7 @@ class SystemCBackend : public Backend {
       if (!watcher.watches(program.tile)) continue;
       for (const auto& seg : program.segments) {
         watcher.written(program.tile, seg.address, seg.size, chip.tile(program.tile)->memory(),
-                        "loader: segment at " + hex_u32(seg.address) + bindings_in(package, program.tile, seg), {});
+                        "loader: segment at " + arch::hex(seg.address) + bindings_in(package, program.tile, seg), {});
       }
     }
     for (const auto& [name, bytes] : options.inputs) {
@@ -301,11 +302,6 @@ class SystemCBackend : public Backend {
     return names.empty() ? "" : " (holding " + names + ")";
   }
 
-  static std::string hex_u32(uint32_t v) {
-    char text[16];
-    std::snprintf(text, sizeof text, "0x%x", v);
-    return text;
-  }
 
   static bool host_fed(const arch::Package& package, const std::string& binding) {
     for (const auto& call : package.host.calls) {
@@ -421,19 +417,14 @@ class SystemCBackend : public Backend {
 
 void check_watches(const std::vector<model::WatchRange>& watches, const arch::MachineDescription& machine,
                    const char* option) {
-  const auto hex = [](uint32_t v) {
-    char text[16];
-    std::snprintf(text, sizeof text, "0x%x", v);
-    return std::string(text);
-  };
   for (const model::WatchRange& w : watches) {
-    const std::string what = std::string(option) + " " + std::to_string(w.tile) + ":" + hex(w.address) + ":" + std::to_string(w.bytes);
+    const std::string what = std::string(option) + " " + std::to_string(w.tile) + ":" + arch::hex(w.address) + ":" + std::to_string(w.bytes);
     if (w.tile >= machine.tiles)
       throw InputError(what + ": machine " + machine.name + " has tiles 0.." + std::to_string(machine.tiles - 1));
     if (w.address % 4 != 0 || w.bytes == 0 || w.bytes % 4 != 0)
       throw InputError(what + ": the address must be 4-aligned and the bytes a positive multiple of 4");
     if (w.address < machine.sram_base || uint64_t{w.address} + w.bytes > machine.sram_end)
-      throw InputError(what + ": outside the tile's memory [" + hex(machine.sram_base) + ", " + hex(machine.sram_end) + ")");
+      throw InputError(what + ": outside the tile's memory [" + arch::hex(machine.sram_base) + ", " + arch::hex(machine.sram_end) + ")");
   }
 }
 
