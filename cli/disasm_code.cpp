@@ -66,7 +66,8 @@ int disasm_code(const arch::Package& package, const std::string& file, uint32_t 
   }
   arch::TileCode code;
   try {
-    code = arch::lower_tile_code(*program, machine, arch::LoweringOptions{invocations});
+    code = arch::lower_tile_code(*program, machine,
+                                 arch::LoweringOptions{invocations, arch::host_phase_readers(package.tiles, machine)});
   } catch (const InputError& e) {
     throw InputError(file + ": " + e.what());
   }

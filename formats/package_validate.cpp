@@ -6,6 +6,7 @@
 
 #include "io/errors.hpp"
 #include "io/hex.hpp"
+#include "arch/host_packets.hpp"
 #include "arch/instruction.hpp"
 #include "arch/instruction_sequences.hpp"
 #include "arch/kernel_signatures.hpp"
@@ -370,7 +371,11 @@ class Validator {
   void host(const HostStep& h, const std::string& where, const RepeatStep* repeat) const {
     if (repeat) fail(where, "a host phase inside a Repeat (host phases run only at the top level)");
     for (size_t i = 0; i < h.transfers.size(); ++i) {
-      host_transfer(h.transfers[i], where + ": transfers[" + std::to_string(i) + "]");
+      const std::string at = where + ": transfers[" + std::to_string(i) + "]";
+      host_transfer(h.transfers[i], at);
+      if (h.transfers[i].direction != h.transfers.front().direction) {
+        fail(at + ".to", "goes the other way from transfers[0]: a host program moves data one way (IPU21-DEVICE.md 14)");
+      }
     }
   }
 
@@ -384,6 +389,11 @@ class Validator {
     if (uint64_t{t.host_address} + t.bytes > p_.host.arena_bytes) {
       fail(field + ".host_address", range(t.host_address, t.bytes) + " outside the host arena " +
                                         range(0, p_.host.arena_bytes));
+    }
+    // The packets the host program sends for it must encode (section 14).
+    const bool to_tile = t.direction == HostDirection::ToTile;
+    for (const HostPacket& packet : host_packets(to_tile, t.tile_address, t.host_address, t.bytes)) {
+      if (const std::string why = host_packet_misfit(packet); !why.empty()) fail(field, why);
     }
   }
 

@@ -20,7 +20,12 @@ kj::ArrayPtr<const capnp::word> capnp_message_words(const uint8_t* body, size_t 
   // text never holds a NUL, so a text file (a YAML package, JSON, a log) is named as such.
   const size_t head = std::min<size_t>(size, 256);
   if (size > 0 && std::memchr(body, 0, head) == nullptr) {
-    throw InputError(file + ": is a text file, not a " + kind + " (a binary Cap'n Proto message)");
+    // Text: printable ASCII, whitespace or UTF-8's high bytes; anything else is binary noise.
+    const bool text = std::all_of(body, body + head, [](uint8_t c) {
+      return c >= 0x20 ? c != 0x7f : (c == '\t' || c == '\n' || c == '\r');
+    });
+    throw InputError(file + (text ? ": is a text file, not a " : ": is not a ") + kind +
+                     " (a binary Cap'n Proto message starts with its segment count, whose high bytes are zero)");
   }
   if (size < sizeof(capnp::word) || size % sizeof(capnp::word) != 0) {
     throw InputError(file + ": truncated " + kind + ": the message is " + std::to_string(size) +

@@ -200,7 +200,36 @@ void Tile::put_csr(uint32_t csr, uint32_t value) {
   }
 }
 
+// A host program's body, from its barrier's release to its closing `sync 7`, is the host
+// link's: its packets are in the phase's cycles (docs/timing.md, "Host phases"), so its words
+// take no slot and its sends move nothing here.
+bool Tile::execute_host_body(const arch::Instruction& in) {
+  switch (in.op) {
+    case Opcode::Send:
+    case Opcode::SendOff:
+    case Opcode::Delay: break;
+    case Opcode::SetZi:
+      if (in.reg != kZeroRegister) reg_[in.reg] = static_cast<uint32_t>(in.immediate);
+      break;
+    case Opcode::Put: put_csr(in.csr, reg_[in.reg]); break;
+    case Opcode::Sync:
+      if (in.zone == 7) {
+        host_body_ = false;
+      } else if (in.zone != 0) {
+        code_hazard(HazardClass::Encoding, "sync " + std::to_string(in.zone) + " inside a host program");
+        return false;
+      }
+      break;
+    default:
+      code_hazard(HazardClass::Encoding, arch::describe(in) + ": not an instruction of a host program (IPU21-DEVICE.md 14)");
+      return false;
+  }
+  pc_ += 4;  // every word of a section 14 body is one instruction
+  return true;
+}
+
 bool Tile::execute(const arch::Instruction& in, uint32_t index) {
+  if (host_body_) return execute_host_body(in);
   const uint32_t cpi = machine_.supervisor_cycles_per_instruction;
   issue(cpi);
   const uint32_t next = pc_ + 4;
@@ -292,6 +321,7 @@ void Tile::barrier_sync(const arch::Instruction& in, uint32_t index) {
     const int64_t cycles = barrier->arrive(BarrierKey{false, host_phases_++, true}, *this);
     pending_host_ = nullptr;
     wait_cycles(static_cast<uint64_t>(cycles), CycleKind::Host);
+    host_body_ = in.op == Opcode::Sync && in.zone != 1;  // `sans 1; sync 1` abstains: no body
     return;
   }
   if (!site.exchange) {

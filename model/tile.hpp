@@ -90,6 +90,7 @@ class Tile : public sc_core::sc_module {
   void decode_code();
   bool enter_sites(uint32_t index);  // site markers at a code word; true at the halt
   bool execute(const arch::Instruction& in, uint32_t index);  // false: stop
+  bool execute_host_body(const arch::Instruction& in);
   void barrier_sync(const arch::Instruction& in, uint32_t index);
   void call_intrinsic(const arch::CodeSymbol& symbol);
   void launch_kernel(const arch::CodeSymbol& symbol);
@@ -146,6 +147,7 @@ class Tile : public sc_core::sc_module {
   arch::ExchangeStep exchange_;              // what the fabric reads at a release
   const arch::CodeSite* barrier_ = nullptr;  // the barrier marker at the current sync
   bool row_call_ = false;                    // the next call is the exchange row's
+  bool host_body_ = false;                   // inside a host program's body (until its sync 7)
   int64_t row_events_ = 0;                   // the row's event count, from the release
   uint64_t issued_ = 0;
   const arch::RepeatStep* entering_ = nullptr;

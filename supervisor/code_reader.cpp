@@ -169,6 +169,13 @@ std::vector<Step> CodeReader::read_steps(const RepeatStep* repeat) {
     if (in->op == Opcode::Sync) {
       steps.push_back(Step{SyncStep{in->zone}});
       ++pc_;
+    } else if (in->op == Opcode::Sans && in->zone == 1) {
+      take_zone(Opcode::Sans, 1);  // a host phase the tile abstains from
+      take_zone(Opcode::Sync, 1);
+      steps.push_back(Step{HostStep{}});
+    } else if (next_is(Opcode::SetZi, kM8) && at(1) && at(1)->op == Opcode::Put && at(1)->csr == kIncomingMux &&
+               at(2) && at(2)->op == Opcode::Sync && (at(2)->zone == 7 || at(2)->zone == 15)) {
+      steps.push_back(read_host());
     } else if (next_is(Opcode::SetZi, kM8) && next_is(Opcode::Put, kM8, 1)) {
       steps.push_back(read_exchange());
     } else if (in->op == Opcode::Add && in->dest == kStack && in->source == kStack && in->immediate == -kFrameBytes) {
@@ -184,7 +191,7 @@ std::vector<Step> CodeReader::read_steps(const RepeatStep* repeat) {
         read_patch(repeat, steps);
       }
     } else {
-      fail("not the start of a step Lockstep lowers (sync, exchange, kernel, patch, Repeat)");
+      fail("not the start of a step Lockstep lowers (sync, exchange, host phase, kernel, patch, Repeat)");
     }
   }
 }

@@ -57,6 +57,7 @@ class CodeReader {
   std::vector<Step> read_steps(const RepeatStep* repeat);
   bool at_iteration_end() const;
   Step read_exchange();
+  Step read_host();  // supervisor/code_reader_host.cpp
   Step read_repeat();
   Step read_kernel();
   void read_patch(const RepeatStep* repeat, std::vector<Step>& steps);

@@ -111,6 +111,26 @@ uint32_t place_in_free_sram(const TileProgram& program, const MachineDescription
                    " (largest free run " + std::to_string(largest) + " bytes)");
 }
 
+std::vector<std::vector<uint32_t>> host_phase_readers(const std::vector<TileProgram>& tiles,
+                                                      const MachineDescription& machine) {
+  std::vector<std::vector<uint32_t>> readers;
+  const Topology topology(machine);
+  for (const TileProgram& program : tiles) {
+    size_t phase = 0;
+    for (const Step& step : program.steps) {  // host steps are top-level only (validation)
+      const auto* host = std::get_if<HostStep>(&step.kind);
+      if (host == nullptr) continue;
+      if (readers.size() <= phase) readers.resize(phase + 1);
+      if (!host->transfers.empty() && host->transfers.front().direction == HostDirection::ToTile) {
+        readers[phase].push_back(topology.physical(program.tile));
+      }
+      ++phase;
+    }
+  }
+  for (auto& tiles : readers) std::sort(tiles.begin(), tiles.end());
+  return readers;
+}
+
 TileCode lower_tile_code(const TileProgram& program, const MachineDescription& machine,
                          const LoweringOptions& options) {
   const uint32_t physical = Topology(machine).physical(program.tile);

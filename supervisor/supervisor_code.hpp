@@ -67,7 +67,15 @@ struct TileCode {
 
 struct LoweringOptions {
   uint32_t invocations = 1;  // >1: the program loops in code (IPU21-DEVICE.md 8.1)
+  // Per host step, in program order: the physical tiles that read from the host in it. A
+  // tile sends the host the request of those whose requester it is (section 14), so its
+  // code depends on theirs; host_phase_readers() gives this from the package.
+  std::vector<std::vector<uint32_t>> host_readers;
 };
+
+// LoweringOptions::host_readers of a package's tiles (empty without host steps).
+std::vector<std::vector<uint32_t>> host_phase_readers(const std::vector<TileProgram>& tiles,
+                                                      const MachineDescription& machine);
 
 // Lowers one tile's program. The area goes in the highest free run that no segment (rows
 // included), kernel operand, pointer slot or patched word of the tile uses: inside the

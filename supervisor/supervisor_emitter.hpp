@@ -45,7 +45,8 @@ class SupervisorEmitter {
   void steps(const std::vector<Step>& list, const RepeatStep* repeat);
   void sync_step(const Step& step, const SyncStep& s);
   void exchange_step(const Step& step, const ExchangeStep& e);
-  void host_step(const Step& step);
+  void host_step(const Step& step, const HostStep& h);
+  void host_body(const HostStep& h, const std::vector<uint32_t>& requests);
   void kernel_step(const Step& step, const KernelStep& k);
   void repeat_step(const Step& step, const RepeatStep& r);
   void patch_step(const Step& step, const PatchStep& p, const RepeatStep* repeat);
@@ -71,6 +72,7 @@ class SupervisorEmitter {
   std::vector<CodeSymbol> symbols_;
   std::map<std::string, Label> symbol_label_;  // by symbol name
   uint32_t stack_bytes_ = 0;
+  size_t host_phase_ = 0;  // host steps lowered so far (the index into options_.host_readers)
   Label program_label_ = 0;
   Label stack_top_label_ = 0;
 };

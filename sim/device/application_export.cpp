@@ -1,11 +1,14 @@
 // Package -> device image (docs/IPU21-DEVICE.md section 12.4, docs/device.md "Export").
 #include "sim/device/application_export.hpp"
 
+#include "arch/host_packets.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "sim/device/elf_object.hpp"
 #include "sim/device/object_link.hpp"
@@ -268,6 +271,50 @@ void add_plans(const std::vector<Lowered>& tiles, const Package& package, Applic
   }
 }
 
+// The package's host session as pages (section 12.1). The stack's layout where it fits: a
+// 4 KiB command page 0 and the rest as page 1, attached in that order, when the command word
+// and every slice lie inside one of the two; else one page. Import puts the pages back to
+// back in attach order, so either gives the same addresses back.
+HostExchange host_exchange(const HostSession& session, uint32_t tiles) {
+  HostExchange out;
+  if (session.calls.empty()) return out;
+  const auto inside_one = [&](uint64_t address, uint64_t bytes) {
+    return address + bytes <= kHostPageBytes || address >= kHostPageBytes;
+  };
+  bool split = session.arena_bytes > kHostPageBytes && inside_one(session.command_address, 4);
+  for (const HostCallSpec& c : session.calls) {
+    for (const auto* list : {&c.inputs, &c.outputs}) {
+      for (const HostFileSlice& s : *list) split = split && inside_one(s.host_address, s.bytes);
+    }
+  }
+  const auto place = [&](uint32_t address) -> std::pair<uint32_t, uint64_t> {
+    if (split && address >= kHostPageBytes) return {1, address - kHostPageBytes};
+    return {0, address};
+  };
+  if (split) {
+    out.pages = {{0, kHostPageBytes}, {1, session.arena_bytes - kHostPageBytes}};
+    out.attach_order = {0, 1};
+  } else {
+    out.pages = {{0, session.arena_bytes}};
+    out.attach_order = {0};
+  }
+  out.startup_mark = tiles / 64;  // the loader's batches (section 13)
+  std::tie(out.command_page, out.command_offset) = place(session.command_address);
+  for (const HostCallSpec& c : session.calls) {
+    HostCall call{c.name, c.command, c.phases, {}, {}, 1, c.input_batch_ends, c.output_batch_ends};
+    for (const HostFileSlice& s : c.inputs) {
+      const auto [page, offset] = place(s.host_address);
+      call.inputs.push_back({page, offset, s.file_offset, s.bytes});
+    }
+    for (const HostFileSlice& s : c.outputs) {
+      const auto [page, offset] = place(s.host_address);
+      call.outputs.push_back({page, offset, s.file_offset, s.bytes});
+    }
+    out.calls.push_back(std::move(call));
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* dtype_name(ElementType element) {
@@ -284,16 +331,16 @@ const char* dtype_name(ElementType element) {
 
 Application export_application(const Package& package, const MachineDescription& machine,
                                const ExportOptions& options) {
-  if (!package.host.calls.empty()) {
-    // Lockstep lowers a host phase to the wrapper alone; the packets are the model's host link.
-    throw InputError("export: the package has host phases (" + std::to_string(package.host.calls.size()) +
-                     " host calls); device export does not write host programs and packets yet");
+  if (!package.host.calls.empty() && options.invocations > 1) {
+    throw InputError("export: --invocations " + std::to_string(options.invocations) +
+                     ": the package has host phases, and a host call runs its program's phases once");
   }
   const Topology topology(machine);
   std::map<uint32_t, const TileProgram*> programs;
   for (const TileProgram& p : package.tiles) programs[p.tile] = &p;
   LoweringOptions lowering;
   lowering.invocations = options.invocations;
+  lowering.host_readers = host_phase_readers(package.tiles, machine);
   std::vector<Lowered> tiles;
   // Tiles the package leaves out, and those outside its machine, run its barriers only.
   std::vector<TileProgram> idle;
@@ -327,6 +374,7 @@ Application export_application(const Package& package, const MachineDescription&
     app.tiles.push_back(tile_image(t, it == programs.end() ? empty : *it->second));
   }
   add_bindings(package, topology, app);
+  app.host_exchange = host_exchange(package.host, static_cast<uint32_t>(app.tiles.size()));
   app.entry_points.push_back({"run", 0, 0});
   add_plans(tiles, package, app);
   add_debug(tiles, package, app);

@@ -117,8 +117,7 @@ std::vector<uint32_t> area_words(const TileImageMemory& memory, uint32_t base, u
   return words;
 }
 
-TileProgram import_tile(const TileContext& t, const MachineDescription& machine, std::map<uint32_t, Phase>& phases,
-                        const std::vector<PlanStep>* plan) {
+TileProgram read_tile(const TileContext& t, std::map<uint32_t, Phase>& phases, const std::vector<PlanStep>* plan) {
   const TileImageMemory memory(*t.image);
   const uint32_t base = t.code->address;
   TileProgram program;
@@ -146,8 +145,15 @@ TileProgram import_tile(const TileContext& t, const MachineDescription& machine,
   }
   uint32_t next = 0;
   assign_phases(program.steps, plan, next, phases);
-  // What the simulator will execute must be exactly what the image holds.
-  const TileCode code = lower_tile_code(program, machine);
+  return program;
+}
+
+// What the simulator will execute must be exactly what the image holds.
+void verify_tile(const TileContext& t, const TileProgram& program, const MachineDescription& machine,
+                 const LoweringOptions& lowering) {
+  const TileImageMemory memory(*t.image);
+  const uint32_t base = t.code->address;
+  const TileCode code = lower_tile_code(program, machine, lowering);
   const std::vector<uint32_t> image = area_words(memory, base, t.area_end);
   if (code.base != base) {
     not_code(t, base, memory.word(base), "the steps read back lower to an area at " + hex(code.base));
@@ -166,7 +172,6 @@ TileProgram import_tile(const TileContext& t, const MachineDescription& machine,
   if (memory.word(kImageEntryPoint) != (0x19000000u | entry->address) || memory.word(kImageEntryPoint + 4) != 0x43000000u) {
     not_code(t, kImageEntryPoint, memory.word(kImageEntryPoint), "the entry stub does not jump to lockstep_start");
   }
-  return program;
 }
 
 }  // namespace
@@ -223,13 +228,6 @@ Package import_application(const Application& app, const MachineDescription& mac
   const Topology topology(machine);
   refuse_unmodelled(app, file_name);
   if (built_by_stack(app)) return import_stack_application(app, machine, file_name);
-  if (!app.host_exchange.calls.empty()) {
-    // Lockstep's own images have no host programs; only the stack's are read (its runtime's).
-    std::string names;
-    for (const HostCall& call : app.host_exchange.calls) names += (names.empty() ? "" : ", ") + printable(call.name);
-    throw InputError(file_name + ": hostExchange.calls: " + names +
-                     ": host calls in an image without the stack's runtime (no ipu_stack_static_ symbols)");
-  }
   std::vector<TileProgram> tiles;
   std::map<uint32_t, Phase> phases;
   std::map<uint32_t, const std::vector<PlanStep>*> plans;
@@ -240,14 +238,24 @@ Package import_application(const Application& app, const MachineDescription& mac
   for (const DebugRegion& r : app.debug_regions) {
     if (r.name == kBarrierOnlyRegionName) barrier_only.insert(r.physical_tile);
   }
+  std::vector<TileContext> contexts;
   for (const TileImage& image : app.tiles) {
     if (barrier_only.count(image.physical_tile)) continue;
-    const TileContext t = tile_context(app, image, topology, file_name);
+    contexts.push_back(tile_context(app, image, topology, file_name));
     const auto plan = plans.find(image.physical_tile);
-    TileProgram program = import_tile(t, machine, phases, plan == plans.end() ? nullptr : plan->second);
-    if (program.steps.empty() && program.segments.empty() && program.table.size == 0) continue;
-    tiles.push_back(std::move(program));
+    tiles.push_back(read_tile(contexts.back(), phases, plan == plans.end() ? nullptr : plan->second));
   }
+  // A tile's host requests depend on the other tiles' reads, so all are read before any is
+  // lowered again.
+  LoweringOptions lowering;
+  lowering.host_readers = host_phase_readers(tiles, machine);
+  std::vector<TileProgram> kept;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    verify_tile(contexts[i], tiles[i], machine, lowering);
+    if (tiles[i].steps.empty() && tiles[i].segments.empty() && tiles[i].table.size == 0) continue;
+    kept.push_back(std::move(tiles[i]));
+  }
+  tiles = std::move(kept);
   return assemble_imported_package(std::move(tiles), phases, app, machine, file_name);
 }
 

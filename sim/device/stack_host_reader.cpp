@@ -4,6 +4,7 @@
 // is one host phase the tile only takes part in. The helper's own copies (the packet words to
 // 0x50000/0x50008 before the program, the staged words from 0x50180 after it) are copy steps of
 // `ipu_stack_static_copy_u32` beside the host step. docs/device.md, "Host phases".
+#include "arch/host_packets.hpp"
 #include "arch/instruction.hpp"
 #include "io/hex.hpp"
 #include "sim/device/stack_code_reader.hpp"
@@ -26,25 +27,6 @@ constexpr uint32_t kFollowerRow[3] = {0x40c00001u /* sans 1 */, 0x41800001u /* s
 
 Step copy_words(uint32_t destination, uint32_t source, uint32_t words) {
   return Step{KernelStep{"ipu_stack_static_copy_u32", {{destination, false}, {source, false}}, {words}}};
-}
-
-// A host-to-tile request (word0 0xc.../0xe...) or a tile-to-host write (0x8.../0xa...) header.
-struct PacketHeader {
-  bool to_tile = false;
-  uint32_t tile_address = 0;  // to_tile: where the data lands
-  uint32_t host_address = 0;
-  uint32_t bytes = 0;
-};
-
-PacketHeader read_header(uint32_t word0, uint32_t word1) {
-  PacketHeader h;
-  const bool long_form = (word0 & 0x20000000u) != 0;
-  const uint32_t shift = long_form ? 6 : 2, length = word1 & 0xfu;
-  h.to_tile = (word0 & 0xc0000000u) == 0xc0000000u;
-  h.tile_address = kPacketBase + ((word0 & 0x1ffu) << 5);
-  h.host_address = ((word1 >> 4) & 0x7ffffffu) << shift;
-  h.bytes = long_form ? (length == 0 ? 1024 : length * 64) : length * 4;
-  return h;
 }
 
 }  // namespace
@@ -101,7 +83,7 @@ HostStep StackCodeReader::host_phase(const std::vector<std::pair<uint32_t, uint3
                                      const std::vector<uint32_t>& words) const {
   HostStep step;
   const uint32_t packet_end = packet + 4 * static_cast<uint32_t>(words.size());
-  std::optional<PacketHeader> write;
+  std::optional<HostPacket> write;
   for (const auto& [address, count] : sends) {
     if (address < packet || address >= packet_end) {
       if (!write) fail("a host program sends " + std::to_string(count) + " words from " + hex(address) + " with no write header before them");
@@ -116,7 +98,7 @@ HostStep StackCodeReader::host_phase(const std::vector<std::pair<uint32_t, uint3
       fail("a host program sends " + std::to_string(count) + " header words from " + hex(address) + " past its packet words");
     for (uint32_t w = 0; w < count; w += 2) {
       const size_t at = (address - packet) / 4 + w;
-      const PacketHeader h = read_header(words[at], words[at + 1]);
+      const HostPacket h = decode_host_header(words[at], words[at + 1]);
       if (!h.to_tile) {
         write = h;
       } else if (h.bytes > 0) {  // the closing zero-byte read moves nothing

@@ -129,20 +129,20 @@ TEST_F(DeviceImportEdges, DeviceConfigWritesAreRefused) {
   expect_nothing_written(dir_, "out.capnp");
 }
 
-TEST_F(DeviceImportEdges, HostCallsWithoutTheStacksRuntimeAreRefusedByName) {
+// Calls whose phases the program does not run: the package's validation names them.
+TEST_F(DeviceImportEdges, HostCallsWhosePhasesTheProgramDoesNotRunAreRefused) {
   app_.host_exchange.pages = {{0, 4096}};
   app_.host_exchange.attach_order = {0};
   for (const char* name : {"initialize", "run"}) {
     arch::HostCall call;
     call.name = name;
+    call.phases = 1;
     app_.host_exchange.calls.push_back(call);
   }
   arch::write_application(app_, dir_ + "/calls.ipuexe");  // a valid image (section 12.3)
   expect_bad_input(run_lockstep({"device", "import", dir_ + "/calls.ipuexe", "--machine",
                                  "ipu21-c600-t16", "-o", dir_ + "/out.capnp"}),
-                   dir_ +
-                       "/calls.ipuexe: hostExchange.calls: initialize, run: host calls in an "
-                       "image without the stack's runtime (no ipu_stack_static_ symbols)");
+                   dir_ + "/calls.ipuexe: host.calls: their phases add up to 2 but the tiles have 0 host steps each");
   expect_nothing_written(dir_, "out.capnp");
 }
 

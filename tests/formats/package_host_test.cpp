@@ -32,7 +32,7 @@ Package host_package() {
   Package p = read_package(testing::source_path("tests/data/packages/point_to_point.yaml"));
   auto& t0 = p.tiles[0].steps;
   auto& t1 = p.tiles[1].steps;
-  t0.insert(t0.begin(), host_step({{HostDirection::ToTile, 0x60000, 0x1000, 12}}));
+  t0.insert(t0.begin(), host_step({{HostDirection::ToTile, 0x50180, 0x1000, 12}}));
   t0.push_back(host_step({}));
   t1.insert(t1.begin(), host_step({}));
   t1.push_back(host_step({{HostDirection::ToHost, 0x60000, 0x2000, 12}}));
@@ -86,7 +86,7 @@ TEST(PackageHost, SurvivesBothFormsUnchanged) {
 TEST(PackageHost, CanonicalYamlShape) {
   const std::string yaml = package_to_yaml(host_package());
   EXPECT_NE(yaml.find("    steps:\n      - host:\n          transfers:\n"
-                      "            - {to: tile, tile_address: 0x60000, host_address: 0x1000, bytes: 12}\n"
+                      "            - {to: tile, tile_address: 0x50180, host_address: 0x1000, bytes: 12}\n"
                       "      - exchange:"),
             std::string::npos)
       << yaml;
@@ -182,11 +182,31 @@ TEST(PackageHost, TransferSizeAndAlignment) {
                                " is not a positive multiple of 4");
   }
   Package p = host_package();
-  step_of<HostStep>(p, 0, {0}).transfers[0].tile_address = 0x60002;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0 (host): transfers[0].tile_address: 0x60002 is not 4-aligned");
+  step_of<HostStep>(p, 0, {0}).transfers[0].tile_address = 0x50182;
+  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0 (host): transfers[0].tile_address: 0x50182 is not 4-aligned");
   p = host_package();
   step_of<HostStep>(p, 1, {4}).transfers[0].host_address = 0x2001;
   EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 4 (host): transfers[0].host_address: 0x2001 is not 4-aligned");
+}
+
+// Section 14: a host program sends its packets one way, and a packet to the tile lands at
+// 0x50000 + 32 x a 9-bit field; the chunk rule cuts a transfer into packets that must encode.
+TEST(PackageHost, TransfersAreWhatAHostProgramsPacketsCanCarry) {
+  Package p = host_package();
+  step_of<HostStep>(p, 0, {0}).transfers[0].tile_address = 0x60000;
+  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0 (host): transfers[0]: a host-to-tile packet lands at 0x50000 + 32 x "
+                         "a 9-bit field: 0x60000+12 is not 32-aligned inside [0x50000, 0x54000)");
+  p = host_package();
+  step_of<HostStep>(p, 0, {0}).transfers[0].tile_address = 0x50184;
+  EXPECT_NE(error_of(p).find("0x50184+12 is not 32-aligned"), std::string::npos);
+  p = host_package();
+  step_of<HostStep>(p, 0, {0}).transfers.push_back({HostDirection::ToHost, 0x60000, 0x2000, 4});
+  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0 (host): transfers[1].to: goes the other way from transfers[0]: a "
+                         "host program moves data one way (IPU21-DEVICE.md 14)");
+  // From tile memory to the host any 4-aligned address will do.
+  p = host_package();
+  step_of<HostStep>(p, 1, {4}).transfers[0].tile_address = 0x60004;
+  EXPECT_EQ(error_of(p), "(valid)");
 }
 
 TEST(PackageHost, TransferRanges) {

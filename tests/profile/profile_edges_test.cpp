@@ -164,6 +164,9 @@ TEST(ProfileEdges, APackedMessageIsNamedAsSuch) {
 TEST(ProfileEdges, UnpackedAndForeignFilesAreNotTakenForPacked) {
   const std::string text = write_bytes("text", "phases:\n  - {id: 1}\n");
   EXPECT_NE(refusal(text).find("is a text file, not a profile"), std::string::npos);
+  // Binary noise without a NUL in its head is no text file: it is named as not a profile.
+  const std::string noise = write_bytes("noise.bin", std::string("\x01\x9f\x03\x7f\xff\x02\x05\x06\x07\x08", 10));
+  EXPECT_NE(refusal(noise).find("noise.bin: is not a profile (a binary Cap'n Proto message starts"), std::string::npos);
   const std::string whole = profile_bytes(true, {0}, 0, 10);
   const std::string cut = write_bytes("cut.lsprof", whole.substr(0, whole.size() - 8));
   EXPECT_NE(refusal(cut).find("truncated profile"), std::string::npos);

@@ -22,13 +22,20 @@ arch::Package host_package(uint32_t input_host, uint32_t output_host) {
   p.expectations.clear();  // they hold the package's own payload; these runs bring another
   p.bindings.resize(2);
   p.bindings[0].name = "payload";
-  p.bindings[0].slices = {{0, 0x60000, 12}};
+  // The input lands where a host packet can put it (IPU21-DEVICE.md 14): 0x52000, which tile
+  // 0's row now sends from (`send 3, 0x52000, 1`); the row moves out of that memory element.
+  const uint32_t send_word = 0x784a4001u;
+  for (int b = 0; b < 4; ++b) p.tiles[0].segments[0].bytes[4 + b] = static_cast<uint8_t>(send_word >> (8 * b));
+  p.tiles[0].table.address = 0x54000;
+  p.tiles[0].segments[0].address = 0x54000;
+  std::get<arch::ExchangeStep>(p.tiles[0].steps[0].kind).row_address = 0x54000;
+  p.bindings[0].slices = {{0, 0x52000, 12}};
   p.bindings[1].name = "received";
   p.bindings[1].kind = arch::BindingKind::Output;
   p.bindings[1].slices = {{1, 0x70000, 12}};
   auto& t0 = p.tiles[0].steps;
   auto& t1 = p.tiles[1].steps;
-  t0.insert(t0.begin(), host_step({{arch::HostDirection::ToTile, 0x60000, input_host, 12}}));
+  t0.insert(t0.begin(), host_step({{arch::HostDirection::ToTile, 0x52000, input_host, 12}}));
   t0.push_back(host_step({}));
   t1.insert(t1.begin(), host_step({}));
   t1.push_back(host_step({{arch::HostDirection::ToHost, 0x70000, output_host, 12}}));

@@ -132,7 +132,7 @@ TEST(SupervisorCode, EveryWordDecodesAndReencodes) {
   RepeatStep r;
   r.count = 3;
   r.body = {Step{helper}, Step{setup}, Step{bulk}, Step{e}, Step{SyncStep{3}}};
-  const TileCode code = lower_tile_code(program_with({Step{r}}), machine(), LoweringOptions{4});
+  const TileCode code = lower_tile_code(program_with({Step{r}}), machine(), LoweringOptions{4, {}});
   const std::span<const uint32_t> words(code.words.data(), code.code_bytes / 4);
   for (size_t i = 0; i < words.size();) {
     const DecodedInstruction d = decode(words, i);

@@ -125,15 +125,20 @@ TEST(ApplicationEdges, DeviceConfigWritesAreRefused) {
             "registers");
 }
 
-// Only the stack's host programs are read: an image without its runtime cannot have them.
-TEST(ApplicationEdges, HostCallsWithoutTheStacksRuntimeAreRefusedByName) {
+// Host calls need host pages and the program's host phases: an image whose calls have
+// neither is refused by name.
+TEST(ApplicationEdges, HostCallsWithoutPagesOrHostPhasesAreRefused) {
   Application app = exported_image();
   app.host_exchange.calls.resize(2);
   app.host_exchange.calls[0].name = "initialize";
   app.host_exchange.calls[1].name = "run";
   EXPECT_EQ(import_refusal(app),
-            "app.ipuexe: hostExchange.calls: initialize, run: host calls in an image without the stack's "
-            "runtime (no ipu_stack_static_ symbols)");
+            "app.ipuexe: hostExchange.commandPage: page 0 is not attached (not in attachOrder): the tiles cannot "
+            "address it");
+  app.host_exchange.pages = {{0, 4096}};
+  app.host_exchange.attach_order = {0};
+  app.host_exchange.calls[1].phases = 2;
+  EXPECT_EQ(import_refusal(app), "app.ipuexe: host.calls: their phases add up to 2 but the tiles have 0 host steps each");
 }
 
 TEST(ApplicationEdges, TheReaderRefusesADtypeOutsideTheFive) {

@@ -1,0 +1,170 @@
+// `device export` of a package with host phases: each host step becomes the host program of
+// IPU21-DEVICE.md section 14 (packets, requests, `sync 15`/`sync 7`, `sans 1; sync 1` where a
+// tile abstains) and the session becomes host pages and calls (12.1, 13). The image imports
+// back to the same bytes and simulates through its host call to the package's own outputs
+// and cycles.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "arch/host_packets.hpp"
+#include "arch/instruction.hpp"
+#include "arch/machine.hpp"
+#include "arch/topology.hpp"
+#include "sim/device/application.hpp"
+#include "support/test_support.hpp"
+
+namespace lockstep {
+namespace {
+
+using testing::run_lockstep;
+
+// Tile 0 reads 76 bytes (a 64-byte long packet and a 12-byte short one) and sends them back;
+// tile 3 reads 64 bytes, so physical tile 1 (3 & 0x3d) sends the host its request.
+constexpr const char* kEcho = R"(version: 1
+machine: {name: ipu21-c600-t16, digest: "ec84217a6976797c"}
+tiles:
+  - tile: 0
+    segments:
+      - {address: 0x50180, size: 80, fill: zero}
+    steps:
+      - host: {transfers: [{to: tile, tile_address: 0x50180, host_address: 0x1000, bytes: 76}]}
+      - host: {transfers: [{to: host, tile_address: 0x50180, host_address: 0x1100, bytes: 76}]}
+  - tile: 3
+    steps:
+      - host: {transfers: [{to: tile, tile_address: 0x50200, host_address: 0x1200, bytes: 64}]}
+      - host: {transfers: []}
+bindings:
+  - {name: x, kind: input, slices: [{tile: 0, address: 0x50180, bytes: 76}, {tile: 3, address: 0x50200, bytes: 64}]}
+  - {name: y, kind: output, slices: [{tile: 0, address: 0x50180, bytes: 76}]}
+host:
+  arena_bytes: 8192
+  command_address: 0
+  calls:
+    - {name: run, command: 0, phases: 2, inputs: [{host_address: 0x1000, file_offset: 0, bytes: 76}, {host_address: 0x1200, file_offset: 76, bytes: 64}], outputs: [{host_address: 0x1100, file_offset: 0, bytes: 76}], input_batch_ends: [2], output_batch_ends: [1], input_bindings: [x], output_bindings: [y]}
+)";
+
+class DeviceExportHost : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = testing::temp_dir("device-export-host");
+    package_ = dir_ + "/echo.yaml";
+    testing::write_file(package_, kEcho);
+    std::string input;
+    for (int i = 1; i <= 140; ++i) input.push_back(static_cast<char>(i));
+    input_ = dir_ + "/x.bin";
+    testing::write_file(input_, input);
+    image_ = dir_ + "/echo.ipuexe";
+    const auto r = run_lockstep({"device", "export", package_, "-o", image_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static std::string dir_, package_, input_, image_;
+};
+std::string DeviceExportHost::dir_, DeviceExportHost::package_, DeviceExportHost::input_, DeviceExportHost::image_;
+
+TEST_F(DeviceExportHost, TheSessionBecomesTheStacksPagesAndCalls) {
+  const arch::Application app = arch::read_application(image_);
+  const arch::HostExchange& h = app.host_exchange;
+  EXPECT_EQ(h.startup_mark, 23u);  // 1,472 tiles in loader batches of 64
+  ASSERT_EQ(h.pages.size(), 2u);
+  EXPECT_EQ(h.pages[0].size, 4096u);  // the command page
+  EXPECT_EQ(h.pages[1].size, 4096u);
+  EXPECT_EQ(h.attach_order, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(h.command_page, 0u);
+  ASSERT_EQ(h.calls.size(), 1u);
+  const arch::HostCall& run = h.calls[0];
+  EXPECT_EQ(run.name, "run");
+  EXPECT_EQ(run.phases, 2u);
+  ASSERT_EQ(run.inputs.size(), 2u);
+  EXPECT_EQ(run.inputs[1].page, 1u);
+  EXPECT_EQ(run.inputs[1].page_offset, 0x200u);  // host address 0x1200
+  EXPECT_EQ(run.inputs[1].file_offset, 76u);
+  EXPECT_EQ(run.input_batch_ends, (std::vector<uint32_t>{2}));
+  EXPECT_EQ(run.output_batch_ends, (std::vector<uint32_t>{1}));
+}
+
+// The words of one tile's program from its "generated tile program" region.
+std::vector<uint32_t> program_words(const arch::Application& app, uint32_t physical) {
+  for (const arch::DebugRegion& r : app.debug_regions) {
+    if (r.physical_tile != physical || r.name != "generated tile program") continue;
+    for (const arch::TileImage& t : app.tiles) {
+      if (t.physical_tile != physical) continue;
+      for (const arch::AppSegment& s : t.segments) {
+        if (s.address <= r.address && r.address + r.size <= s.address + s.data.size()) {
+          std::vector<uint32_t> words(r.size / 4);
+          std::memcpy(words.data(), s.data.data() + (r.address - s.address), r.size);
+          return words;
+        }
+      }
+    }
+  }
+  return {};
+}
+
+bool holds(const std::vector<uint32_t>& words, const std::vector<uint32_t>& run) {
+  return std::search(words.begin(), words.end(), run.begin(), run.end()) != words.end();
+}
+
+// Section 14's wrappers: a reading tile that requests for itself syncs with 15, one whose
+// request another tile sends with 7, a tile that only requests sends its bitmap, and a tile
+// with no part abstains.
+TEST_F(DeviceExportHost, EachTileRunsTheHostProgramOfItsPart) {
+  const arch::Application app = arch::read_application(image_);
+  const arch::Topology topology(arch::load_machine("ipu21-c600-t16"));
+  const uint32_t tile0 = topology.physical(0), tile3 = topology.physical(3);
+  const uint32_t requester3 = arch::host_requester(tile3);
+  ASSERT_NE(requester3, tile3);  // the C600 numbering puts tile 3's request on another tile
+  uint32_t idle = 0;
+  while (idle == tile0 || idle == tile3 || idle == requester3 || idle == arch::host_requester(tile0)) ++idle;
+  const auto mux = [](uint32_t physical) { return 0x19800000u | arch::host_mux(physical); };
+  const uint32_t put_mux = 0x438080a0u, sync7 = 0x41800007u, sync15 = 0x4180000fu, sans1 = 0x40c00001u,
+                 sync1 = 0x41800001u;
+  const uint32_t reads0 = arch::host_requester(tile0) == tile0 ? sync15 : sync7;
+  EXPECT_TRUE(holds(program_words(app, tile0), {mux(tile0), put_mux, reads0, 0x19800013u /* 76 / 4 words */}));
+  EXPECT_TRUE(holds(program_words(app, tile0), {mux(tile0), put_mux, sync7, 0x19800001u}));  // the write
+  EXPECT_TRUE(holds(program_words(app, tile3), {mux(tile3), put_mux, sync7, 0x19800010u /* 64 / 4 */}));
+  EXPECT_TRUE(holds(program_words(app, requester3), {mux(requester3), put_mux, sync15}));
+  EXPECT_TRUE(holds(program_words(app, idle), {sans1, sync1}));  // no part at all
+  EXPECT_FALSE(holds(program_words(app, idle), {sync15}));
+  const std::array<uint32_t, 2> bitmap = arch::host_request_bitmap({tile3});
+  const uint32_t bit = (tile3 / 64) * 2 + ((tile3 >> 1) & 1);
+  EXPECT_EQ(bitmap[0], bit < 24 ? 1u << bit : 0u);
+  EXPECT_EQ(bitmap[1], bit < 24 ? 0u : 1u << (bit - 24));
+}
+
+TEST_F(DeviceExportHost, ExportImportExportGivesTheSameBytes) {
+  const std::string imported = dir_ + "/back.yaml", again = dir_ + "/again.ipuexe";
+  auto r = run_lockstep({"device", "import", image_, "--machine", "ipu21-c600-t16", "-o", imported});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_lockstep({"device", "export", imported, "-o", again});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(testing::read_file(image_), testing::read_file(again));
+}
+
+// The image's host call carries the input file in and the output file back; the outputs and
+// the cycles (host phases included) are the package's own.
+TEST_F(DeviceExportHost, TheImageSimulatesThroughItsHostCallToThePackagesOutputsAndCycles) {
+  const std::string outputs = dir_ + "/pkg-out", sim = dir_ + "/sim", raw = dir_ + "/run.bin";
+  auto r = run_lockstep({"run", package_, "--input", "x=" + input_, "--output-dir", outputs, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto package_run = nlohmann::json::parse(r.out);
+  r = run_lockstep({"device", "simulate", image_, "--machine", "ipu21-c600-t16", "--input", "run=" + input_,
+                    "--call-output", "run=" + raw, "-o", sim, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string echoed = testing::read_file(input_).substr(0, 76);
+  EXPECT_EQ(testing::read_file(raw), echoed);
+  EXPECT_EQ(testing::read_file(sim + "/outputs/y.bin"), echoed);
+  EXPECT_EQ(testing::read_file(outputs + "/y.bin"), echoed);
+  const auto image_run = nlohmann::json::parse(r.out);
+  EXPECT_EQ(image_run.at("total_cycles"), package_run.at("total_cycles")) << r.out;
+}
+
+TEST_F(DeviceExportHost, AHostCallCannotLoopInCode) {
+  const auto r = run_lockstep({"device", "export", package_, "--invocations", "2", "-o", dir_ + "/loop.ipuexe"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: export: --invocations 2: the package has host phases, and a host call runs its "
+                   "program's phases once\n");
+}
+
+}  // namespace
+}  // namespace lockstep
