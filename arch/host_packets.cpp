@@ -81,6 +81,49 @@ HostPacket decode_host_header(uint32_t word0, uint32_t word1) {
   return p;
 }
 
+bool host_lands_directly(uint32_t tile_address, uint32_t bytes) {
+  return tile_address >= kHostPacketWindow && tile_address % 32 == 0 &&
+         uint64_t{tile_address} + bytes <= uint64_t{kHostPacketWindow} + kHostPacketWindowBytes;
+}
+
+std::vector<uint32_t> host_landing_addresses(const std::vector<uint32_t>& tile_addresses,
+                                             const std::vector<uint32_t>& bytes, bool to_tile) {
+  std::vector<uint32_t> out;
+  uint64_t staged = 0;
+  for (size_t i = 0; i < tile_addresses.size(); ++i) {
+    if (!to_tile || host_lands_directly(tile_addresses[i], bytes[i])) {
+      out.push_back(tile_addresses[i]);
+      continue;
+    }
+    out.push_back(static_cast<uint32_t>(kHostStaging + staged));
+    staged += (uint64_t{bytes[i]} + 31) / 32 * 32;
+  }
+  return out;
+}
+
+std::string host_staging_misfit(const std::vector<uint32_t>& tile_addresses, const std::vector<uint32_t>& bytes) {
+  const std::vector<uint32_t> landing = host_landing_addresses(tile_addresses, bytes, true);
+  uint64_t staged_end = kHostStaging;
+  for (size_t i = 0; i < landing.size(); ++i) {
+    if (landing[i] != tile_addresses[i]) staged_end = std::max<uint64_t>(staged_end, uint64_t{landing[i]} + bytes[i]);
+  }
+  if (staged_end > kHostStaging + kHostStagingBytes) {
+    return "stages " + std::to_string(staged_end - kHostStaging) + " bytes through the " +
+           std::to_string(kHostStagingBytes) + "-byte staging buffer at " + hex(kHostStaging) +
+           " (one 4 KiB chunk per tile and host phase)";
+  }
+  for (size_t i = 0; i < landing.size(); ++i) {
+    // No destination, direct or staged, may overlap the staged bytes: they would be
+    // overwritten, or overwrite them before the copy reads them.
+    if (staged_end == kHostStaging) continue;
+    if (tile_addresses[i] < staged_end && uint64_t{tile_addresses[i]} + bytes[i] > kHostStaging) {
+      return "lands at " + hex(tile_addresses[i]) + "+" + std::to_string(bytes[i]) +
+             ", where this step's staged bytes are (" + hex(kHostStaging) + ".." + hex(static_cast<uint32_t>(staged_end)) + ")";
+    }
+  }
+  return "";
+}
+
 uint32_t host_mux(uint32_t physical_tile) { return 0x600 + ((physical_tile & 0x3f) & ~2u); }
 uint32_t host_requester(uint32_t physical_tile) { return physical_tile & 0x3d; }
 

@@ -41,6 +41,19 @@ HostPacket decode_host_header(uint32_t word0, uint32_t word1);
 // not 32-aligned, a length the forms cannot hold, a host address past the field).
 std::string host_packet_misfit(const HostPacket& packet);
 
+// Where a host-to-tile transfer's packets land. A destination inside the packet window
+// (32-aligned) takes them directly; any other goes through the staging buffer (section 9.2:
+// 0x50180, one 4 KiB chunk), each such transfer at the next 32-aligned offset, and the tile's
+// code copies it to its destination after the host program.
+constexpr uint32_t kHostStaging = 0x50180;
+constexpr uint32_t kHostStagingBytes = 4096;
+bool host_lands_directly(uint32_t tile_address, uint32_t bytes);
+// The landing address of each transfer of one host step, in order (tile-to-host transfers:
+// their own address). Staged bytes past the buffer land past it: host_staging_misfit says so.
+std::vector<uint32_t> host_landing_addresses(const std::vector<uint32_t>& tile_addresses,
+                                             const std::vector<uint32_t>& bytes, bool to_tile);
+std::string host_staging_misfit(const std::vector<uint32_t>& tile_addresses, const std::vector<uint32_t>& bytes);
+
 // The incoming mux value a tile's host program selects: 0x600 + ((phys & 0x3f) & ~2).
 uint32_t host_mux(uint32_t physical_tile);
 // The tile that sends the host the request for a reading tile (phys & 0x3d), and the bit of

@@ -1,6 +1,7 @@
 // --input and --output files of a package's bindings (moved from run_command.cpp).
 #include "cli/binding_files.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
+#include "formats/token.hpp"
 
 namespace lockstep::cli {
 
@@ -125,6 +127,32 @@ std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file,
     }
   }
   return std::move(array.data);
+}
+
+std::vector<uint8_t> package_binding_bytes(const arch::Package& package, const arch::Binding& b) {
+  std::vector<uint8_t> out;
+  for (const arch::Slice& slice : b.slices) {
+    const size_t at = out.size();
+    out.resize(at + slice.bytes, 0);
+    for (const arch::TileProgram& t : package.tiles) {
+      if (t.tile != slice.tile) continue;
+      for (const arch::Segment& seg : t.segments) {
+        const uint64_t lo = std::max<uint64_t>(seg.address, slice.address);
+        const uint64_t hi = std::min<uint64_t>(uint64_t{seg.address} + seg.size, uint64_t{slice.address} + slice.bytes);
+        for (uint64_t a = lo; a < hi; ++a) {
+          uint8_t byte = 0;
+          if (seg.fill == arch::FillKind::Bytes) {
+            byte = seg.bytes[a - seg.address];
+          } else if (seg.fill == arch::FillKind::Tokens) {
+            const uint32_t word = arch::payload_token(seg.token_seed, t.tile, static_cast<uint32_t>(a & ~uint64_t{3}));
+            byte = static_cast<uint8_t>(word >> (8 * (a & 3)));
+          }
+          out[at + (a - slice.address)] = byte;
+        }
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace lockstep::cli

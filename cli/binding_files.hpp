@@ -35,4 +35,8 @@ std::vector<uint64_t> npy_shape(const arch::Binding& b);
 // element) unless `allow_non_finite`.
 std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file, bool allow_non_finite = false);
 
+// A binding's bytes as the package loads them (its slices back to back, each read from the
+// tile's segments; bytes no segment covers are zero).
+std::vector<uint8_t> package_binding_bytes(const arch::Package& package, const arch::Binding& b);
+
 }  // namespace lockstep::cli

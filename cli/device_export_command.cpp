@@ -19,6 +19,7 @@ struct ExportArgs {
   std::string output;
   std::string object;
   uint32_t invocations = 1;
+  std::string host_io = "stack";
 };
 
 int export_image(const ExportArgs& args) {
@@ -27,6 +28,7 @@ int export_image(const ExportArgs& args) {
   arch::ExportOptions options;
   options.invocations = args.invocations;
   options.object_path = args.object;
+  options.host_calls = args.host_io == "stack";
   const size_t tiles = write_device_image(args.package, args.output, options);
   std::cout << args.output << ": " << tiles << " tiles\n";
   return kExitOk;
@@ -40,7 +42,12 @@ const DeviceSubcommandRegistration registration{
           "docs/device.md \"Export\"). Every tile of the package's machine gets an image, sorted by\n"
           "physical id: the entry stub at 0x4c010, its supervisor code (the steps lowered as\n"
           "`lockstep run` executes them), the package's data; bindings on physical tiles; one\n"
-          "entry point \"run\". Kernel steps call worker code only a vendor compiler makes: such\n"
+          "entry point \"run\". A package without host phases gets the IPU21 stack's host calls\n"
+          "(--host-io stack, the default): `initialize` brings its weights and `run` its inputs,\n"
+          "and `run` sends its outputs back, each tile's bytes in 4 KiB chunks through its slot of\n"
+          "the host pages, so `host-run IMAGE BOOT CFG initialize run --input ... --output run=...`\n"
+          "runs it; --host-io none leaves the bindings in tile memory (no host calls: only\n"
+          "`lockstep device simulate` runs such an image). Kernel steps call worker code only a vendor compiler makes: such\n"
           "a package needs --object FILE, an ELF object defining their symbols\n"
           "(lockstep_kernel_<name>_<operands>, Lockstep's kernel ABI), which is linked into every\n"
           "tile's free SRAM (RELA relocations of types 0, 3, 4, 8) with each kernel's slot\n"
@@ -51,6 +58,10 @@ const DeviceSubcommandRegistration registration{
       cmd->add_option("-o,--output", args->output, "the image to write (.ipuexe)")->required();
       cmd->add_option("--object", args->object,
                       "an ELF object (ELF32 LE, e_machine 0xf8) defining the kernels' symbols");
+      cmd->add_option("--host-io", args->host_io,
+                      "stack: inputs, weights and outputs move through host calls (default); none: they "
+                      "stay in tile memory")
+          ->check(CLI::IsMember({"stack", "none"}));
       cmd->add_option("--invocations", args->invocations,
                       "the program runs this many times back to back, looping in code")
           ->check(CLI::Range(1u, 1000000u));

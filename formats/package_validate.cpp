@@ -377,6 +377,17 @@ class Validator {
         fail(at + ".to", "goes the other way from transfers[0]: a host program moves data one way (IPU21-DEVICE.md 14)");
       }
     }
+    if (const std::string why = host_staging_misfit(h); !why.empty()) fail(where + ": transfers", why);
+    // The packets the host program sends must encode (section 14).
+    const std::vector<uint32_t> landing = host_landing_addresses(h);
+    for (size_t i = 0; i < h.transfers.size(); ++i) {
+      const HostTransfer& t = h.transfers[i];
+      for (const HostPacket& p : host_packets(t.direction == HostDirection::ToTile, landing[i], t.host_address, t.bytes)) {
+        if (const std::string why = host_packet_misfit(p); !why.empty()) {
+          fail(where + ": transfers[" + std::to_string(i) + "]", why);
+        }
+      }
+    }
   }
 
   void host_transfer(const HostTransfer& t, const std::string& field) const {
@@ -389,11 +400,6 @@ class Validator {
     if (uint64_t{t.host_address} + t.bytes > p_.host.arena_bytes) {
       fail(field + ".host_address", range(t.host_address, t.bytes) + " outside the host arena " +
                                         range(0, p_.host.arena_bytes));
-    }
-    // The packets the host program sends for it must encode (section 14).
-    const bool to_tile = t.direction == HostDirection::ToTile;
-    for (const HostPacket& packet : host_packets(to_tile, t.tile_address, t.host_address, t.bytes)) {
-      if (const std::string why = host_packet_misfit(packet); !why.empty()) fail(field, why);
     }
   }
 

@@ -1,5 +1,7 @@
 #include "formats/package_validate_host.hpp"
 
+#include "arch/host_packets.hpp"
+
 #include <set>
 #include <variant>
 #include <vector>
@@ -169,6 +171,29 @@ uint64_t check_host_phases(const Package& package, const std::string& file_name)
 
 void check_host_session(const Package& package, uint64_t host_phases, const std::string& file_name) {
   SessionChecker(package, file_name).run(host_phases);
+}
+
+namespace {
+void split(const HostStep& step, std::vector<uint32_t>& addresses, std::vector<uint32_t>& bytes) {
+  for (const HostTransfer& t : step.transfers) {
+    addresses.push_back(t.tile_address);
+    bytes.push_back(t.bytes);
+  }
+}
+}  // namespace
+
+std::vector<uint32_t> host_landing_addresses(const HostStep& step) {
+  std::vector<uint32_t> addresses, bytes;
+  split(step, addresses, bytes);
+  const bool to_tile = !step.transfers.empty() && step.transfers.front().direction == HostDirection::ToTile;
+  return arch::host_landing_addresses(addresses, bytes, to_tile);
+}
+
+std::string host_staging_misfit(const HostStep& step) {
+  if (step.transfers.empty() || step.transfers.front().direction != HostDirection::ToTile) return "";
+  std::vector<uint32_t> addresses, bytes;
+  split(step, addresses, bytes);
+  return arch::host_staging_misfit(addresses, bytes);
 }
 
 }  // namespace lockstep::arch

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "formats/package_validate_host.hpp"
 #include "io/errors.hpp"
 #include "model/tile.hpp"
 
@@ -144,15 +145,18 @@ uint64_t HostLink::execute(uint32_t ordinal, std::span<Tile* const> tiles) {
   for (Tile* tile : tiles) steps.push_back(tile->pending_host());
   for (const auto direction : {arch::HostDirection::ToHost, arch::HostDirection::ToTile}) {
     for (size_t i = 0; i < tiles.size(); ++i) {
-      for (const arch::HostTransfer& t : steps[i]->transfers) {
+      // A staged transfer lands in the staging buffer; the tile's code copies it on.
+      const std::vector<uint32_t> landing = arch::host_landing_addresses(*steps[i]);
+      for (size_t k = 0; k < steps[i]->transfers.size(); ++k) {
+        const arch::HostTransfer& t = steps[i]->transfers[k];
         if (t.direction != direction) continue;
         uint8_t* host = arena_.data() + t.host_address;
         if (direction == arch::HostDirection::ToHost)
           tiles[i]->memory().read(t.tile_address, t.bytes, host);
         else
-          tiles[i]->memory().write(t.tile_address, t.bytes, host);
+          tiles[i]->memory().write(landing[k], t.bytes, host);
         if (watcher != nullptr && direction == arch::HostDirection::ToTile) {
-          watcher->written(tiles[i]->logical(), t.tile_address, t.bytes, tiles[i]->memory(),
+          watcher->written(tiles[i]->logical(), landing[k], t.bytes, tiles[i]->memory(),
                            "host phase " + std::to_string(ordinal) + " (call " + run.call->name + ")",
                            {sc_core::sc_time_stamp().value(), tiles[i]->current_phase(), tiles[i]->iteration()});
         }

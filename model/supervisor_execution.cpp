@@ -64,10 +64,10 @@ void Tile::flush_issued() {
   } else if (open_.role == StepRole::Kernel) {
     since_release_.add_kernel(*open_.kernel, cycles);
   } else {
-    const CycleKind kind = open_.role == StepRole::Patch                                                ? CycleKind::Patching
-                           : open_.role == StepRole::Sync || open_.role == StepRole::Exchange ||
-                                   open_.role == StepRole::Host                                       ? CycleKind::Sync
-                                                                                                        : CycleKind::Control;
+    const CycleKind kind = open_.role == StepRole::Patch                                        ? CycleKind::Patching
+                           : open_.role == StepRole::Host                                       ? CycleKind::Host
+                           : open_.role == StepRole::Sync || open_.role == StepRole::Exchange ? CycleKind::Sync
+                                                                                                : CycleKind::Control;
     since_release_.add(kind, cycles);
   }
   wait(sc_core::sc_time::from_value(cycles));

@@ -7,20 +7,23 @@
 #     lockstep device run model.lkspkg --runner scripts/host-run-runner.sh -o dev
 #
 # What it calls, exactly as section 17 gives it:
-#   ipu-stack host-run IMAGE BOOTLOADER CONFIGURATION run --output run=RAW [--device PATH]
+#   ipu-stack host-run IMAGE BOOTLOADER CONFIGURATION CALL... [--input CALL=FILE]...
+#       --output run=RAW [--device PATH]
 #   ipu-stack profile-extract IMAGE RAW -o PROFILE --clock-hz HZ
-# and it splits RAW into the output bindings by the call's file layout (17.1: bindings in
-# `outputs` order, each at the running total of the earlier ones' sizes).
+# The calls are the image's, in its order (`initialize`, then `run`, for what `device export`
+# writes); a call with input bytes takes LOCKSTEP_HOST_INPUTS/CALL.bin (the files `device run`
+# makes from the package), a call with output bytes gets --output. RAW, run's output, is then
+# split into the output bindings by the call's file layout (17.1: bindings in `outputs` order,
+# each at the running total of the earlier ones' sizes).
 #
 # Environment: IPU_BOOTLOADER and IPU_CONFIGURATION (required: host-run has no defaults for
 # them), IPU_STACK (the stack's executable, default `ipu-stack`), IPU_DEVICE (passed as
 # --device), CLOCK_HZ (default LOCKSTEP_CLOCK_HZ), LOCKSTEP (default `lockstep`).
 #
 # It has NOT been run on hardware (there is none where Lockstep is developed); the suite runs
-# it against a stand-in that accepts only section 17's arguments. Before anything reaches the
-# device it asks `lockstep device inspect` what the stack's tools would refuse (tiles not in
-# batches of 64, no `run` host call, no profile.cycles binding) and stops with that message:
-# today's `device export` images are such (docs/device.md, "The host-run wrapper").
+# it against a stand-in that accepts only section 17's arguments and runs `lockstep device
+# simulate` underneath. Before anything reaches the device it asks `lockstep device inspect`
+# what the stack's tools would refuse and stops with that message.
 # Anything missing or failing exits non-zero: `device run` then leaves no folder.
 set -eu
 
@@ -47,7 +50,23 @@ if "run" not in calls:
 
 raw="$result/.host-run"
 mkdir -p "$raw" "$result/outputs"
-set -- "$stack" host-run "$image" "$bootloader" "$configuration" run --output "run=$raw/run.bin"
+inputs=${LOCKSTEP_HOST_INPUTS:-}
+# One line per call: NAME INPUT_BYTES OUTPUT_BYTES (names are the image's; `device export`
+# writes `initialize` and `run`).
+printf '%s' "$info" | python3 -c '
+import json, sys
+for c in json.load(sys.stdin)["host_calls"]:
+    print(c["name"], c["input_bytes"], c["output_bytes"])
+' > "$raw/calls"
+set -- "$stack" host-run "$image" "$bootloader" "$configuration"
+while read -r name in_bytes out_bytes; do set -- "$@" "$name"; done < "$raw/calls"
+while read -r name in_bytes out_bytes; do
+  if [ "$in_bytes" -gt 0 ]; then
+    [ -n "$inputs" ] && [ -f "$inputs/$name.bin" ] || { echo "host-run-runner: call $name takes $in_bytes input bytes and LOCKSTEP_HOST_INPUTS has no $name.bin" >&2; exit 4; }
+    set -- "$@" --input "$name=$inputs/$name.bin"
+  fi
+  if [ "$out_bytes" -gt 0 ]; then set -- "$@" --output "$name=$raw/$name.bin"; fi
+done < "$raw/calls"
 if [ -n "${IPU_DEVICE:-}" ]; then set -- "$@" --device "$IPU_DEVICE"; fi
 "$@" >&2
 "$stack" profile-extract "$image" "$raw/run.bin" -o "$result/profile.lsprof" --clock-hz "$clock" >&2
@@ -64,8 +83,8 @@ def file_name(name):  # docs/device.md: bytes outside [A-Za-z0-9._-] (and a lead
 outputs, offset = [], 0
 for b in [b for b in info["bindings"] if b["kind"] == "output"]:
     start, offset = offset, offset + b["bytes"]
-    if b["name"].startswith("profile.") or b["name"] == "completion":
-        continue  # the runtime's bindings (17.3): the profile comes from profile-extract
+    if b["name"] == "completion":
+        continue  # listed in outputs but never moved by the run call (12.4, 17.3)
     if offset > len(data):
         sys.exit("host-run-runner: run output is %d bytes, too short for binding %s at %d+%d" % (len(data), b["name"], start, b["bytes"]))
     rel = "outputs/" + file_name(b["name"]) + ".bin"

@@ -3,6 +3,7 @@
 // from the tile's data tables. The request bitmap is skipped: lowering the steps again
 // rewrites it, and device import compares every word.
 #include <algorithm>
+#include <map>
 
 #include "arch/host_packets.hpp"
 #include "io/hex.hpp"
@@ -15,16 +16,17 @@
 namespace lockstep::arch {
 namespace {
 
-constexpr uint32_t kM8 = 8;
+constexpr uint32_t kM2 = 2, kM3 = 3, kM4 = 4, kM8 = 8, kM10 = 10;
 constexpr uint32_t kIncomingMux = 0xa0, kIncomingDcount = 0xa6;
 constexpr size_t kMaxBodyWords = 1u << 16;
 
 // Packets back into transfers: a packet joins the previous transfer when the two are
-// contiguous on both sides and the joined transfer cuts into exactly the same packets, so
-// lowering the transfers again gives the same words.
-void add_packet(std::vector<HostTransfer>& transfers, std::vector<HostPacket>& packets_of_last, const HostPacket& p) {
+// contiguous on both sides, the packet does not start a staged copy, and the joined transfer
+// cuts into exactly the same packets, so lowering the transfers again gives the same words.
+void add_packet(std::vector<HostTransfer>& transfers, std::vector<HostPacket>& packets_of_last, const HostPacket& p,
+                bool starts_copy) {
   const HostDirection direction = p.to_tile ? HostDirection::ToTile : HostDirection::ToHost;
-  if (!transfers.empty()) {
+  if (!transfers.empty() && !starts_copy) {
     HostTransfer& last = transfers.back();
     if (last.direction == direction && last.tile_address + last.bytes == p.tile_address &&
         last.host_address + last.bytes == p.host_address) {
@@ -52,8 +54,7 @@ Step CodeReader::read_host() {
   take_setzi(kM8);
   take_put(kIncomingMux, kM8);
   ++pc_;  // sync 7 or sync 15 (read_steps checked it)
-  HostStep step;
-  std::vector<HostPacket> packets_of_last;
+  std::vector<HostPacket> packets;
   std::optional<HostPacket> write;  // a write header waiting for its payload
   uint32_t stream = 0;              // the outgoing stream's next byte address
   for (size_t n = 0;; ++n) {
@@ -75,7 +76,7 @@ Step CodeReader::read_host() {
     if (write) {  // the payload of the write header before it
       if (4 * in->words != write->bytes) fail("a host write of " + std::to_string(write->bytes) + " bytes sends " + std::to_string(4 * in->words));
       write->tile_address = from;
-      add_packet(step.transfers, packets_of_last, *write);
+      packets.push_back(*write);
       write.reset();
       continue;
     }
@@ -87,7 +88,7 @@ Step CodeReader::read_host() {
       if (!p.to_tile) {
         write = p;
       } else if (p.bytes > 0) {  // a zero-byte read closes a write
-        add_packet(step.transfers, packets_of_last, p);
+        packets.push_back(p);
       }
     }
   }
@@ -95,6 +96,24 @@ Step CodeReader::read_host() {
   take_zone(Opcode::Sync, 7);
   take_setzi(kM8);
   take_put(kIncomingMux, kM8);
+  // The staged transfers' copies: `setzi $m2, to; setzi $m3, from; setzi $m4, words; call
+  // $m10, lockstep_copy_words` each.
+  std::map<uint32_t, uint32_t> copies;  // staging address -> destination
+  while (next_is(Opcode::SetZi, kM2) && next_is(Opcode::SetZi, kM3, 1)) {
+    size_t k = 2;
+    while (at(k) && at(k)->op != Opcode::Call) ++k;
+    if (!at(k) || symbol(at(k)->target) != "lockstep_copy_words") break;
+    const uint32_t to = take_setzi(kM2), from = take_setzi(kM3);
+    take_immediate(kM4);
+    take_call(kM10);
+    copies[from] = to;
+  }
+  HostStep step;
+  std::vector<HostPacket> packets_of_last;
+  for (const HostPacket& p : packets) add_packet(step.transfers, packets_of_last, p, copies.count(p.tile_address) > 0);
+  for (HostTransfer& t : step.transfers) {
+    if (const auto it = copies.find(t.tile_address); it != copies.end()) t.tile_address = it->second;
+  }
   return Step{step};
 }
 

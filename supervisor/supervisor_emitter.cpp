@@ -8,6 +8,7 @@
 #include "arch/host_packets.hpp"
 #include "arch/instruction_sequences.hpp"
 #include "arch/kernel_signatures.hpp"
+#include "formats/package_validate_host.hpp"
 #include "formats/token.hpp"
 
 namespace lockstep::arch {
@@ -164,6 +165,9 @@ void SupervisorEmitter::scan(const std::vector<Step>& list, uint32_t depth) {
       }
     } else if (const auto* r = std::get_if<RepeatStep>(&step.kind)) {
       scan(r->body, depth + 1);
+    } else if (const auto* h = std::get_if<HostStep>(&step.kind)) {
+      const std::vector<uint32_t> landing = host_landing_addresses(*h);
+      for (size_t i = 0; i < landing.size(); ++i) copies_staged_ = copies_staged_ || landing[i] != h->transfers[i].tile_address;
     }
   }
 }
@@ -219,6 +223,7 @@ void SupervisorEmitter::runtime() {
   emit_ref(branch(Opcode::Brz, kZero), loop);
   bind(done);
   emit(br(kM9));
+  if (copies_staged_) copy_words_helper();
   std::sort(symbols_.begin(), symbols_.end(), [](const CodeSymbol& a, const CodeSymbol& b) {
     return a.intrinsic != b.intrinsic ? !a.intrinsic : a.name < b.name;
   });
@@ -229,6 +234,27 @@ void SupervisorEmitter::runtime() {
     trap.breakpoint = 1;
     emit(trap);
   }
+}
+
+// lockstep_copy_words: $m2 destination, $m3 source, $m4 words (at least 1), returns through
+// $m10: the staged host data to its place (the stack's host-run helper does the same with
+// its copy_u32, section 9.2). Emitted only for a program with staged host transfers.
+void SupervisorEmitter::copy_words_helper() {
+  const char* name = "lockstep_copy_words";
+  symbol_label_[name] = new_label();
+  symbols_.push_back({name, 0, false, "", 0});
+  bind(symbol_label_[name]);
+  const Label loop = new_label(), done = new_label();
+  bind(loop);
+  emit(ld32(kM0, kM3, 0));
+  emit(st32(kM0, kM2));
+  emit(arithmetic(Opcode::Add, kM2, kM2, 4));
+  emit(arithmetic(Opcode::Add, kM3, kM3, 4));
+  emit(arithmetic(Opcode::Add, kM4, kM4, -1));
+  emit_ref(branch(Opcode::Brz, kM4), done);
+  emit_ref(branch(Opcode::Brz, kZero), loop);
+  bind(done);
+  emit(br(kM10));
 }
 
 TileCode SupervisorEmitter::run() {
@@ -354,6 +380,14 @@ void SupervisorEmitter::host_step(const Step& step, const HostStep& h) {
   emit(sync(Opcode::Sync, 7));
   emit(setzi(kM8, machine_.neutral_mux));
   emit(put(kIncomingMux, kM8));
+  const std::vector<uint32_t> landing = host_landing_addresses(h);
+  for (size_t i = 0; i < h.transfers.size(); ++i) {
+    if (landing[i] == h.transfers[i].tile_address) continue;
+    emit(setzi(kM2, h.transfers[i].tile_address));
+    emit(setzi(kM3, landing[i]));
+    load_immediate(kM4, h.transfers[i].bytes / 4);
+    call(kM10, symbol_label_["lockstep_copy_words"]);
+  }
 }
 
 // Section 14's bodies: to the tile, the expected words, the headers (one stream) and `sync 0`;
@@ -379,8 +413,10 @@ void SupervisorEmitter::host_body(const HostStep& h, const std::vector<uint32_t>
   const bool to_tile = h.transfers.front().direction == HostDirection::ToTile;
   std::vector<HostPacket> packets;
   uint32_t bytes = 0;
-  for (const HostTransfer& t : h.transfers) {
-    for (const HostPacket& p : host_packets(to_tile, t.tile_address, t.host_address, t.bytes)) packets.push_back(p);
+  const std::vector<uint32_t> landing = host_landing_addresses(h);
+  for (size_t i = 0; i < h.transfers.size(); ++i) {
+    const HostTransfer& t = h.transfers[i];
+    for (const HostPacket& p : host_packets(to_tile, landing[i], t.host_address, t.bytes)) packets.push_back(p);
     bytes += t.bytes;
   }
   std::vector<uint32_t> headers;

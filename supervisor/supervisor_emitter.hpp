@@ -41,6 +41,7 @@ class SupervisorEmitter {
 
   void scan(const std::vector<Step>& steps, uint32_t depth);
   void runtime();
+  void copy_words_helper();
   void program_body();
   void steps(const std::vector<Step>& list, const RepeatStep* repeat);
   void sync_step(const Step& step, const SyncStep& s);
@@ -72,7 +73,8 @@ class SupervisorEmitter {
   std::vector<CodeSymbol> symbols_;
   std::map<std::string, Label> symbol_label_;  // by symbol name
   uint32_t stack_bytes_ = 0;
-  size_t host_phase_ = 0;  // host steps lowered so far (the index into options_.host_readers)
+  size_t host_phase_ = 0;
+  bool copies_staged_ = false;  // some host step stages a transfer: the copy helper is emitted  // host steps lowered so far (the index into options_.host_readers)
   Label program_label_ = 0;
   Label stack_top_label_ = 0;
 };

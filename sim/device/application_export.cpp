@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "sim/device/elf_object.hpp"
+#include "sim/device/export_host_plan.hpp"
 #include "sim/device/object_link.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
@@ -331,6 +332,17 @@ const char* dtype_name(ElementType element) {
 
 Application export_application(const Package& package, const MachineDescription& machine,
                                const ExportOptions& options) {
+  if (options.host_calls && package.host.calls.empty()) {
+    if (options.invocations > 1) {
+      throw InputError("export: --invocations " + std::to_string(options.invocations) +
+                       ": a host call runs the program's host phases once; --host-io none loops in code without them");
+    }
+    const Package planned = with_stack_host_calls(package, machine);
+    validate_package(planned, machine, "export (with the stack's host calls)");
+    ExportOptions rest = options;
+    rest.host_calls = false;
+    return export_application(planned, machine, rest);
+  }
   if (!package.host.calls.empty() && options.invocations > 1) {
     throw InputError("export: --invocations " + std::to_string(options.invocations) +
                      ": the package has host phases, and a host call runs its program's phases once");

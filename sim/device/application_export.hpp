@@ -29,6 +29,10 @@ struct ExportOptions {
   std::string compiler_version;  // Application.compilerVersion ("lockstep 0.1.0")
   uint32_t invocations = 1;      // the program loops this many times in code (section 8.1)
   std::string object_path;       // ELF object providing the intrinsic symbols ("" = none)
+  // A package without host phases gets the stack's host calls (sim/device/export_host_plan.hpp):
+  // `initialize` for its weights, `run` for its inputs and outputs. false: its bindings stay in
+  // tile memory and the image has no host calls (the stack's host-run cannot run it).
+  bool host_calls = true;
 };
 
 // Lowers every tile and assembles the image. InputError, one line starting "export: ",

@@ -110,7 +110,7 @@ TEST(DeviceSimulate, RepeatWithInvocations) {
 TEST(DeviceSimulate, AnExportedImageSimulatesToThePackagesOutputsAndCycles) {
   const std::string dir = testing::temp_dir("device_simulate_image");
   const std::string package = bound_package(dir);
-  ASSERT_EQ(run_lockstep({"device", "export", package, "-o", dir + "/p.ipuexe"}).exit_code, 0);
+  ASSERT_EQ(run_lockstep({"device", "export", package, "--host-io", "none", "-o", dir + "/p.ipuexe"}).exit_code, 0);
   const auto image = run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/image"});
   ASSERT_EQ(image.exit_code, 0) << image.err;
   EXPECT_NE(image.out.find("ok, 145 cycles (0 in host phases), 0 host calls, 1 outputs"), std::string::npos) << image.out;
@@ -120,6 +120,36 @@ TEST(DeviceSimulate, AnExportedImageSimulatesToThePackagesOutputsAndCycles) {
     return nlohmann::json::parse(testing::read_file(dir + "/" + folder + "/result.json"))["total_cycles"];
   };
   EXPECT_EQ(cycles("image"), cycles("package"));
+}
+
+// By default the image brings its inputs through the stack's `run` call: given the call's
+// file, it gives the package's outputs, its cycles those of the package plus the host phases
+// and the copies from the staging buffer (the critical path's `host` share) and what tiles
+// wait for them.
+TEST(DeviceSimulate, AnExportedImageTakesItsInputsThroughTheRunCall) {
+  const std::string dir = testing::temp_dir("device_simulate_host_calls");
+  const std::string package = bound_package(dir);
+  testing::write_file(dir + "/in.bin", std::string("\x00\x80\x01\x40\x01\x80\x01\x40\x02\x80\x01\x40", 12));
+  ASSERT_EQ(run_lockstep({"device", "export", package, "-o", dir + "/p.ipuexe"}).exit_code, 0);
+  const auto missing = run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/none"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("host call run: expects 12 input bytes, got 0"), std::string::npos) << missing.err;
+  const auto image = run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "--input",
+                                   "run=" + dir + "/in.bin", "-o", dir + "/image"});
+  ASSERT_EQ(image.exit_code, 0) << image.err;
+  EXPECT_NE(image.out.find("1 host calls, 1 outputs"), std::string::npos) << image.out;
+  const auto plain = run_lockstep({"device", "simulate", package, "--input", "source=" + dir + "/in.bin", "-o", dir + "/package"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(testing::read_file(dir + "/image/outputs/received.bin"), testing::read_file(dir + "/package/outputs/received.bin"));
+  const auto cycles = [&](const std::string& folder) {
+    return nlohmann::json::parse(testing::read_file(dir + "/" + folder + "/result.json"))["total_cycles"].get<uint64_t>();
+  };
+  const auto run = run_lockstep({"device", "import", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/back.capnp"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto split = nlohmann::json::parse(
+      run_lockstep({"run", dir + "/back.capnp", "--input", "source=" + dir + "/in.bin", "--json"}).out)["cycle_split"];
+  EXPECT_GE(cycles("image"), cycles("package") + split["host"].get<uint64_t>());
+  EXPECT_EQ(split["exchange"], 61);  // the phase itself is the package's
 }
 
 TEST(DeviceSimulate, AFailedRunLeavesAFailedResult) {

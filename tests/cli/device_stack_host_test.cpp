@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "arch/instruction.hpp"
@@ -419,6 +420,43 @@ TEST(DeviceStackHost, ImportedImageRunsToTheSameOutputsAndCycles) {
   };
   EXPECT_FALSE(cycles(simulated).empty());
   EXPECT_EQ(cycles(r.out), cycles(simulated));
+}
+
+// scripts/host-run-runner.sh on this image, against a stand-in for `ipu-stack` written from
+// section 17 (tests/support/ipu_stack_stand_in.py) that simulates underneath: the wrapper
+// calls `host-run IMAGE BOOT CFG initialize run --input initialize=... --input run=...
+// --output run=...` and `profile-extract`, and its folder is the simulated one exactly.
+TEST(DeviceStackHost, TheHostRunWrapperRunsTheImageThroughTheStacksCommandLine) {
+  const HostImage h = write_host_image("stack_host_wrapper");
+  auto r = run_lockstep({"device", "simulate", h.image, "--machine", "ipu21-c600-t64", "-o", h.dir + "/simulated",
+                         "--input", "initialize=" + h.weights, "--input", "run=" + h.inputs});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string inputs = h.dir + "/host-inputs", result = h.dir + "/wrapped";
+  std::filesystem::create_directories(inputs);
+  std::filesystem::create_directories(result);
+  std::filesystem::copy_file(h.weights, inputs + "/initialize.bin");
+  std::filesystem::copy_file(h.inputs, inputs + "/run.bin");
+  std::filesystem::create_directories(h.dir + "/state");
+  const std::string stand_in = h.dir + "/ipu-stack";
+  write_file(stand_in, "#!/bin/sh\nexec python3 " + source_path("tests/support/ipu_stack_stand_in.py") + " \"$@\"\n");
+  std::filesystem::permissions(stand_in, std::filesystem::perms::owner_all);
+  const std::string command =
+      "IPU_BOOTLOADER=" + h.dir + "/boot.elf IPU_CONFIGURATION=" + h.dir + "/card.ipucfg IPU_STACK=" + stand_in +
+      " STAND_IN_MACHINE=ipu21-c600-t64 STAND_IN_STATE=" + h.dir + "/state STAND_IN_LOG=" + h.dir +
+      "/log LOCKSTEP=" LOCKSTEP_BINARY_PATH " LOCKSTEP_IMAGE=" + h.image + " LOCKSTEP_RESULT_DIR=" + result +
+      " LOCKSTEP_HOST_INPUTS=" + inputs + " LOCKSTEP_CLOCK_HZ=1500000000 sh " + source_path("scripts/host-run-runner.sh") +
+      " > " + h.dir + "/out 2> " + h.dir + "/err";
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_file(h.dir + "/err");
+  EXPECT_EQ(read_file(h.dir + "/log"),
+            "host-run " + h.image + " " + h.dir + "/boot.elf " + h.dir + "/card.ipucfg initialize run --input initialize=" +
+                inputs + "/initialize.bin --input run=" + inputs + "/run.bin --output run=" + result +
+                "/.host-run/run.bin\nprofile-extract " + h.image + " " + result + "/.host-run/run.bin -o " + result +
+                "/profile.lsprof --clock-hz 1500000000\n");
+  EXPECT_NE(read_file(h.dir + "/err").find("calls=2 hostRun=PASS"), std::string::npos) << read_file(h.dir + "/err");
+  EXPECT_EQ(read_file(result + "/outputs/output.0.bin"), read_file(h.dir + "/simulated/outputs/output.0.bin"));
+  r = run_lockstep({"crosscheck", "--simulated", h.dir + "/simulated", "--device", result, "-o", h.dir + "/report"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("error 0.0000%"), std::string::npos) << r.out;
 }
 
 TEST(DeviceStackHost, AnInputOfTheWrongSizeOrAnUnknownCallIsRefused) {

@@ -34,7 +34,7 @@ Application exported_image() {
   out.shape = {6};
   out.slices = {{1, 0x70000, 12}};
   package.bindings.push_back(out);
-  return export_application(package, machine(), {"lockstep test", 1, ""});
+  return export_application(package, machine(), {"lockstep test", 1, "", false});  // no host calls
 }
 
 DebugRegion& region(Application& app, uint32_t physical, const std::string& name) {
