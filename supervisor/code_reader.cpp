@@ -2,6 +2,7 @@
 // emitter's (IPU21-DEVICE.md sections 3 and 4).
 #include "supervisor/code_reader.hpp"
 
+#include "arch/stack_kernels.hpp"
 #include "io/hex.hpp"
 
 // GCC 12 reports the Step variants built below as "maybe uninitialized" (a known false
@@ -185,7 +186,8 @@ std::vector<Step> CodeReader::read_steps(const RepeatStep* repeat) {
       size_t k = 0;
       while (at(k) && at(k)->op != Opcode::Call) ++k;
       const auto call = at(k);
-      if (call && call->reg == kM10 && symbol(call->target).rfind("lockstep_kernel_", 0) == 0) {
+      if (call && call->reg == kM10 &&
+          (symbol(call->target).rfind("lockstep_kernel_", 0) == 0 || parse_stack_kernel(symbol(call->target)))) {
         steps.push_back(read_kernel());
       } else {
         read_patch(repeat, steps);
@@ -290,11 +292,17 @@ Step CodeReader::read_kernel() {
     values.push_back(v);
   }
   const std::string name = symbol(take_call(kM10));
-  const size_t underscore = name.rfind('_');
-  const std::string prefix = "lockstep_kernel_";
   KernelStep k;
-  k.name = name.substr(prefix.size(), underscore - prefix.size());
-  const std::string count = name.substr(underscore + 1);
+  std::string count;
+  if (const auto stack = parse_stack_kernel(name)) {  // a stack kernel, by its own symbol
+    k.name = name;
+    count = std::to_string(stack->pointers());
+  } else {
+    const size_t underscore = name.rfind('_');
+    const std::string prefix = "lockstep_kernel_";
+    k.name = name.substr(prefix.size(), underscore - prefix.size());
+    count = name.substr(underscore + 1);
+  }
   if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || count.size() > 2 ||
       std::stoul(count) > values.size()) {
     fail("kernel symbol " + name + " does not match the " + std::to_string(values.size()) + " values set up");

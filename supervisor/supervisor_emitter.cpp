@@ -8,6 +8,7 @@
 #include "arch/host_packets.hpp"
 #include "arch/instruction_sequences.hpp"
 #include "arch/kernel_signatures.hpp"
+#include "arch/stack_kernels.hpp"
 #include "formats/package_validate_host.hpp"
 #include "formats/token.hpp"
 
@@ -100,7 +101,11 @@ uint32_t initial_word(const TileProgram& program, uint32_t address) {
   return 0;
 }
 
+// A kernel of the IPU21 stack is called by its own symbol (IPU21-DEVICE.md 10: the stack's
+// ABI is Lockstep's, output and inputs from $m2, then the scalars); Lockstep's own kernels
+// by lockstep_kernel_<name>_<operands>.
 std::string kernel_symbol(const KernelStep& k) {
+  if (parse_stack_kernel(k.name)) return k.name;
   return "lockstep_kernel_" + k.name + "_" + std::to_string(k.operands.size());
 }
 
