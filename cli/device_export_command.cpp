@@ -20,6 +20,7 @@ struct ExportArgs {
   std::string object;
   uint32_t invocations = 1;
   std::string host_io = "stack";
+  std::string host_inputs;
 };
 
 int export_image(const ExportArgs& args) {
@@ -31,6 +32,11 @@ int export_image(const ExportArgs& args) {
   options.host_calls = args.host_io == "stack";
   const size_t tiles = write_device_image(args.package, args.output, options);
   std::cout << args.output << ": " << tiles << " tiles\n";
+  if (!args.host_inputs.empty()) {
+    for (const std::string& file : write_host_inputs(args.package, args.output, args.host_inputs)) {
+      std::cout << file << ": the call's input file\n";
+    }
+  }
   return kExitOk;
 }
 
@@ -62,6 +68,9 @@ const DeviceSubcommandRegistration registration{
                       "stack: inputs, weights and outputs move through host calls (default); none: they "
                       "stay in tile memory")
           ->check(CLI::IsMember({"stack", "none"}));
+      cmd->add_option("--host-inputs", args->host_inputs,
+                      "also write DIR/CALL.bin, each host call's input file from the bytes the package "
+                      "loads (host-run --input CALL=DIR/CALL.bin)");
       cmd->add_option("--invocations", args->invocations,
                       "the program runs this many times back to back, looping in code")
           ->check(CLI::Range(1u, 1000000u));

@@ -1,7 +1,12 @@
 #include "cli/device_image.hpp"
 
+#include <filesystem>
+
 #include "arch/machine.hpp"
+#include "cli/binding_files.hpp"
 #include "cli/options.hpp"
+#include "io/atomic_file.hpp"
+#include "sim/device/application.hpp"
 #include "cli/version.hpp"
 
 namespace lockstep::cli {
@@ -17,6 +22,30 @@ size_t write_device_image(const std::string& package_path, const std::string& im
   const arch::Application app = arch::export_application(package, machine, options);
   arch::write_application(app, image_path);
   return app.tiles.size();
+}
+
+std::vector<std::string> write_host_inputs(const std::string& package_path, const std::string& image_path,
+                                           const std::string& dir) {
+  const arch::Package package = read_package_input(package_path);
+  const arch::Application app = arch::read_application(image_path);
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> written;
+  for (const arch::HostCall& call : app.host_exchange.calls) {
+    if (call.inputs.empty()) continue;
+    std::vector<uint8_t> file;
+    for (const arch::AppBinding& b : call.name == "initialize" ? app.weights : app.inputs) {
+      for (const arch::Binding& pb : package.bindings) {
+        if (pb.name != b.name) continue;
+        const std::vector<uint8_t> bytes = package_binding_bytes(package, pb);
+        file.insert(file.end(), bytes.begin(), bytes.end());
+      }
+    }
+    // Call names are the exported image's own (`initialize`, `run`), safe as file names.
+    const std::string path = dir + "/" + call.name + ".bin";
+    arch::write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(file.data()), file.size()));
+    written.push_back(path);
+  }
+  return written;
 }
 
 }  // namespace lockstep::cli

@@ -1,6 +1,7 @@
 #pragma once
 // Package file -> device image file, shared by `device export` and `device run`.
 #include <string>
+#include <vector>
 
 #include "sim/device/application_export.hpp"
 
@@ -10,5 +11,12 @@ namespace lockstep::cli {
 // "lockstep VERSION") and writes the image atomically. Returns the image's tile count.
 size_t write_device_image(const std::string& package_path, const std::string& image_path,
                           arch::ExportOptions options);
+
+// Each host call's input file (IPU21-DEVICE.md 17.1: its bindings' bytes back to back,
+// `initialize` the weights, any other call the inputs), made from the bytes the package loads,
+// as DIR/CALL.bin for every call of the image with input bytes (DIR is made if missing).
+// Returns the files written.
+std::vector<std::string> write_host_inputs(const std::string& package_path, const std::string& image_path,
+                                           const std::string& dir);
 
 }  // namespace lockstep::cli

@@ -6,7 +6,6 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -17,10 +16,8 @@
 #include "arch/machine.hpp"
 #include "io/staged_directory.hpp"
 #include "cli/device_command.hpp"
-#include "cli/binding_files.hpp"
 #include "cli/device_image.hpp"
 #include "cli/options.hpp"
-#include "sim/device/application.hpp"
 #include "sim/device/runner_process.hpp"
 #include "sim/device/device_result.hpp"
 
@@ -85,27 +82,6 @@ void check_outcome(const RunnerOutcome& outcome, const RunArgs& args) {
   }
 }
 
-// Each host call's input file (17.1: its bindings' bytes back to back, `initialize` the
-// weights, any other call the inputs), made from what the package loads, as CALL.bin in a
-// folder the runner gets as LOCKSTEP_HOST_INPUTS.
-std::string write_host_inputs(const arch::Package& package, const arch::Application& app, const std::string& folder) {
-  const std::string dir = folder + "/host-inputs";
-  fs::create_directory(dir);
-  for (const arch::HostCall& call : app.host_exchange.calls) {
-    if (call.inputs.empty()) continue;
-    std::string file;
-    for (const arch::AppBinding& b : call.name == "initialize" ? app.weights : app.inputs) {
-      for (const arch::Binding& pb : package.bindings) {
-        if (pb.name != b.name) continue;
-        const std::vector<uint8_t> bytes = package_binding_bytes(package, pb);
-        file.append(bytes.begin(), bytes.end());
-      }
-    }
-    std::ofstream(dir + "/" + call.name + ".bin", std::ios::binary) << file;
-  }
-  return dir;
-}
-
 int run(const RunArgs& args) {
   arch::check_staged_directory(args.output_dir, "-o");
   const std::string package_bytes = arch::read_regular_file(args.package);
@@ -117,7 +93,8 @@ int run(const RunArgs& args) {
   options.invocations = args.invocations;
   options.host_calls = args.invocations == 1;  // a host call runs the program once
   write_device_image(args.package, image, options);
-  const std::string host_inputs = write_host_inputs(package, arch::read_application(image), images.path());
+  const std::string host_inputs = images.path() + "/host-inputs";
+  write_host_inputs(args.package, image, host_inputs);
   arch::StagedDirectory staged(args.output_dir, "-o");
   const std::string package_path = fs::absolute(args.package).string();
   const std::string result_dir = fs::absolute(staged.path()).string();

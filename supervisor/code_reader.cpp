@@ -2,6 +2,7 @@
 // emitter's (IPU21-DEVICE.md sections 3 and 4).
 #include "supervisor/code_reader.hpp"
 
+#include "arch/kernel_signatures.hpp"
 #include "arch/stack_kernels.hpp"
 #include "io/hex.hpp"
 
@@ -312,7 +313,11 @@ Step CodeReader::read_kernel() {
       k.operands.push_back({values[i].value, values[i].indirect, values[i].offset});
     } else {
       if (values[i].indirect) fail("a scalar loads from memory");
-      k.scalars.push_back(values[i].value);
+      // A signed scalar (gemm_fp8's weight scale) was loaded as its low 32 bits.
+      const KernelSignature* sig = find_kernel_signature(k.name);
+      const size_t j = k.scalars.size();
+      const bool is_signed = sig != nullptr && j < 32 && ((sig->signed_scalars >> j) & 1u);
+      k.scalars.push_back(is_signed ? int64_t{static_cast<int32_t>(values[i].value)} : int64_t{values[i].value});
     }
   }
   return Step{k};
