@@ -21,6 +21,7 @@ struct ExportArgs {
   uint32_t invocations = 1;
   std::string host_io = "stack";
   std::string host_inputs;
+  std::string profiling = "none";
 };
 
 int export_image(const ExportArgs& args) {
@@ -30,6 +31,9 @@ int export_image(const ExportArgs& args) {
   options.invocations = args.invocations;
   options.object_path = args.object;
   options.host_calls = args.host_io == "stack";
+  options.profiling = args.profiling == "full"      ? arch::ProfilingMode::Full
+                      : args.profiling == "overall" ? arch::ProfilingMode::Overall
+                                                    : arch::ProfilingMode::None;
   const size_t tiles = write_device_image(args.package, args.output, options);
   std::cout << args.output << ": " << tiles << " tiles\n";
   if (!args.host_inputs.empty()) {
@@ -68,6 +72,12 @@ const DeviceSubcommandRegistration registration{
                       "stack: inputs, weights and outputs move through host calls (default); none: they "
                       "stay in tile memory")
           ->check(CLI::IsMember({"stack", "none"}));
+      cmd->add_option("--profiling", args->profiling,
+                      "cycle samples as the stack places them: none (default), overall (each tile's start and "
+                      "end: profile.start-cycle, profile.end-cycle), full (also before every step: "
+                      "profile.cycles and the profile plans profile-extract reads); samples call "
+                      "ipu_stack_static_sample_cycle, which --object must define")
+          ->check(CLI::IsMember({"none", "overall", "full"}));
       cmd->add_option("--host-inputs", args->host_inputs,
                       "also write DIR/CALL.bin, each host call's input file from the bytes the package "
                       "loads (host-run --input CALL=DIR/CALL.bin)");

@@ -36,6 +36,8 @@ struct RunArgs {
   uint32_t invocations = 1;
   double timeout_seconds = 3600;
   bool json = false;
+  std::string object;
+  std::string profiling = "none";
 };
 
 // A private folder for the image, removed with everything in it.
@@ -92,6 +94,10 @@ int run(const RunArgs& args) {
   arch::ExportOptions options;
   options.invocations = args.invocations;
   options.host_calls = args.invocations == 1;  // a host call runs the program once
+  options.object_path = args.object;
+  options.profiling = args.profiling == "full"      ? arch::ProfilingMode::Full
+                      : args.profiling == "overall" ? arch::ProfilingMode::Overall
+                                                    : arch::ProfilingMode::None;
   write_device_image(args.package, image, options);
   const std::string host_inputs = images.path() + "/host-inputs";
   write_host_inputs(args.package, image, host_inputs);
@@ -149,6 +155,10 @@ const DeviceSubcommandRegistration registration{
       cmd->add_option("--invocations", args->invocations,
                       "run the resident program this many times back to back (the image loops in code)")
           ->check(CLI::Range(1u, 1000u));
+      cmd->add_option("--object", args->object,
+                      "an ELF object defining the kernels' (and the cycle sample's) symbols, as device export");
+      cmd->add_option("--profiling", args->profiling, "cycle samples in the image: none, overall or full, as device export")
+          ->check(CLI::IsMember({"none", "overall", "full"}));
       cmd->add_option("--timeout", args->timeout_seconds,
                       "stop the runner and its process group after this many seconds (0: no bound)")
           ->check(finite_non_negative())

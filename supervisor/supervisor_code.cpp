@@ -11,6 +11,7 @@
 #include "io/hex.hpp"
 #include "arch/instruction.hpp"
 #include "arch/kernel_signatures.hpp"
+#include "formats/package_validate_host.hpp"
 #include "supervisor/supervisor_emitter.hpp"
 #include "arch/topology.hpp"
 
@@ -58,6 +59,10 @@ void used_by_steps(const std::vector<Step>& steps, std::vector<Range>& used) {
       used_by_steps(r->body, used);
     } else if (const auto* p = std::get_if<PatchStep>(&step.kind)) {
       for (const auto& e : p->entries) used.emplace_back(e.word_address, e.word_address + 4);
+    } else if (const auto* h = std::get_if<HostStep>(&step.kind)) {
+      // Where the host's packets land (the staging buffer for staged transfers).
+      const std::vector<uint32_t> landing = host_landing_addresses(*h);
+      for (size_t i = 0; i < landing.size(); ++i) used.emplace_back(landing[i], uint64_t{landing[i]} + h->transfers[i].bytes);
     }
   }
 }
@@ -109,6 +114,20 @@ uint32_t place_in_free_sram(const TileProgram& program, const MachineDescription
   throw InputError("tile " + std::to_string(program.tile) + ": no room for " + std::to_string(bytes) +
                    " bytes of supervisor code below " + hex(machine.row_region_end) +
                    " (largest free run " + std::to_string(largest) + " bytes)");
+}
+
+std::string sram_user(const TileProgram& program, uint64_t first, uint64_t end) {
+  for (const Segment& s : program.segments) {
+    if (s.address < end && uint64_t{s.address} + s.size > first) return "segment at " + hex(s.address) + "+" + std::to_string(s.size);
+  }
+  std::vector<Range> used;
+  used_by_steps(program.steps, used);
+  for (const Range& r : used) {
+    if (r.first < end && r.second > first) {
+      return "a step's operand or pointer at " + hex(static_cast<uint32_t>(r.first)) + "+" + std::to_string(r.second - r.first);
+    }
+  }
+  return "";
 }
 
 std::vector<std::vector<uint32_t>> host_phase_readers(const std::vector<TileProgram>& tiles,

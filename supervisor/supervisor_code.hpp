@@ -90,6 +90,9 @@ TileCode lower_tile_code(const TileProgram& program, const MachineDescription& m
 uint32_t place_in_free_sram(const TileProgram& program, const MachineDescription& machine, uint32_t bytes,
                             const std::vector<std::pair<uint64_t, uint64_t>>& also_used);
 
+// "" when no segment, kernel operand, pointer slot or patched word of the tile touches
+// [first, end); else what does ("segment at 0x58000+64").
+std::string sram_user(const TileProgram& program, uint64_t first, uint64_t end);
 // Symbols by name (exact), nullptr when absent.
 const CodeSymbol* find_symbol(const TileCode& code, const std::string& name);
 

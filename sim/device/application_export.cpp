@@ -197,13 +197,15 @@ std::vector<Step> barrier_skeleton(const std::vector<Step>& steps) {
 
 void add_bindings(const Package& package, const Topology& topology, Application& app) {
   for (const Binding& b : package.bindings) {
-    AppBinding out{b.name, dtype_name(b.element), b.shape, {}};
+    // The runtime's cycle words are u32 (section 17.3); a package only knows their bytes.
+    const bool cycle_words = b.name.rfind("profile.", 0) == 0 && b.element == ElementType::Bytes;
+    AppBinding out{b.name, cycle_words ? "u32" : dtype_name(b.element), b.shape, {}};
     uint64_t offset = 0;
     for (const Slice& s : b.slices) {
       out.slices.push_back({topology.physical(s.tile), s.address, offset, s.bytes});
       offset += s.bytes;
     }
-    if (out.shape.empty()) out.shape = {static_cast<uint32_t>(offset)};
+    if (out.shape.empty()) out.shape = {static_cast<uint32_t>(cycle_words ? offset / 4 : offset)};
     auto& list = b.kind == BindingKind::Input ? app.inputs : b.kind == BindingKind::Output ? app.outputs : app.weights;
     list.push_back(std::move(out));
   }
@@ -265,8 +267,8 @@ void add_plans(const std::vector<Lowered>& tiles, const Package& package, Applic
   for (const Lowered& t : tiles) {
     for (const TileProgram& p : package.tiles) {
       if (p.tile != t.logical) continue;
-      TileProfilePlan plan{t.physical, {}};
-      plan_exchanges(p.steps, package, plan.steps);
+      TileProfilePlan plan{t.physical, profiled_plan(p, package)};
+      if (plan.steps.empty()) plan_exchanges(p.steps, package, plan.steps);
       if (!plan.steps.empty()) app.profile_tiles.push_back(std::move(plan));
     }
   }
@@ -332,6 +334,13 @@ const char* dtype_name(ElementType element) {
 
 Application export_application(const Package& package, const MachineDescription& machine,
                                const ExportOptions& options) {
+  if (options.profiling != ProfilingMode::None) {
+    const Package sampled = with_profiling(package, machine, options.profiling);
+    validate_package(sampled, machine, "export (with cycle samples)");
+    ExportOptions rest = options;
+    rest.profiling = ProfilingMode::None;
+    return export_application(sampled, machine, rest);
+  }
   if (options.host_calls && package.host.calls.empty()) {
     if (options.invocations > 1) {
       throw InputError("export: --invocations " + std::to_string(options.invocations) +

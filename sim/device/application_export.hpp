@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/device/application.hpp"
+#include "sim/device/export_profiling.hpp"
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
 
@@ -33,6 +34,9 @@ struct ExportOptions {
   // `initialize` for its weights, `run` for its inputs and outputs. false: its bindings stay in
   // tile memory and the image has no host calls (the stack's host-run cannot run it).
   bool host_calls = true;
+  // Cycle samples the stack's way (sim/device/export_profiling.hpp); they call the stack
+  // runtime's sample helper, which the object must then define.
+  ProfilingMode profiling = ProfilingMode::None;
 };
 
 // Lowers every tile and assembles the image. InputError, one line starting "export: ",

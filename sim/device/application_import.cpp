@@ -12,6 +12,7 @@
 
 #include "sim/device/application_export.hpp"
 #include "sim/device/application_import_parts.hpp"
+#include "sim/device/export_profiling.hpp"
 #include "supervisor/code_reader.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
@@ -45,11 +46,15 @@ struct TileContext {
                    ": not code Lockstep can execute (" + what + ")");
 }
 
+// The stack's runtime start-up (section 9.1) marks its images; Lockstep's own may call the
+// runtime's helpers (the cycle sample) but start with lockstep_start.
 bool built_by_stack(const Application& app) {
+  bool stack = false, lockstep = false;
   for (const DebugSymbol& s : app.debug_symbols) {
-    if (s.name.rfind("ipu_stack_static_", 0) == 0) return true;
+    stack = stack || s.name.rfind("ipu_stack_static_", 0) == 0;
+    lockstep = lockstep || s.name == "lockstep_start";
   }
-  return false;
+  return stack && !lockstep;
 }
 
 TileContext tile_context(const Application& app, const TileImage& image, const Topology& topology,
@@ -144,7 +149,9 @@ TileProgram read_tile(const TileContext& t, std::map<uint32_t, Phase>& phases, c
     not_code(t, e.address, e.word, e.what);
   }
   uint32_t next = 0;
-  assign_phases(program.steps, plan, next, phases);
+  // The plan's exchanges in pre-order (a full-profiling plan lists a Repeat's in its metadata).
+  const std::vector<PlanStep> exchanges = plan ? plan_exchanges_in_order(*plan) : std::vector<PlanStep>{};
+  assign_phases(program.steps, plan ? &exchanges : nullptr, next, phases);
   return program;
 }
 

@@ -6,6 +6,9 @@
 #include "arch/topology.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
+#include "arch/host_packets.hpp"
+#include "formats/package_validate_host.hpp"
+#include "supervisor/supervisor_code.hpp"
 
 // GCC 12's false "maybe uninitialized" on std::variant moves, as in supervisor/code_reader.cpp.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -107,6 +110,7 @@ class HostPlan {
     run.phases = in + outs == 0 ? 0 : static_cast<uint32_t>(2 * (in + outs) - 1);
     out.host.calls.push_back(std::move(run));
     for (TileProgram& t : out.tiles) {
+      check_staging(t, before[t.tile]);
       std::vector<Step> steps = std::move(before[t.tile]);
       steps.insert(steps.end(), t.steps.begin(), t.steps.end());
       steps.insert(steps.end(), after[t.tile].begin(), after[t.tile].end());
@@ -128,6 +132,28 @@ class HostPlan {
       std::get<HostStep>(steps[tile].back().kind).transfers.push_back({direction, c.tile_address, slot_.at(tile), c.bytes});
     }
     batch_ends.push_back(static_cast<uint32_t>(slices.size()));
+  }
+
+  // Staged input lands in 0x50180.. before the program runs: that SRAM must hold nothing of
+  // the package's (its rows, data, operands).
+  static void check_staging(const TileProgram& t, const std::vector<Step>& steps) {
+    uint64_t end = kHostStaging;
+    for (const Step& step : steps) {
+      const auto& h = std::get<HostStep>(step.kind);
+      const std::vector<uint32_t> landing = host_landing_addresses(h);
+      for (size_t i = 0; i < landing.size(); ++i) {
+        if (landing[i] != h.transfers[i].tile_address) end = std::max<uint64_t>(end, uint64_t{landing[i]} + h.transfers[i].bytes);
+      }
+    }
+    if (end == kHostStaging) return;
+    // The table region's unused part is free (its rows are segments); the code area keeps out
+    // of the staging buffer, which its placement counts as used.
+    const std::string user = sram_user(t, kHostStaging, end);
+    if (!user.empty()) {
+      throw InputError("export: tile " + std::to_string(t.tile) + ": the staging buffer " + hex(kHostStaging) + ".." +
+                       hex(static_cast<uint32_t>(end)) + " that host input lands in (IPU21-DEVICE.md 9.2, 14) is taken by the " +
+                       user + "; --host-io none leaves the bindings in tile memory");
+    }
   }
 
   // The second handshake of a batch: every tile abstains (sans 1; sync 1).

@@ -12,6 +12,7 @@
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "sim/device/application.hpp"
+#include "support/elf_objects.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep {
@@ -164,6 +165,73 @@ TEST_F(DeviceExportHost, AHostCallCannotLoopInCode) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "error: export: --invocations 2: the package has host phases, and a host call runs its "
                    "program's phases once\n");
+}
+
+}  // namespace
+}  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+// `--profiling full` on a package with Repeats (repeat27: a Repeat of patches, an exchange and a
+// kernel): the samples call the stack runtime's
+// helper (the object defines it), `profile.cycles` has one slice per tile of (steps + 1) words
+// at one 0x4000-aligned address from 0x5c000, each tile's plan has exactly its steps (17.3), a
+// Repeat's entry lists the exchanges inside it, and the image imports and exports again to the
+// same bytes.
+TEST(DeviceExportProfiling, FullSamplesMatchThePlansAndRoundTrip) {
+  const std::string dir = testing::temp_dir("device-export-profiling");
+  const std::string compiled = testing::source_path("tests/integration/packages/repeat27.yaml");
+  const std::string image = dir + "/p.ipuexe";
+  auto r = run_lockstep({"device", "export", compiled, "--profiling", "full", "-o", image});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("ipu_stack_static_sample_cycle (tiles 0-1)"), std::string::npos) << r.err;
+  testing::write_file(dir + "/sample.o",
+                      testing::elf_object_defining({"ipu_stack_static_sample_cycle", "lockstep_kernel_checksum_2"}));
+  r = run_lockstep({"device", "export", compiled, "--profiling", "full", "--object", dir + "/sample.o", "-o", image});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const arch::Application app = arch::read_application(image);
+  const arch::AppBinding* cycles = nullptr;
+  std::vector<std::string> names;
+  for (const arch::AppBinding& b : app.outputs) {
+    names.push_back(b.name);
+    if (b.name == "profile.cycles") cycles = &b;
+  }
+  ASSERT_NE(cycles, nullptr);
+  EXPECT_EQ(names.front(), "profile.start-cycle");
+  EXPECT_EQ(names.back(), "profile.end-cycle");
+  EXPECT_EQ(cycles->dtype, "u32");
+  ASSERT_EQ(cycles->slices.size(), 2u);
+  size_t repeats_with_exchanges = 0;
+  for (size_t i = 0; i < cycles->slices.size(); ++i) {
+    const arch::RegionSlice& s = cycles->slices[i];
+    EXPECT_EQ(s.tile_address % 0x4000, 0u);
+    EXPECT_GE(s.tile_address, 0x5c000u);
+    if (i > 0) {
+      EXPECT_GT(s.tile, cycles->slices[i - 1].tile);  // ascending physical ids
+    }
+    for (const arch::TileProfilePlan& plan : app.profile_tiles) {
+      if (plan.physical_tile != s.tile) continue;
+      EXPECT_EQ(s.size, 4 * (plan.steps.size() + 1)) << "tile " << s.tile;
+      for (size_t k = 0; k < plan.steps.size(); ++k) {
+        EXPECT_EQ(plan.steps[k].step.local_index, k);
+        if (plan.steps[k].step.kernel == "repeat" && !plan.steps[k].step.metadata.empty()) ++repeats_with_exchanges;
+      }
+    }
+  }
+  EXPECT_GT(repeats_with_exchanges, 0u);
+  const std::string back = dir + "/back.capnp", again = dir + "/again.ipuexe";
+  r = run_lockstep({"device", "import", image, "--machine", "ipu21-c600-t16", "-o", back});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run_lockstep({"device", "export", back, "--object", dir + "/sample.o", "-o", again}).exit_code, 0);
+  // The Repeat's exchange came back with its phase: the same id and label as the package's.
+  r = run_lockstep({"inspect", back, "--json"});
+  EXPECT_NE(r.out.find("\"layer\""), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_TRUE(testing::read_file(image) == testing::read_file(again));
+  // Exported again with samples already in it: refused rather than sampled twice.
+  r = run_lockstep({"device", "export", back, "--profiling", "full", "--object", dir + "/sample.o", "-o", dir + "/twice.ipuexe"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the package already has host phases"), std::string::npos) << r.err;
 }
 
 }  // namespace

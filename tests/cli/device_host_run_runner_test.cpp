@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "sim/device/application.hpp"
+#include "support/elf_objects.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::testing {
@@ -111,6 +112,45 @@ TEST_F(HostRunRunner, StopsBeforeTheDeviceOnAnImageTheStackCannotRun) {
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/log"));  // the stand-in was never called
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/dev"));
+}
+
+// The whole path a site with hardware takes: `device run --profiling full --object ...
+// --runner scripts/host-run-runner.sh` exports the package with the stack's host calls and
+// cycle samples, hands the runner each call's input file, and the wrapper drives section 17's
+// command line (here the stand-in, which simulates underneath). Its folder is the simulated
+// image's, and the cross-check of the two is exact.
+TEST_F(HostRunRunner, DeviceRunThroughTheWrapperIsTheSimulatedImage) {
+  const std::string package = dir_ + "/bound.yaml";
+  write_file(package, read_file(source_path("tests/integration/packages/p2p_3w.yaml")) +
+                          "bindings:\n"
+                          "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
+                          "  - {name: source, kind: input, slices: [{tile: 0, address: 0x60000, bytes: 12}]}\n");
+  write_file(dir_ + "/sample.o", elf_object_defining({"ipu_stack_static_sample_cycle"}));
+  const std::string stand_in = dir_ + "/ipu-stack-sim";
+  write_file(stand_in, "#!/bin/sh\nexec python3 " + source_path("tests/support/ipu_stack_stand_in.py") + " \"$@\"\n");
+  std::filesystem::permissions(stand_in, std::filesystem::perms::owner_all);
+  std::filesystem::create_directories(dir_ + "/state");
+  const std::string runner = "IPU_BOOTLOADER=" + dir_ + "/boot.elf IPU_CONFIGURATION=" + dir_ + "/card.ipucfg IPU_STACK=" +
+                             stand_in + " STAND_IN_MACHINE=ipu21-c600-t16 STAND_IN_STATE=" + dir_ + "/state STAND_IN_LOG=" +
+                             dir_ + "/log LOCKSTEP=" LOCKSTEP_BINARY_PATH " " + script();
+  auto r = run_lockstep({"device", "run", package, "--profiling", "full", "--object", dir_ + "/sample.o", "--runner", runner,
+                         "-o", dir_ + "/dev"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(read_file(dir_ + "/log").find(" run --input run="), std::string::npos) << read_file(dir_ + "/log");
+  // The same image, simulated directly.
+  const std::string image = dir_ + "/bound.ipuexe";
+  ASSERT_EQ(run_lockstep({"device", "export", package, "--profiling", "full", "--object", dir_ + "/sample.o", "-o", image,
+                          "--host-inputs", dir_ + "/calls"})
+                .exit_code,
+            0);
+  r = run_lockstep({"device", "simulate", image, "--machine", "ipu21-c600-t16", "--input", "run=" + dir_ + "/calls/run.bin",
+                    "-o", dir_ + "/sim"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir_ + "/dev/outputs/received.bin"), read_file(dir_ + "/sim/outputs/received.bin"));
+  EXPECT_EQ(read_file(dir_ + "/dev/profile.lsprof"), read_file(dir_ + "/sim/profile.lsprof"));
+  r = run_lockstep({"crosscheck", "--simulated", dir_ + "/sim", "--device", dir_ + "/dev", "-o", dir_ + "/report"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("error 0.0000%"), std::string::npos) << r.out;
 }
 
 }  // namespace
