@@ -75,9 +75,45 @@ std::vector<std::string> loader_problems(const arch::Application& app) {
   const bool cycles =
       std::any_of(app.outputs.begin(), app.outputs.end(),
                   [](const arch::AppBinding& b) { return b.name == "profile.cycles"; });
-  if (!cycles)
+  if (!cycles) {
     problems.push_back(
         "no profile.cycles output binding: `profile-extract` finds no cycle profile");
+    return problems;
+  }
+  // profile-extract (17.3): profile.cycles sits in run's output at the sum of the sizes of the
+  // outputs before it, and each plan's tile has a slice of exactly (steps + 1) words there.
+  uint64_t base = 0;
+  const arch::AppBinding* binding = nullptr;
+  for (const arch::AppBinding& b : app.outputs) {
+    uint64_t size = 0;
+    for (const arch::RegionSlice& s : b.slices) size = std::max(size, s.file_offset + s.size);
+    if (b.name == "profile.cycles") {
+      binding = &b;
+      base += size;
+      break;
+    }
+    base += size;
+  }
+  uint64_t run_output = 0;
+  for (const auto& c : app.host_exchange.calls) {
+    if (c.name != "run") continue;
+    for (const auto& s : c.outputs) run_output = std::max(run_output, s.file_offset + s.size);
+  }
+  if (run_output < base) {
+    problems.push_back("host call run: its output file (" + std::to_string(run_output) +
+                       " bytes) ends before profile.cycles does (" + std::to_string(base) + " bytes in)");
+  }
+  for (const arch::TileProfilePlan& plan : app.profile_tiles) {
+    const auto slice = std::find_if(binding->slices.begin(), binding->slices.end(),
+                                    [&](const arch::RegionSlice& s) { return s.tile == plan.physical_tile; });
+    const uint64_t want = 4 * (uint64_t{plan.steps.size()} + 1);
+    if (slice == binding->slices.end() || slice->size != want) {
+      problems.push_back("physical tile " + std::to_string(plan.physical_tile) + ": profile plan of " +
+                         std::to_string(plan.steps.size()) + " steps needs a profile.cycles slice of " +
+                         std::to_string(want) + " bytes");
+      break;
+    }
+  }
   return problems;
 }
 

@@ -5,6 +5,7 @@
 // and cycles.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "arch/host_packets.hpp"
@@ -232,6 +233,82 @@ TEST(DeviceExportProfiling, FullSamplesMatchThePlansAndRoundTrip) {
   r = run_lockstep({"device", "export", back, "--profiling", "full", "--object", dir + "/sample.o", "-o", dir + "/twice.ipuexe"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("the package already has host phases"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+std::vector<std::string> problems_of(const std::string& image) {
+  const auto r = run_lockstep({"device", "inspect", image, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> out;
+  const nlohmann::json info = nlohmann::json::parse(r.out);
+  for (const auto& p : info["stack_tool_problems"]) out.push_back(p.get<std::string>());
+  return out;
+}
+
+bool names(const std::vector<std::string>& problems, const std::string& text) {
+  for (const std::string& p : problems) {
+    if (p.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Images of 16-, 64- and 1,472-tile machines, exported with host calls and full profiling,
+// pass every rule `device inspect` holds them to (sections 12.3 by the reader; 13, 17.3 and
+// 17.4 as the stack's tools would); each image made to break one rule draws that problem.
+// (Batch ends missing where slices exist is 12.3's too: the writer refuses such an image.)
+TEST(DeviceExportRules, ExportedImagesPassTheStacksRulesAndBrokenOnesAreNamed) {
+  const std::string dir = testing::temp_dir("device-export-rules");
+  testing::write_file(dir + "/sample.o", testing::elf_object_defining({"ipu_stack_static_sample_cycle"}));
+  std::string image16;
+  for (const char* machine : {"ipu21-c600-t16", "ipu21-c600-t64", "ipu21-c600"}) {
+    const std::string base = dir + "/" + machine;
+    ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "2", "--seed", "3",
+                            "--machine", machine, "-o", base + ".yaml"})
+                  .exit_code,
+              0);
+    ASSERT_EQ(run_lockstep({"compile", base + ".yaml", "--no-proof", "-o", base + ".capnp"}).exit_code, 0);
+    const auto r = run_lockstep({"device", "export", base + ".capnp", "--profiling", "full", "--object", dir + "/sample.o",
+                                 "-o", base + ".ipuexe"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(problems_of(base + ".ipuexe"), std::vector<std::string>{}) << machine;
+    EXPECT_EQ(arch::read_application(base + ".ipuexe").tiles.size(), 1472u) << machine;
+    if (image16.empty()) image16 = base + ".ipuexe";
+  }
+  const arch::Application good = arch::read_application(image16);
+  const auto broken = [&](const std::string& name, const std::function<void(arch::Application&)>& breaking) {
+    arch::Application app = good;
+    breaking(app);
+    const std::string path = dir + "/" + name + ".ipuexe";
+    arch::write_application(app, path);
+    return problems_of(path);
+  };
+  // The last 28 tiles run barriers only: nothing refers to them.
+  EXPECT_TRUE(names(broken("tiles",
+                           [](arch::Application& a) {
+                             a.tiles.resize(1444);
+                             std::erase_if(a.debug_regions, [](const arch::DebugRegion& r) {
+                               return r.physical_tile != arch::kDebugAllTiles && r.physical_tile >= 1444;
+                             });
+                           }),
+                    "tile count 1444 is not a whole number of loader batches of 64"));
+  EXPECT_TRUE(names(broken("lowest", [](arch::Application& a) { a.tiles[5].segments.front().address = 0x4c020; }),
+                    ": lowest segment at 0x4c020, not 0x4c010"));
+  EXPECT_TRUE(names(broken("calls", [](arch::Application& a) { a.host_exchange.calls.clear(); }), "no host calls"));
+  EXPECT_TRUE(names(broken("cycles", [](arch::Application& a) { a.outputs.erase(a.outputs.begin() + 1); }),
+                    "no profile.cycles output binding"));
+  EXPECT_TRUE(names(broken("short",
+                           [](arch::Application& a) {
+                             a.host_exchange.calls.back().outputs.resize(1);
+                             a.host_exchange.calls.back().output_batch_ends = {1};
+                           }),
+                    "host call run: its output file"));
+  EXPECT_TRUE(names(broken("plan", [](arch::Application& a) { a.profile_tiles.front().steps.pop_back(); }),
+                    "needs a profile.cycles slice of"));
 }
 
 }  // namespace
