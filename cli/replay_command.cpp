@@ -17,12 +17,19 @@
 #include "replay/point.hpp"
 #include "replay/replay_args.hpp"
 #include "replay/sampling.hpp"
+#include "cli/version.hpp"
+#include "formats/package.hpp"
+#include "io/atomic_file.hpp"
+#include "sim/device/application.hpp"
+#include "sim/device/application_export.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
 namespace replay_command_local {}
 using namespace replay_command_local;
 namespace replay_command_local {
+
+constexpr uint64_t kDeviceProofWords = 8192;  // what the seed's hardware replays read back
 
 struct ReplayArgs {
   std::string capture;
@@ -37,7 +44,36 @@ struct ReplayArgs {
   bool json = false;
   std::string profile;  // --profile FILE
   std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
+  std::string device_image;  // --device-image FILE
+  std::string object;
+  std::string profiling = "none";
 };
+
+// `--device-image F`: the phase as an image the IPU21 stack runs (docs/device.md, "Replays
+// on a device"), its payload read back through proof.sampled.
+int write_device_replay(const ReplayArgs& args, const arch::Capture& capture, const arch::MachineDescription& machine,
+                        const replay::PointSpec& spec) {
+  arch::check_output_file(args.device_image, "--device-image");
+  arch::refuse_overwriting_input(args.device_image, {args.capture});
+  const uint64_t words = args.samples > 0 ? args.samples : kDeviceProofWords;
+  const arch::Package package = replay::device_replay_package(capture, machine, spec, args.seed, words);
+  arch::validate_package(package, machine, args.device_image);
+  arch::ExportOptions options;
+  options.compiler_version = "lockstep " LOCKSTEP_VERSION;
+  options.object_path = args.object;
+  options.profiling = args.profiling == "full"      ? arch::ProfilingMode::Full
+                      : args.profiling == "overall" ? arch::ProfilingMode::Overall
+                                                    : arch::ProfilingMode::None;
+  const arch::Application app = arch::export_application(package, machine, options);
+  arch::write_application(app, args.device_image);
+  uint64_t sampled = 0;
+  for (const arch::Binding& b : package.bindings) {
+    for (const arch::Slice& s : b.slices) sampled += b.name == "proof.sampled" ? s.bytes / 4 : 0;
+  }
+  std::cout << args.device_image << ": phase " << spec.phase << " config " << spec.display_name() << ", "
+            << app.tiles.size() << " tiles, " << sampled << " destination words read back as proof.sampled\n";
+  return kExitOk;
+}
 
 // The replayed phase's profile; a phase without transfers never runs, so its profile has
 // no tiles.
@@ -111,6 +147,7 @@ int run_replay(const ReplayArgs& args) {
   arch::validate_capture(capture, machine, args.capture);
   const auto& phase = replay::find_phase(capture, args.phase);
   const auto spec = replay::parse_point_config(args.config, args.phase);
+  if (!args.device_image.empty()) return write_device_replay(args, capture, machine, spec);
   replay::PointOptions options;
   options.seed = args.seed;
   if (args.samples > 0) options.samples = args.samples;
@@ -207,6 +244,16 @@ const CommandRegistration registration{"replay", [](CLI::App& app) {
   cmd->add_option("--profile", args->profile,
                   "write the replay's cycle profile (docs/profiles.md): per tile, a sample per executed\n"
                   "step; read it with `lockstep profile summary|phases|query|render|export`");
+  auto* image = cmd->add_option("--device-image", args->device_image,
+                                 "instead of replaying, write the phase (every Repeat iteration) as an image the IPU21\n"
+                                 "stack runs: no checksum kernels; the output binding proof.sampled reads back about\n"
+                                 "8192 destination words (--samples N: about N), which `crosscheck` compares with\n"
+                                 "`device simulate` of the same image");
+  cmd->add_option("--object", args->object, "with --device-image: an ELF object defining the symbols the code calls")
+      ->needs(image);
+  cmd->add_option("--profiling", args->profiling, "with --device-image: none, overall or full, as device export")
+      ->check(CLI::IsMember({"none", "overall", "full"}))
+      ->needs(image);
   add_common_options(*cmd);
   return [args]() { return run_replay(*args); };
 }};

@@ -87,6 +87,10 @@ struct CompileOptions {
   bool share_rows = true;
   uint64_t token_seed = 1;   // payload tokens in source memory
   bool with_proof = true;    // add the payload expectations to the package
+  // > 0 (with with_proof false): instead of checksums, an output binding "proof.sampled" over
+  // destination spans of about this many words in all, which a device reads back and the host
+  // compares with the simulated run (what a hardware replay checks; docs/device.md).
+  uint64_t sampled_proof_words = 0;
   CompileProgress on_progress;  // optional
 };
 

@@ -447,6 +447,38 @@ void fill_tile_program(TileState& state, uint32_t table_max, const CompileOption
 }
 
 // The package itself: the machine, the phases, and one program per tile.
+// Destination spans, every tile's merged over the phases and cut into pieces of at most
+// kSampledPieceBytes, in (tile, address) order; a piece is taken whenever the running share
+// of `words` it is owed reaches its size, so the pieces spread over tiles and addresses.
+constexpr uint32_t kSampledPieceBytes = 256;
+
+arch::Binding sampled_proof(const std::vector<TileState>& states, uint64_t words) {
+  std::vector<std::pair<uint32_t, Span>> pieces;
+  uint64_t total = 0;
+  for (const TileState& state : states) {
+    std::vector<Span> all;
+    for (const auto& phase : state.destinations) all.insert(all.end(), phase.begin(), phase.end());
+    for (const Span& span : merge_spans(std::move(all))) {
+      for (uint32_t done = 0; done < span.bytes; done += kSampledPieceBytes) {
+        pieces.emplace_back(state.tile, Span{span.address + done, std::min(kSampledPieceBytes, span.bytes - done)});
+        total += pieces.back().second.bytes;
+      }
+    }
+  }
+  arch::Binding binding;
+  binding.name = "proof.sampled";
+  binding.kind = arch::BindingKind::Output;
+  const uint64_t budget = 4 * words;
+  uint64_t owed = 0;
+  for (const auto& [tile, span] : pieces) {
+    owed += total <= budget ? span.bytes : span.bytes * budget / total;
+    if (owed < span.bytes) continue;
+    owed -= span.bytes;
+    binding.slices.push_back({tile, span.address, span.bytes});
+  }
+  return binding;
+}
+
 void assemble_package(arch::Package& package, std::vector<TileState>& states,
                       const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
                       const CompileOptions& options, uint32_t table_max) {
@@ -486,6 +518,9 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
   build_steps(states, phases, machine, options, table_max, report);
   if (options.with_proof) result.package.expectations = prove(states, capture_phases, options);
   assemble_package(result.package, states, phases, machine, options, table_max);
+  if (!options.with_proof && options.sampled_proof_words > 0) {
+    result.package.bindings.push_back(sampled_proof(states, options.sampled_proof_words));
+  }
   return result;
 }
 

@@ -58,6 +58,18 @@ arch::MachineDescription machine_for(const arch::Capture& capture,
   return arch::load_machine(capture.machine_name);
 }
 
+arch::Package device_replay_package(const arch::Capture& capture, const arch::MachineDescription& machine,
+                                    const PointSpec& spec, uint64_t seed, uint64_t words) {
+  const arch::Capture one = single_phase(capture, find_phase(capture, spec.phase), true);
+  compiler::CompileOptions options;
+  options.config = compiler::parse_config(spec.compiler_config());
+  options.phases = std::vector<uint32_t>{spec.phase};
+  options.token_seed = seed;
+  options.with_proof = false;
+  options.sampled_proof_words = words;
+  return compiler::compile_capture(one, machine, options).package;
+}
+
 PointResult run_point(const arch::Capture& capture, const arch::MachineDescription& machine,
                       const PointSpec& spec, const PointOptions& options) {
   const auto& full_phase = find_phase(capture, spec.phase);

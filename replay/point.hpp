@@ -9,6 +9,7 @@
 
 #include "profile/profile.hpp"
 #include "formats/capture.hpp"
+#include "formats/package.hpp"
 #include "arch/machine.hpp"
 #include "model/watch.hpp"
 
@@ -23,6 +24,12 @@ struct PointSpec {
   // The name used in tables and plots ("B256" or "B256p").
   std::string display_name() const { return paired ? config + "p" : config; }
 };
+
+// One phase (every Repeat iteration) compiled for a device: no checksum kernels (a device has
+// none of Lockstep's), its payload shown instead by the "proof.sampled" output binding over
+// about `words` destination words, which the host compares with the simulated run.
+arch::Package device_replay_package(const arch::Capture& capture, const arch::MachineDescription& machine,
+                                    const PointSpec& spec, uint64_t seed, uint64_t words);
 
 struct PointOptions {
   uint64_t seed = 1;                // payload token seed

@@ -5,6 +5,7 @@
 // and cycles.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
+#include "formats/token.hpp"
 #include "sim/device/application.hpp"
 #include "support/elf_objects.hpp"
 #include "support/test_support.hpp"
@@ -309,6 +311,45 @@ TEST(DeviceExportRules, ExportedImagesPassTheStacksRulesAndBrokenOnesAreNamed) {
                     "host call run: its output file"));
   EXPECT_TRUE(names(broken("plan", [](arch::Application& a) { a.profile_tiles.front().steps.pop_back(); }),
                     "needs a profile.cycles slice of"));
+}
+
+}  // namespace
+}  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+// `replay --device-image`: one phase as an image the stack runs, without checksum kernels; the
+// destination words it reads back through proof.sampled are payload tokens of the replay's
+// seed (their top bits are the seed's mix, IPU21 tokens being unique per source word), and the
+// image simulates with them.
+TEST(DeviceReplayImage, APhaseBecomesAnImageThatReadsBackSampledDestinationWords) {
+  const std::string dir = testing::temp_dir("device-replay-image");
+  ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "3", "--seed", "3",
+                          "--machine", "ipu21-c600-t16", "-o", dir + "/synth.yaml"})
+                .exit_code,
+            0);
+  testing::write_file(dir + "/sample.o", testing::elf_object_defining({"ipu_stack_static_sample_cycle"}));
+  auto r = run_lockstep({"replay", dir + "/synth.yaml", "--phase", "1", "--config", "B256", "--seed", "7", "--samples",
+                         "512", "--device-image", dir + "/phase1.ipuexe", "--profiling", "full", "--object",
+                         dir + "/sample.o"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("phase 1 config B256, 1472 tiles, "), std::string::npos) << r.out;
+  EXPECT_EQ(problems_of(dir + "/phase1.ipuexe"), std::vector<std::string>{});
+  r = run_lockstep({"device", "simulate", dir + "/phase1.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/sim"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string words = testing::read_file(dir + "/sim/outputs/proof.sampled.bin");
+  ASSERT_GE(words.size(), 4u * 256);
+  EXPECT_LE(words.size(), 4u * (512 + 64));  // about --samples words, in pieces of up to 64
+  const uint32_t mix = arch::token_seed_mix(7);
+  for (size_t i = 0; i < words.size(); i += 4) {
+    uint32_t w = 0;
+    std::memcpy(&w, words.data() + i, 4);
+    ASSERT_EQ(w & 0xe0000000u, mix) << "word " << i / 4 << " is no token of seed 7: " << w;
+  }
+  // The profile has the phase's exchange, measured from the samples.
+  r = run_lockstep({"profile", "summary", dir + "/sim/profile.lsprof"});
+  EXPECT_NE(r.out.find("exchange"), std::string::npos) << r.out;
 }
 
 }  // namespace
