@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
@@ -78,6 +79,7 @@ std::vector<SectionHeader> section_headers(const Bytes& b) {
 }
 
 void read_symbols(const Bytes& b, const std::vector<SectionHeader>& sh, ElfObject& object) {
+  std::set<std::string> defined_globals;
   for (const SectionHeader& h : sh) {
     if (h.type != 2) continue;  // SHT_SYMTAB
     if (h.link >= sh.size()) b.fail("the symbol table's string table does not exist");
@@ -87,6 +89,11 @@ void read_symbols(const Bytes& b, const std::vector<SectionHeader>& sh, ElfObjec
       symbol.name = name == 0 ? "" : name_at(b, sh[h.link].offset, sh[h.link].size, name);
       symbol.value = b.u32(s + 4);
       symbol.section = b.u16(s + 14);
+      // A global symbol defined twice names two places for one call (STB_GLOBAL = 1).
+      const bool global = (b.u8(s + 12) >> 4) == 1;
+      if (global && symbol.section != 0 && !symbol.name.empty() && !defined_globals.insert(symbol.name).second) {
+        b.fail("symbol " + symbol.name + " is defined twice");
+      }
       object.symbols.push_back(std::move(symbol));
     }
   }

@@ -354,3 +354,29 @@ TEST(DeviceReplayImage, APhaseBecomesAnImageThatReadsBackSampledDestinationWords
 
 }  // namespace
 }  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+// An object that cannot stand for the stack's code: one line naming the symbol, exit 2,
+// nothing written.
+TEST(DeviceExportObjects, AnObjectMissingASymbolOrDefiningOneTwiceIsRefused) {
+  const std::string dir = testing::temp_dir("device-export-objects");
+  const std::string package = testing::source_path("tests/integration/packages/repeat27.yaml");
+  testing::write_file(dir + "/missing.o", testing::elf_object_defining({"ipu_stack_static_sample_cycle"}));
+  auto r = run_lockstep({"device", "export", package, "--profiling", "full", "--object", dir + "/missing.o", "-o",
+                         dir + "/a.ipuexe"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: export: " + dir + "/missing.o: does not define lockstep_kernel_checksum_2\n");
+  testing::write_file(dir + "/twice.o", testing::elf_object_defining({"ipu_stack_static_sample_cycle",
+                                                                       "lockstep_kernel_checksum_2",
+                                                                       "lockstep_kernel_checksum_2"}));
+  r = run_lockstep({"device", "export", package, "--profiling", "full", "--object", dir + "/twice.o", "-o",
+                    dir + "/a.ipuexe"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: " + dir + "/twice.o: symbol lockstep_kernel_checksum_2 is defined twice\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/a.ipuexe"));
+}
+
+}  // namespace
+}  // namespace lockstep
