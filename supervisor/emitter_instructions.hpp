@@ -1,0 +1,80 @@
+#pragma once
+// The instruction builders and register/CSR names the supervisor emitter's files share
+// (supervisor/supervisor_emitter.cpp, supervisor/supervisor_emitter_host.cpp); internal.
+#include <cstdint>
+
+#include "arch/instruction.hpp"
+
+namespace lockstep::arch::emitter {
+
+// Registers (IPU21-DEVICE.md section 3).
+inline constexpr uint32_t kM0 = 0, kM1 = 1, kM2 = 2, kM3 = 3, kM4 = 4, kM5 = 5, kM6 = 6, kM7 = 7,
+                   kM8 = 8, kM9 = 9, kM10 = 10, kStack = 11, kZero = 15;
+// CSRs (section 4).
+inline constexpr uint32_t kIncomingMux = 0xa0, kIncomingMuxPair = 0xa1, kIncomingFormat = 0xa3,
+                   kIncomingBase = 0xa4, kIncomingDcount = 0xa6, kOutgoingBase = 0xa7;
+inline constexpr uint32_t kGuardWords = 16;  // the supervisor's 64-byte fetch look-ahead (section 1)
+inline constexpr uint32_t kFrameBytes = 8;   // a Repeat's frame: the remaining count, 8-aligned
+
+inline Instruction op(Opcode code) {
+  Instruction in;
+  in.op = code;
+  return in;
+}
+inline Instruction setzi(uint32_t reg, uint32_t value) {
+  Instruction in = op(Opcode::SetZi);
+  in.reg = reg;
+  in.immediate = static_cast<int32_t>(value);
+  return in;
+}
+inline Instruction arithmetic(Opcode code, uint32_t dest, uint32_t source, int32_t immediate) {
+  Instruction in = op(code);
+  in.dest = dest;
+  in.source = source;
+  in.immediate = immediate;
+  return in;
+}
+inline Instruction ld32(uint32_t dest, uint32_t base, uint32_t offset) {
+  Instruction in = op(Opcode::Ld32);
+  in.dest = dest;
+  in.base = base;
+  in.index = kZero;
+  in.offset = offset;
+  return in;
+}
+inline Instruction ld32_indexed(uint32_t dest, uint32_t base, uint32_t index) {
+  Instruction in = ld32(dest, base, 0);
+  in.index = index;
+  return in;
+}
+inline Instruction st32(uint32_t source, uint32_t base, uint32_t index = kZero) {
+  Instruction in = op(Opcode::St32);
+  in.source = source;
+  in.base = base;
+  in.index = index;
+  return in;
+}
+inline Instruction put(uint32_t csr, uint32_t reg) {
+  Instruction in = op(Opcode::Put);
+  in.csr = csr;
+  in.reg = reg;
+  return in;
+}
+inline Instruction br(uint32_t reg) {
+  if (reg == kM10) return op(Opcode::Return);
+  Instruction in = op(Opcode::Br);
+  in.reg = reg;
+  return in;
+}
+inline Instruction branch(Opcode code, uint32_t reg) {
+  Instruction in = op(code);
+  in.reg = reg;
+  return in;
+}
+inline Instruction sync(Opcode code, uint32_t zone) {
+  Instruction in = op(code);
+  in.zone = zone;
+  return in;
+}
+
+}  // namespace lockstep::arch::emitter
