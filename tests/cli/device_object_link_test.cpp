@@ -10,18 +10,11 @@
 #include "sim/device/application.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
+#include "support/elf_objects.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::testing {
 namespace {
-
-void put32(std::string& out, uint32_t v) {
-  for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>(v >> (8 * b)));
-}
-void put16(std::string& out, uint16_t v) {
-  out.push_back(static_cast<char>(v));
-  out.push_back(static_cast<char>(v >> 8));
-}
 
 // .text = { br $m10, a word relocated (type 4) to `target` }, defining `defined` at .text+0.
 std::string elf_object(const std::string& defined, const std::string& target, uint32_t type = 4) {
@@ -43,34 +36,11 @@ std::string elf_object(const std::string& defined, const std::string& target, ui
     symtab.push_back('\0');
     put16(symtab, section);
   }
-  const std::vector<std::string> bodies = {text, rela, symtab, strtab, shstrtab};
-  std::vector<uint32_t> offsets;
-  uint32_t at = 52;
-  for (const auto& b : bodies) {
-    offsets.push_back(at);
-    at += static_cast<uint32_t>((b.size() + 3) / 4 * 4);
-  }
-  std::string elf = std::string("\x7f" "ELF\x01\x01\x01", 7) + std::string(9, '\0');
-  put16(elf, 1);     // ET_REL
-  put16(elf, 0xf8);  // Colossus
-  put32(elf, 1);
-  put32(elf, 0);
-  put32(elf, 0);
-  put32(elf, at);  // e_shoff
-  put32(elf, 0);
-  for (uint16_t v : {52, 0, 0, 40, 6, 5}) put16(elf, v);
-  for (const auto& b : bodies) elf += b + std::string((4 - b.size() % 4) % 4, '\0');
-  // name, type, flags, addr, offset, size, link, info, align, entsize
-  const uint32_t headers[6][10] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-                                   {1, 1, 6, 0, offsets[0], 8, 0, 0, 4, 0},
-                                   {7, 4, 0, 0, offsets[1], 12, 3, 1, 4, 12},
-                                   {18, 2, 0, 0, offsets[2], 48, 4, 1, 4, 16},
-                                   {26, 3, 0, 0, offsets[3], static_cast<uint32_t>(strtab.size()), 0, 0, 1, 0},
-                                   {34, 3, 0, 0, offsets[4], 44, 0, 0, 1, 0}};
-  for (const auto& h : headers) {
-    for (uint32_t v : h) put32(elf, v);
-  }
-  return elf;
+  return elf_file({{1, 1, 6, 0, 0, 4, 0, text},
+                   {7, 4, 0, 3, 1, 4, 12, rela},
+                   {18, 2, 0, 4, 1, 4, 16, symtab},
+                   {26, 3, 0, 0, 0, 1, 0, strtab},
+                   {34, 3, 0, 0, 0, 1, 0, shstrtab}});
 }
 
 uint32_t word_at(const arch::TileImage& image, uint32_t address) {
