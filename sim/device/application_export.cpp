@@ -318,6 +318,25 @@ HostExchange host_exchange(const HostSession& session, uint32_t tiles) {
   return out;
 }
 
+bool has_bulk_patch(const std::vector<Step>& steps) {
+  for (const Step& step : steps) {
+    if (const auto* p = std::get_if<PatchStep>(&step.kind); p && p->method == PatchMethod::Bulk) return true;
+    if (const auto* r = std::get_if<RepeatStep>(&step.kind); r && has_bulk_patch(r->body)) return true;
+  }
+  return false;
+}
+
+bool has_bulk_patch(const std::vector<TileProgram>& tiles) {
+  return std::any_of(tiles.begin(), tiles.end(), [](const TileProgram& t) { return has_bulk_patch(t.steps); });
+}
+
+void patch_with_helper(std::vector<Step>& steps) {
+  for (Step& step : steps) {
+    if (auto* p = std::get_if<PatchStep>(&step.kind); p && p->method == PatchMethod::Bulk) p->method = PatchMethod::Helper;
+    if (auto* r = std::get_if<RepeatStep>(&step.kind)) patch_with_helper(r->body);
+  }
+}
+
 }  // namespace
 
 const char* dtype_name(ElementType element) {
@@ -340,6 +359,13 @@ Application export_application(const Package& package, const MachineDescription&
     ExportOptions rest = options;
     rest.profiling = ProfilingMode::None;
     return export_application(sampled, machine, rest);
+  }
+  if (has_bulk_patch(package.tiles)) {
+    // The six-worker patcher needs worker code; Lockstep's supervisor helper does the same
+    // stores from verified encodings (lockstep_patch_word per varying word).
+    Package helper = package;
+    for (TileProgram& t : helper.tiles) patch_with_helper(t.steps);
+    return export_application(helper, machine, options);
   }
   if (options.host_calls && package.host.calls.empty()) {
     if (options.invocations > 1) {

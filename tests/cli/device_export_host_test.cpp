@@ -13,6 +13,7 @@
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
+#include "formats/package.hpp"
 #include "formats/token.hpp"
 #include "sim/device/application.hpp"
 #include "support/elf_objects.hpp"
@@ -376,6 +377,41 @@ TEST(DeviceExportObjects, AnObjectMissingASymbolOrDefiningOneTwiceIsRefused) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "error: " + dir + "/twice.o: symbol lockstep_kernel_checksum_2 is defined twice\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/a.ipuexe"));
+}
+
+}  // namespace
+}  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+// A bulk patch (the six-worker patcher, worker code only a vendor compiler makes) exports as
+// the supervisor helper's per-iteration stores: the same words and values, read back as a
+// helper patch, and the image round-trips.
+TEST(DeviceExportObjects, ABulkPatchExportsAsTheSupervisorHelper) {
+  const std::string dir = testing::temp_dir("device-export-bulk");
+  std::string yaml = testing::read_file(testing::source_path("tests/data/packages/long_rows.yaml"));
+  for (size_t at = yaml.find("0x4c"); at != std::string::npos; at = yaml.find("0x4c", at)) yaml.replace(at, 4, "0x54");
+  testing::write_file(dir + "/rows.yaml", yaml);  // the rows above the loader's slot
+  testing::write_file(dir + "/fill.o", testing::elf_object_defining({"lockstep_kernel_fill_1"}));
+  auto r = run_lockstep({"device", "export", dir + "/rows.yaml", "--object", dir + "/fill.o", "-o", dir + "/rows.ipuexe"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(problems_of(dir + "/rows.ipuexe").size(), 1u);  // no profile.cycles only
+  r = run_lockstep({"device", "import", dir + "/rows.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/back.yaml"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const arch::Package original = arch::read_package(dir + "/rows.yaml"), back = arch::read_package(dir + "/back.yaml");
+  const auto patch_of = [](const arch::Package& p) {
+    const auto& repeat = std::get<arch::RepeatStep>(p.tiles.front().steps.front().kind);
+    return std::get<arch::PatchStep>(repeat.body.front().kind);
+  };
+  EXPECT_EQ(patch_of(original).method, arch::PatchMethod::Bulk);
+  EXPECT_EQ(patch_of(back).method, arch::PatchMethod::Helper);
+  EXPECT_EQ(patch_of(back).entries, patch_of(original).entries);
+  ASSERT_EQ(run_lockstep({"device", "export", dir + "/back.yaml", "--object", dir + "/fill.o", "-o", dir + "/again.ipuexe"})
+                .exit_code,
+            0);
+  EXPECT_TRUE(testing::read_file(dir + "/rows.ipuexe") == testing::read_file(dir + "/again.ipuexe"));
+  EXPECT_EQ(run_lockstep({"run", dir + "/back.yaml"}).exit_code, 0);
 }
 
 }  // namespace
