@@ -261,6 +261,7 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     uint64_t seed = 1;
     bool no_sharing = false;
     bool no_proof = false;
+    uint64_t device_proof = 0;
     size_t jobs = 0;
     bool json = false;
     std::string selection;
@@ -292,7 +293,12 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
   // The old name, kept working; not listed in --help.
   auto* token_seed = add_seed_option(*cmd, "--token-seed", o->seed, "deprecated spelling of --seed")->group("");
   cmd->add_flag("--no-sharing", o->no_sharing, "store one row copy per phase (no cross-phase sharing)");
-  cmd->add_flag("--no-proof", o->no_proof, "leave out the payload checksums and expectations");
+  auto* no_proof = cmd->add_flag("--no-proof", o->no_proof, "leave out the payload checksums and expectations");
+  cmd->add_option("--device-proof", o->device_proof,
+                  "instead of the checksums and expectations, an output binding proof.sampled over about N\n"
+                  "destination words, which a device reads back (device export needs no checksum kernel)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30))
+      ->excludes(no_proof);
   add_jobs_option(*cmd, o->jobs, "threads to compile on (default, or 0: every core; same package at any count)");
   cmd->add_flag("--json", o->json, "print the compile report as one JSON object instead of the table");
   add_common_options(*cmd);
@@ -328,7 +334,8 @@ const CommandRegistration registration{"compile", [](CLI::App& app) {
     if (selection->count() > 0) chosen = apply_selection(o->selection, o->window, o->capture, machine, options);
     options.token_seed = o->seed;
     options.share_rows = !o->no_sharing;
-    options.with_proof = !o->no_proof;
+    options.with_proof = !o->no_proof && o->device_proof == 0;
+    options.sampled_proof_words = o->device_proof;
     options.on_progress = [&](const std::string& stage, uint64_t done, uint64_t total) {
       const char* unit = stage == "scheduling" ? " phases" : " phase iterations";
       progress.stage(total == 0 ? stage : stage + " " + std::to_string(done) + "/" + std::to_string(total) + unit);

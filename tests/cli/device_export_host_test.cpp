@@ -351,6 +351,13 @@ TEST(DeviceReplayImage, APhaseBecomesAnImageThatReadsBackSampledDestinationWords
   // The profile has the phase's exchange, measured from the samples.
   r = run_lockstep({"profile", "summary", dir + "/sim/profile.lsprof"});
   EXPECT_NE(r.out.find("exchange"), std::string::npos) << r.out;
+  // A whole compiled package the same way: `compile --device-proof N` exports with no
+  // checksum kernel to call.
+  ASSERT_EQ(run_lockstep({"compile", dir + "/synth.yaml", "--device-proof", "1000", "-o", dir + "/all.capnp"}).exit_code, 0);
+  r = run_lockstep({"device", "export", dir + "/all.capnp", "-o", dir + "/all.ipuexe"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_lockstep({"device", "inspect", dir + "/all.ipuexe"});
+  EXPECT_NE(r.out.find("output proof.sampled: u8 ["), std::string::npos) << r.out;
 }
 
 }  // namespace
