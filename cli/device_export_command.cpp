@@ -34,10 +34,11 @@ int export_image(const ExportArgs& args) {
   options.profiling = args.profiling == "full"      ? arch::ProfilingMode::Full
                       : args.profiling == "overall" ? arch::ProfilingMode::Overall
                                                     : arch::ProfilingMode::None;
-  const size_t tiles = write_device_image(args.package, args.output, options);
-  std::cout << args.output << ": " << tiles << " tiles\n";
+  const arch::Package package = read_package_input(args.package);
+  const arch::Application app = write_device_image(package, args.package, args.output, options);
+  std::cout << args.output << ": " << app.tiles.size() << " tiles\n";
   if (!args.host_inputs.empty()) {
-    for (const std::string& file : write_host_inputs(args.package, args.output, args.host_inputs)) {
+    for (const std::string& file : write_host_inputs(package, app, args.host_inputs)) {
       std::cout << file << ": the call's input file\n";
     }
   }

@@ -11,23 +11,20 @@
 
 namespace lockstep::cli {
 
-size_t write_device_image(const std::string& package_path, const std::string& image_path,
-                          arch::ExportOptions options) {
-  const arch::Package package = read_package_input(package_path);
+arch::Application write_device_image(const arch::Package& package, const std::string& package_path,
+                                     const std::string& image_path, arch::ExportOptions options) {
   const arch::MachineDescription machine = arch::load_machine(package.machine_name);
   arch::validate_package(package, machine, package_path);
   // The version without the commit: an image's bytes depend on the package and the
   // lowering, not on which build of the same version wrote it.
   options.compiler_version = "lockstep " LOCKSTEP_VERSION;
-  const arch::Application app = arch::export_application(package, machine, options);
+  arch::Application app = arch::export_application(package, machine, options);
   arch::write_application(app, image_path);
-  return app.tiles.size();
+  return app;
 }
 
-std::vector<std::string> write_host_inputs(const std::string& package_path, const std::string& image_path,
+std::vector<std::string> write_host_inputs(const arch::Package& package, const arch::Application& app,
                                            const std::string& dir) {
-  const arch::Package package = read_package_input(package_path);
-  const arch::Application app = arch::read_application(image_path);
   std::filesystem::create_directories(dir);
   std::vector<std::string> written;
   for (const arch::HostCall& call : app.host_exchange.calls) {

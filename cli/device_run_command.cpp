@@ -98,9 +98,9 @@ int run(const RunArgs& args) {
   options.profiling = args.profiling == "full"      ? arch::ProfilingMode::Full
                       : args.profiling == "overall" ? arch::ProfilingMode::Overall
                                                     : arch::ProfilingMode::None;
-  write_device_image(args.package, image, options);
+  const arch::Application app = write_device_image(package, args.package, image, options);
   const std::string host_inputs = images.path() + "/host-inputs";
-  write_host_inputs(args.package, image, host_inputs);
+  write_host_inputs(package, app, host_inputs);
   arch::StagedDirectory staged(args.output_dir, "-o");
   const std::string package_path = fs::absolute(args.package).string();
   const std::string result_dir = fs::absolute(staged.path()).string();

@@ -17,11 +17,8 @@
 #include "replay/point.hpp"
 #include "replay/replay_args.hpp"
 #include "replay/sampling.hpp"
-#include "cli/version.hpp"
-#include "formats/package.hpp"
+#include "cli/device_image.hpp"
 #include "io/atomic_file.hpp"
-#include "sim/device/application.hpp"
-#include "sim/device/application_export.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -57,15 +54,12 @@ int write_device_replay(const ReplayArgs& args, const arch::Capture& capture, co
   arch::refuse_overwriting_input(args.device_image, {args.capture});
   const uint64_t words = args.samples > 0 ? args.samples : kDeviceProofWords;
   const arch::Package package = replay::device_replay_package(capture, machine, spec, args.seed, words);
-  arch::validate_package(package, machine, args.device_image);
   arch::ExportOptions options;
-  options.compiler_version = "lockstep " LOCKSTEP_VERSION;
   options.object_path = args.object;
   options.profiling = args.profiling == "full"      ? arch::ProfilingMode::Full
                       : args.profiling == "overall" ? arch::ProfilingMode::Overall
                                                     : arch::ProfilingMode::None;
-  const arch::Application app = arch::export_application(package, machine, options);
-  arch::write_application(app, args.device_image);
+  const arch::Application app = write_device_image(package, args.device_image, args.device_image, options);
   uint64_t sampled = 0;
   for (const arch::Binding& b : package.bindings) {
     for (const arch::Slice& s : b.slices) sampled += b.name == "proof.sampled" ? s.bytes / 4 : 0;

@@ -337,51 +337,8 @@ void patch_with_helper(std::vector<Step>& steps) {
   }
 }
 
-}  // namespace
-
-const char* dtype_name(ElementType element) {
-  switch (element) {
-    case ElementType::Float16:
-      return "f16";
-    case ElementType::Float32:
-      return "f32";
-    case ElementType::Bytes:
-      break;
-  }
-  return "u8";
-}
-
-Application export_application(const Package& package, const MachineDescription& machine,
-                               const ExportOptions& options) {
-  if (options.profiling != ProfilingMode::None) {
-    const Package sampled = with_profiling(package, machine, options.profiling);
-    validate_package(sampled, machine, "export (with cycle samples)");
-    ExportOptions rest = options;
-    rest.profiling = ProfilingMode::None;
-    return export_application(sampled, machine, rest);
-  }
-  if (has_bulk_patch(package.tiles)) {
-    // The six-worker patcher needs worker code; Lockstep's supervisor helper does the same
-    // stores from verified encodings (lockstep_patch_word per varying word).
-    Package helper = package;
-    for (TileProgram& t : helper.tiles) patch_with_helper(t.steps);
-    return export_application(helper, machine, options);
-  }
-  if (options.host_calls && package.host.calls.empty()) {
-    if (options.invocations > 1) {
-      throw InputError("export: --invocations " + std::to_string(options.invocations) +
-                       ": a host call runs the program's host phases once; --host-io none loops in code without them");
-    }
-    const Package planned = with_stack_host_calls(package, machine);
-    validate_package(planned, machine, "export (with the stack's host calls)");
-    ExportOptions rest = options;
-    rest.host_calls = false;
-    return export_application(planned, machine, rest);
-  }
-  if (!package.host.calls.empty() && options.invocations > 1) {
-    throw InputError("export: --invocations " + std::to_string(options.invocations) +
-                     ": the package has host phases, and a host call runs its program's phases once");
-  }
+// Lowers every tile and assembles the image of a package ready for the device.
+Application assemble(const Package& package, const MachineDescription& machine, const ExportOptions& options) {
   const Topology topology(machine);
   std::map<uint32_t, const TileProgram*> programs;
   for (const TileProgram& p : package.tiles) programs[p.tile] = &p;
@@ -427,6 +384,46 @@ Application export_application(const Package& package, const MachineDescription&
   add_debug(tiles, package, app);
   validate_application(app, "export");
   return app;
+}
+
+}  // namespace
+
+const char* dtype_name(ElementType element) {
+  switch (element) {
+    case ElementType::Float16:
+      return "f16";
+    case ElementType::Float32:
+      return "f32";
+    case ElementType::Bytes:
+      break;
+  }
+  return "u8";
+}
+
+Application export_application(const Package& package, const MachineDescription& machine,
+                               const ExportOptions& options) {
+  const bool plan_host_calls = options.host_calls && package.host.calls.empty();
+  if (options.invocations > 1 && plan_host_calls) {
+    throw InputError("export: --invocations " + std::to_string(options.invocations) +
+                     ": a host call runs the program's host phases once; --host-io none loops in code without them");
+  }
+  if (options.invocations > 1 && !package.host.calls.empty()) {
+    throw InputError("export: --invocations " + std::to_string(options.invocations) +
+                     ": the package has host phases, and a host call runs its program's phases once");
+  }
+  if (options.profiling == ProfilingMode::None && !plan_host_calls && !has_bulk_patch(package.tiles)) {
+    return assemble(package, machine, options);
+  }
+  // What a device needs added, on one copy: the cycle samples (they fall inside the host
+  // phases planned after them), bulk patches as the supervisor helper (the six-worker patcher
+  // needs worker code; lockstep_patch_word makes the same stores from verified encodings), and
+  // the stack's host calls.
+  Package device = package;
+  add_profiling(device, machine, options.profiling);
+  for (TileProgram& t : device.tiles) patch_with_helper(t.steps);
+  if (plan_host_calls) add_stack_host_calls(device, machine);
+  validate_package(device, machine, "export (as prepared for the device)");
+  return assemble(device, machine, options);
 }
 
 }  // namespace lockstep::arch

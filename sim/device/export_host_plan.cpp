@@ -65,7 +65,7 @@ CallSide side_of(const Package& package, BindingKind kind) {
 
 class HostPlan {
  public:
-  HostPlan(const Package& package, const MachineDescription& machine) : package_(package) {
+  HostPlan(Package& package, const MachineDescription& machine) : package_(package) {
     const Topology topology(machine);
     std::vector<std::pair<uint32_t, uint32_t>> tiles;  // (physical, logical)
     for (const Binding& b : package.bindings) {
@@ -80,8 +80,8 @@ class HostPlan {
     arena_bytes_ = kSlotBytes * static_cast<uint32_t>(1 + std::max<size_t>(1, tiles.size()));
   }
 
-  Package build() {
-    Package out = package_;
+  void build() {
+    Package& out = package_;
     const CallSide weights = side_of(package_, BindingKind::Weight);
     const CallSide inputs = side_of(package_, BindingKind::Input);
     const CallSide outputs = side_of(package_, BindingKind::Output);
@@ -116,7 +116,6 @@ class HostPlan {
       steps.insert(steps.end(), after[t.tile].begin(), after[t.tile].end());
       t.steps = std::move(steps);
     }
-    return out;
   }
 
  private:
@@ -161,7 +160,7 @@ class HostPlan {
     for (const TileProgram& t : package_.tiles) steps[t.tile].push_back(Step{HostStep{}});
   }
 
-  const Package& package_;
+  Package& package_;
   std::vector<uint32_t> order_;         // participating logical tiles by ascending physical id
   std::map<uint32_t, uint32_t> slot_;   // logical tile -> its slot's host address
   uint32_t arena_bytes_ = 0;
@@ -169,8 +168,8 @@ class HostPlan {
 
 }  // namespace
 
-Package with_stack_host_calls(const Package& package, const MachineDescription& machine) {
-  return HostPlan(package, machine).build();
+void add_stack_host_calls(Package& package, const MachineDescription& machine) {
+  HostPlan(package, machine).build();
 }
 
 }  // namespace lockstep::arch

@@ -9,9 +9,9 @@
 
 namespace lockstep::arch {
 
-// The package with host steps (initialize phases, then run's input phases, first; run's
-// output phases last) and the session that drives them. Throws InputError naming the binding,
+// Adds host steps (initialize phases, then run's input phases, first; run's output phases
+// last) and the session that drives them to the package. Throws InputError naming the binding,
 // tile and address when a slice is not whole 4-byte words (host packets move words).
-Package with_stack_host_calls(const Package& package, const MachineDescription& machine);
+void add_stack_host_calls(Package& package, const MachineDescription& machine);
 
 }  // namespace lockstep::arch

@@ -114,8 +114,9 @@ ProfileStep plan_step(const Step& step, uint32_t index, const Package& package) 
 
 }  // namespace
 
-Package with_profiling(const Package& package, const MachineDescription& machine, ProfilingMode mode) {
-  if (mode == ProfilingMode::None) return package;
+void add_profiling(Package& out, const MachineDescription& machine, ProfilingMode mode) {
+  if (mode == ProfilingMode::None) return;
+  const Package& package = out;
   if (!package.host.calls.empty()) {
     throw InputError("export --profiling: the package already has host phases; it is exported with the samples it has");
   }
@@ -124,7 +125,6 @@ Package with_profiling(const Package& package, const MachineDescription& machine
       throw InputError("export --profiling: the package already has a binding '" + b.name + "'");
     }
   }
-  Package out = package;
   const Topology topology(machine);
   size_t most_steps = 0;
   for (const TileProgram& t : out.tiles) most_steps = std::max(most_steps, t.steps.size());
@@ -159,7 +159,6 @@ Package with_profiling(const Package& package, const MachineDescription& machine
   out.bindings.push_back(std::move(start));
   if (mode == ProfilingMode::Full) out.bindings.push_back(std::move(cycles));
   out.bindings.push_back(std::move(end));
-  return out;
 }
 
 std::vector<PlanStep> profiled_plan(const TileProgram& program, const Package& package) {

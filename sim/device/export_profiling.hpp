@@ -21,10 +21,10 @@ inline constexpr const char* kSampleSymbol = "ipu_stack_static_sample_cycle";
 inline constexpr uint32_t kStartCycleAddress = 0x58004;
 inline constexpr uint32_t kEndCycleAddress = 0x58008;
 
-// The package with its samples, their binding(s) and the SRAM they use (zero segments). Throws
-// InputError naming the tile and range when that SRAM is taken, or when the package already
-// has host phases or profile bindings.
-Package with_profiling(const Package& package, const MachineDescription& machine, ProfilingMode mode);
+// Adds the samples, their binding(s) and the SRAM they use (zero segments) to the package.
+// Throws InputError naming the tile and range when that SRAM is taken, or when the package
+// already has host phases or profile bindings.
+void add_profiling(Package& package, const MachineDescription& machine, ProfilingMode mode);
 
 // A tile's profile plan under full profiling: its top-level steps between the buffer samples
 // of `profile.cycles` (section 15.4's kinds; a Repeat's metadata lists the exchanges inside it,
