@@ -67,7 +67,7 @@ int disasm_code(const arch::Package& package, const std::string& file, uint32_t 
   arch::TileCode code;
   try {
     code = arch::lower_tile_code(*program, machine,
-                                 arch::LoweringOptions{invocations, arch::host_phase_readers(package.tiles, machine)});
+                                 arch::package_lowering(package, machine, invocations));
   } catch (const InputError& e) {
     throw InputError(file + ": " + e.what());
   }

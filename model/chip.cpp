@@ -49,7 +49,7 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   };
   // Every tile's steps lowered to the code it executes; tiles are independent.
   std::vector<arch::TileCode> code(package.tiles.size());
-  arch::LoweringOptions lowering{invocations, arch::host_phase_readers(package.tiles, machine)};
+  const arch::LoweringOptions lowering = arch::package_lowering(package, machine, invocations);
   tbb::parallel_for(size_t{0}, package.tiles.size(), [&](size_t i) {
     code[i] = arch::lower_tile_code(package.tiles[i], machine, lowering);
   });

@@ -5,6 +5,7 @@
 #include "arch/kernel_signatures.hpp"
 #include "arch/stack_kernels.hpp"
 #include "io/hex.hpp"
+#include "supervisor/supervisor_code.hpp"
 
 // GCC 12 reports the Step variants built below as "maybe uninitialized" (a known false
 // positive of std::variant moves at -O2); every one is built whole.
@@ -161,11 +162,27 @@ bool CodeReader::at_iteration_end() const {
   return in && in->op == Opcode::Ld32 && in->dest == kM0 && in->base == kStack;
 }
 
+// `setzi $m0, 1; setzi $m1, 0x58000; st32 $m0, $m1, $m15, 0` (the halt must follow: read_program).
+bool CodeReader::at_completion() const {
+  const auto value = at(), word = at(1), store = at(2);
+  return value && word && store && value->op == Opcode::SetZi && value->reg == kM0 && value->immediate == 1 &&
+         word->op == Opcode::SetZi && word->reg == kM1 && static_cast<uint32_t>(word->immediate) == kCompletionWord &&
+         store->op == Opcode::St32 && store->source == kM0 && store->base == kM1 && store->index == kZero &&
+         store->offset == 0;
+}
+
 std::vector<Step> CodeReader::read_steps(const RepeatStep* repeat) {
   std::vector<Step> steps;
   while (true) {
     const auto in = at();
     if (!in) fail("not an instruction");
+    if (!repeat && at_completion()) {
+      pc_ += 3;
+      completion_ = true;
+      take_br(kZero);  // nothing follows the completion store but the halt
+      --pc_;
+      return steps;
+    }
     if (in->op == Opcode::Br && in->reg == kZero && !repeat) return steps;
     if (repeat && at_iteration_end()) return steps;
     if (in->op == Opcode::Sync) {

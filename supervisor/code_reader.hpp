@@ -31,6 +31,8 @@ class CodeReader {
 
   // The steps from `program` to the final `br $m15`, which must be the last code word.
   std::vector<Step> read_program(uint32_t program);
+  // Whether the program read ends by setting the completion word (LoweringOptions).
+  bool completion() const { return completion_; }
 
  protected:
   // The primitives both readers (this one and sim/device/stack_code_reader.hpp) build on.
@@ -56,6 +58,7 @@ class CodeReader {
  private:
   std::vector<Step> read_steps(const RepeatStep* repeat);
   bool at_iteration_end() const;
+  bool at_completion() const;
   Step read_exchange();
   Step read_host();  // supervisor/code_reader_host.cpp
   Step read_repeat();
@@ -68,6 +71,7 @@ class CodeReader {
   uint32_t base_;
   std::map<uint32_t, std::string> symbols_;
   std::function<uint32_t(uint32_t)> memory_;
+  bool completion_ = false;
 };
 
 }  // namespace lockstep::arch

@@ -150,14 +150,47 @@ std::vector<std::vector<uint32_t>> host_phase_readers(const std::vector<TileProg
   return readers;
 }
 
+LoweringOptions package_lowering(const Package& package, const MachineDescription& machine, uint32_t invocations) {
+  LoweringOptions options;
+  options.invocations = invocations;
+  options.host_readers = host_phase_readers(package.tiles, machine);
+  options.completion_word = !package.host.calls.empty();
+  if (!options.completion_word) return options;
+  // The store lands after everything else, over loaded data as the stack's runtime block does;
+  // a step or another binding that uses the word would see it change.
+  const auto taken = [&](uint32_t tile, const std::string& by) {
+    throw InputError("tile " + std::to_string(tile) + ": the completion word " + hex(kCompletionWord) +
+                     " (IPU21-DEVICE.md 9.2), which a program with host calls sets at its end, is taken by " + by);
+  };
+  for (const TileProgram& program : package.tiles) {
+    std::vector<Range> used;
+    used_by_steps(program.steps, used);
+    for (const Range& r : used) {
+      if (r.first < kCompletionWord + 4 && r.second > kCompletionWord) {
+        taken(program.tile, "a step's operand or pointer at " + hex(static_cast<uint32_t>(r.first)) + "+" +
+                                std::to_string(r.second - r.first));
+      }
+    }
+  }
+  for (const Binding& b : package.bindings) {
+    if (b.name == "completion") continue;
+    for (const Slice& s : b.slices) {
+      if (s.address < kCompletionWord + 4 && uint64_t{s.address} + s.bytes > kCompletionWord) taken(s.tile, "binding '" + b.name + "'");
+    }
+  }
+  return options;
+}
+
 TileCode lower_tile_code(const TileProgram& program, const MachineDescription& machine,
                          const LoweringOptions& options) {
   const uint32_t physical = Topology(machine).physical(program.tile);
+  std::vector<Range> keep_free;
+  if (options.completion_word) keep_free.emplace_back(kCompletionWord, kCompletionWord + 4);
   // Sizes do not depend on addresses (every tile address fits one setzi), so a first pass at
   // the bottom of SRAM measures the area and a second writes it where it goes.
   SupervisorEmitter measure(program, machine, options, physical, machine.sram_base);
   TileCode sized = measure.run();
-  const uint32_t base = place_in_free_sram(program, machine, static_cast<uint32_t>(sized.words.size() * 4), {});
+  const uint32_t base = place_in_free_sram(program, machine, static_cast<uint32_t>(sized.words.size() * 4), keep_free);
   SupervisorEmitter final_pass(program, machine, options, physical, base);
   TileCode code = final_pass.run();
   if (code.words.size() != sized.words.size()) {

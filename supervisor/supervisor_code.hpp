@@ -71,7 +71,18 @@ struct LoweringOptions {
   // tile sends the host the request of those whose requester it is (section 14), so its
   // code depends on theirs; host_phase_readers() gives this from the package.
   std::vector<std::vector<uint32_t>> host_readers;
+  // The program ends by storing 1 at kCompletionWord before its halt, as the stack runtime's
+  // ipu_stack_static_complete does (IPU21-DEVICE.md 9.2): an image the host drives through
+  // calls has a `completion` binding there (17.3, 17.4).
+  bool completion_word = false;
 };
+
+// The runtime's completion word (IPU21-DEVICE.md section 1: "runtime writes 1 at the end").
+inline constexpr uint32_t kCompletionWord = 0x58000;
+
+// How a package's tiles lower: host_readers from its host steps, the completion word when
+// it has host calls (the host drives it), `invocations` as given.
+LoweringOptions package_lowering(const Package& package, const MachineDescription& machine, uint32_t invocations = 1);
 
 // LoweringOptions::host_readers of a package's tiles (empty without host steps).
 std::vector<std::vector<uint32_t>> host_phase_readers(const std::vector<TileProgram>& tiles,

@@ -209,6 +209,11 @@ void SupervisorEmitter::program_body() {
     bind(done);
     site(SiteRole::InvocationEnd, nullptr);
   }
+  if (options_.completion_word) {  // ipu_stack_static_complete's store, from verified encodings
+    emit(setzi(kM0, 1));
+    emit(setzi(kM1, kCompletionWord));
+    emit(st32(kM0, kM1));
+  }
   site(SiteRole::Halt, nullptr);
   emit(br(kZero));  // a branch to address 0 halts (section 6)
 }

@@ -198,7 +198,7 @@ std::vector<Step> barrier_skeleton(const std::vector<Step>& steps) {
 void add_bindings(const Package& package, const Topology& topology, Application& app) {
   for (const Binding& b : package.bindings) {
     // The runtime's cycle words are u32 (section 17.3); a package only knows their bytes.
-    const bool cycle_words = b.name.rfind("profile.", 0) == 0 && b.element == ElementType::Bytes;
+    const bool cycle_words = (b.name.rfind("profile.", 0) == 0 || is_completion_binding(b)) && b.element == ElementType::Bytes;
     AppBinding out{b.name, cycle_words ? "u32" : dtype_name(b.element), b.shape, {}};
     uint64_t offset = 0;
     for (const Slice& s : b.slices) {
@@ -342,9 +342,7 @@ Application assemble(const Package& package, const MachineDescription& machine, 
   const Topology topology(machine);
   std::map<uint32_t, const TileProgram*> programs;
   for (const TileProgram& p : package.tiles) programs[p.tile] = &p;
-  LoweringOptions lowering;
-  lowering.invocations = options.invocations;
-  lowering.host_readers = host_phase_readers(package.tiles, machine);
+  const LoweringOptions lowering = package_lowering(package, machine, options.invocations);
   std::vector<Lowered> tiles;
   // Tiles the package leaves out, and those outside its machine, run its barriers only.
   std::vector<TileProgram> idle;
@@ -378,6 +376,12 @@ Application assemble(const Package& package, const MachineDescription& machine, 
     app.tiles.push_back(tile_image(t, it == programs.end() ? empty : *it->second));
   }
   add_bindings(package, topology, app);
+  const bool has_completion = std::any_of(package.bindings.begin(), package.bindings.end(), is_completion_binding);
+  if (lowering.completion_word && !has_completion) {
+    // Listed last and moved by no call: the stack appends it after planning its host
+    // protocol (IPU21-DEVICE.md 12.4, 17.3); "tile 0" read as logical tile 0 [inferred].
+    app.outputs.push_back({"completion", "u32", {1}, {{topology.physical(0), kCompletionWord, 0, 4}}});
+  }
   app.host_exchange = host_exchange(package.host, static_cast<uint32_t>(app.tiles.size()));
   app.entry_points.push_back({"run", 0, 0});
   add_plans(tiles, package, app);

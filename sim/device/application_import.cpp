@@ -122,7 +122,8 @@ std::vector<uint32_t> area_words(const TileImageMemory& memory, uint32_t base, u
   return words;
 }
 
-TileProgram read_tile(const TileContext& t, std::map<uint32_t, Phase>& phases, const std::vector<PlanStep>* plan) {
+TileProgram read_tile(const TileContext& t, std::map<uint32_t, Phase>& phases, const std::vector<PlanStep>* plan,
+                      bool& completion) {
   const TileImageMemory memory(*t.image);
   const uint32_t base = t.code->address;
   TileProgram program;
@@ -145,6 +146,7 @@ TileProgram read_tile(const TileContext& t, std::map<uint32_t, Phase>& phases, c
                     [&](uint32_t a) { return memory.word(a); });
   try {
     program.steps = reader.read_program(program_address);
+    completion = completion || reader.completion();
   } catch (const CodeReadError& e) {
     not_code(t, e.address, e.word, e.what);
   }
@@ -246,16 +248,18 @@ Package import_application(const Application& app, const MachineDescription& mac
     if (r.name == kBarrierOnlyRegionName) barrier_only.insert(r.physical_tile);
   }
   std::vector<TileContext> contexts;
+  bool completion = false;  // the programs end by setting the completion word
   for (const TileImage& image : app.tiles) {
     if (barrier_only.count(image.physical_tile)) continue;
     contexts.push_back(tile_context(app, image, topology, file_name));
     const auto plan = plans.find(image.physical_tile);
-    tiles.push_back(read_tile(contexts.back(), phases, plan == plans.end() ? nullptr : plan->second));
+    tiles.push_back(read_tile(contexts.back(), phases, plan == plans.end() ? nullptr : plan->second, completion));
   }
   // A tile's host requests depend on the other tiles' reads, so all are read before any is
   // lowered again.
   LoweringOptions lowering;
   lowering.host_readers = host_phase_readers(tiles, machine);
+  lowering.completion_word = completion;
   std::vector<TileProgram> kept;
   for (size_t i = 0; i < tiles.size(); ++i) {
     verify_tile(contexts[i], tiles[i], machine, lowering);
@@ -263,7 +267,13 @@ Package import_application(const Application& app, const MachineDescription& mac
     kept.push_back(std::move(tiles[i]));
   }
   tiles = std::move(kept);
-  return assemble_imported_package(std::move(tiles), phases, app, machine, file_name);
+  Package package = assemble_imported_package(std::move(tiles), phases, app, machine, file_name);
+  // The word the programs set is the export's own binding, made again on export.
+  if (completion) {
+    std::erase_if(package.bindings, [](const Binding& b) { return is_completion_binding(b); });
+    for (HostCallSpec& call : package.host.calls) std::erase(call.output_bindings, std::string("completion"));
+  }
+  return package;
 }
 
 Package assemble_imported_package(std::vector<TileProgram> tiles, const std::map<uint32_t, Phase>& phases,

@@ -137,6 +137,47 @@ TEST_F(DeviceExportHost, EachTileRunsTheHostProgramOfItsPart) {
   EXPECT_EQ(bitmap[1], bit < 24 ? 0u : 1u << (bit - 24));
 }
 
+// The host drives the image through calls, so every tile ends as the stack runtime's completion
+// helper does (1 stored at 0x58000, then the branch to 0), and the image lists the `completion`
+// output last, on logical tile 0, in no call (IPU21-DEVICE.md 9.2, 12.4, 17.3).
+TEST_F(DeviceExportHost, EveryTileSetsTheCompletionWordThatTheLastOutputReads) {
+  const arch::Application app = arch::read_application(image_);
+  const arch::Topology topology(arch::load_machine("ipu21-c600-t16"));
+  ASSERT_FALSE(app.outputs.empty());
+  const arch::AppBinding& completion = app.outputs.back();
+  EXPECT_EQ(completion.name, "completion");
+  EXPECT_EQ(completion.dtype, "u32");
+  ASSERT_EQ(completion.slices.size(), 1u);
+  EXPECT_EQ(completion.slices[0].tile, topology.physical(0));
+  EXPECT_EQ(completion.slices[0].tile_address, 0x58000u);
+  EXPECT_EQ(completion.slices[0].size, 4u);
+  for (const arch::HostCall& call : app.host_exchange.calls) {
+    uint64_t moved = 0;
+    for (const auto& s : call.outputs) moved = std::max(moved, s.file_offset + s.size);
+    EXPECT_EQ(moved, 76u) << call.name;  // y only
+  }
+  // setzi $m0, 1; setzi $m1, 0x58000; st32 $m0, $m1, $m15, 0; br $m15
+  arch::Instruction value, word, store, halt;
+  value.op = word.op = arch::Opcode::SetZi;
+  value.reg = 0;
+  value.immediate = 1;
+  word.reg = 1;
+  word.immediate = 0x58000;
+  store.op = arch::Opcode::St32;
+  store.source = 0;
+  store.base = 1;
+  store.index = 15;
+  halt.op = arch::Opcode::Br;
+  halt.reg = 15;
+  std::vector<uint32_t> ending;
+  for (const arch::Instruction& in : {value, word, store, halt}) arch::encode_into(in, ending);
+  for (const arch::TileImage& t : app.tiles) {
+    const std::vector<uint32_t> words = program_words(app, t.physical_tile);
+    ASSERT_GE(words.size(), ending.size());
+    EXPECT_TRUE(std::equal(ending.begin(), ending.end(), words.end() - 4)) << "physical tile " << t.physical_tile;
+  }
+}
+
 TEST_F(DeviceExportHost, ExportImportExportGivesTheSameBytes) {
   const std::string imported = dir_ + "/back.yaml", again = dir_ + "/again.ipuexe";
   auto r = run_lockstep({"device", "import", image_, "--machine", "ipu21-c600-t16", "-o", imported});
@@ -203,7 +244,9 @@ TEST(DeviceExportProfiling, FullSamplesMatchThePlansAndRoundTrip) {
   }
   ASSERT_NE(cycles, nullptr);
   EXPECT_EQ(names.front(), "profile.start-cycle");
-  EXPECT_EQ(names.back(), "profile.end-cycle");
+  ASSERT_GE(names.size(), 2u);
+  EXPECT_EQ(names[names.size() - 2], "profile.end-cycle");
+  EXPECT_EQ(names.back(), "completion");  // after the profile, in no call (17.3)
   EXPECT_EQ(cycles->dtype, "u32");
   ASSERT_EQ(cycles->slices.size(), 2u);
   size_t repeats_with_exchanges = 0;

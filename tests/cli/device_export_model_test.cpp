@@ -46,6 +46,7 @@ TEST(DeviceExportModel, VitTinyRunsThroughItsHostCallsToThePackagesOutput) {
                     "-o", dir + "/image"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const arch::AppBinding& b : app.outputs) {
+    if (b.name == "completion") continue;  // the runtime's word, moved by no call (17.3)
     EXPECT_EQ(read_file(dir + "/image/outputs/" + b.name + ".bin"), read_file(dir + "/package/" + b.name + ".bin")) << b.name;
   }
   // The image's cycles: the package's, the host share (phases, staged copies, the programs'

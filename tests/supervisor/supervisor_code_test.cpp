@@ -5,6 +5,7 @@
 #include <span>
 
 #include "io/errors.hpp"
+#include "io/hex.hpp"
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
 #include "supervisor/supervisor_code.hpp"
@@ -159,6 +160,39 @@ TEST(SupervisorCode, NoRoomIsAClearError) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("tile 0: no room for"), std::string::npos) << e.what();
   }
+}
+
+// A program the host drives ends as ipu_stack_static_complete does (IPU21-DEVICE.md 9.2): 1
+// stored at 0x58000, then the halt; the code area keeps clear of the word, and a package that
+// uses it is told so.
+TEST(SupervisorCode, TheCompletionWordIsSetLastAndKeptFree) {
+  LoweringOptions options;
+  options.completion_word = true;
+  TileProgram p = program_with({Step{SyncStep{3}}});
+  p.table = {0x57f00, 0x200};  // the code would go at the table's top, over 0x58000
+  const TileCode code = lower_tile_code(p, machine(), options);
+  const std::vector<uint32_t> words = program_words(code);
+  ASSERT_GE(words.size(), 3u);
+  const std::span<const uint32_t> tail(words.end() - 3, words.end());
+  EXPECT_EQ(decode(tail, 0).instruction.op, Opcode::SetZi);
+  EXPECT_EQ(decode(tail, 0).instruction.immediate, 1);
+  EXPECT_EQ(decode(tail, 1).instruction.immediate, 0x58000);
+  EXPECT_EQ(decode(tail, 2).instruction.op, Opcode::St32);
+  EXPECT_TRUE(code.end() <= 0x58000u || code.base >= 0x58004u) << hex(code.base) << ".." << hex(code.end());
+  // A package with host calls sets the word; a step that uses it is refused.
+  Package package;
+  package.host.calls.push_back(HostCallSpec{"run", 0, 0, {}, {}, {}, {}, {}, {}});
+  package.tiles = {program_with({Step{PatchStep{PatchMethod::Helper, {{0x58000, {7}}}}}})};
+  try {
+    package_lowering(package, machine());
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "tile 0: the completion word 0x58000 (IPU21-DEVICE.md 9.2), which a program with host calls sets at its "
+              "end, is taken by a step's operand or pointer at 0x58000+4");
+  }
+  package.host.calls.clear();
+  EXPECT_FALSE(package_lowering(package, machine()).completion_word);
 }
 
 }  // namespace
