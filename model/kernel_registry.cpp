@@ -63,13 +63,6 @@ std::string check_counts(const arch::KernelStep& step, size_t operands, size_t s
   return "";
 }
 
-uint64_t row_kernel_cycles(uint64_t rows, uint64_t columns, uint64_t per_element, uint64_t per_row,
-                           const arch::MachineDescription& machine) {
-  constexpr uint64_t kLaunchCycles = 11;
-  return machine.supervisor_cycles_per_instruction * per_worker(rows, machine) * (per_element * columns + per_row) +
-         kLaunchCycles;
-}
-
 uint64_t per_worker(uint64_t items, const arch::MachineDescription& machine) {
   const uint64_t workers = std::max<uint32_t>(1, machine.workers);
   return (items + workers - 1) / workers;

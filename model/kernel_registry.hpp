@@ -48,10 +48,5 @@ struct KernelFamilyRegistration {
 std::string check_counts(const arch::KernelStep& step, size_t operands, size_t scalars);
 // Instructions per worker when `items` are split evenly over the machine's workers.
 uint64_t per_worker(uint64_t items, const arch::MachineDescription& machine);
-// A row kernel's cycles [decision, docs/kernels-elementwise.md]: rows split over the workers,
-// each row `per_element` worker instructions per column plus `per_row`, then the 11-cycle
-// launch of the public cost model (IPU21-KERNELS.md 11.1).
-uint64_t row_kernel_cycles(uint64_t rows, uint64_t columns, uint64_t per_element, uint64_t per_row,
-                           const arch::MachineDescription& machine);
 
 }  // namespace lockstep::model

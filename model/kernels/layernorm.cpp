@@ -1,17 +1,20 @@
 // layernorm: operands [out, in] (no affine) or [out, in, gamma, beta] (affine), all FP16;
 // out and in are [rows][columns], gamma and beta [columns]; scalars [rows, columns]. There is
 // no public kernel (IPU21-KERNELS.md section 0), so the order is Lockstep's definition
-// (docs/kernels-elementwise.md "layernorm"), per row of H = columns values x:
-//   mean = fl32(sum / H),   sum    = FP32 sum of x in column order
+// (docs/kernels-elementwise.md "layernorm"), which follows its work split: each row's H values
+// are cut into six slices of 4 x ceil(H / 24) values (one per worker, the last ones shorter or
+// empty), read as f16v4 and summed in f32v2 lanes, one lane for even and one for odd columns:
+//   partial = fl32(even lane + odd lane) per slice;  S(v) = partials summed in slice order
+//   mean = fl32(S(x) / H)
 //   d    = fl32(x - mean)
-//   var  = fl32(sumsq / H), sumsq  = FP32 sum of fl32(d * d) in column order
+//   var  = fl32(S(fl32(d * d)) / H)
 //   rstd = fl32(1 / sqrt(var + 1e-6))     (double, rounded once; epsilon as in SigLIP)
 //   y    = fl32(d * rstd);  affine: y = fl32(fl32(y * gamma) + beta)
 //   out  = fl16(y)
 // A NaN result is the positive 0x7e00. All inputs are read before any output is written, so
-// out may alias in. Cycles [decision]: rows split over the workers, 10 worker instructions per
-// element and 12 per row, plus the planner's 11-cycle launch (the same for both forms: the
-// cycle model sees only the scalars).
+// out may alias in. Cycles: the slowest worker's instructions (layernorm_schedule) x 6 plus a
+// launch per pass (docs/kernels-elementwise.md).
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -26,8 +29,30 @@ namespace {
 
 constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 constexpr double kEpsilon = 1e-6;
-constexpr uint64_t kInstructionsPerElement = 10;  // sum 2, variance 4, normalise 4
-constexpr uint64_t kInstructionsPerRow = 12;
+
+// The written schedule [decision] (docs/kernels-elementwise.md "layernorm"). Per row, three
+// launches of the six workers (the partials are combined between them); worker w takes the
+// w-th slice, so worker 0's (a full one) is the slowest. Instructions per f16v4 quad:
+//   sum        5: ld64, 2 f16v2 -> f32v2, 2 f32v2add
+//   squares    9: ld64, 2 convert, 2 f32v2sub, 2 f32v2mul, 2 f32v2add
+//   normalise  9: ld64, 2 convert, 2 f32v2sub, 2 f32v2mul, f32v4 -> f16v4, st64
+// and per row: sum 5 (set-up 3, lane add, store), squares 24 (set-up 3, six partials loaded
+// and added 11, the division 8, lane add, store), normalise 39 (set-up 3, partials 11, the
+// division 8, epsilon 1, square root 8, reciprocal 8). A division, square root or reciprocal
+// counts 8 slots: the facts give no latency (IPU21-KERNELS.md 11.1 gives none).
+constexpr uint64_t kQuadInstructions = 5 + 9 + 9;
+constexpr uint64_t kRowInstructions = 5 + 24 + 39;
+constexpr uint64_t kLaunchesPerRow = 3;
+constexpr uint64_t kLaunchCycles = 11;  // IPU21-KERNELS.md 11.1
+
+// Values per worker slice: whole f16v4 quads, six slices per row.
+uint64_t layernorm_slice(uint64_t columns) { return 4 * ((columns + 23) / 24); }
+
+uint64_t layernorm_cycles(uint64_t rows, uint64_t columns, const arch::MachineDescription& machine) {
+  const uint64_t quads = layernorm_slice(columns) / 4;
+  const uint64_t slowest_worker = kQuadInstructions * quads + kRowInstructions;
+  return rows * (machine.supervisor_cycles_per_instruction * slowest_worker + kLaunchesPerRow * kLaunchCycles);
+}
 
 std::string scalar_range(size_t i, const char* name, int64_t value) {
   if (value >= 1 && value <= kSramBytes) return "";
@@ -74,20 +99,27 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   }
 
   const auto h = static_cast<float>(columns);  // exact: columns < 2^24
-  std::vector<uint16_t> out(rows * columns);
-  std::vector<float> d(columns);
-  for (uint64_t r = 0; r < rows; ++r) {
-    const uint16_t* x = in.data() + r * columns;
+  const uint64_t slice = layernorm_slice(columns);
+  // S(v): per slice an even and an odd f32v2 lane in column order, then the slices in order.
+  const auto split_sum = [&](const float* v) {
     float sum = 0.0f;
-    for (uint64_t c = 0; c < columns; ++c) sum += arch::fp16_to_float(x[c]);
-    const float mean = sum / h;
-    float sum_sq = 0.0f;
-    for (uint64_t c = 0; c < columns; ++c) {
-      d[c] = arch::fp16_to_float(x[c]) - mean;
-      const float square = d[c] * d[c];
-      sum_sq += square;
+    for (uint64_t first = 0; first < columns; first += slice) {
+      float lanes[2] = {0.0f, 0.0f};
+      for (uint64_t c = first; c < std::min(columns, first + slice); ++c) lanes[c & 1] += v[c];
+      sum += lanes[0] + lanes[1];
     }
-    const float var = sum_sq / h;
+    return sum;
+  };
+  std::vector<uint16_t> out(rows * columns);
+  std::vector<float> x(columns), d(columns), squares(columns);
+  for (uint64_t r = 0; r < rows; ++r) {
+    for (uint64_t c = 0; c < columns; ++c) x[c] = arch::fp16_to_float(in[r * columns + c]);
+    const float mean = split_sum(x.data()) / h;
+    for (uint64_t c = 0; c < columns; ++c) {
+      d[c] = x[c] - mean;
+      squares[c] = d[c] * d[c];
+    }
+    const float var = split_sum(squares.data()) / h;
     const auto rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var) + kEpsilon));
     uint16_t* o = out.data() + r * columns;
     if (affine) {
@@ -106,7 +138,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
   const auto rows = static_cast<uint64_t>(scalars[0]);
   const auto columns = static_cast<uint64_t>(scalars[1]);
-  return row_kernel_cycles(rows, columns, kInstructionsPerElement, kInstructionsPerRow, machine);
+  return layernorm_cycles(rows, columns, machine);
 }
 
 const KernelRegistration registration{{"layernorm", check, execute, cycles}};

@@ -7,11 +7,13 @@
 //   sm = fl32(mx * s)
 //   z  = fl32(fl32(S * s) - sm)              (two FP32 roundings, no fused multiply-add)
 //   e  = fl16(exp(fl16(z)))                  (z to FP16 first; exp in double, rounded once)
-//   l  = sum of e in FP32, column order
+//   l  = sum of e in FP32 in the work split's order: six worker slices of 2 x ceil(C / 12)
+//        values, each an even and an odd f32v2 lane in column order, P_w = fl32(even + odd),
+//        the P_w added in worker order
 //   out = fl16(e / l)                        (double quotient, rounded once to FP16)
 // A NaN result is the positive 0x7e00. All inputs are read before any output is written, so
-// out may alias in. Cycles [decision]: rows split over the workers, 10 worker instructions per
-// element and 12 per row, plus the planner's 11-cycle launch.
+// out may alias in. Cycles: the slowest worker's instructions (below) x 6 plus a launch per
+// wave (docs/kernels-elementwise.md).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -29,9 +31,27 @@ namespace lockstep::model {
 namespace {
 
 constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
-// Per element: max 1, scale + shift + convert 3, exp 1, sum 2, normalise 3.
-constexpr uint64_t kInstructionsPerElement = 10;
-constexpr uint64_t kInstructionsPerRow = 12;
+// The written schedule [decision] (docs/kernels-elementwise.md "softmax"). Per row, three waves
+// of the six workers, worker w on the w-th slice of whole f32v2 pairs (worker 0's, a full
+// one, is the slowest), the partial maxima and sums combined between waves. Per pair:
+//   max        2: ld64, f32v2max
+//   exp        8: ld64, f32v2mul, f32v2sub, f32v2 -> f16v2, f16v2exp, f16v2 -> f32v2,
+//                 f32v2add, st32
+//   normalise  5: ld32, f16v2 -> f32v2, f32v2mul by 1/l, f32v2 -> f16v2, st32
+// and per row: max 4 (set-up 3, store), exp 17 (set-up 3, six maxima 11, sm 1, lane add,
+// store), normalise 22 (set-up 3, six sums 11, reciprocal 8).
+constexpr uint64_t kPairInstructions = 2 + 8 + 5;
+constexpr uint64_t kRowInstructions = 4 + 17 + 22;
+constexpr uint64_t kWavesPerRow = 3;
+constexpr uint64_t kLaunchCycles = 11;  // IPU21-KERNELS.md 11.1
+
+// Values per worker slice: whole f32v2 pairs, six slices per row.
+uint64_t softmax_slice(uint64_t columns) { return 2 * ((columns + 11) / 12); }
+
+uint64_t softmax_cycles(uint64_t rows, uint64_t columns, const arch::MachineDescription& machine) {
+  const uint64_t slowest_worker = kPairInstructions * (softmax_slice(columns) / 2) + kRowInstructions;
+  return rows * (machine.supervisor_cycles_per_instruction * slowest_worker + kWavesPerRow * kLaunchCycles);
+}
 
 // f32(fl16(exp(z))) for every FP16 code z: exp in double, rounded once to FP16, kept as the
 // (exact) float of that FP16 value, ready to sum. A NaN z gives a positive quiet NaN.
@@ -95,6 +115,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const auto& exp16 = exp_table();
 
   const auto s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+  const uint64_t slice = softmax_slice(columns);
   std::vector<uint16_t> out(rows * columns);
   std::vector<float> e(columns);
   for (uint64_t r = 0; r < rows; ++r) {
@@ -102,12 +123,16 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
     float mx = -65504.0f;
     for (uint64_t c = 0; c < columns; ++c) mx = row[c] > mx ? row[c] : mx;
     const float sm = mx * s;
-    float l = 0.0f;
     for (uint64_t c = 0; c < columns; ++c) {
       const float scaled = row[c] * s;
       const float z = scaled - sm;
       e[c] = exp16[arch::fp16_from_float(z)];
-      l += e[c];
+    }
+    float l = 0.0f;
+    for (uint64_t first = 0; first < columns; first += slice) {
+      float lanes[2] = {0.0f, 0.0f};
+      for (uint64_t c = first; c < std::min(columns, first + slice); ++c) lanes[c & 1] += e[c];
+      l += lanes[0] + lanes[1];
     }
     uint16_t* o = out.data() + r * columns;
     const double sum = l;
@@ -128,7 +153,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
   const auto rows = static_cast<uint64_t>(scalars[0]);
   const auto columns = static_cast<uint64_t>(scalars[1]);
-  return row_kernel_cycles(rows, columns, kInstructionsPerElement, kInstructionsPerRow, machine);
+  return softmax_cycles(rows, columns, machine);
 }
 
 const KernelRegistration registration{{"softmax", check, execute, cycles}};

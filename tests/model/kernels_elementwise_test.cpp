@@ -55,6 +55,26 @@ uint16_t reference_gelu(uint16_t h) {
   return r16(x * v16(t));               // 9
 }
 
+// A sum as the row kernels' work split makes it (docs/kernels-elementwise.md): six slices of
+// `slice` values, each summed as an even and an odd lane, the slices' sums added in order.
+float split_sum(const std::vector<float>& v, size_t slice) {
+  float total = 0.0f;
+  for (size_t worker = 0; worker < 6; ++worker) {
+    float even = 0.0f, odd = 0.0f;
+    for (size_t c = worker * slice; c < std::min(v.size(), (worker + 1) * slice); ++c) {
+      if (c % 2 == 0) {
+        even += v[c];
+      } else {
+        odd += v[c];
+      }
+    }
+    if (worker * slice < v.size()) total += even + odd;
+  }
+  return total;
+}
+float layernorm_sum(const std::vector<float>& v) { return split_sum(v, 4 * ((v.size() + 23) / 24)); }
+float softmax_sum(const std::vector<float>& v) { return split_sum(v, 2 * ((v.size() + 11) / 12)); }
+
 std::vector<uint16_t> reference_softmax(const std::vector<float>& scores, size_t rows,
                                         size_t columns, int64_t head_dim) {
   const auto s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
@@ -66,13 +86,14 @@ std::vector<uint16_t> reference_softmax(const std::vector<float>& scores, size_t
     }
     const float sm = mx * s;
     std::vector<uint16_t> e;
-    float l = 0.0f;
+    std::vector<float> values;
     for (size_t c = 0; c < columns; ++c) {
       const float scaled = scores[r * columns + c] * s;
       const float z = scaled - sm;
       e.push_back(r16(std::exp(v16(r16(z)))));
-      l += static_cast<float>(v16(e.back()));
+      values.push_back(static_cast<float>(v16(e.back())));
     }
+    const float l = softmax_sum(values);
     for (size_t c = 0; c < columns; ++c) out.push_back(r16(v16(e[c]) / static_cast<double>(l)));
   }
   return out;
@@ -83,19 +104,17 @@ std::vector<uint16_t> reference_layernorm(const std::vector<uint16_t>& x, size_t
                                           const std::vector<uint16_t>& beta = {}) {
   std::vector<uint16_t> out;
   for (size_t r = 0; r < rows; ++r) {
-    float sum = 0.0f;
-    for (size_t c = 0; c < columns; ++c) sum += static_cast<float>(v16(x[r * columns + c]));
-    const float mean = sum / static_cast<float>(columns);
-    float sum_sq = 0.0f;
-    for (size_t c = 0; c < columns; ++c) {
-      const float d = static_cast<float>(v16(x[r * columns + c])) - mean;
-      const float square = d * d;
-      sum_sq += square;
+    std::vector<float> values, squares;
+    for (size_t c = 0; c < columns; ++c) values.push_back(static_cast<float>(v16(x[r * columns + c])));
+    const float mean = layernorm_sum(values) / static_cast<float>(columns);
+    for (const float value : values) {
+      const float d = value - mean;
+      squares.push_back(d * d);
     }
-    const float var = sum_sq / static_cast<float>(columns);
+    const float var = layernorm_sum(squares) / static_cast<float>(columns);
     const auto rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var) + 1e-6));
     for (size_t c = 0; c < columns; ++c) {
-      const float d = static_cast<float>(v16(x[r * columns + c])) - mean;
+      const float d = values[c] - mean;
       float y = d * rstd;
       if (!gamma.empty()) {
         const float scaled = y * static_cast<float>(v16(gamma[c]));
@@ -401,6 +420,40 @@ TEST(Softmax, ManyRowsCoverSubnormalZeroAndNormalProbabilities) {
   EXPECT_GT(normals, 1000u);
 }
 
+// The row sum l follows the work split (six worker slices, even and odd lanes): a row whose
+// column-order sum would round to other probabilities shows the kernel takes the split's.
+TEST(Softmax, TheRowSumFollowsTheWorkersSlicesAndLanes) {
+  const auto column_order = [](const std::vector<float>& row, int64_t head_dim) {
+    const auto s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+    float mx = -65504.0f;
+    for (const float v : row) mx = v > mx ? v : mx;
+    const float sm = mx * s;
+    std::vector<double> e;
+    float l = 0.0f;
+    for (const float v : row) {
+      const float scaled = v * s;
+      const float z = scaled - sm;
+      e.push_back(v16(r16(std::exp(v16(r16(z))))));
+      l += static_cast<float>(e.back());
+    }
+    std::vector<uint16_t> out;
+    for (const double x : e) out.push_back(r16(x / static_cast<double>(l)));
+    return out;
+  };
+  std::mt19937 rng(23);
+  constexpr size_t columns = 729;
+  std::vector<float> row;
+  for (int attempt = 0; attempt < 500 && (row.empty() || column_order(row, 72) == reference_softmax(row, 1, columns, 72));
+       ++attempt) {
+    row = random_scores(rng, columns, 20.0);
+  }
+  ASSERT_NE(column_order(row, 72), reference_softmax(row, 1, columns, 72)) << "no row found whose outputs differ";
+  Sram m(machine());
+  put(m, kBase, row);
+  run("softmax", {kBase + 0x1000, kBase}, {1, static_cast<int64_t>(columns), 72}, m);
+  EXPECT_EQ(get16(m, kBase + 0x1000, columns), reference_softmax(row, 1, columns, 72));
+}
+
 TEST(Softmax, NanOrInfiniteScoresGiveNanRows) {
   // By the definition: a NaN score makes its z, e and so l NaN; +inf makes mx and sm +inf, so
   // its own z is inf - inf = NaN. Every probability of such a row is the positive 0x7e00;
@@ -507,6 +560,38 @@ TEST(Layernorm, EpsilonIsAddedInDouble) {
   EXPECT_EQ(get16(m, kBase + 64, 4), reference_layernorm(x, 1, 4));
 }
 
+// The statistics follow the work split: six worker slices, even and odd lanes. A row whose
+// plain column-order sums round differently shows the kernel takes the split's.
+TEST(Layernorm, StatisticsFollowTheWorkersSlicesAndLanes) {
+  // The same formulas with both sums in plain column order.
+  const auto column_order = [](const std::vector<uint16_t>& x) {
+    const auto n = static_cast<float>(x.size());
+    float sum = 0.0f, sum_sq = 0.0f;
+    for (const uint16_t v : x) sum += static_cast<float>(v16(v));
+    const float mean = sum / n;
+    for (const uint16_t v : x) {
+      const float d = static_cast<float>(v16(v)) - mean;
+      const float square = d * d;
+      sum_sq += square;
+    }
+    const auto rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(sum_sq / n) + 1e-6));
+    std::vector<uint16_t> out;
+    for (const uint16_t v : x) out.push_back(r16((static_cast<float>(v16(v)) - mean) * rstd));
+    return out;
+  };
+  std::mt19937 rng(33);
+  constexpr size_t columns = 96;  // slices of 16 values
+  std::vector<uint16_t> x;
+  for (int attempt = 0; attempt < 2000 && (x.empty() || column_order(x) == reference_layernorm(x, 1, columns)); ++attempt) {
+    x = random_fp16(rng, columns, 3000.0, 20000.0);
+  }
+  ASSERT_NE(column_order(x), reference_layernorm(x, 1, columns)) << "no row found whose outputs differ";
+  Sram m(machine());
+  put(m, kBase, x);
+  run("layernorm", {kBase + 0x1000, kBase}, {1, columns}, m);
+  EXPECT_EQ(get16(m, kBase + 0x1000, columns), reference_layernorm(x, 1, columns));
+}
+
 TEST(Layernorm, ConstantRowGivesZeros) {
   Sram m(machine());
   put(m, kBase, std::vector<uint16_t>(64, 0x4500));  // 5.0
@@ -593,10 +678,24 @@ TEST(ElementwiseKernels, CycleModels) {
   EXPECT_EQ(cycles("cast", {100, 16, 32}), (200u + 400) / 8 + 11);
   EXPECT_EQ(cycles("cast", {3, 16, 16}), 2u + 11);  // ceil(12 / 8)
   // [decision] rows over 6 workers, 6 cycles per worker instruction.
-  EXPECT_EQ(cycles("softmax", {7, 197, 72}), 6u * 2 * (10 * 197 + 12) + 11);
-  EXPECT_EQ(cycles("softmax", {6, 729, 72}), 6u * 1 * (10 * 729 + 12) + 11);
-  EXPECT_EQ(cycles("layernorm", {5, 1152}), 6u * 1 * (10 * 1152 + 12) + 11);
-  EXPECT_EQ(cycles("layernorm", {13, 1152}), 6u * 3 * (10 * 1152 + 12) + 11);
+  // softmax's schedule: per row three waves of 11 cycles and worker 0's instructions at 6
+  // cycles each: 2 + 8 + 5 per f32v2 pair of its slice (2 x ceil(C / 12) values), 4 + 17 + 22
+  // per row (docs/kernels-elementwise.md).
+  for (const auto& [rows, columns] : std::vector<std::pair<int64_t, int64_t>>{{7, 197}, {6, 729}, {8, 729}, {1, 1}, {2, 13}}) {
+    const uint64_t pairs = (static_cast<uint64_t>(columns) + 11) / 12;
+    EXPECT_EQ(cycles("softmax", {rows, columns, 72}), static_cast<uint64_t>(rows) * (6 * (15 * pairs + 43) + 3 * 11))
+        << rows << " x " << columns;
+  }
+  EXPECT_EQ(cycles("softmax", {8, 729, 72}), 46248u);  // SigLIP's rows on a tile: 61 pairs a worker
+  // layernorm's schedule: per row three launches of 11 cycles and worker 0's instructions at
+  // 6 cycles each: 5 + 9 + 9 per f16v4 quad of its slice (4 x ceil(H / 24) values), 5 + 24 + 39
+  // per row (docs/kernels-elementwise.md).
+  for (const auto& [rows, columns] : std::vector<std::pair<int64_t, int64_t>>{{1, 1152}, {5, 1152}, {13, 1152}, {1, 4}, {2, 25}, {3, 192}}) {
+    const uint64_t quads = (static_cast<uint64_t>(columns) + 23) / 24;
+    EXPECT_EQ(cycles("layernorm", {rows, columns}), static_cast<uint64_t>(rows) * (6 * (23 * quads + 68) + 3 * 11))
+        << rows << " x " << columns;
+  }
+  EXPECT_EQ(cycles("layernorm", {1, 1152}), 7065u);  // SigLIP's rows: 48 quads a worker
 }
 
 }  // namespace
