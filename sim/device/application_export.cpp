@@ -318,6 +318,30 @@ HostExchange host_exchange(const HostSession& session, uint32_t tiles) {
   return out;
 }
 
+// Lockstep's `gelu` is the stack's `ipu_stack_gelu_tanh_approx_f16` exactly (the same registers,
+// out, in, count; the same nine FP16 steps from one table; the same 10e + 11 cycles), which
+// takes even counts only (docs/kernels-stack.md).
+constexpr const char* kStackGelu = "ipu_stack_gelu_tanh_approx_f16";
+
+bool stack_does_it(const KernelStep& k) {
+  return k.name == "gelu" && k.operands.size() == 2 && k.scalars.size() == 1 && k.scalars[0] % 2 == 0;
+}
+
+bool has_stack_kernel(const std::vector<Step>& steps) {
+  for (const Step& step : steps) {
+    if (const auto* k = std::get_if<KernelStep>(&step.kind); k && stack_does_it(*k)) return true;
+    if (const auto* r = std::get_if<RepeatStep>(&step.kind); r && has_stack_kernel(r->body)) return true;
+  }
+  return false;
+}
+
+void call_stack_kernels(std::vector<Step>& steps) {
+  for (Step& step : steps) {
+    if (auto* k = std::get_if<KernelStep>(&step.kind); k && stack_does_it(*k)) k->name = kStackGelu;
+    if (auto* r = std::get_if<RepeatStep>(&step.kind)) call_stack_kernels(r->body);
+  }
+}
+
 bool has_bulk_patch(const std::vector<Step>& steps) {
   for (const Step& step : steps) {
     if (const auto* p = std::get_if<PatchStep>(&step.kind); p && p->method == PatchMethod::Bulk) return true;
@@ -415,16 +439,21 @@ Application export_application(const Package& package, const MachineDescription&
     throw InputError("export: --invocations " + std::to_string(options.invocations) +
                      ": the package has host phases, and a host call runs its program's phases once");
   }
-  if (options.profiling == ProfilingMode::None && !plan_host_calls && !has_bulk_patch(package.tiles)) {
+  const bool stack_kernels = std::any_of(package.tiles.begin(), package.tiles.end(),
+                                         [](const TileProgram& t) { return has_stack_kernel(t.steps); });
+  if (options.profiling == ProfilingMode::None && !plan_host_calls && !has_bulk_patch(package.tiles) && !stack_kernels) {
     return assemble(package, machine, options);
   }
   // What a device needs added, on one copy: the cycle samples (they fall inside the host
   // phases planned after them), bulk patches as the supervisor helper (the six-worker patcher
-  // needs worker code; lockstep_patch_word makes the same stores from verified encodings), and
-  // the stack's host calls.
+  // needs worker code; lockstep_patch_word makes the same stores from verified encodings),
+  // the stack's symbols for kernels it has, and the stack's host calls.
   Package device = package;
   add_profiling(device, machine, options.profiling);
-  for (TileProgram& t : device.tiles) patch_with_helper(t.steps);
+  for (TileProgram& t : device.tiles) {
+    patch_with_helper(t.steps);
+    call_stack_kernels(t.steps);
+  }
   if (plan_host_calls) add_stack_host_calls(device, machine);
   validate_package(device, machine, "export (as prepared for the device)");
   return assemble(device, machine, options);
