@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "arch/amp_cost.hpp"
 #include "workload/lower_context.hpp"
 #include "workload/scratch_liveness.hpp"
 
@@ -56,12 +57,12 @@ uint64_t scratch_bytes(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t o
 
 // The planner's estimate of one layer's cycles for a K x O split, all rows in one chunk: the
 // gather and reduce words a grid tile receives (one word per cycle), gemm_fp8's and
-// reduce_sum's cycle models (docs/kernels-gemm.md: ceil(k/64) x ceil(n/16) calls of
-// 1358 + 16 rows; parts x rows x columns x 2). Only used to rank splits.
+// reduce_sum's cycle models (docs/kernels-gemm.md: one AMP call, arch/amp_cost.hpp; parts x
+// rows x columns x 2). Only used to rank splits.
 uint64_t estimated_cycles(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t ow) {
   const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
   const uint64_t gather = uint64_t{rows} * kw / 2;
-  const uint64_t gemm = uint64_t{(kw + 63) / 64} * ((ow + 15) / 16) * (1358 + 16 * uint64_t{rows});
+  const uint64_t gemm = arch::amp_f16_gemm_cycles(rows, kw, ow);
   const uint64_t reduce = k_blocks * reduce_rows * ow * kPartial / 4;
   const uint64_t reduce_sum = k_blocks * reduce_rows * ow * 2;
   return gather + gemm + reduce + reduce_sum;

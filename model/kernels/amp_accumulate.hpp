@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "arch/amp_cost.hpp"
 #include "numerics/fp16.hpp"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -487,18 +488,11 @@ void gemm_f143(const uint16_t* a, const uint8_t* b, const float* decode, uint32_
 
 // ---- cycles ------------------------------------------------------------------------------
 
-// The F16 AMP GEMM cost of IPU21-KERNELS.md 11.2 [S]: calls of Kb = 64 K values by Cb = 16
-// columns, row_cost = rows, group_cost = 1063 (weights in standard memory):
-//   call   = 294 + (Kb/16) x (ceil(Cb x rows / 4) + ceil((Cb/16) x group_cost / 4))
-//          = 294 + 4 x (4 x rows + 266) = 1358 + 16 x rows
-//   kernel = ceil(K / Kb) x ceil(columns / Cb) x call
-// Negative arguments count as 0 (check() refuses them; cycles must not fault).
+// The F16 AMP GEMM cost of IPU21-KERNELS.md 11.2 [S] in one shape-specialised call
+// (arch/amp_cost.hpp). Negative arguments count as 0 (check() refuses them; cycles must not fault).
 inline uint64_t f16_amp_cycles(int64_t rows, int64_t k, int64_t columns) {
-  constexpr uint64_t kCallOverhead = 294, kKBlock = 64, kColumnBlock = 16, kGroupCost = 1063;
   const auto count = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); };
-  const uint64_t call = kCallOverhead + (kKBlock / 16) * ((kColumnBlock * count(rows) + 3) / 4 +
-                                                           ((kColumnBlock / 16) * kGroupCost + 3) / 4);
-  return (count(k) + kKBlock - 1) / kKBlock * ((count(columns) + kColumnBlock - 1) / kColumnBlock) * call;
+  return arch::amp_f16_gemm_cycles(count(rows), count(k), count(columns));
 }
 
 }  // namespace lockstep::model::kernels::amp

@@ -5,7 +5,8 @@
 // step an FP32 sum of exact products in K order, added to the FP16 accumulator and rounded
 // once to FP16 (nearest even); the FP16 result is stored as FP16 or as FP32 (exact). A NaN
 // result is FP16 0x7e00 (FP32 0x7fc00000). All inputs are read before the output is written.
-// Cycles [S]: IPU21-KERNELS.md 11.2, ceil(inner/64) x ceil(columns/16) x (1358 + 16 x rows).
+// Cycles [S]: IPU21-KERNELS.md 11.2 in one call of K block ceil16(inner) by C block
+// ceil16(columns) (arch/amp_cost.hpp).
 // Details: docs/kernels-gemm.md.
 #include <string>
 #include <vector>

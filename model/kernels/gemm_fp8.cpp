@@ -7,7 +7,8 @@
 // rounded once to FP16 (nearest even). The FP16 result is written as FP16, or as FP32 (exact;
 // a NaN is 0x7fc00000, FP16 0x7e00): the same values either way. All inputs are read before the output is written.
 // Cycles [decision]: the F16 AMP call formula of IPU21-KERNELS.md 11.2 (no F8 formula there;
-// the weights are decoded per AMP step): ceil(k/64) x ceil(n/16) x (294 + 4 x (4 x rows + 266)).
+// the weights are decoded per AMP step), in one call of K block ceil16(k) by C block
+// ceil16(n) (arch/amp_cost.hpp).
 // Details: docs/kernels-gemm.md.
 #include <array>
 #include <string>

@@ -14,7 +14,6 @@
 // A NaN result is the positive 0x7e00. All inputs are read before any output is written, so
 // out may alias in. Cycles: the slowest worker's instructions (layernorm_schedule) x 6 plus a
 // launch per pass (docs/kernels-elementwise.md).
-#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -22,6 +21,7 @@
 
 #include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
+#include "model/kernels/row_split.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
@@ -40,19 +40,7 @@ constexpr double kEpsilon = 1e-6;
 // and added 11, the division 8, lane add, store), normalise 39 (set-up 3, partials 11, the
 // division 8, epsilon 1, square root 8, reciprocal 8). A division, square root or reciprocal
 // counts 8 slots: the facts give no latency (IPU21-KERNELS.md 11.1 gives none).
-constexpr uint64_t kQuadInstructions = 5 + 9 + 9;
-constexpr uint64_t kRowInstructions = 5 + 24 + 39;
-constexpr uint64_t kLaunchesPerRow = 3;
-constexpr uint64_t kLaunchCycles = 11;  // IPU21-KERNELS.md 11.1
-
-// Values per worker slice: whole f16v4 quads, six slices per row.
-uint64_t layernorm_slice(uint64_t columns) { return 4 * ((columns + 23) / 24); }
-
-uint64_t layernorm_cycles(uint64_t rows, uint64_t columns, const arch::MachineDescription& machine) {
-  const uint64_t quads = layernorm_slice(columns) / 4;
-  const uint64_t slowest_worker = kQuadInstructions * quads + kRowInstructions;
-  return rows * (machine.supervisor_cycles_per_instruction * slowest_worker + kLaunchesPerRow * kLaunchCycles);
-}
+constexpr kernels::RowSplit kSplit{4, 5 + 9 + 9, 5 + 24 + 39, 3};
 
 std::string scalar_range(size_t i, const char* name, int64_t value) {
   if (value >= 1 && value <= kSramBytes) return "";
@@ -99,27 +87,16 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   }
 
   const auto h = static_cast<float>(columns);  // exact: columns < 2^24
-  const uint64_t slice = layernorm_slice(columns);
-  // S(v): per slice an even and an odd f32v2 lane in column order, then the slices in order.
-  const auto split_sum = [&](const float* v) {
-    float sum = 0.0f;
-    for (uint64_t first = 0; first < columns; first += slice) {
-      float lanes[2] = {0.0f, 0.0f};
-      for (uint64_t c = first; c < std::min(columns, first + slice); ++c) lanes[c & 1] += v[c];
-      sum += lanes[0] + lanes[1];
-    }
-    return sum;
-  };
   std::vector<uint16_t> out(rows * columns);
   std::vector<float> x(columns), d(columns), squares(columns);
   for (uint64_t r = 0; r < rows; ++r) {
     for (uint64_t c = 0; c < columns; ++c) x[c] = arch::fp16_to_float(in[r * columns + c]);
-    const float mean = split_sum(x.data()) / h;
+    const float mean = kSplit.sum(x.data(), columns) / h;
     for (uint64_t c = 0; c < columns; ++c) {
       d[c] = x[c] - mean;
       squares[c] = d[c] * d[c];
     }
-    const float var = split_sum(squares.data()) / h;
+    const float var = kSplit.sum(squares.data(), columns) / h;
     const auto rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var) + kEpsilon));
     uint16_t* o = out.data() + r * columns;
     if (affine) {
@@ -138,7 +115,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
   const auto rows = static_cast<uint64_t>(scalars[0]);
   const auto columns = static_cast<uint64_t>(scalars[1]);
-  return layernorm_cycles(rows, columns, machine);
+  return kSplit.cycles(rows, columns, machine);
 }
 
 const KernelRegistration registration{{"layernorm", check, execute, cycles}};

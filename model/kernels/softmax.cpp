@@ -25,6 +25,7 @@
 
 #include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
+#include "model/kernels/row_split.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
@@ -40,18 +41,7 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 //   normalise  5: ld32, f16v2 -> f32v2, f32v2mul by 1/l, f32v2 -> f16v2, st32
 // and per row: max 4 (set-up 3, store), exp 17 (set-up 3, six maxima 11, sm 1, lane add,
 // store), normalise 22 (set-up 3, six sums 11, reciprocal 8).
-constexpr uint64_t kPairInstructions = 2 + 8 + 5;
-constexpr uint64_t kRowInstructions = 4 + 17 + 22;
-constexpr uint64_t kWavesPerRow = 3;
-constexpr uint64_t kLaunchCycles = 11;  // IPU21-KERNELS.md 11.1
-
-// Values per worker slice: whole f32v2 pairs, six slices per row.
-uint64_t softmax_slice(uint64_t columns) { return 2 * ((columns + 11) / 12); }
-
-uint64_t softmax_cycles(uint64_t rows, uint64_t columns, const arch::MachineDescription& machine) {
-  const uint64_t slowest_worker = kPairInstructions * (softmax_slice(columns) / 2) + kRowInstructions;
-  return rows * (machine.supervisor_cycles_per_instruction * slowest_worker + kWavesPerRow * kLaunchCycles);
-}
+constexpr kernels::RowSplit kSplit{2, 2 + 8 + 5, 4 + 17 + 22, 3};
 
 // f32(fl16(exp(z))) for every FP16 code z: exp in double, rounded once to FP16, kept as the
 // (exact) float of that FP16 value, ready to sum. A NaN z gives a positive quiet NaN.
@@ -115,7 +105,6 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const auto& exp16 = exp_table();
 
   const auto s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
-  const uint64_t slice = softmax_slice(columns);
   std::vector<uint16_t> out(rows * columns);
   std::vector<float> e(columns);
   for (uint64_t r = 0; r < rows; ++r) {
@@ -128,12 +117,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
       const float z = scaled - sm;
       e[c] = exp16[arch::fp16_from_float(z)];
     }
-    float l = 0.0f;
-    for (uint64_t first = 0; first < columns; first += slice) {
-      float lanes[2] = {0.0f, 0.0f};
-      for (uint64_t c = first; c < std::min(columns, first + slice); ++c) lanes[c & 1] += e[c];
-      l += lanes[0] + lanes[1];
-    }
+    const float l = kSplit.sum(e.data(), columns);
     uint16_t* o = out.data() + r * columns;
     const double sum = l;
     if (l > 0.0f && l <= std::numeric_limits<float>::max()) {
@@ -153,7 +137,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
   const auto rows = static_cast<uint64_t>(scalars[0]);
   const auto columns = static_cast<uint64_t>(scalars[1]);
-  return softmax_cycles(rows, columns, machine);
+  return kSplit.cycles(rows, columns, machine);
 }
 
 const KernelRegistration registration{{"softmax", check, execute, cycles}};

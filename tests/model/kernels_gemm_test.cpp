@@ -662,19 +662,26 @@ TEST(GemmKernels, SpansOutsideSramThrowBeforeWriting) {
 
 TEST(GemmKernels, CycleModels) {
   const auto& mc = machine();
-  // IPU21-KERNELS.md 11.2, F16, Kb = 64, Cb = 16: call = 294 + (64/16) x (ceil(16 rows / 4) +
-  // ceil(group_cost / 4)). The worked example (group_cost 940) is 294 + 16 rows + 940; with
-  // the standard-memory 1063: 294 + 4 x (4 x 6 + 266) = 294 + 1160 = 1454 for 6 rows.
+  // IPU21-KERNELS.md 11.2, F16, in one shape-specialised call (K §6, §9.1): Kb = K and Cb = the
+  // columns, each rounded up to 16; call = 294 + (Kb/16) x (ceil(Cb rows / 4) + ceil((Cb/16)
+  // group_cost / 4)), group_cost 1063. At Kb = 64, Cb = 16 that is K §11.2's worked example
+  // with the standard-memory cost: 294 + 4 x (4 x 6 + 266) = 1454 for 6 rows.
   EXPECT_EQ(kernel("gemm_fp16").cycles({6, 16, 64, 0, 16}, mc), 1454u);
   EXPECT_EQ(kernel("gemm_fp16").cycles({6, 16, 64, 1, 32}, mc), 1454u);
   EXPECT_EQ(kernel("gemm_fp8").cycles({6, 64, 16, -4, 32}, mc), 1454u);  // [rows, k, n]
-  // ceil(65 / 64) = 2 K calls x ceil(17 / 16) = 2 column groups.
-  EXPECT_EQ(kernel("gemm_fp16").cycles({6, 17, 65, 0, 16}, mc), 4u * 1454u);
-  EXPECT_EQ(kernel("gemm_fp8").cycles({6, 65, 17, -4, 32}, mc), 4u * 1454u);
-  // A SigLIP MLP grid tile: 122 rows, k 288 (5 calls), n 538 (34 groups): 1358 + 16 x 122.
-  EXPECT_EQ(kernel("gemm_fp8").cycles({122, 288, 538, -4, 32}, mc), 5u * 34u * (1358u + 16u * 122u));
-  // Attention scores (inner 72 -> 2 calls, 729 columns -> 46 groups) for 8 rows.
-  EXPECT_EQ(kernel("gemm_fp16").cycles({8, 729, 72, 1, 32}, mc), 2u * 46u * (1358u + 128u));
+  // The formula written out at other shapes: Kb = ceil16(K), Cb = ceil16(columns).
+  const auto formula = [](uint64_t rows, uint64_t k, uint64_t columns) {
+    const uint64_t kb = (k + 15) / 16 * 16, cb = (columns + 15) / 16 * 16;
+    return 294 + kb / 16 * ((cb * rows + 3) / 4 + (cb / 16 * 1063 + 3) / 4);
+  };
+  EXPECT_EQ(kernel("gemm_fp16").cycles({6, 17, 65, 0, 16}, mc), formula(6, 65, 17));
+  EXPECT_EQ(formula(6, 65, 17), 294u + 5 * (48 + 532));  // Kb 80, Cb 32
+  EXPECT_EQ(kernel("gemm_fp8").cycles({6, 65, 17, -4, 32}, mc), formula(6, 65, 17));
+  // A SigLIP MLP grid tile: 122 rows, k 288, n 538 (Cb 544).
+  EXPECT_EQ(kernel("gemm_fp8").cycles({122, 288, 538, -4, 32}, mc), formula(122, 288, 538));
+  // Attention scores for 8 rows: K 72 -> Kb 80 (the padded head dimension), 729 keys -> Cb 736,
+  // as K §9.1's materialised QK call.
+  EXPECT_EQ(kernel("gemm_fp16").cycles({8, 729, 72, 1, 32}, mc), 294u + 5 * (1472 + 12225));
   // reduce_sum, IPU21-KERNELS.md 7 / 11.3 with one epoch: parts x rows x columns x 2 + 11.
   EXPECT_EQ(kernel("reduce_sum").cycles({4, 31, 538, 32}, mc), 4u * 31u * 538u * 2u + 11u);
   EXPECT_EQ(kernel("reduce_sum").cycles({1, 1, 1, 32}, mc), 13u);

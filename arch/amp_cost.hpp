@@ -1,0 +1,21 @@
+#pragma once
+// What an F16 AMP GEMM costs (IPU21-KERNELS.md 11.2) at the call block Lockstep's kernels use:
+// one shape-specialised call, K block = K and C block = the columns, each rounded up to 16, as
+// K §6 allows parallel-reduction grids ("any multiple-of-16 local K and C per call") and K §9.1
+// does for materialised attention (K = the padded head dimension, C = the padded key count).
+// Shared by the kernels' cycle model (model/kernels) and the lowering's split ranking
+// (workload/lower_gemm.cpp). Weights in standard memory: group cost 1063.
+#include <cstdint>
+
+namespace lockstep::arch {
+
+//   call = 294 + (Kb/16) x (ceil(Cb x rows / 4) + ceil((Cb/16) x 1063 / 4)),  Kb = ceil16(K),
+//   Cb = ceil16(columns); nothing to multiply costs nothing.
+inline uint64_t amp_f16_gemm_cycles(uint64_t rows, uint64_t k, uint64_t columns) {
+  constexpr uint64_t kCallOverhead = 294, kGroupCost = 1063;
+  if (rows == 0 || k == 0 || columns == 0) return 0;
+  const uint64_t k_block = (k + 15) / 16 * 16, column_block = (columns + 15) / 16 * 16;
+  return kCallOverhead + k_block / 16 * ((column_block * rows + 3) / 4 + (column_block / 16 * kGroupCost + 3) / 4);
+}
+
+}  // namespace lockstep::arch

@@ -1,0 +1,45 @@
+#pragma once
+// The work split of Lockstep's row kernels (layernorm, softmax; docs/kernels-elementwise.md):
+// each row in turn over the six workers, its values cut into six slices of whole vectors
+// (worker w takes slice w; worker 0's, a full one, is the slowest), in waves between which
+// the workers' partial results are combined. Sums over a row follow the split.
+#include <algorithm>
+#include <cstdint>
+
+#include "arch/machine.hpp"
+
+namespace lockstep::model::kernels {
+
+inline constexpr uint64_t kRowWorkers = 6;    // the IPU21 tile's worker contexts (D 9.3)
+inline constexpr uint64_t kLaunchCycles = 11;  // a worker launch (IPU21-KERNELS.md 11.1)
+
+struct RowSplit {
+  uint64_t vector_values;     // values a vector instruction handles (4: f16v4, 2: f32v2)
+  uint64_t per_vector;        // worker instructions per vector of a slice, all waves
+  uint64_t per_row;           // worker instructions per row, all waves (set-ups, combines)
+  uint64_t waves_per_row;     // launches per row
+
+  uint64_t slice(uint64_t columns) const {
+    const uint64_t row_vectors = kRowWorkers * vector_values;
+    return vector_values * ((columns + row_vectors - 1) / row_vectors);
+  }
+  // The slowest worker's instructions at the machine's issue interval, plus the launches.
+  uint64_t cycles(uint64_t rows, uint64_t columns, const arch::MachineDescription& machine) const {
+    const uint64_t slowest_worker = per_vector * (slice(columns) / vector_values) + per_row;
+    return rows * (machine.supervisor_cycles_per_instruction * slowest_worker + waves_per_row * kLaunchCycles);
+  }
+  // v[0..columns) summed as the split does: per slice an even and an odd f32v2 lane in column
+  // order, fl32(even + odd), the slices' sums added in order (an empty slice adds nothing).
+  float sum(const float* v, uint64_t columns) const {
+    const uint64_t width = slice(columns);
+    float total = 0.0f;
+    for (uint64_t first = 0; first < columns; first += width) {
+      float lanes[2] = {0.0f, 0.0f};
+      for (uint64_t c = first; c < std::min(columns, first + width); ++c) lanes[c & 1] += v[c];
+      total += lanes[0] + lanes[1];
+    }
+    return total;
+  }
+};
+
+}  // namespace lockstep::model::kernels
