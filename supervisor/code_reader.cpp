@@ -177,10 +177,8 @@ std::vector<Step> CodeReader::read_steps(const RepeatStep* repeat) {
     const auto in = at();
     if (!in) fail("not an instruction");
     if (!repeat && at_completion()) {
-      pc_ += 3;
+      pc_ += 3;  // read_program requires the halt next: nothing else follows the store
       completion_ = true;
-      take_br(kZero);  // nothing follows the completion store but the halt
-      --pc_;
       return steps;
     }
     if (in->op == Opcode::Br && in->reg == kZero && !repeat) return steps;

@@ -173,7 +173,7 @@ LoweringOptions package_lowering(const Package& package, const MachineDescriptio
     }
   }
   for (const Binding& b : package.bindings) {
-    if (b.name == "completion") continue;
+    if (is_completion_binding(b)) continue;
     for (const Slice& s : b.slices) {
       if (s.address < kCompletionWord + 4 && uint64_t{s.address} + s.bytes > kCompletionWord) taken(s.tile, "binding '" + b.name + "'");
     }

@@ -80,6 +80,12 @@ struct LoweringOptions {
 // The runtime's completion word (IPU21-DEVICE.md section 1: "runtime writes 1 at the end").
 inline constexpr uint32_t kCompletionWord = 0x58000;
 
+// The runtime's `completion` output: one 4-byte slice at the completion word (17.3).
+inline bool is_completion_binding(const Binding& b) {
+  return b.name == "completion" && b.kind == BindingKind::Output && b.slices.size() == 1 &&
+         b.slices.front().address == kCompletionWord && b.slices.front().bytes == 4;
+}
+
 // How a package's tiles lower: host_readers from its host steps, the completion word when
 // it has host calls (the host drives it), `invocations` as given.
 LoweringOptions package_lowering(const Package& package, const MachineDescription& machine, uint32_t invocations = 1);

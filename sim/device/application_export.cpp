@@ -323,42 +323,38 @@ HostExchange host_exchange(const HostSession& session, uint32_t tiles) {
 // takes even counts only (docs/kernels-stack.md).
 constexpr const char* kStackGelu = "ipu_stack_gelu_tanh_approx_f16";
 
-bool stack_does_it(const KernelStep& k) {
-  return k.name == "gelu" && k.operands.size() == 2 && k.scalars.size() == 1 && k.scalars[0] % 2 == 0;
+// What a device cannot run as the package says, and is rewritten: a bulk patch (the six-worker
+// patcher needs worker code; lockstep_patch_word makes the same stores from verified
+// encodings) and a kernel the stack does exactly (called by the stack's symbol).
+bool bulk_patch(const Step& step) {
+  const auto* p = std::get_if<PatchStep>(&step.kind);
+  return p && p->method == PatchMethod::Bulk;
+}
+bool stack_does_it(const Step& step) {
+  const auto* k = std::get_if<KernelStep>(&step.kind);
+  return k && k->name == "gelu" && k->operands.size() == 2 && k->scalars.size() == 1 && k->scalars[0] % 2 == 0;
 }
 
-bool has_stack_kernel(const std::vector<Step>& steps) {
-  for (const Step& step : steps) {
-    if (const auto* k = std::get_if<KernelStep>(&step.kind); k && stack_does_it(*k)) return true;
-    if (const auto* r = std::get_if<RepeatStep>(&step.kind); r && has_stack_kernel(r->body)) return true;
+// Calls `f` on every step, a Repeat's body after the Repeat.
+template <class Steps, class F>
+void each_step(Steps& steps, const F& f) {
+  for (auto& step : steps) {
+    f(step);
+    if (auto* r = std::get_if<RepeatStep>(&step.kind)) each_step(r->body, f);
   }
-  return false;
 }
 
-void call_stack_kernels(std::vector<Step>& steps) {
-  for (Step& step : steps) {
-    if (auto* k = std::get_if<KernelStep>(&step.kind); k && stack_does_it(*k)) k->name = kStackGelu;
-    if (auto* r = std::get_if<RepeatStep>(&step.kind)) call_stack_kernels(r->body);
-  }
+bool needs_rewriting(const std::vector<TileProgram>& tiles) {
+  bool needed = false;
+  for (const TileProgram& t : tiles) each_step(t.steps, [&](const Step& s) { needed = needed || bulk_patch(s) || stack_does_it(s); });
+  return needed;
 }
 
-bool has_bulk_patch(const std::vector<Step>& steps) {
-  for (const Step& step : steps) {
-    if (const auto* p = std::get_if<PatchStep>(&step.kind); p && p->method == PatchMethod::Bulk) return true;
-    if (const auto* r = std::get_if<RepeatStep>(&step.kind); r && has_bulk_patch(r->body)) return true;
-  }
-  return false;
-}
-
-bool has_bulk_patch(const std::vector<TileProgram>& tiles) {
-  return std::any_of(tiles.begin(), tiles.end(), [](const TileProgram& t) { return has_bulk_patch(t.steps); });
-}
-
-void patch_with_helper(std::vector<Step>& steps) {
-  for (Step& step : steps) {
-    if (auto* p = std::get_if<PatchStep>(&step.kind); p && p->method == PatchMethod::Bulk) p->method = PatchMethod::Helper;
-    if (auto* r = std::get_if<RepeatStep>(&step.kind)) patch_with_helper(r->body);
-  }
+void rewrite_for_device(std::vector<Step>& steps) {
+  each_step(steps, [](Step& s) {
+    if (bulk_patch(s)) std::get<PatchStep>(s.kind).method = PatchMethod::Helper;
+    if (stack_does_it(s)) std::get<KernelStep>(s.kind).name = kStackGelu;
+  });
 }
 
 // Lowers every tile and assembles the image of a package ready for the device.
@@ -439,21 +435,14 @@ Application export_application(const Package& package, const MachineDescription&
     throw InputError("export: --invocations " + std::to_string(options.invocations) +
                      ": the package has host phases, and a host call runs its program's phases once");
   }
-  const bool stack_kernels = std::any_of(package.tiles.begin(), package.tiles.end(),
-                                         [](const TileProgram& t) { return has_stack_kernel(t.steps); });
-  if (options.profiling == ProfilingMode::None && !plan_host_calls && !has_bulk_patch(package.tiles) && !stack_kernels) {
+  if (options.profiling == ProfilingMode::None && !plan_host_calls && !needs_rewriting(package.tiles)) {
     return assemble(package, machine, options);
   }
   // What a device needs added, on one copy: the cycle samples (they fall inside the host
-  // phases planned after them), bulk patches as the supervisor helper (the six-worker patcher
-  // needs worker code; lockstep_patch_word makes the same stores from verified encodings),
-  // the stack's symbols for kernels it has, and the stack's host calls.
+  // phases planned after them), the rewrites above, and the stack's host calls.
   Package device = package;
   add_profiling(device, machine, options.profiling);
-  for (TileProgram& t : device.tiles) {
-    patch_with_helper(t.steps);
-    call_stack_kernels(t.steps);
-  }
+  for (TileProgram& t : device.tiles) rewrite_for_device(t.steps);
   if (plan_host_calls) add_stack_host_calls(device, machine);
   validate_package(device, machine, "export (as prepared for the device)");
   return assemble(device, machine, options);

@@ -20,12 +20,6 @@ inline constexpr uint32_t kImageDiagnosticAddress = 0x58000;
 inline constexpr const char* kCodeRegionName = "generated tile program";
 inline constexpr const char* kCodeDataRegionName = "generated tile data";
 inline constexpr const char* kRowTableRegionName = "exchange row table";
-
-// The runtime's `completion` output: one 4-byte slice at the completion word (17.3).
-inline bool is_completion_binding(const Binding& b) {
-  return b.name == "completion" && b.kind == BindingKind::Output && b.slices.size() == 1 &&
-         b.slices.front().address == 0x58000 && b.slices.front().bytes == 4;
-}
 inline constexpr const char* kLinkedObjectRegionName = "linked object";  // --object's code
 // The code area of a tile the package has no program for: it runs only the program's
 // barriers (its syncs, and each exchange as a tile without a row), as the stack's inactive
