@@ -5,6 +5,7 @@
 // does for materialised attention (K = the padded head dimension, C = the padded key count).
 // Shared by the kernels' cycle model (model/kernels) and the lowering's split ranking
 // (workload/lower_gemm.cpp). Weights in standard memory: group cost 1063.
+#include <array>
 #include <cstdint>
 
 namespace lockstep::arch {
@@ -16,6 +17,16 @@ inline uint64_t amp_f16_gemm_cycles(uint64_t rows, uint64_t k, uint64_t columns)
   if (rows == 0 || k == 0 || columns == 0) return 0;
   const uint64_t k_block = (k + 15) / 16 * 16, column_block = (columns + 15) / 16 * 16;
   return kCallOverhead + k_block / 16 * ((column_block * rows + 3) / 4 + (column_block / 16 * kGroupCost + 3) / 4);
+}
+
+// The same call as three terms (the call, the row blocks, the column groups) whose sum with
+// weights 294, 1, 1 it is: the cost model calibration fits (docs/calibration.md).
+inline std::array<double, 3> amp_f16_gemm_terms(uint64_t rows, uint64_t k, uint64_t columns) {
+  constexpr uint64_t kGroupCost = 1063;
+  if (rows == 0 || k == 0 || columns == 0) return {0, 0, 0};
+  const uint64_t k_block = (k + 15) / 16 * 16, column_block = (columns + 15) / 16 * 16;
+  return {1.0, static_cast<double>(k_block / 16 * ((column_block * rows + 3) / 4)),
+          static_cast<double>(k_block / 16 * ((column_block / 16 * kGroupCost + 3) / 4))};
 }
 
 }  // namespace lockstep::arch

@@ -2,7 +2,9 @@
 // The machine as data: every number the model uses, loaded from configs/machines/*.yaml.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace lockstep::arch {
 
@@ -39,6 +41,10 @@ struct MachineDescription {
   // FNV-1a 64 of the canonical form of every field above, as 16 hex digits. A package
   // records it so it never runs on a machine it was not built for.
   std::string digest;
+  // Fitted kernel cost parameters (`run --costs`, docs/calibration.md), by kernel name in the
+  // order of its cost model; a kernel not listed keeps its built-in cycles. Not part of the
+  // machine's text or digest: the same package runs under any costs.
+  std::map<std::string, std::vector<double>> kernel_costs;
 
   uint32_t sram_bytes() const { return sram_end - sram_base; }
   // Contention unit index of a byte address (absolute, as in IPU21-EXCHANGE.md section 1).

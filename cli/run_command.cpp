@@ -21,6 +21,7 @@
 #include "io/input_file.hpp"
 #include "formats/npy.hpp"
 #include "arch/machine.hpp"
+#include "calibration/costs_file.hpp"
 #include "formats/package.hpp"
 #include "cli/stop_option.hpp"
 #include "cli/watch_option.hpp"
@@ -57,6 +58,7 @@ struct RunArgs {
   std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
   StopArgs stop;                     // --stop-at, --dump, --dump-rows
   bool allow_non_finite = false;  // keep NaN and infinities in --input arrays
+  std::string costs;              // --costs FILE: fitted kernel cost parameters
 };
 
 // The critical path's split (docs/timing.md, "Where the cycles go"); the parts add up to
@@ -122,6 +124,7 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
   nlohmann::ordered_json j;
   j["package"] = std::filesystem::path(args.package).filename().string();
   j["machine"] = machine.name;
+  if (!args.costs.empty()) j["costs"] = args.costs;
   j["total_cycles"] = result.total_cycles;
   j["total_milliseconds"] = milliseconds(result.total_cycles, machine);
   j["cycle_split"] = split_json(result.cycle_split);
@@ -273,7 +276,8 @@ sim::RunResult simulate(const arch::Package& package, const arch::MachineDescrip
 int run(const RunArgs& args) {
   const ThreadLimit threads(args.jobs);
   const arch::Package package = read_package_input(args.package);
-  const arch::MachineDescription machine = arch::load_machine(package.machine_name);
+  arch::MachineDescription machine = arch::load_machine(package.machine_name);
+  if (!args.costs.empty()) machine.kernel_costs = calibration::read_kernel_costs(args.costs);
   sim::RunOptions options;
   options.keep_going = args.keep_going;
   options.source_name = args.package;
@@ -397,6 +401,9 @@ const CommandRegistration registration{"run", [](CLI::App& app) {
                   "write a cycle profile (Cap'n Proto, docs/profiles.md): per tile, a sample per executed\n"
                   "step with its cycles, kind, phase, epoch, operation, kernel and exchange activities;\n"
                   "read it with `lockstep profile summary|phases|query|render|export`");
+  cmd->add_option("--costs", args->costs,
+                  "kernel cost parameters from `lockstep calibrate` (docs/calibration.md): the kernels it\n"
+                  "lists take their cycles from the fitted parameters, the rest keep their built-in models");
   add_jobs_option(*cmd, args->jobs, "threads for the kernels and the reference (default, or 0: every core)");
   cmd->add_flag("--reference", args->reference,
                 "hold the `output` binding against the separate FP32 reference of the model (a package\n"

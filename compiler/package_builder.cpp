@@ -43,7 +43,7 @@ struct TileState {
   uint32_t pointer_count = 0;
   uint32_t scratch_count = 0;  // 8-byte digests of the longest multi-range checksum
   uint32_t slot_count = 0;
-  uint32_t area_address = 0;
+  AreaLayout area;  // where its rows and its tail (pointers, scratch, slots) went
   std::vector<arch::Step> steps;
   explicit TileState(const arch::MachineDescription& machine) : data(machine) {}
 };
@@ -141,8 +141,7 @@ struct TableFigures {
 };
 
 // Tables: the one laid out, and the figures with and without sharing (added to the report).
-// Returns the largest table, aligned: every tile's area reserves that much for its table.
-uint32_t lay_out_tables(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
+void lay_out_tables(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
                         const CompileOptions& options, CompileReport& report) {
   const size_t phase_count = phases.size();
   std::vector<TableFigures> table_figures(states.size());
@@ -165,23 +164,19 @@ uint32_t lay_out_tables(std::vector<TileState>& states, const std::vector<Packag
       }
     }
   });
-  uint32_t table_max = 0;
   for (size_t t = 0; t < states.size(); ++t) {
-    table_max = std::max(table_max, states[t].table.bytes);
     report.table_bytes_unshared = std::max(report.table_bytes_unshared, table_figures[t].unshared);
     report.table_bytes_shared = std::max(report.table_bytes_shared, table_figures[t].shared);
     report.sharing_patch_calls += table_figures[t].sharing_patch_calls;
     report.sharing_patch_words += table_figures[t].sharing_patch_words;
   }
-  return align8(table_max);
 }
 
 // Proof plan: which destination spans are checksummed, and how many slots that takes.
-// Merges each tile's destinations in place; returns the bytes each tile's area needs.
-std::vector<uint32_t> plan_checksums(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
+// Merges each tile's destinations in place; returns what each tile's area holds.
+std::vector<AreaRequest> plan_checksums(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
                                      const std::vector<const arch::CapturePhase*>& capture_phases,
-                                     const CompileOptions& options, const arch::MachineDescription& machine,
-                                     uint32_t table_max) {
+                                     const CompileOptions& options, const arch::MachineDescription& machine) {
   const size_t phase_count = phases.size();
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     for (auto& ranges : states[t].destinations) ranges = merge_spans(std::move(ranges));
@@ -192,7 +187,7 @@ std::vector<uint32_t> plan_checksums(std::vector<TileState>& states, const std::
   }
   const auto needed = options.with_proof ? checksum_needed(capture_phases, destinations)
                                          : std::vector<std::vector<bool>>(phase_count, std::vector<bool>(states.size()));
-  std::vector<uint32_t> area_bytes(states.size());
+  std::vector<AreaRequest> requests(states.size());
   for (size_t t = 0; t < states.size(); ++t) {
     TileState& state = states[t];
     for (size_t p = 0; p < phase_count; ++p) {
@@ -209,24 +204,24 @@ std::vector<uint32_t> plan_checksums(std::vector<TileState>& states, const std::
       state.checksums[p].push_back(checksum);
     }
     const uint32_t proof_bytes = align8(state.pointer_count * 4) + (state.scratch_count + state.slot_count) * 8;
-    area_bytes[t] = table_max + std::max(machine.fetch_lookahead_bytes, proof_bytes);
+    for (const StoredRow& row : state.table.rows) requests[t].row_bytes.push_back(row_bytes_aligned(row.words.size()));
+    requests[t].tail_bytes = std::max(machine.fetch_lookahead_bytes, proof_bytes);
   }
-  return area_bytes;
+  return requests;
 }
 
 // Places every tile's reserved area, then turns slot and pointer indices into addresses.
 void place_areas(std::vector<TileState>& states, const std::vector<uint32_t>& tiles,
-                 const std::vector<uint32_t>& area_bytes, const arch::MachineDescription& machine,
-                 uint32_t table_max) {
+                 const std::vector<AreaRequest>& requests, const arch::MachineDescription& machine) {
   std::vector<ElementUse> data;
   for (const TileState& state : states) data.push_back(state.data);
-  const std::vector<uint32_t> areas = place_reserved_areas(tiles, data, area_bytes, machine);
+  std::vector<AreaLayout> areas = place_reserved_areas(tiles, data, requests, machine);
 
   // Slots sit right after the table: pointers first, then the 8-byte digest slots.
   for (size_t t = 0; t < states.size(); ++t) {
     TileState& state = states[t];
-    state.area_address = areas[t];
-    const uint32_t pointers = state.area_address + table_max;
+    state.area = std::move(areas[t]);
+    const uint32_t pointers = state.area.tail_address;
     const uint32_t slots = pointers + align8(state.pointer_count * 4) + state.scratch_count * 8;
     for (auto& list : state.checksums) {
       for (Checksum& checksum : list) {
@@ -312,15 +307,16 @@ void append_checksum_steps(const Checksum& checksum, uint32_t scratch, std::vect
 // One tile's steps for phase p: patches, the exchange and its checksums, repeated per iteration.
 // The Repeat patch figures go to `figures`.
 void append_phase_steps(TileState& state, size_t p, const arch::CapturePhase& capture,
-                        const arch::MachineDescription& machine, const CompileOptions& options, uint32_t table_max,
+                        const arch::MachineDescription& machine, const CompileOptions& options,
                         PatchFigures& figures) {
   const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
   arch::ExchangeStep exchange;
   exchange.phase = capture.id;
   UsePatches patches;
   if (const TileRow* row = state.rows[p]) {
-    const StoredRow& stored = state.table.rows[state.table.row_of_phase[p]];
-    const uint32_t row_address = state.area_address + stored.offset;
+    const int32_t index = state.table.row_of_phase[p];
+    const StoredRow& stored = state.table.rows[index];
+    const uint32_t row_address = state.area.row_addresses[index];
     exchange.row_address = row_address;
     exchange.incoming_base = row->incoming_base;
     patches = patches_for_use(*row, stored, row_address, iterations, capture.id);
@@ -339,7 +335,7 @@ void append_phase_steps(TileState& state, size_t p, const arch::CapturePhase& ca
   if (options.with_proof && iterations > 1) append_fill_steps(state.destinations[p], body);
   body.push_back(arch::Step{exchange});
   std::vector<arch::IteratedPointer> pointers;
-  const uint32_t scratch = state.area_address + table_max + align8(state.pointer_count * 4);
+  const uint32_t scratch = state.area.tail_address + align8(state.pointer_count * 4);
   for (const Checksum& checksum : state.checksums[p]) append_checksum_steps(checksum, scratch, body, pointers);
   if (iterations > 1) {
     state.steps.push_back(arch::Step{arch::RepeatStep{iterations, std::move(body), std::move(pointers)}});
@@ -351,13 +347,12 @@ void append_phase_steps(TileState& state, size_t p, const arch::CapturePhase& ca
 // Steps: every tile runs every phase's barrier, in phase order.
 // Each tile's steps in parallel, its Repeat patch figures kept per tile and summed in order.
 void build_steps(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
-                 const arch::MachineDescription& machine, const CompileOptions& options, uint32_t table_max,
-                 CompileReport& report) {
+                 const arch::MachineDescription& machine, const CompileOptions& options, CompileReport& report) {
   const size_t phase_count = phases.size();
   std::vector<std::vector<PatchFigures>> patch_figures(states.size(), std::vector<PatchFigures>(phase_count));
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     for (size_t p = 0; p < phase_count; ++p) {
-      append_phase_steps(states[t], p, *phases[p].capture, machine, options, table_max, patch_figures[t][p]);
+      append_phase_steps(states[t], p, *phases[p].capture, machine, options, patch_figures[t][p]);
     }
   });
   for (size_t t = 0; t < states.size(); ++t) {
@@ -395,16 +390,29 @@ std::vector<arch::Expectation> prove(const std::vector<TileState>& states,
   });
 }
 
-// The table's bytes: every stored row's words, little-endian, at the row's offset.
-arch::Segment table_segment(const TileState& state) {
-  arch::Segment table{state.area_address, state.table.bytes, arch::FillKind::Bytes, {}, 0};
-  table.bytes.assign(state.table.bytes, 0);
-  for (const StoredRow& row : state.table.rows) {
+// The table's bytes: every stored row's words, little-endian, at the row's address; one
+// segment per run of adjacent rows (the runtime's SRAM splits a table).
+std::vector<arch::Segment> table_segments(const TileState& state) {
+  std::vector<size_t> by_address(state.table.rows.size());
+  for (size_t r = 0; r < by_address.size(); ++r) by_address[r] = r;
+  std::sort(by_address.begin(), by_address.end(),
+            [&](size_t a, size_t b) { return state.area.row_addresses[a] < state.area.row_addresses[b]; });
+  std::vector<arch::Segment> segments;
+  for (const size_t r : by_address) {
+    const StoredRow& row = state.table.rows[r];
+    const uint32_t address = state.area.row_addresses[r];
+    if (segments.empty() || segments.back().address + segments.back().size != address) {
+      segments.push_back(arch::Segment{address, 0, arch::FillKind::Bytes, {}, 0});
+    }
+    arch::Segment& segment = segments.back();
+    const size_t at = segment.bytes.size();
+    segment.bytes.resize(at + row_bytes_aligned(row.words.size()), 0);
+    segment.size = static_cast<uint32_t>(segment.bytes.size());
     for (size_t w = 0; w < row.words.size(); ++w) {
-      for (int k = 0; k < 4; ++k) table.bytes[row.offset + 4 * w + k] = static_cast<uint8_t>(row.words[w] >> (8 * k));
+      for (int k = 0; k < 4; ++k) segment.bytes[at + 4 * w + k] = static_cast<uint8_t>(row.words[w] >> (8 * k));
     }
   }
-  return table;
+  return segments;
 }
 
 // The iterated pointers' start values: each points at its checksum's first slot.
@@ -423,12 +431,11 @@ arch::Segment pointer_segment(const TileState& state, uint32_t pointers) {
 }
 
 // One tile's program: its area's segments and its source tokens, by address, then its steps.
-void fill_tile_program(TileState& state, uint32_t table_max, const CompileOptions& options,
-                       arch::TileProgram& program) {
+void fill_tile_program(TileState& state, const CompileOptions& options, arch::TileProgram& program) {
   program.tile = state.tile;
-  program.table = arch::TableRegion{state.area_address, table_max};
-  if (state.table.bytes > 0) program.segments.push_back(table_segment(state));
-  const uint32_t pointers = state.area_address + table_max;
+  program.table = arch::TableRegion{state.area.start, state.area.tail_address - state.area.start};
+  for (arch::Segment& segment : table_segments(state)) program.segments.push_back(std::move(segment));
+  const uint32_t pointers = state.area.tail_address;
   const uint32_t scratch = pointers + align8(state.pointer_count * 4);
   const uint32_t slots = scratch + state.scratch_count * 8;
   if (state.scratch_count > 0) {
@@ -481,7 +488,7 @@ arch::Binding sampled_proof(const std::vector<TileState>& states, uint64_t words
 
 void assemble_package(arch::Package& package, std::vector<TileState>& states,
                       const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
-                      const CompileOptions& options, uint32_t table_max) {
+                      const CompileOptions& options) {
   package.machine_name = machine.name;
   package.machine_digest = machine.digest;
   for (const PackagingPhase& phase : phases) {
@@ -490,7 +497,7 @@ void assemble_package(arch::Package& package, std::vector<TileState>& states,
   }
   package.tiles.resize(states.size());
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
-    fill_tile_program(states[t], table_max, options, package.tiles[t]);
+    fill_tile_program(states[t], options, package.tiles[t]);
   });
 }
 
@@ -506,18 +513,17 @@ CompileResult build_package(const std::vector<PackagingPhase>& phases, const arc
 
   CompileResult result;
   CompileReport& report = result.report;
-  const uint32_t table_max = lay_out_tables(states, phases, options, report);
+  lay_out_tables(states, phases, options, report);
 
   std::vector<const arch::CapturePhase*> capture_phases;
   for (const PackagingPhase& phase : phases) capture_phases.push_back(phase.capture);
-  const std::vector<uint32_t> area_bytes =
-      plan_checksums(states, phases, capture_phases, options, machine, table_max);
-  place_areas(states, tiles, area_bytes, machine, table_max);
+  const std::vector<AreaRequest> requests = plan_checksums(states, phases, capture_phases, options, machine);
+  place_areas(states, tiles, requests, machine);
 
   report_phases(phases, options, report);
-  build_steps(states, phases, machine, options, table_max, report);
+  build_steps(states, phases, machine, options, report);
   if (options.with_proof) result.package.expectations = prove(states, capture_phases, options);
-  assemble_package(result.package, states, phases, machine, options, table_max);
+  assemble_package(result.package, states, phases, machine, options);
   if (!options.with_proof && options.sampled_proof_words > 0) {
     result.package.bindings.push_back(sampled_proof(states, options.sampled_proof_words));
   }

@@ -6,6 +6,7 @@
 
 #include "io/errors.hpp"
 #include "io/hex.hpp"
+#include "arch/runtime_sram.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -31,57 +32,116 @@ void ElementUse::add(const ElementUse& other) {
   for (size_t e = 0; e < used_.size() && e < other.used_.size(); ++e) used_[e] = used_[e] || other.used_[e];
 }
 
-bool ElementUse::find_free(uint32_t bytes, uint32_t& address, uint32_t& largest_run) const {
-  largest_run = 0;
-  uint64_t run_start = 0;
-  bool in_run = false;
+std::optional<AreaLayout> lay_out_area(uint64_t begin, uint64_t end, const AreaRequest& request, uint32_t& missing) {
+  struct Piece {
+    uint64_t at, end;
+  };
+  std::vector<Piece> pieces;
+  for (uint64_t at = arch::clear_of_runtime_sram(begin, 0); at < end;) {
+    uint64_t piece_end = end;
+    for (const arch::SramRange& r : arch::kRuntimeOwnedSram) {
+      if (r.begin >= at) piece_end = std::min<uint64_t>(piece_end, r.begin);
+    }
+    pieces.push_back({at, piece_end});
+    at = arch::clear_of_runtime_sram(piece_end, 1);
+  }
+  uint64_t needed = request.tail_bytes, room = 0;
+  for (const uint32_t bytes : request.row_bytes) needed += bytes;
+  for (const Piece& piece : pieces) room += piece.end - piece.at;
+  missing = static_cast<uint32_t>(std::min<uint64_t>(needed > room ? needed - room : 1, UINT32_MAX));
+  AreaLayout layout;
+  size_t highest = 0;
+  for (const uint32_t bytes : request.row_bytes) {
+    size_t p = 0;
+    while (p < pieces.size() && pieces[p].end - pieces[p].at < bytes) ++p;
+    if (p == pieces.size()) return std::nullopt;
+    layout.row_addresses.push_back(static_cast<uint32_t>(pieces[p].at));
+    pieces[p].at += bytes;
+    highest = std::max(highest, p);
+  }
+  // The tail follows the highest rows, so rows that reach the run's end keep the look-ahead.
+  while (highest < pieces.size() && pieces[highest].end - pieces[highest].at < request.tail_bytes) ++highest;
+  if (highest == pieces.size()) return std::nullopt;
+  layout.tail_address = static_cast<uint32_t>(pieces[highest].at);
+  layout.end = static_cast<uint32_t>(layout.tail_address + request.tail_bytes);
+  layout.start = layout.tail_address;
+  for (const uint32_t address : layout.row_addresses) layout.start = std::min(layout.start, address);
+  return layout;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> ElementUse::free_runs() const {
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
   const uint32_t step = machine_->element_bytes;
   // Walk element by element from the bottom of SRAM to the end of the row region.
   for (uint64_t a = machine_->sram_base; a < machine_->row_region_end;) {
     const uint64_t next = std::min<uint64_t>((a / step + 1) * step, machine_->row_region_end);
-    const bool free = !used(machine_->element_of(static_cast<uint32_t>(a)));
-    if (free && !in_run) {
-      // The bottom of SRAM holds the loader's slot and the entry stub of a device image.
-      run_start = (std::max<uint64_t>(a, uint64_t{machine_->sram_base} + arch::kEntryStubEnd) + 7) & ~uint64_t{7};
-      in_run = true;
-    }
-    if (!free) in_run = false;
-    if (in_run) {
-      const uint64_t run = next > run_start ? next - run_start : 0;
-      largest_run = std::max<uint32_t>(largest_run, static_cast<uint32_t>(run));
-      if (run >= bytes) {
-        address = static_cast<uint32_t>(run_start);
-        return true;
+    if (!used(machine_->element_of(static_cast<uint32_t>(a)))) {
+      if (runs.empty() || runs.back().second != a) {
+        // The bottom of SRAM holds the loader's slot and the entry stub of a device image.
+        const uint64_t begin = (std::max<uint64_t>(a, uint64_t{machine_->sram_base} + arch::kEntryStubEnd) + 7) & ~uint64_t{7};
+        runs.emplace_back(begin, next);
+      } else {
+        runs.back().second = next;
       }
     }
     a = next;
   }
+  return runs;
+}
+
+bool ElementUse::find_free(const AreaRequest& request, AreaLayout& layout, uint32_t& largest_run,
+                           uint32_t& missing) const {
+  largest_run = 0;
+  missing = UINT32_MAX;
+  for (const auto& [begin, end] : free_runs()) {
+    largest_run = std::max<uint32_t>(largest_run, static_cast<uint32_t>(end - begin));
+    uint32_t short_by = 0;
+    if (auto candidate = lay_out_area(begin, end, request, short_by)) {
+      layout = std::move(*candidate);
+      return true;
+    }
+    missing = std::min(missing, short_by);
+  }
   return false;
 }
 
-std::vector<uint32_t> place_reserved_areas(const std::vector<uint32_t>& tiles,
-                                           const std::vector<ElementUse>& data,
-                                           const std::vector<uint32_t>& bytes_needed,
-                                           const arch::MachineDescription& machine) {
-  std::vector<uint32_t> addresses(tiles.size(), 0);
+bool ElementUse::find_free(uint32_t bytes, uint32_t& address, uint32_t& largest_run) const {
+  AreaLayout layout;
+  uint32_t missing = 0;
+  if (!find_free(AreaRequest{{}, bytes}, layout, largest_run, missing)) return false;
+  address = layout.tail_address;
+  return true;
+}
+
+std::vector<AreaLayout> place_reserved_areas(const std::vector<uint32_t>& tiles, const std::vector<ElementUse>& data,
+                                             const std::vector<AreaRequest>& requests,
+                                             const arch::MachineDescription& machine) {
   ElementUse all(machine);
   for (const ElementUse& use : data) all.add(use);
-  const uint32_t most = bytes_needed.empty() ? 0 : *std::max_element(bytes_needed.begin(), bytes_needed.end());
-  uint32_t common = 0;
-  uint32_t largest = 0;
-  if (all.find_free(most, common, largest)) {
-    std::fill(addresses.begin(), addresses.end(), common);
-    return addresses;
+  // Every tile's area from the lowest start where the longest of them fits.
+  for (const auto& [begin, end] : all.free_runs()) {
+    std::vector<AreaLayout> layouts;
+    uint32_t missing = 0;
+    for (const AreaRequest& request : requests) {
+      auto layout = lay_out_area(begin, end, request, missing);
+      if (!layout) break;
+      layouts.push_back(std::move(*layout));
+    }
+    if (layouts.size() == requests.size()) return layouts;
   }
+  std::vector<AreaLayout> layouts(requests.size());
   for (size_t i = 0; i < tiles.size(); ++i) {
-    if (!data[i].find_free(bytes_needed[i], addresses[i], largest)) {
+    uint32_t largest = 0, missing = 0;
+    if (!data[i].find_free(requests[i], layouts[i], largest, missing)) {
+      uint64_t needed = requests[i].tail_bytes;
+      for (const uint32_t bytes : requests[i].row_bytes) needed += bytes;
       throw InputError("tile " + std::to_string(tiles[i]) + ": exchange table and digest slots need " +
-                       std::to_string(bytes_needed[i]) + " bytes in memory elements free of transfer data below " +
-                       hex(machine.row_region_end) + ", the largest free run is " + std::to_string(largest) +
-                       " bytes: " + std::to_string(bytes_needed[i] - largest) + " bytes missing");
+                       std::to_string(needed) + " bytes in memory elements free of transfer data below " +
+                       hex(machine.row_region_end) + " and clear of the runtime's SRAM, the largest free run is " +
+                       std::to_string(largest) + " bytes: " + std::to_string(missing) + " bytes missing");
     }
   }
-  return addresses;
+  return layouts;
 }
 
 }  // namespace lockstep::compiler

@@ -74,6 +74,14 @@ struct KernelStep {
   bool operator==(const KernelStep&) const = default;
 };
 
+// "gelu(1024)", "reduce_sum(8, 8, 32, 16)": the step's kernel and scalars as a profile's
+// kernelSpec metadata gives them (docs/profiles.md), which calibration reads back.
+inline std::string kernel_spec(const KernelStep& k) {
+  std::string spec = k.name + "(";
+  for (size_t i = 0; i < k.scalars.size(); ++i) spec += (i ? ", " : "") + std::to_string(k.scalars[i]);
+  return spec + ")";
+}
+
 enum class PatchMethod : uint8_t {
   Helper,  // supervisor helper loop (Repeat patch_word: 11 instructions per word)
   Bulk,    // six-worker bulk patcher (lists of bulk_patch_threshold_words or more)

@@ -13,6 +13,16 @@
 
 namespace lockstep::model {
 
+// A kernel's cycle model as named parameters times terms of its scalars: cycles =
+// ceil(sum of parameter x term). Linear in the parameters, so `lockstep calibrate` fits
+// them to measured samples by least squares (docs/calibration.md). At `defaults` it gives
+// the kernel's built-in cycles at every shape (tested).
+struct CostModel {
+  std::vector<std::string> parameters;
+  std::vector<double> defaults;
+  std::function<std::vector<double>(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine)> terms;
+};
+
 struct KernelDefinition {
   std::string name;
   // "" when the step's operands and scalars fit the kernel, else what is wrong (one line).
@@ -26,7 +36,13 @@ struct KernelDefinition {
   // The tile appends the low 32 bits of its cycle counter at the call (plus the kernel's
   // reading delay, docs/timing.md) as one more scalar: the runtime's $COUNT_L sample.
   bool reads_cycle_counter = false;
+  // When set, machine.kernel_costs[name] replaces the built-in cycles (registration wraps
+  // `cycles`), and calibration can fit the kernel.
+  std::optional<CostModel> cost;
 };
+
+// ceil(sum of parameters[i] x terms[i]), at least 0.
+uint64_t cost_cycles(const std::vector<double>& parameters, const std::vector<double>& terms);
 
 // nullptr for an unknown name. A name no kernel registered is offered to the families (the
 // IPU21 stack's kernels, whose names carry their shapes); the definition a family makes is

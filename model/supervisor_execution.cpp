@@ -399,7 +399,9 @@ void Tile::launch_kernel(const arch::CodeSymbol& symbol) {
     k.scalars.push_back(static_cast<uint32_t>(now));
   }
   k.spans = sig->operand_bytes(k.scalars, k.operands.size());
-  issue(kernel->cycles(k.scalars, machine_));
+  const uint64_t cycles = kernel->cycles(k.scalars, machine_);
+  issue(cycles);
+  if (open_.open) open_.kernel_cycles += cycles;
   pending_.push_back(std::move(k));
 }
 

@@ -60,6 +60,7 @@ void Tile::open_record(StepRole role, const void* step) {
   open_.epoch = static_cast<uint32_t>(epoch_);
   open_.invocation = invocation_;
   open_.kernel = role == StepRole::Kernel ? &static_cast<const arch::KernelStep*>(step)->name : nullptr;
+  open_.kernel_cycles = 0;
 }
 
 // Ends the open step at the current time (issued cycles already waited).
@@ -79,6 +80,7 @@ void Tile::close_record() {
       if (a == b || (a->name == b->name && a->scalars == b->scalars)) {
         last.end = end;
         ++last.calls;
+        last.kernel_cycles += open_.kernel_cycles;
         return;
       }
     }
@@ -90,6 +92,7 @@ void Tile::close_record() {
   r.role = open_.role;
   r.epoch = open_.epoch;
   r.invocation = open_.invocation;
+  r.kernel_cycles = open_.kernel_cycles;
   if (open_.role == StepRole::Exchange) {
     r.activities = std::move(exchange_activities_);
     r.position = exchange_position_;

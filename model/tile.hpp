@@ -165,6 +165,7 @@ class Tile : public sc_core::sc_module {
     uint32_t epoch = 0;
     uint32_t invocation = 0;
     const std::string* kernel = nullptr;  // Kernel: the cycles' kernel name
+    uint64_t kernel_cycles = 0;           // Kernel: what the kernel models charged
   };
   OpenRecord open_;
   uint32_t current_phase_ = 0;

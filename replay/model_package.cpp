@@ -238,6 +238,7 @@ void place_table(arch::TileProgram& tile, const CompiledTile& compiled,
   const std::string where = "merge: " + tile_name(tile.tile);
   const uint64_t region_begin = tile.table.address;
   const uint64_t region_end = region_begin + tile.table.size;
+  uint32_t tile_bytes = 0;  // the runtime's SRAM may split a table: its pieces add up
   for (const arch::Segment& table : compiled.table) {
     const uint64_t begin = table.address;
     const uint64_t end = begin + table.size;
@@ -265,9 +266,10 @@ void place_table(arch::TileProgram& tile, const CompiledTile& compiled,
                          std::to_string(segment.size) + " bytes)");
       }
     }
-    summary.table_bytes = std::max(summary.table_bytes, table.size);
+    tile_bytes += table.size;
     tile.segments.push_back(table);
   }
+  summary.table_bytes = std::max(summary.table_bytes, tile_bytes);
   std::sort(tile.segments.begin(), tile.segments.end(),
             [](const arch::Segment& a, const arch::Segment& b) { return a.address < b.address; });
 }

@@ -24,17 +24,11 @@ void number_steps(const std::vector<arch::Step>& steps, std::unordered_map<const
   }
 }
 
-std::string kernel_spec(const arch::KernelStep& k) {
-  std::string spec = k.name + "(";
-  for (size_t i = 0; i < k.scalars.size(); ++i) spec += (i ? ", " : "") + std::to_string(k.scalars[i]);
-  return spec + ")";
-}
-
 void kernel_step(const arch::KernelStep& k, uint32_t calls, ProfileStep& out) {
   out.kind = ProfileStepKind::Compute;
   out.kernel = k.name;
   out.metadata.push_back({"reason", "Kernel"});
-  out.metadata.push_back({"kernelSpec", kernel_spec(k)});
+  out.metadata.push_back({"kernelSpec", arch::kernel_spec(k)});
   if (const auto* sig = arch::find_kernel_signature(k.name)) {
     const auto bytes = sig->operand_bytes(k.scalars, k.operands.size());
     for (size_t i = 0; i < bytes.size(); ++i) out.metadata.push_back({"operand" + std::to_string(i) + "Bytes", std::to_string(bytes[i])});
@@ -84,6 +78,9 @@ ProfileStep describe(const StepRecord& r, uint32_t local_index) {
     }
     case StepRole::Kernel:
       kernel_step(*static_cast<const arch::KernelStep*>(r.step), r.calls, out);
+      // The supervisor's call sequence around the kernels (operands, call, return), which
+      // calibration takes out of the sample (docs/calibration.md).
+      out.metadata.push_back({"callCycles", std::to_string(r.end - r.start - std::min(r.kernel_cycles, r.end - r.start))});
       break;
     case StepRole::RepeatEntry:
     case StepRole::RepeatIteration:

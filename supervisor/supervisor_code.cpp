@@ -11,6 +11,7 @@
 #include "io/hex.hpp"
 #include "arch/instruction.hpp"
 #include "arch/kernel_signatures.hpp"
+#include "arch/runtime_sram.hpp"
 #include "formats/package_validate_host.hpp"
 #include "supervisor/supervisor_emitter.hpp"
 #include "arch/topology.hpp"
@@ -87,6 +88,8 @@ std::optional<uint32_t> highest_gap(const std::vector<Range>& merged, uint64_t l
 uint32_t place_in_free_sram(const TileProgram& program, const MachineDescription& machine, uint32_t bytes,
                             const std::vector<std::pair<uint64_t, uint64_t>>& also_used) {
   std::vector<Range> used = also_used;
+  // The stack runtime's SRAM stays free, so the code is where an image with host calls has it.
+  for (const SramRange& r : kRuntimeOwnedSram) used.emplace_back(r.begin, r.end);
   // The table region itself is not used: its rows are segments, its patched words are
   // listed below, and the rest of it is free (packages reserve more than their rows take).
   for (const Segment& s : program.segments) used.emplace_back(s.address, uint64_t(s.address) + s.size);

@@ -5,10 +5,17 @@
 namespace lockstep::workload {
 namespace {
 
-// SRAM the lowering may use: above the exchange-table range, below the loader limit (every
-// weight segment must be loadable).
+// Above the exchange-table range, the program keeps this much free of data for its
+// supervisor code area [decision]: the tables with the runtime's SRAM beside them
+// (arch/runtime_sram.hpp) can fill the range, and the code must not go where exchanges
+// land, which its placement cannot see (docs/supervisor-code.md). The whole model's largest
+// area is under 3 KiB (docs/lowering.md).
+constexpr uint32_t kCodeAreaBytes = 0x800;
+
+// SRAM the lowering may use: above the exchange-table range and the code area, below the
+// loader limit (every weight segment must be loadable).
 uint32_t data_begin(const arch::MachineDescription& m) {
-  return std::max(m.sram_base, arch::kTableReservedEnd);
+  return std::max(m.sram_base, arch::kTableReservedEnd + kCodeAreaBytes);
 }
 uint32_t data_end(const arch::MachineDescription& m) {
   return std::min(m.sram_end, m.loader_limit) & ~7u;
@@ -133,8 +140,9 @@ arch::Package LowerContext::finish(std::vector<arch::Binding> bindings) {
     program.segments = std::move(segments_[t]);
     std::sort(program.segments.begin(), program.segments.end(),
               [](const arch::Segment& a, const arch::Segment& b) { return a.address < b.address; });
+    // Rows go below kTableReservedEnd (transfers keep out of it); the code takes the rest.
     program.table = arch::TableRegion{arch::kTableReservedBegin,
-                                      arch::kTableReservedEnd - arch::kTableReservedBegin};
+                                      arch::kTableReservedEnd + kCodeAreaBytes - arch::kTableReservedBegin};
     program.steps = std::move(top_[t]);
     package.tiles.push_back(std::move(program));
   }

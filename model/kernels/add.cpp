@@ -55,7 +55,11 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
   return (static_cast<uint64_t>(scalars[0]) + 15) / 16 + 11;
 }
 
-const KernelRegistration registration{{"add", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+  return {static_cast<double>((static_cast<uint64_t>(scalars[0]) + 15) / 16), 1.0};
+}
+
+const KernelRegistration registration{{"add", check, execute, cycles, false, CostModel{{"per_16_values", "launch"}, {1, 11}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

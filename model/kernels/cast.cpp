@@ -73,7 +73,13 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
   return (bytes + 7) / 8 + 11;
 }
 
-const KernelRegistration registration{{"cast", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+  const auto count = static_cast<uint64_t>(scalars[0]);
+  const uint64_t bytes = count * static_cast<uint64_t>(scalars[1] + scalars[2]) / 8;
+  return {static_cast<double>((bytes + 7) / 8), 1.0};
+}
+
+const KernelRegistration registration{{"cast", check, execute, cycles, false, CostModel{{"per_8_bytes", "launch"}, {1, 11}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

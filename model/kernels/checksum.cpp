@@ -34,7 +34,13 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
   return machine.supervisor_cycles_per_instruction * (6 + 2 * static_cast<uint64_t>(scalars[0]));
 }
 
-const KernelRegistration registration{{"checksum", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+  const double issue = machine.supervisor_cycles_per_instruction;
+  return {issue * static_cast<double>(scalars[0]), issue};
+}
+
+const KernelRegistration registration{
+    {"checksum", check, execute, cycles, false, CostModel{{"instructions_per_byte", "instructions_per_call"}, {2, 6}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

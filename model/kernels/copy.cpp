@@ -32,7 +32,13 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
          (4 + 2 * per_worker(static_cast<uint64_t>(scalars[0]) / 4, machine));
 }
 
-const KernelRegistration registration{{"copy", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+  const double issue = machine.supervisor_cycles_per_instruction;
+  return {issue * static_cast<double>(per_worker(static_cast<uint64_t>(scalars[0]) / 4, machine)), issue};
+}
+
+const KernelRegistration registration{
+    {"copy", check, execute, cycles, false, CostModel{{"instructions_per_worker_word", "instructions_per_call"}, {2, 4}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

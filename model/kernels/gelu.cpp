@@ -41,7 +41,11 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
   return 10 * static_cast<uint64_t>(scalars[0]) + 11;
 }
 
-const KernelRegistration registration{{"gelu", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+  return {static_cast<double>(scalars[0]), 1.0};
+}
+
+const KernelRegistration registration{{"gelu", check, execute, cycles, false, CostModel{{"per_value", "launch"}, {10, 11}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -14,6 +14,7 @@
 #include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
+#include "model/kernels/amp_cost_model.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
@@ -83,7 +84,11 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
   return kernels::amp::f16_amp_cycles(scalars[0], scalars[2], scalars[1]);
 }
 
-const KernelRegistration registration{{"gemm_fp16", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+  return kernels::amp::f16_amp_terms(scalars[0], scalars[2], scalars[1]);
+}
+
+const KernelRegistration registration{{"gemm_fp16", check, execute, cycles, false, kernels::amp::f16_amp_cost_model(terms)}};
 
 }  // namespace
 }  // namespace lockstep::model

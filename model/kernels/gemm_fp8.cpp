@@ -18,6 +18,7 @@
 #include "numerics/fp8.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
+#include "model/kernels/amp_cost_model.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
@@ -90,7 +91,11 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
   return kernels::amp::f16_amp_cycles(scalars[0], scalars[1], scalars[2]);
 }
 
-const KernelRegistration registration{{"gemm_fp8", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+  return kernels::amp::f16_amp_terms(scalars[0], scalars[1], scalars[2]);
+}
+
+const KernelRegistration registration{{"gemm_fp8", check, execute, cycles, false, kernels::amp::f16_amp_cost_model(terms)}};
 
 }  // namespace
 }  // namespace lockstep::model

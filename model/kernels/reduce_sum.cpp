@@ -79,7 +79,13 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
   return count(scalars[0]) * partial_bytes + kEpochCycles;
 }
 
-const KernelRegistration registration{{"reduce_sum", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+  const auto count = [](int64_t v) { return static_cast<double>(v < 0 ? 0 : v); };
+  return {count(scalars[0]) * count(scalars[1]) * count(scalars[2]) * 2, 1.0};
+}
+
+const KernelRegistration registration{
+    {"reduce_sum", check, execute, cycles, false, CostModel{{"per_partial_byte", "launch"}, {1, 11}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

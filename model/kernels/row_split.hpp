@@ -5,8 +5,10 @@
 // the workers' partial results are combined. Sums over a row follow the split.
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "arch/machine.hpp"
+#include "model/kernel_registry.hpp"
 
 namespace lockstep::model::kernels {
 
@@ -27,6 +29,20 @@ struct RowSplit {
   uint64_t cycles(uint64_t rows, uint64_t columns, const arch::MachineDescription& machine) const {
     const uint64_t slowest_worker = per_vector * (slice(columns) / vector_values) + per_row;
     return rows * (machine.supervisor_cycles_per_instruction * slowest_worker + waves_per_row * kLaunchCycles);
+  }
+  // The cycles above as a cost model: instructions per vector of the slowest slice, and the
+  // cycles of a row besides (its own instructions and the launches, which scale alike with
+  // the rows, so calibration could not tell them apart).
+  std::vector<double> terms(uint64_t rows, uint64_t columns, const arch::MachineDescription& machine) const {
+    const double r = static_cast<double>(rows);
+    return {r * machine.supervisor_cycles_per_instruction * static_cast<double>(slice(columns) / vector_values), r};
+  }
+  CostModel cost_model(std::vector<double> (*terms)(const std::vector<int64_t>&, const arch::MachineDescription&)) const {
+    const arch::MachineDescription ipu21;  // the defaults at the IPU21's issue interval
+    return CostModel{{"instructions_per_vector", "cycles_per_row"},
+                     {static_cast<double>(per_vector),
+                      static_cast<double>(ipu21.supervisor_cycles_per_instruction * per_row + waves_per_row * kLaunchCycles)},
+                     terms};
   }
   // v[0..columns) summed as the split does: per slice an even and an odd f32v2 lane in column
   // order, fl32(even + odd), the slices' sums added in order (an empty slice adds nothing).

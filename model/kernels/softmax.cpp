@@ -140,7 +140,11 @@ uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescript
   return kSplit.cycles(rows, columns, machine);
 }
 
-const KernelRegistration registration{{"softmax", check, execute, cycles}};
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+  return kSplit.terms(static_cast<uint64_t>(scalars[0]), static_cast<uint64_t>(scalars[1]), machine);
+}
+
+const KernelRegistration registration{{"softmax", check, execute, cycles, false, kSplit.cost_model(terms)}};
 
 }  // namespace
 }  // namespace lockstep::model

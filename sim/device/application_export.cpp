@@ -79,12 +79,17 @@ std::vector<std::string> called_intrinsics(const TileCode& code) {
   return out;
 }
 
+// "0-733,736-1471"; past four ranges the rest is counted ("0,2,4,6,... (736 tiles)"), so
+// the error stays one readable line on a whole chip.
 std::string tile_ranges(const std::vector<uint32_t>& tiles) {
+  constexpr int kRangesShown = 4;
   std::string out;
+  int shown = 0;
   for (size_t i = 0; i < tiles.size();) {
     size_t j = i;
     while (j + 1 < tiles.size() && tiles[j + 1] == tiles[j] + 1) ++j;
     if (!out.empty()) out += ",";
+    if (++shown > kRangesShown) return out + "... (" + std::to_string(tiles.size()) + " tiles)";
     out += std::to_string(tiles[i]) + (j > i ? "-" + std::to_string(tiles[j]) : "");
     i = j + 1;
   }

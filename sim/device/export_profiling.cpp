@@ -81,6 +81,7 @@ ProfileStep plan_step(const Step& step, uint32_t index, const Package& package) 
   } else if (const auto* k = std::get_if<KernelStep>(&step.kind)) {
     p.kind = ProfileStepKind::Compute;
     p.kernel = k->name;
+    p.metadata.push_back({"kernelSpec", kernel_spec(*k)});  // what calibration reads (docs/calibration.md)
     p.metadata.push_back({"invocations", "1"});
   } else if (const auto* r = std::get_if<RepeatStep>(&step.kind)) {
     p.kind = ProfileStepKind::Compute;

@@ -17,7 +17,7 @@ TEST(ExplainCommand, AVitTinyOutputElementLeadsBackThroughTheLastGemmItsPhasesAn
   r = run_lockstep({"explain", package, "--output", "output", "--index", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string& out = r.out;
-  EXPECT_EQ(out.rfind("output[5] is tile 0 word 0x5e014\n1. tile 0 word 0x5e014 = ", 0), 0u) << out;
+  EXPECT_EQ(out.rfind("output[5] is tile 0 word 0x5e814\n1. tile 0 word 0x5e814 = ", 0), 0u) << out;
   // The last layer's MLP down-projection: its scatter, its reduction, its GEMM and gather.
   const size_t scatter = out.find("exchange from tile 48 address 0x6c014");
   const size_t reduce = out.find("kernel reduce_sum at cycle", scatter);
@@ -29,7 +29,7 @@ TEST(ExplainCommand, AVitTinyOutputElementLeadsBackThroughTheLastGemmItsPhasesAn
   EXPECT_NE(gather, std::string::npos) << out;
   // The walk ends where the data began: the input patch, loaded with the package.
   const size_t last = out.rfind('\n', out.size() - 2);
-  EXPECT_NE(out.find("loader: segment at 0x5c000 (holding input patches) at cycle 0", last), std::string::npos) << out;
+  EXPECT_NE(out.find("loader: segment at 0x5c800 (holding input patches) at cycle 0", last), std::string::npos) << out;
 }
 
 TEST(ExplainCommand, AnUnknownOutputOrAnIndexPastItIsRefused) {

@@ -177,8 +177,10 @@ TEST_F(ProofPackage, ReportCountsSharingAndRepeatPatches) {
   EXPECT_EQ(report.sharing_patch_calls, 2u);
   EXPECT_EQ(report.sharing_patch_words, 2u);
   EXPECT_LT(report.table_bytes_shared, report.table_bytes_unshared);
-  const auto& tile0 = program_of(result.package, 0);
-  EXPECT_EQ(tile0.table.size, report.table_bytes_shared);
+  // Each tile's table region holds its own rows; the report's figure is the largest.
+  uint32_t largest = 0;
+  for (const auto& program : result.package.tiles) largest = std::max(largest, program.table.size);
+  EXPECT_EQ(largest, report.table_bytes_shared);
   const auto& tile1 = program_of(result.package, 1);
   const auto exchanges = [](const arch::TileProgram& program) {
     std::vector<uint32_t> rows;
