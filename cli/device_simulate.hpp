@@ -23,6 +23,7 @@ struct SimulateImageArgs {
   size_t jobs = 0;
   bool json = false;
   std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
+  std::string costs;                 // --costs FILE (calibration/costs_file.hpp)
 };
 
 // result.json's fields for a finished run of `source` (its file's bytes give the digest);

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 
+#include "calibration/costs_file.hpp"
 #include "io/atomic_file.hpp"
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
@@ -41,6 +42,7 @@ struct SimulateArgs {
   std::string machine = arch::kDefaultMachine;  // images only
   std::vector<std::string> calls, call_outputs;  // images only
   std::vector<std::string> watches;
+  std::string costs;  // --costs FILE
 };
 
 // One line: the first problem of a run that went to its end, and how many there were.
@@ -96,7 +98,7 @@ int simulate(const SimulateArgs& args) {
   if (is_device_image(args.package)) {
     SimulateImageArgs image{args.package, args.output_dir, args.machine, args.calls, args.inputs,
                             args.call_outputs, args.max_cycles, args.timeout_seconds, args.jobs, args.json,
-                            args.watches};
+                            args.watches, args.costs};
     if (args.invocations != 1) throw InputError(args.package + ": --invocations: an image's calls say how often it runs");
     return simulate_image(image);
   }
@@ -106,7 +108,8 @@ int simulate(const SimulateArgs& args) {
   const ThreadLimit threads(args.jobs);
   const arch::Package package = read_package_input(args.package);
   const std::string package_bytes = arch::read_regular_file(args.package);
-  const arch::MachineDescription machine = arch::load_machine(package.machine_name);
+  arch::MachineDescription machine = arch::load_machine(package.machine_name);
+  if (!args.costs.empty()) machine.kernel_costs = calibration::read_kernel_costs(args.costs);
   sim::RunOptions options;
   options.source_name = args.package;
   options.profile = true;
@@ -178,6 +181,8 @@ const DeviceSubcommandRegistration registration{
       cmd->add_option("--machine", args->machine, "images: the machine to import onto (name or file)")
           ->capture_default_str();
       add_watch_option(*cmd, args->watches);
+      cmd->add_option("--costs", args->costs,
+                      "kernel cost parameters from `lockstep calibrate` (docs/calibration.md), as `run --costs`");
       cmd->add_option(
              "--invocations", args->invocations,
              "run the resident program this many times back to back (outputs are the last one's)")

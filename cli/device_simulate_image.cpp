@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 
+#include "calibration/costs_file.hpp"
 #include "arch/topology.hpp"
 #include "cli/device_simulate.hpp"
 #include "cli/options.hpp"
@@ -76,7 +77,8 @@ arch::Profile result_profile(const arch::Application& app, const sim::RunResult&
 int simulate_image(const SimulateImageArgs& args) {
   arch::check_staged_directory(args.output_dir, "-o");
   const ThreadLimit threads(args.jobs);
-  const arch::MachineDescription machine = arch::load_machine(args.machine);
+  arch::MachineDescription machine = arch::load_machine(args.machine);
+  if (!args.costs.empty()) machine.kernel_costs = calibration::read_kernel_costs(args.costs);
   const arch::Application app = arch::read_application(args.image);
   const auto inputs = call_files(args.inputs, "--input", app);
   const auto outputs = call_files(args.call_outputs, "--call-output", app);

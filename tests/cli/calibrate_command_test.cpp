@@ -91,6 +91,32 @@ TEST(CalibrateCommand, RecoversThePerturbedParametersOfARunFromEitherLayout) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["costs"], dir + "/fitted-k.lsprof.yaml");
 }
 
+// The loop a site runs: a device's result folder (here a simulation under perturbed costs
+// stands in for the chip) is calibrated; simulating with the fitted costs, crosscheck's
+// kernel rows go from their error under the built-in models to none.
+TEST(CalibrateCommand, CrosscheckKernelErrorsBeforeAndAfterCalibration) {
+  const std::string dir = temp_dir("calibrate_crosscheck");
+  write_file(dir + "/k.yaml", kernel_package());
+  write_file(dir + "/perturbed.yaml", kPerturbed);
+  ASSERT_EQ(run_lockstep({"device", "simulate", dir + "/k.yaml", "-o", dir + "/device", "--costs", dir + "/perturbed.yaml"}).exit_code, 0);
+  ASSERT_EQ(run_lockstep({"device", "simulate", dir + "/k.yaml", "-o", dir + "/before"}).exit_code, 0);
+  auto r = run_lockstep({"calibrate", dir + "/device", "-o", dir + "/fitted.yaml"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run_lockstep({"device", "simulate", dir + "/k.yaml", "-o", dir + "/after", "--costs", dir + "/fitted.yaml"}).exit_code, 0);
+  for (const std::string side : {"before", "after"}) {
+    r = run_lockstep({"crosscheck", "--simulated", dir + "/" + side, "--device", dir + "/device", "-o", dir + "/cc-" + side});
+    const std::string csv = read_file(dir + "/cc-" + side + "/crosscheck.csv");
+    size_t kernels = 0, exact = 0;
+    for (size_t at = csv.find("\nkernel,"); at != std::string::npos; at = csv.find("\nkernel,", at + 1)) {
+      ++kernels;
+      const std::string line = csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
+      if (line.find(",0.0000") != std::string::npos) ++exact;
+    }
+    EXPECT_EQ(kernels, 9u) << csv;
+    EXPECT_EQ(exact, side == "after" ? 9u : 0u) << side << ":\n" << csv;
+  }
+}
+
 TEST(CalibrateCommand, BadInputIsOneLineAndWritesNothing) {
   const std::string dir = temp_dir("calibrate_command_bad");
   write_file(dir + "/k.yaml", kernel_package());
