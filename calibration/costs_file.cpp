@@ -12,8 +12,6 @@ namespace {
 constexpr const char* kFormat = "lockstep-costs";
 constexpr uint64_t kVersion = 1;
 
-std::string number(double value) { return cost_text(value); }
-
 std::string parameter_list(const model::CostModel& cost) {
   std::string out;
   for (const std::string& p : cost.parameters) out += (out.empty() ? "" : ", ") + p;
@@ -51,7 +49,7 @@ KernelCosts parse_kernel_costs(const std::string& text, const std::string& file_
       const double value = parameters.real(parameter);
       if (!std::isfinite(value) || value < 0) {
         arch::yaml_fail(file_name, parameters.node()[parameter], parameters.key_path(parameter),
-                        "expected a finite number at least 0, got " + number(value));
+                        "expected a finite number at least 0, got " + cost_text(value));
       }
       values.push_back(value);
     }
@@ -73,18 +71,18 @@ std::string kernel_costs_text(const Calibration& calibration) {
   std::string out = "# Kernel cost parameters fitted by `lockstep calibrate` (docs/calibration.md);\n"
                     "# `lockstep run PACKAGE --costs FILE` uses them.\n";
   out += "format: " + std::string(kFormat) + "\nversion: " + std::to_string(kVersion) + "\n";
-  out += "clock_hz: " + number(calibration.clock_hz) + "\nkernels:\n";
+  out += "clock_hz: " + cost_text(calibration.clock_hz) + "\nkernels:\n";
   if (calibration.kernels.empty()) return out.substr(0, out.size() - 1) + " {}\n";
   for (const KernelFit& fit : calibration.kernels) {
     out += "  # " + std::to_string(fit.samples) + " samples, " + std::to_string(fit.shapes) +
-           " shapes; residual per call rms " + number(fit.rms_after) + ", max " + number(fit.max_after) + " cycles";
+           " shapes; residual per call rms " + cost_text(fit.rms_after) + ", max " + cost_text(fit.max_after) + " cycles";
     std::string held;
     for (size_t i = 0; i < fit.parameters.size(); ++i) {
       if (fit.held[i]) held += (held.empty() ? "" : ", ") + fit.parameters[i];
     }
     out += held.empty() ? "\n" : "; held at defaults: " + held + "\n";
     out += "  " + fit.kernel + ":\n";
-    for (size_t i = 0; i < fit.parameters.size(); ++i) out += "    " + fit.parameters[i] + ": " + number(fit.fitted[i]) + "\n";
+    for (size_t i = 0; i < fit.parameters.size(); ++i) out += "    " + fit.parameters[i] + ": " + cost_text(fit.fitted[i]) + "\n";
   }
   return out;
 }

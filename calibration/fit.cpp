@@ -45,21 +45,15 @@ std::optional<std::pair<std::string, std::vector<int64_t>>> parse_kernel_spec(co
   return out;
 }
 
-uint64_t metadata_number(const arch::ProfileStep& step, const std::string& name, uint64_t fallback, bool& present) {
+// A count from the step's metadata; nullopt when the step has none.
+std::optional<uint64_t> metadata_count(const arch::ProfileStep& step, const std::string& name) {
   const std::string* value = arch::find_metadata(step, name);
-  present = value != nullptr;
-  if (value == nullptr) return fallback;
+  if (value == nullptr) return std::nullopt;
   try {
     return std::stoull(*value);
   } catch (const std::exception&) {
     throw InputError("profile step '" + step.kernel + "': metadata " + name + " = '" + *value + "' is not a count");
   }
-}
-
-double model_cycles(const std::vector<double>& parameters, const std::vector<double>& terms) {
-  double total = 0;
-  for (size_t i = 0; i < parameters.size(); ++i) total += parameters[i] * terms[i];
-  return total;
 }
 
 // Least squares for the first `free` parameters, the rest held at `held_values`; nullopt
@@ -100,7 +94,8 @@ void residuals(const std::vector<Sample>& samples, const std::vector<double>& pa
   double squares = 0;
   max = 0;
   for (const Sample& s : samples) {
-    const double e = model_cycles(parameters, s.terms) - s.cycles;
+    // What the model would charge (model::cost_cycles, as `run --costs` does) against the sample.
+    const double e = static_cast<double>(model::cost_cycles(parameters, s.terms)) - s.cycles;
     squares += e * e;
     max = std::max(max, std::fabs(e));
   }
@@ -167,10 +162,10 @@ Calibration calibrate(const std::vector<arch::Profile>& profiles, const std::vec
           throw InputError(names[p] + ": tile " + std::to_string(tile.physical_tile) + ": kernelSpec '" + *spec +
                            "': " + (problem.empty() ? "takes " + std::to_string(signature->scalars) + " scalars" : problem));
         }
-        bool present = false;
-        const uint64_t calls = std::max<uint64_t>(1, metadata_number(step, "invocations", 1, present));
-        const uint64_t call_cycles = metadata_number(step, "callCycles", 0, present);
-        if (!present) ++out.without_call_cycles;
+        const uint64_t calls = std::max<uint64_t>(1, metadata_count(step, "invocations").value_or(1));
+        const std::optional<uint64_t> recorded_call_cycles = metadata_count(step, "callCycles");
+        if (!recorded_call_cycles) ++out.without_call_cycles;
+        const uint64_t call_cycles = recorded_call_cycles.value_or(0);
         const uint64_t duration = sample.end_cycle >= sample.start_cycle ? sample.end_cycle - sample.start_cycle : 0;
         KernelSamples& into = by_kernel[parsed->first];
         into.kernel = kernel;

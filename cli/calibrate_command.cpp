@@ -1,6 +1,5 @@
 // `lockstep calibrate PROFILE... -o costs.yaml`: fit every kernel's cost parameters to the
 // compute samples of measured profiles (docs/calibration.md).
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -33,13 +32,11 @@ std::string profile_path(const std::string& argument) {
   return argument;
 }
 
-std::string number(double value) { return calibration::cost_text(value); }
-
 // "per_value 12, launch 15 (held)"
 std::string parameters_text(const calibration::KernelFit& fit) {
   std::string out;
   for (size_t i = 0; i < fit.parameters.size(); ++i) {
-    out += (i ? ", " : "") + fit.parameters[i] + " " + number(fit.fitted[i]) + (fit.held[i] ? " (held)" : "");
+    out += (i ? ", " : "") + fit.parameters[i] + " " + calibration::cost_text(fit.fitted[i]) + (fit.held[i] ? " (held)" : "");
   }
   return out;
 }
@@ -48,9 +45,9 @@ void print_text(const calibration::Calibration& c) {
   TextTable table;
   table.headers = {"kernel", "samples", "shapes", "mean_cycles", "parameters", "rms_before", "max_before", "rms_after", "max_after"};
   for (const auto& fit : c.kernels) {
-    table.rows.push_back({fit.kernel, std::to_string(fit.samples), std::to_string(fit.shapes), number(fit.mean_cycles),
-                          parameters_text(fit), number(fit.rms_before), number(fit.max_before), number(fit.rms_after),
-                          number(fit.max_after)});
+    table.rows.push_back({fit.kernel, std::to_string(fit.samples), std::to_string(fit.shapes), calibration::cost_text(fit.mean_cycles),
+                          parameters_text(fit), calibration::cost_text(fit.rms_before), calibration::cost_text(fit.max_before), calibration::cost_text(fit.rms_after),
+                          calibration::cost_text(fit.max_after)});
   }
   table.print_text(std::cout);
   for (const auto& [symbol, count] : c.skipped) {

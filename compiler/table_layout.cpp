@@ -105,14 +105,6 @@ bool ElementUse::find_free(const AreaRequest& request, AreaLayout& layout, uint3
   return false;
 }
 
-bool ElementUse::find_free(uint32_t bytes, uint32_t& address, uint32_t& largest_run) const {
-  AreaLayout layout;
-  uint32_t missing = 0;
-  if (!find_free(AreaRequest{{}, bytes}, layout, largest_run, missing)) return false;
-  address = layout.tail_address;
-  return true;
-}
-
 std::vector<AreaLayout> place_reserved_areas(const std::vector<uint32_t>& tiles, const std::vector<ElementUse>& data,
                                              const std::vector<AreaRequest>& requests,
                                              const arch::MachineDescription& machine) {

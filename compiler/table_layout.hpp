@@ -48,8 +48,6 @@ class ElementUse {
   // out from its start, or none; `missing` receives the fewest bytes any run lacks and
   // `largest_run` the longest run in bytes.
   bool find_free(const AreaRequest& request, AreaLayout& layout, uint32_t& largest_run, uint32_t& missing) const;
-  // The same for one block of `bytes`: its address.
-  bool find_free(uint32_t bytes, uint32_t& address, uint32_t& largest_run) const;
   // [begin, end) of each run of unused elements, ascending (begin past the entry stub).
   std::vector<std::pair<uint64_t, uint64_t>> free_runs() const;
 
