@@ -39,6 +39,20 @@ const std::vector<KernelSignature>& table() {
          return sizes(s, {{0, "count"}}, m);
        },
        [](const Scalars& s, size_t) { return std::vector<uint64_t>(3, 2 * u(s[0])); }},
+      {"attention_merge", {3}, 3,
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "rows"}, {1, "width"}, {2, "count"}}, m);
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{2 * u(s[0] * s[1]), 2 * u(s[2] * s[0]) * u(s[1]), 8 * u(s[2] * s[0])};
+       }},
+      {"attention_softmax", {3}, 3,
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "rows"}, {1, "columns"}, {2, "head_dim"}}, m);
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{2 * u(s[0] * s[1]), 8 * u(s[0]), 2 * u(s[0] * s[1])};
+       }},
       {"cast", {2}, 3,
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "count"}}, m); !e.empty()) return e;

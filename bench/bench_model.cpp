@@ -67,8 +67,11 @@ void add_work(const std::vector<lockstep::arch::Step>& steps, double times, std:
     if (k->name == "gemm_fp16" || k->name == "gemm_fp8") {
       w.work += times * 2 * s(0) * s(1) * s(2);
       w.per_cycle = 128;
-    } else if (k->name == "softmax") {
+    } else if (k->name == "softmax" || k->name == "attention_softmax") {
       w.work += times * s(0) * s(1);
+      w.per_cycle = 2;
+    } else if (k->name == "attention_merge") {
+      w.work += times * s(0) * s(1) * s(2);  // FP32 accumulator values, f32v2
       w.per_cycle = 2;
     } else if (k->name == "layernorm") {
       w.work += times * s(0) * s(1);

@@ -15,16 +15,15 @@
 // out may alias in. Cycles: the slowest worker's instructions (below) x 6 plus a launch per
 // wave (docs/kernels-elementwise.md).
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
+#include "model/kernels/exp_table.hpp"
 #include "model/kernels/row_split.hpp"
 #include "model/kernels/tensor_io.hpp"
 
@@ -42,23 +41,6 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 // and per row: max 4 (set-up 3, store), exp 17 (set-up 3, six maxima 11, sm 1, lane add,
 // store), normalise 22 (set-up 3, six sums 11, reciprocal 8).
 constexpr kernels::RowSplit kSplit{2, 2 + 8 + 5, 4 + 17 + 22, 3};
-
-// f32(fl16(exp(z))) for every FP16 code z: exp in double, rounded once to FP16, kept as the
-// (exact) float of that FP16 value, ready to sum. A NaN z gives a positive quiet NaN.
-const std::array<float, 65536>& exp_table() {
-  static const auto table = [] {
-    auto t = std::make_unique<std::array<float, 65536>>();
-    for (uint32_t z = 0; z < 65536; ++z) {
-      const double x = arch::fp16_to_float(static_cast<uint16_t>(z));
-      const uint16_t e =
-          std::isnan(x) ? arch::kFp16CanonicalNaN : arch::fp16_from_double(std::exp(x));
-      (*t)[z] = arch::fp16_to_float(e);
-    }
-    return t;
-  }();
-  return *table;
-}
-
 
 // fl16(q) for a double 0 <= q <= 1, bit for bit arch::fp16_from_double, without branches.
 // Normal results (q >= 2^-14): arch's integer rounding inlined (the double's exponent field
@@ -102,7 +84,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   kernels::require_span(memory, operands[0], rows * columns * 2, "softmax out");
   const std::vector<float> in =
       kernels::read_fp32(memory, operands[1], rows * columns, "softmax in");
-  const auto& exp16 = exp_table();
+  const auto& exp16 = kernels::fp16_exp_table();
 
   const auto s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
   std::vector<uint16_t> out(rows * columns);

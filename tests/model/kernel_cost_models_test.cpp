@@ -16,6 +16,8 @@ namespace {
 const std::map<std::string, std::vector<std::vector<int64_t>>>& shapes() {
   static const std::map<std::string, std::vector<std::vector<int64_t>>> s = {
       {"add", {{1}, {16}, {17}, {1000}}},
+      {"attention_merge", {{1, 72, 1}, {9, 72, 12}, {7, 5, 3}}},
+      {"attention_softmax", {{1, 1, 72}, {105, 64, 72}, {13, 25, 16}}},
       {"cast", {{1, 16, 32}, {256, 32, 16}, {1001, 8, 16}}},
       {"checksum", {{4}, {4096}}},
       {"copy", {{4}, {100}, {4096}, {65536}}},

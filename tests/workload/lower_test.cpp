@@ -84,7 +84,7 @@ TEST(Lower, SmallModelPhasesAndRepeat) {
   const std::vector<std::string> expected = {
       "embed.patch.gather", "embed.patch.reduce", "embed.patch.scatter",
       "layer.attn.qkv.gather", "layer.attn.qkv.reduce", "layer.attn.qkv.scatter",
-      "layer.attn.qk", "layer.attn.v", "layer.attn.context",
+      "layer.attn.qkv", "layer.attn.merge", "layer.attn.context",
       "layer.attn.out.gather", "layer.attn.out.reduce", "layer.attn.out.scatter",
       "layer.mlp.up.gather", "layer.mlp.up.reduce", "layer.mlp.up.scatter",
       "layer.mlp.down.gather", "layer.mlp.down.reduce", "layer.mlp.down.scatter"};
