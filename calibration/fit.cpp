@@ -6,6 +6,7 @@
 #include <set>
 
 #include "io/errors.hpp"
+#include "arch/kernel_costs.hpp"
 #include "arch/kernel_signatures.hpp"
 #include "model/kernel_registry.hpp"
 
@@ -94,8 +95,8 @@ void residuals(const std::vector<Sample>& samples, const std::vector<double>& pa
   double squares = 0;
   max = 0;
   for (const Sample& s : samples) {
-    // What the model would charge (model::cost_cycles, as `run --costs` does) against the sample.
-    const double e = static_cast<double>(model::cost_cycles(parameters, s.terms)) - s.cycles;
+    // What the model would charge (arch::cost_cycles, as `run --costs` does) against the sample.
+    const double e = static_cast<double>(arch::cost_cycles(parameters, s.terms)) - s.cycles;
     squares += e * e;
     max = std::max(max, std::fabs(e));
   }

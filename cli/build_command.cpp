@@ -16,6 +16,7 @@
 #include "io/yaml_reader.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
+#include "calibration/costs_file.hpp"
 #include "cli/stage_progress.hpp"
 #include "compiler/compile.hpp"
 #include "replay/model_package.hpp"
@@ -37,6 +38,7 @@ struct BuildArgs {
   std::string config = "B1024";
   std::string machine;
   std::string weights;       // safetensors file; seeded when empty
+  std::string costs;         // --costs FILE: fitted kernel cost parameters steer the lowering
   uint64_t weight_seed = 1;
   uint64_t input_seed = 1;
   size_t jobs = 0;
@@ -51,11 +53,12 @@ int build(const BuildArgs& given) {
   args.workload = resolve_workload(given.workload);
   const workload::Workload workload = workload::load_workload(args.workload);
   const std::string machine_source = args.machine.empty() ? workload.machine : args.machine;
-  const arch::MachineDescription machine = arch::load_machine(machine_source);
+  arch::MachineDescription machine = arch::load_machine(machine_source);
+  if (!args.costs.empty()) machine.kernel_costs = calibration::read_kernel_costs(args.costs);
   replay::ModelPackageOptions options;
   options.config = compiler::parse_config(args.config);
   arch::check_output_file(args.output, "-o");
-  arch::refuse_overwriting_input(args.output, {args.workload, machine_source, args.weights});
+  arch::refuse_overwriting_input(args.output, {args.workload, machine_source, args.weights, args.costs});
   // A build killed while writing leaves OUT.tmp-XXXXXX (hundreds of MB for a large model):
   // removed now, before the build needs the space (the write would remove it too).
   arch::remove_stale_temporaries(args.output);
@@ -98,6 +101,7 @@ int build(const BuildArgs& given) {
     j["workload"] = workload.name;
     j["machine"] = machine.name;
     j["config"] = options.config.name;
+    if (!args.costs.empty()) j["costs"] = args.costs;
     j["phases"] = s.phases;
     j["tiles"] = s.tiles;
     j["rows"] = s.rows;
@@ -156,6 +160,10 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--weights", args->weights,
                   "FILE.safetensors: real weights by their SigLIP tensor names (float32 or float16,\n"
                   "[in, out]; docs/reference.md); default: seeded weights (--weight-seed)");
+  cmd->add_option("--costs", args->costs,
+                  "kernel cost parameters from `lockstep calibrate` (docs/calibration.md): the lowering\n"
+                  "ranks its GEMM splits and attention key blocks by the fitted cycles (pass the same\n"
+                  "file to `run --costs` to be charged them); default: the built-in cost models");
   add_seed_option(*cmd, "--weight-seed", args->weight_seed, "seed of the generated weights (default 1)");
   add_seed_option(*cmd, "--input-seed", args->input_seed,
                   "seed of the default input image loaded into the `patches` binding (default 1);\n"

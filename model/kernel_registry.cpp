@@ -1,5 +1,7 @@
 #include "model/kernel_registry.hpp"
 
+#include "arch/kernel_costs.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -14,15 +16,6 @@ std::map<std::string, KernelDefinition>& registry() {
 }
 }  // namespace
 
-uint64_t cost_cycles(const std::vector<double>& parameters, const std::vector<double>& terms) {
-  long double total = 0;
-  for (size_t i = 0; i < parameters.size() && i < terms.size(); ++i) total += static_cast<long double>(parameters[i]) * terms[i];
-  // Fitted parameters carry rounding noise: a sum within 1e-6 of an integer is that integer.
-  const long double nearest = std::round(total);
-  if (std::fabs(total - nearest) < 1e-6L) total = nearest;
-  return total <= 0 ? 0 : static_cast<uint64_t>(std::ceil(total));
-}
-
 KernelRegistration::KernelRegistration(KernelDefinition definition) {
   if (definition.cost) {
     // Fitted parameters, when the machine carries them, replace the built-in cycles.
@@ -30,7 +23,7 @@ KernelRegistration::KernelRegistration(KernelDefinition definition) {
                             const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
       const auto fitted = machine.kernel_costs.find(name);
       if (fitted == machine.kernel_costs.end()) return builtin(scalars, machine);
-      return cost_cycles(fitted->second, cost.terms(scalars, machine));
+      return arch::cost_cycles(fitted->second, cost.terms(scalars, machine));
     };
   }
   auto name = definition.name;

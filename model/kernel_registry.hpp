@@ -41,8 +41,6 @@ struct KernelDefinition {
   std::optional<CostModel> cost;
 };
 
-// ceil(sum of parameters[i] x terms[i]), at least 0.
-uint64_t cost_cycles(const std::vector<double>& parameters, const std::vector<double>& terms);
 
 // nullptr for an unknown name. A name no kernel registered is offered to the families (the
 // IPU21 stack's kernels, whose names carry their shapes); the definition a family makes is

@@ -15,8 +15,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "arch/amp_cost.hpp"
-#include "arch/attention_cost.hpp"
+#include "arch/kernel_costs.hpp"
 
 #include "workload/lower_context.hpp"
 #include "workload/scratch_liveness.hpp"
@@ -70,14 +69,16 @@ HeadGrid grid_for(HeadGrid grid, uint32_t key_block) {
 
 // The estimated cycles of one block tile with the most rows, through the three phases: the
 // words it receives (one a cycle), QK and PV (arch/amp_cost.hpp), the softmax stage and the
-// merge (arch/attention_cost.hpp). Only used to choose the key block.
-uint64_t estimated_cycles(const HeadGrid& grid) {
+// merge (arch/attention_cost.hpp), fitted ones where the machine carries them (`build
+// --costs`). Only used to choose the key blocks.
+uint64_t estimated_cycles(const arch::MachineDescription& machine, const HeadGrid& grid) {
   const uint64_t n = ceil_div(grid.rows, grid.query_groups);
   const uint64_t keys = grid.key_block;
   const uint64_t merged = ceil_div(static_cast<uint32_t>(n), grid.blocks);
   const uint64_t words = (n + 2 * keys) * grid.dh / 2 + grid.blocks * merged * (grid.dh / 2 + 2);
-  return words + arch::amp_f16_gemm_cycles(n, grid.dh, keys) + arch::amp_f16_gemm_cycles(n, keys, grid.dh) +
-         arch::attention_softmax_cycles(n, keys) + arch::attention_merge_cycles(merged, grid.dh, grid.blocks);
+  return words + arch::amp_gemm_cycles(machine, "gemm_fp16", n, grid.dh, keys) +
+         arch::amp_gemm_cycles(machine, "gemm_fp16", n, keys, grid.dh) + arch::attention_softmax_cycles(machine, n, keys) +
+         arch::attention_merge_cycles(machine, merged, grid.dh, grid.blocks);
 }
 
 HeadGrid head_grid(const LowerContext& context, uint32_t tile_offset) {
@@ -99,7 +100,7 @@ HeadGrid head_grid(const LowerContext& context, uint32_t tile_offset) {
   for (uint32_t blocks = 1; blocks <= std::min(grid.group, grid.rows); ++blocks) {
     const HeadGrid candidate = grid_for(grid, 16 * ceil_div(ceil_div(grid.rows, blocks), 16));
     if (candidate.query_groups == 0 || candidate.blocks != blocks) continue;
-    if (const uint64_t cycles = estimated_cycles(candidate); cycles < best_cycles) {
+    if (const uint64_t cycles = estimated_cycles(context.machine, candidate); cycles < best_cycles) {
       best_cycles = cycles;
       best = candidate;
     }

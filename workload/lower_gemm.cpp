@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "arch/amp_cost.hpp"
+#include "arch/kernel_costs.hpp"
 #include "workload/lower_context.hpp"
 #include "workload/scratch_liveness.hpp"
 
@@ -57,14 +57,16 @@ uint64_t scratch_bytes(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t o
 
 // The planner's estimate of one layer's cycles for a K x O split, all rows in one chunk: the
 // gather and reduce words a grid tile receives (one word per cycle), gemm_fp8's and
-// reduce_sum's cycle models (docs/kernels-gemm.md: one AMP call, arch/amp_cost.hpp; parts x
-// rows x columns x 2). Only used to rank splits.
-uint64_t estimated_cycles(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t ow) {
+// reduce_sum's cycle models (docs/kernels-gemm.md: one AMP call; parts x rows x columns x 2),
+// fitted ones where the machine carries them (`build --costs`, arch/kernel_costs.hpp). Only
+// used to rank splits.
+uint64_t estimated_cycles(const arch::MachineDescription& machine, uint32_t rows, uint32_t k_blocks, uint32_t kw,
+                          uint32_t ow) {
   const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
   const uint64_t gather = uint64_t{rows} * kw / 2;
-  const uint64_t gemm = arch::amp_f16_gemm_cycles(rows, kw, ow);
+  const uint64_t gemm = arch::amp_gemm_cycles(machine, "gemm_fp8", rows, kw, ow);
   const uint64_t reduce = k_blocks * reduce_rows * ow * kPartial / 4;
-  const uint64_t reduce_sum = k_blocks * reduce_rows * ow * 2;
+  const uint64_t reduce_sum = arch::reduce_sum_cycles(machine, k_blocks, reduce_rows, ow);
   return gather + gemm + reduce + reduce_sum;
 }
 
@@ -99,7 +101,7 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
   for (uint32_t k = 1; k <= k_limit && std::min(tiles / k, out / 2) > 0; ++k) {
     if (split_bytes(k) * 10 > least_bytes * 11) continue;
     const uint32_t o = std::min(tiles / k, out / 2);
-    const uint64_t cycles = estimated_cycles(rows, k, max_columns(in, k), max_columns(out, o));
+    const uint64_t cycles = estimated_cycles(context.machine, rows, k, max_columns(in, k), max_columns(out, o));
     if (cycles < best_cycles) {
       best_cycles = cycles;
       best_k = k;

@@ -29,7 +29,6 @@
 #include "arch/attention_cost.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/exp_table.hpp"
-#include "model/kernels/row_split.hpp"
 #include "model/kernels/tensor_io.hpp"
 #include "numerics/fp16.hpp"
 
@@ -50,33 +49,15 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 //                      row and block 12: state loads and stores, max, two subtractions and
 //                      two exponentials, the l update; the reciprocal's 8 and set-ups spread
 //                      likewise.
-// As cost models: the slowest worker's pairs and rows (or row-blocks) at the machine's issue
-// interval, and the launch.
-struct WorkerRows {
-  arch::AttentionSchedule schedule;
-
-  static uint64_t rounds(uint64_t rows) { return (rows + kernels::kRowWorkers - 1) / kernels::kRowWorkers; }
-  std::vector<double> terms(uint64_t rows, uint64_t pairs, uint64_t groups,
-                            const arch::MachineDescription& machine) const {
-    const double slowest = static_cast<double>(rounds(rows) * machine.supervisor_cycles_per_instruction);
-    return {slowest * static_cast<double>(pairs), slowest * static_cast<double>(groups), 1.0};
-  }
-  uint64_t cycles(uint64_t rows, uint64_t pairs, uint64_t groups, const arch::MachineDescription& machine) const {
-    return arch::worker_rows_cycles(rows, schedule.per_pair * pairs + schedule.per_row * groups,
-                                    machine.supervisor_cycles_per_instruction);
-  }
-  CostModel cost_model(std::vector<double> (*terms)(const std::vector<int64_t>&, const arch::MachineDescription&)) const {
-    return CostModel{{"instructions_per_pair", "instructions_per_row", "launch"},
-                     {static_cast<double>(schedule.per_pair), static_cast<double>(schedule.per_row),
-                      static_cast<double>(arch::kAttentionLaunch)},
-                     terms};
-  }
-};
-constexpr WorkerRows kStage{arch::kAttentionSoftmaxSchedule};
-constexpr WorkerRows kMerge{arch::kAttentionMergeSchedule};
+CostModel worker_rows_cost_model(const arch::AttentionSchedule& schedule,
+                                 std::vector<double> (*terms)(const std::vector<int64_t>&, const arch::MachineDescription&)) {
+  return CostModel{{"instructions_per_pair", "instructions_per_row", "launch"},
+                   {static_cast<double>(schedule.per_pair), static_cast<double>(schedule.per_row),
+                    static_cast<double>(arch::kAttentionLaunch)},
+                   terms};
+}
 
 uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
-uint64_t pairs(int64_t columns) { return (u(columns) + 1) / 2; }
 
 std::string sizes(const char* kernel, const arch::KernelStep& step, std::initializer_list<const char*> names) {
   size_t i = 0;
@@ -148,10 +129,10 @@ void execute_stage(const std::vector<uint32_t>& operands, const std::vector<int6
 }
 
 uint64_t stage_cycles(const std::vector<int64_t>& s, const arch::MachineDescription& machine) {
-  return kStage.cycles(u(s[0]), pairs(s[1]), 1, machine);
+  return arch::attention_softmax_cycles(u(s[0]), u(s[1]), machine.supervisor_cycles_per_instruction);
 }
 std::vector<double> stage_terms(const std::vector<int64_t>& s, const arch::MachineDescription& machine) {
-  return kStage.terms(u(s[0]), pairs(s[1]), 1, machine);
+  return arch::attention_softmax_terms(u(s[0]), u(s[1]), machine.supervisor_cycles_per_instruction);
 }
 
 // --- attention_merge --------------------------------------------------------------------------
@@ -205,16 +186,16 @@ void execute_merge(const std::vector<uint32_t>& operands, const std::vector<int6
 }
 
 uint64_t merge_cycles(const std::vector<int64_t>& s, const arch::MachineDescription& machine) {
-  return kMerge.cycles(u(s[0]), u(s[2]) * pairs(s[1]), u(s[2]), machine);
+  return arch::attention_merge_cycles(u(s[0]), u(s[1]), u(s[2]), machine.supervisor_cycles_per_instruction);
 }
 std::vector<double> merge_terms(const std::vector<int64_t>& s, const arch::MachineDescription& machine) {
-  return kMerge.terms(u(s[0]), u(s[2]) * pairs(s[1]), u(s[2]), machine);
+  return arch::attention_merge_terms(u(s[0]), u(s[1]), u(s[2]), machine.supervisor_cycles_per_instruction);
 }
 
 const KernelRegistration stage{
-    {"attention_softmax", check_stage, execute_stage, stage_cycles, false, kStage.cost_model(stage_terms)}};
+    {"attention_softmax", check_stage, execute_stage, stage_cycles, false, worker_rows_cost_model(arch::kAttentionSoftmaxSchedule, stage_terms)}};
 const KernelRegistration merge{
-    {"attention_merge", check_merge, execute_merge, merge_cycles, false, kMerge.cost_model(merge_terms)}};
+    {"attention_merge", check_merge, execute_merge, merge_cycles, false, worker_rows_cost_model(arch::kAttentionMergeSchedule, merge_terms)}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -7,11 +7,12 @@
 //   out = fl16(acc + bias[c])
 // A NaN result is the positive 0x7e00. All inputs are read before the output is written.
 // Cycles [S] (IPU21-KERNELS.md 7 and 11.3, one epoch, partial_bytes = rows x columns x 2, the
-// planner's F16 partials): ((parts - 1) + 1) x partial_bytes / 1 + 11. Details:
-// docs/kernels-gemm.md.
+// planner's F16 partials): ((parts - 1) + 1) x partial_bytes / 1 + 11 (arch/kernel_costs.hpp).
+// Details: docs/kernels-gemm.md.
 #include <string>
 #include <vector>
 
+#include "arch/kernel_costs.hpp"
 #include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
@@ -21,7 +22,6 @@ namespace lockstep::model {
 namespace {
 
 constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
-constexpr uint64_t kEpochCycles = 11;    // IPU21-KERNELS.md 11.3: epochs x 11
 
 std::string range(size_t i, const char* name, int64_t value) {
   if (value >= 1 && value <= kSramBytes) return "";
@@ -72,20 +72,19 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   kernels::write_array(memory, operands[0], out, "reduce_sum out");
 }
 
+uint64_t count(int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); }
+
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
   if (scalars.size() < 3) return 0;
-  const auto count = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); };
-  const uint64_t partial_bytes = count(scalars[1]) * count(scalars[2]) * 2;
-  return count(scalars[0]) * partial_bytes + kEpochCycles;
+  return arch::reduce_sum_cycles(count(scalars[0]), count(scalars[1]), count(scalars[2]));
 }
 
 std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  const auto count = [](int64_t v) { return static_cast<double>(v < 0 ? 0 : v); };
-  return {count(scalars[0]) * count(scalars[1]) * count(scalars[2]) * 2, 1.0};
+  return arch::reduce_sum_terms(count(scalars[0]), count(scalars[1]), count(scalars[2]));
 }
 
 const KernelRegistration registration{
-    {"reduce_sum", check, execute, cycles, false, CostModel{{"per_partial_byte", "launch"}, {1, 11}, terms}}};
+    {"reduce_sum", check, execute, cycles, false, CostModel{{"per_partial_byte", "launch"}, {1, arch::kReduceSumLaunch}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

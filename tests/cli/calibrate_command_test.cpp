@@ -33,6 +33,12 @@ const char* const kKernels[] = {
     "layernorm, operands: [0x60000, 0x70000], scalars: [3, 1152]",
     "softmax, operands: [0x60000, 0x70000], scalars: [4, 64, 64]",
     "softmax, operands: [0x60000, 0x70000], scalars: [1, 729, 72]",
+    "attention_softmax, operands: [0x60000, 0x70000, 0x80000], scalars: [6, 64, 72]",
+    "attention_softmax, operands: [0x60000, 0x70000, 0x80000], scalars: [12, 64, 72]",
+    "attention_softmax, operands: [0x60000, 0x70000, 0x80000], scalars: [6, 16, 72]",
+    "attention_merge, operands: [0x60000, 0x70000, 0x80000], scalars: [6, 8, 2]",
+    "attention_merge, operands: [0x60000, 0x70000, 0x80000], scalars: [6, 16, 2]",
+    "attention_merge, operands: [0x60000, 0x70000, 0x80000], scalars: [6, 8, 3]",
 };
 
 const char* const kPerturbed =
@@ -45,7 +51,9 @@ const char* const kPerturbed =
     "  gemm_fp8: {call: 300, row_blocks: 2, column_groups: 1}\n"
     "  gemm_fp16: {call: 250, row_blocks: 3, column_groups: 2}\n"
     "  layernorm: {instructions_per_vector: 20, cycles_per_row: 500}\n"
-    "  softmax: {instructions_per_vector: 12, cycles_per_row: 300}\n";
+    "  softmax: {instructions_per_vector: 12, cycles_per_row: 300}\n"
+    "  attention_softmax: {instructions_per_pair: 14, instructions_per_row: 20, launch: 30}\n"
+    "  attention_merge: {instructions_per_pair: 9, instructions_per_row: 16, launch: 25}\n";
 
 std::string kernel_package() {
   std::string text =
@@ -68,7 +76,7 @@ TEST(CalibrateCommand, RecoversThePerturbedParametersOfARunFromEitherLayout) {
     r = run_lockstep({"calibrate", dir + "/" + layout, "-o", dir + "/fitted-" + layout + ".yaml", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
-    ASSERT_EQ(j["kernels"].size(), 9u) << r.out;
+    ASSERT_EQ(j["kernels"].size(), 11u) << r.out;
     EXPECT_EQ(j["without_call_cycles"], 0);
     for (const auto& k : j["kernels"]) {
       EXPECT_EQ(k["residual_after"]["max"], 0) << k.dump();
@@ -80,7 +88,8 @@ TEST(CalibrateCommand, RecoversThePerturbedParametersOfARunFromEitherLayout) {
                              "  gemm_fp8:\n    call: 300\n    row_blocks: 2\n    column_groups: 1\n",
                              "  gemm_fp16:\n    call: 250\n    row_blocks: 3\n    column_groups: 2\n",
                              "  layernorm:\n    instructions_per_vector: 20\n    cycles_per_row: 500\n",
-                             "  copy:\n    instructions_per_worker_word: 3\n    instructions_per_call: 5\n"}) {
+                             "  copy:\n    instructions_per_worker_word: 3\n    instructions_per_call: 5\n",
+                             "  attention_merge:\n    instructions_per_pair: 9\n    instructions_per_row: 16\n    launch: 25\n"}) {
       EXPECT_NE(fitted.find(line), std::string::npos) << layout << ":\n" << fitted;
     }
   }
@@ -112,8 +121,8 @@ TEST(CalibrateCommand, CrosscheckKernelErrorsBeforeAndAfterCalibration) {
       const std::string line = csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
       if (line.find(",0.0000") != std::string::npos) ++exact;
     }
-    EXPECT_EQ(kernels, 9u) << csv;
-    EXPECT_EQ(exact, side == "after" ? 9u : 0u) << side << ":\n" << csv;
+    EXPECT_EQ(kernels, 11u) << csv;
+    EXPECT_EQ(exact, side == "after" ? 11u : 0u) << side << ":\n" << csv;
   }
 }
 
@@ -130,6 +139,23 @@ TEST(CalibrateCommand, BadInputIsOneLineAndWritesNothing) {
   expect_nothing_written(dir, "costs.yaml");
   r = run_lockstep({"calibrate", dir + "/missing.lsprof"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  // build --costs reads the file as run does.
+  r = run_lockstep({"build", "vit-tiny", "-o", dir + "/m.lkspkg", "--costs", dir + "/bad.yaml"});
+  expect_bad_input(r, dir + "/bad.yaml:4: kernels.gelu.launch: missing (gelu takes per_value, launch)");
+  expect_nothing_written(dir, "m.lkspkg");
+}
+
+// build --costs steers the lowering by the fitted cycles (tests/workload/lower_test.cpp holds
+// which choices move) and names the file in its JSON; the package differs from the default's.
+TEST(CalibrateCommand, BuildWithCostsRanksItsChoicesByThem) {
+  const std::string dir = temp_dir("calibrate_build");
+  write_file(dir + "/dear.yaml",
+             "format: lockstep-costs\nversion: 1\nkernels:\n  reduce_sum: {per_partial_byte: 40, launch: 11}\n");
+  auto r = run_lockstep({"build", "vit-tiny", "-o", dir + "/fitted.lkspkg", "--costs", dir + "/dear.yaml", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["costs"], dir + "/dear.yaml");
+  ASSERT_EQ(run_lockstep({"build", "vit-tiny", "-o", dir + "/builtin.lkspkg"}).exit_code, 0);
+  EXPECT_NE(read_file(dir + "/fitted.lkspkg"), read_file(dir + "/builtin.lkspkg"));
 }
 
 }  // namespace

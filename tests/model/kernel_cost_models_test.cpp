@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "arch/kernel_costs.hpp"
 #include "arch/machine.hpp"
 #include "model/kernel_registry.hpp"
 
@@ -45,7 +46,7 @@ TEST(KernelCostModels, DefaultsGiveTheBuiltInCyclesAtEveryShape) {
     for (const auto& scalars : shapes().at(name)) {
       const std::vector<double> terms = cost.terms(scalars, machine);
       ASSERT_EQ(terms.size(), cost.parameters.size()) << name;
-      EXPECT_EQ(cost_cycles(cost.defaults, terms), kernel->cycles(scalars, machine)) << name;
+      EXPECT_EQ(arch::cost_cycles(cost.defaults, terms), kernel->cycles(scalars, machine)) << name;
     }
   }
   EXPECT_EQ(modelled, shapes().size());

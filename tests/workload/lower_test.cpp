@@ -2,6 +2,7 @@
 // valid capture for the shipped small default, determinism, and placement failures.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -210,6 +211,47 @@ TEST(Lower, ModelThatCannotFitNamesTileTensorAndBytes) {
     EXPECT_NE(what.find(": tensor "), std::string::npos) << what;
     EXPECT_NE(what.find(" bytes missing"), std::string::npos) << what;
   }
+}
+
+}  // namespace
+}  // namespace lockstep::workload
+
+namespace lockstep::workload {
+namespace {
+
+// The attention_merge steps' block counts (scalar 2) over the whole program.
+std::set<int64_t> merge_block_counts(const Lowered& lowered) {
+  std::set<int64_t> counts;
+  const std::function<void(const std::vector<arch::Step>&)> walk = [&](const std::vector<arch::Step>& steps) {
+    for (const arch::Step& step : steps) {
+      if (const auto* r = std::get_if<arch::RepeatStep>(&step.kind)) walk(r->body);
+      const auto* k = std::get_if<arch::KernelStep>(&step.kind);
+      if (k != nullptr && k->name == "attention_merge") counts.insert(k->scalars[2]);
+    }
+  };
+  for (const auto& tile : lowered.program.tiles) walk(tile.steps);
+  return counts;
+}
+
+// `build --costs`: fitted kernel costs on the machine steer the lowering's choices. A dearer
+// reduce_sum gives GEMM splits with fewer K blocks; a dearer merge, attention in one key block.
+TEST(Lower, FittedKernelCostsSteerTheSplitsAndKeyBlocks) {
+  const Workload w = load_workload(testing::source_path("configs/workloads/vit-tiny.yaml"));
+  arch::MachineDescription machine = arch::load_machine(w.machine);
+  const Lowered builtin = lower_workload(w, machine);
+  EXPECT_EQ(merge_block_counts(builtin), (std::set<int64_t>{4}));  // docs/lowering.md "Attention"
+
+  machine.kernel_costs["reduce_sum"] = {40, 11};
+  machine.kernel_costs["attention_merge"] = {700, 1200, 11};
+  const Lowered fitted = lower_workload(w, machine);
+  ASSERT_EQ(fitted.gemms.size(), builtin.gemms.size());
+  size_t fewer = 0;
+  for (size_t i = 0; i < builtin.gemms.size(); ++i) {
+    EXPECT_LE(fitted.gemms[i].k_blocks, builtin.gemms[i].k_blocks) << builtin.gemms[i].name;
+    fewer += fitted.gemms[i].k_blocks < builtin.gemms[i].k_blocks;
+  }
+  EXPECT_GT(fewer, 0u);
+  EXPECT_EQ(merge_block_counts(fitted), (std::set<int64_t>{1}));
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+#pragma once
+// Kernel cycles under fitted cost parameters (docs/calibration.md): a kernel's cost model is
+// parameters x terms, and a machine carrying fitted parameters for a kernel
+// (MachineDescription::kernel_costs, from `--costs`) is charged ceil(sum of parameters[i] x
+// terms[i]). The kernels (model/kernel_registry) and the lowering's estimates
+// (workload/lower_gemm.cpp, lower_attention.cpp) both go through here, so `build --costs`
+// ranks its choices by the cycles `run --costs` charges.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/amp_cost.hpp"
+#include "arch/attention_cost.hpp"
+#include "arch/machine.hpp"
+
+namespace lockstep::arch {
+
+// ceil(sum of parameters[i] x terms[i]), at least 0; a sum within 1e-6 of an integer is that
+// integer (fitted parameters carry rounding noise).
+uint64_t cost_cycles(const std::vector<double>& parameters, const std::vector<double>& terms);
+
+// The machine's fitted cycles for `kernel` at `terms`, or `builtin` when it carries none.
+uint64_t fitted_or_builtin(const MachineDescription& machine, const std::string& kernel,
+                           const std::vector<double>& terms, uint64_t builtin);
+
+// reduce_sum (IPU21-KERNELS.md 7, 11.3): one byte of F16 partials a cycle, and a launch.
+inline constexpr uint64_t kReduceSumLaunch = 11;
+inline uint64_t reduce_sum_cycles(uint64_t parts, uint64_t rows, uint64_t columns) {
+  return parts * rows * columns * 2 + kReduceSumLaunch;
+}
+inline std::vector<double> reduce_sum_terms(uint64_t parts, uint64_t rows, uint64_t columns) {
+  return {static_cast<double>(parts * rows * columns * 2), 1.0};
+}
+
+// The lowering's view of its kernels on `machine`: fitted where it carries parameters.
+inline uint64_t amp_gemm_cycles(const MachineDescription& machine, const std::string& kernel, uint64_t rows,
+                                uint64_t k, uint64_t columns) {
+  const auto terms = amp_f16_gemm_terms(rows, k, columns);
+  return fitted_or_builtin(machine, kernel, {terms.begin(), terms.end()}, amp_f16_gemm_cycles(rows, k, columns));
+}
+inline uint64_t reduce_sum_cycles(const MachineDescription& machine, uint64_t parts, uint64_t rows, uint64_t columns) {
+  return fitted_or_builtin(machine, "reduce_sum", reduce_sum_terms(parts, rows, columns),
+                           reduce_sum_cycles(parts, rows, columns));
+}
+inline uint64_t attention_softmax_cycles(const MachineDescription& machine, uint64_t rows, uint64_t columns) {
+  const uint64_t issue = machine.supervisor_cycles_per_instruction;
+  return fitted_or_builtin(machine, "attention_softmax", attention_softmax_terms(rows, columns, issue),
+                           attention_softmax_cycles(rows, columns, issue));
+}
+inline uint64_t attention_merge_cycles(const MachineDescription& machine, uint64_t rows, uint64_t width,
+                                       uint64_t count) {
+  const uint64_t issue = machine.supervisor_cycles_per_instruction;
+  return fitted_or_builtin(machine, "attention_merge", attention_merge_terms(rows, width, count, issue),
+                           attention_merge_cycles(rows, width, count, issue));
+}
+
+}  // namespace lockstep::arch
