@@ -16,8 +16,9 @@
 // Layouts (all scratch, never SRAM): A as floats [rows][k], taken in register blocks of up
 // to kRowBlock rows (RowBlocks); B in panels of kPanel columns (the last possibly half
 // width), each [k][width] floats with zero padding columns (Panels); accumulators per panel
-// [rows][width] floats holding FP16 values. The x86 path (AVX2 + FMA + F16C, chosen at run
-// time from CPUID) and the portable path give the same bits: every operation is an IEEE
+// [rows][width] floats holding FP16 values. The x86 paths (AVX-512F blocks of up to 12 rows
+// for full panels, AVX2 + FMA + F16C for the rest, chosen at run time from CPUID) and the
+// portable path give the same bits: every operation is an IEEE
 // operation whose result the rule fixes (the products are exact, so a fused multiply-add
 // equals a multiply and an add).
 #include <algorithm>
@@ -44,7 +45,8 @@ inline constexpr uint32_t kStep = 16;     // K values per AMP step
 inline constexpr uint32_t kPanel = 16;    // output columns per packed B panel
 inline constexpr uint32_t kRowBlock = 6;  // rows per register block
 
-enum class Isa { Portable, Avx2 };
+// Avx512 uses AVX-512F for the GEMM blocks and the AVX2 code for everything else.
+enum class Isa { Portable, Avx2, Avx512 };
 
 #if LOCKSTEP_AMP_X86
 // AVX2, FMA and F16C from CPUID, with the OS saving the YMM registers (XCR0 bits 1 and 2).
@@ -60,18 +62,30 @@ inline bool cpu_has_avx2_fma_f16c() {
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   return ebx & (1u << 5);  // AVX2
 }
+// AVX-512F besides the above, with the OS saving the opmask and ZMM state (XCR0 bits 5-7).
+inline bool cpu_has_avx512f() {
+  if (!cpu_has_avx2_fma_f16c()) return false;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(ebx & (1u << 16))) return false;
+  unsigned xcr0 = 0, xcr0_high = 0;
+  __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+  return (xcr0 & 0xe6u) == 0xe6u;
+}
 #endif
 
 inline bool isa_available(Isa isa) {
   if (isa == Isa::Portable) return true;
 #if LOCKSTEP_AMP_X86
   static const bool avx2 = cpu_has_avx2_fma_f16c();
-  return avx2;
+  static const bool avx512 = cpu_has_avx512f();
+  return isa == Isa::Avx2 ? avx2 : avx512;
 #else
   return false;
 #endif
 }
-inline Isa best_isa() { return isa_available(Isa::Avx2) ? Isa::Avx2 : Isa::Portable; }
+inline Isa best_isa() {
+  return isa_available(Isa::Avx512) ? Isa::Avx512 : isa_available(Isa::Avx2) ? Isa::Avx2 : Isa::Portable;
+}
 
 // ---- round-once -------------------------------------------------------------------------
 
@@ -139,10 +153,19 @@ LOCKSTEP_AMP_AVX2 inline void fp16_bits_array_avx2(const float* v, uint16_t* out
 }
 #endif
 
+// out[i] = fp16_bits(v[i]) for i < n.
+inline void fp16_bits_array(const float* v, uint16_t* out, size_t n, Isa isa) {
+#if LOCKSTEP_AMP_X86
+  if (isa != Isa::Portable) return fp16_bits_array_avx2(v, out, n);
+#endif
+  (void)isa;
+  for (size_t i = 0; i < n; ++i) out[i] = fp16_bits(v[i]);
+}
+
 // acc[i] = round_add(s[i], acc[i]) for i < n.
 inline void round_add_array(const float* s, float* acc, size_t n, Isa isa) {
 #if LOCKSTEP_AMP_X86
-  if (isa == Isa::Avx2) return round_add_array_avx2(s, acc, n);
+  if (isa != Isa::Portable) return round_add_array_avx2(s, acc, n);
 #endif
   (void)isa;
   for (size_t i = 0; i < n; ++i) acc[i] = round_add(s[i], acc[i]);
@@ -190,7 +213,7 @@ LOCKSTEP_AMP_AVX2 inline void reduce_avx2(const float* parts, uint32_t count, si
 // `bias` holds the bias of every element (elements floats) and is overwritten.
 inline void reduce(const float* parts, uint32_t count, size_t elements, float* bias, uint16_t* out, Isa isa) {
 #if LOCKSTEP_AMP_X86
-  if (isa == Isa::Avx2) return reduce_avx2(parts, count, elements, bias, out);
+  if (isa != Isa::Portable) return reduce_avx2(parts, count, elements, bias, out);
 #endif
   (void)isa;
   for (size_t i = 0; i < elements; ++i) {
@@ -214,7 +237,7 @@ LOCKSTEP_AMP_AVX2 inline void to_float_avx2(const uint16_t* h, float* out, size_
 #endif
 inline void to_float(const uint16_t* h, float* out, size_t n, Isa isa) {
 #if LOCKSTEP_AMP_X86
-  if (isa == Isa::Avx2) return to_float_avx2(h, out, n);
+  if (isa != Isa::Portable) return to_float_avx2(h, out, n);
 #endif
   (void)isa;
   for (size_t i = 0; i < n; ++i) out[i] = arch::fp16_to_float(h[i]);
@@ -327,10 +350,60 @@ LOCKSTEP_AMP_AVX2 void block_avx2(const float* a, size_t lda, const float* bp, u
 }
 #endif
 
+#if LOCKSTEP_AMP_X86
+#define LOCKSTEP_AMP_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
+// GCC 12 warns that its own AVX-512 intrinsics' undefined pass-through operands may be used
+// uninitialised (they are never read: the masks are full).
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// round_add_avx2 on 16 lanes.
+LOCKSTEP_AMP_AVX512 inline __m512 round_add_avx512(__m512 s, __m512 acc) {
+  const __m512 hi = _mm512_add_ps(s, acc);
+  const __m512 bb = _mm512_sub_ps(hi, s);
+  const __m512 lo = _mm512_add_ps(_mm512_sub_ps(s, _mm512_sub_ps(hi, bb)), _mm512_sub_ps(acc, bb));
+  const __mmask16 inexact = _mm512_cmp_ps_mask(lo, _mm512_setzero_ps(), _CMP_NEQ_OQ);
+  const __m512i hib = _mm512_castps_si512(hi);
+  const __m512i differ = _mm512_srai_epi32(_mm512_xor_si512(hib, _mm512_castps_si512(lo)), 31);
+  __m512i bits = _mm512_mask_add_epi32(hib, inexact, hib, differ);             // -1: truncate
+  bits = _mm512_mask_or_epi32(bits, inexact, bits, _mm512_set1_epi32(1));     // odd
+  return _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_castsi512_ps(bits), _MM_FROUND_TO_NEAREST_INT));
+}
+
+// block_avx2 for a full 16-column panel, one ZMM register a row, up to kWideRowBlock rows.
+template <int R>
+LOCKSTEP_AMP_AVX512 void block_avx512(const float* a, size_t lda, const float* bp, uint32_t k, float* acc) {
+  for (uint32_t t = 0; t < k; t += kStep) {
+    const uint32_t end = std::min(k, t + kStep);
+    __m512 s[R];
+    const __m512 b0 = _mm512_loadu_ps(bp + size_t{t} * kPanel);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) s[r] = _mm512_mul_ps(_mm512_set1_ps(a[r * lda + t]), b0);
+    for (uint32_t kk = t + 1; kk < end; ++kk) {
+      const __m512 b = _mm512_loadu_ps(bp + size_t{kk} * kPanel);
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) s[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + kk]), b, s[r]);  // product exact
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      float* to = acc + r * kPanel;
+      _mm512_storeu_ps(to, round_add_avx512(s[r], _mm512_loadu_ps(to)));
+    }
+  }
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+inline constexpr uint32_t kWideRowBlock = 12;  // rows per AVX-512 block: 12 independent sums
+
 template <int R, int V>
 void block(const float* a, size_t lda, const float* bp, uint32_t k, float* acc, Isa isa) {
 #if LOCKSTEP_AMP_X86
-  if (isa == Isa::Avx2) return block_avx2<R, V>(a, lda, bp, k, acc);
+  if (isa != Isa::Portable) return block_avx2<R, V>(a, lda, bp, k, acc);
 #endif
   (void)isa;
   block_portable<R, V>(a, lda, bp, k, acc);
@@ -349,6 +422,21 @@ void block_rows(uint32_t rows, const float* a, size_t lda, const float* bp, uint
   }
 }
 
+#if LOCKSTEP_AMP_X86
+// Every row of a full panel in AVX-512 blocks of up to kWideRowBlock rows.
+inline void wide_rows(uint32_t rows, const float* a, size_t lda, const float* bp, uint32_t k, float* out) {
+  static_assert(kWideRowBlock == 12, "the dispatch below names every block height");
+  using Block = void (*)(const float*, size_t, const float*, uint32_t, float*);
+  static constexpr Block kBlocks[] = {block_avx512<1>, block_avx512<2>, block_avx512<3>, block_avx512<4>,
+                                      block_avx512<5>, block_avx512<6>, block_avx512<7>, block_avx512<8>,
+                                      block_avx512<9>, block_avx512<10>, block_avx512<11>, block_avx512<12>};
+  for (uint32_t r0 = 0; r0 < rows; r0 += kWideRowBlock) {
+    const uint32_t height = std::min(kWideRowBlock, rows - r0);
+    kBlocks[height - 1](a + size_t{r0} * lda, lda, bp, k, out + size_t{r0} * kPanel);
+  }
+}
+#endif
+
 // The accumulators `acc` (panels of [rows][width], resized) from A ([rows][k] floats) and
 // packed B.
 inline void run(std::vector<float>& acc, const float* a, const float* bp, uint32_t rows, uint32_t k, uint32_t n,
@@ -360,6 +448,12 @@ inline void run(std::vector<float>& acc, const float* a, const float* bp, uint32
     const uint32_t width = panels.width(i);
     const float* panel = bp + size_t{i} * kPanel * k;
     float* out = acc.data() + size_t{i} * kPanel * rows;
+#if LOCKSTEP_AMP_X86
+    if (isa == Isa::Avx512 && width == kPanel) {
+      wide_rows(rows, a, k, panel, k, out);
+      continue;
+    }
+#endif
     for (uint32_t j = 0; j < blocks.count; ++j) {
       const uint32_t r0 = blocks.begin(j);
       const float* ar = a + size_t{r0} * k;
@@ -418,7 +512,7 @@ inline void pack_b_transposed(std::vector<float>& b, const uint16_t* bt, uint32_
     float* to = b.data() + size_t{c0} * k;
     uint32_t kk0 = 0;
 #if LOCKSTEP_AMP_X86
-    if (isa == Isa::Avx2) {
+    if (isa != Isa::Portable) {
       for (; kk0 + 8 <= k; kk0 += 8) {
         for (uint32_t g = 0; g < width; g += 8) {
           transpose_block_avx2(bt, k, c0 + g, count > g ? std::min(8u, count - g) : 0, kk0, to + g, width);
@@ -436,8 +530,8 @@ inline void pack_b_transposed(std::vector<float>& b, const uint16_t* bt, uint32_
 }
 
 // The whole GEMM on this thread's workspace: a FP16 [rows][k]; pack(b) fills the packed B
-// (pack_b, pack_b_transposed). Calls store(r, c, FP16-valued float) for every output in
-// row-major order.
+// (pack_b, pack_b_transposed). Calls store(r, c0, values, count) with the FP16-valued floats
+// of row r's columns c0 .. c0 + count, in row-major order (Fp16Rows, Fp32Rows below).
 template <typename Pack, typename Store>
 void gemm(const uint16_t* a, uint32_t rows, uint32_t k, uint32_t n, Pack pack, Store store, Isa isa) {
   if (rows == 0 || n == 0) return;  // check() refuses these; RowBlocks needs a row
@@ -450,11 +544,28 @@ void gemm(const uint16_t* a, uint32_t rows, uint32_t k, uint32_t n, Pack pack, S
   for (uint32_t r = 0; r < rows; ++r) {
     for (uint32_t i = 0; i < panels.count; ++i) {
       const uint32_t c0 = i * kPanel, width = panels.width(i);
-      const float* from = w.acc.data() + size_t{c0} * rows + size_t{r} * width;
-      for (uint32_t j = 0; j < std::min(width, n - c0); ++j) store(r, c0 + j, from[j]);
+      store(r, c0, w.acc.data() + size_t{c0} * rows + size_t{r} * width, std::min(width, n - c0));
     }
   }
 }
+
+// Stores for gemm(): the outputs as FP16 bits or as FP32 values (exact), row-major [rows][n],
+// every NaN canonical (fp16_bits, fp32_value).
+struct Fp16Rows {
+  uint16_t* out;
+  uint32_t n;
+  Isa isa;
+  void operator()(uint32_t r, uint32_t c0, const float* values, uint32_t count) const {
+    fp16_bits_array(values, out + size_t{r} * n + c0, count, isa);
+  }
+};
+struct Fp32Rows {
+  float* out;
+  uint32_t n;
+  void operator()(uint32_t r, uint32_t c0, const float* values, uint32_t count) const {
+    for (uint32_t j = 0; j < count; ++j) out[size_t{r} * n + c0 + j] = fp32_value(values[j]);
+  }
+};
 
 // A x B for FP16 B: [k][n] row-major, or [n][k] when `transposed` (B^T given).
 template <typename Store>

@@ -66,15 +66,14 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 
   if (fp32_out) {
     std::vector<float> out(outputs);
-    kernels::amp::gemm_fp16(a.data(), b.data(), rows, inner, columns, transposed, [&](uint32_t r, uint32_t c, float v) {
-      out[size_t{r} * columns + c] = kernels::amp::fp32_value(v);
-    });
+    kernels::amp::gemm_fp16(a.data(), b.data(), rows, inner, columns, transposed,
+                            kernels::amp::Fp32Rows{out.data(), columns});
     kernels::write_array(memory, operands[0], out, "gemm_fp16 out");
   } else {
     std::vector<uint16_t> out(outputs);
-    kernels::amp::gemm_fp16(a.data(), b.data(), rows, inner, columns, transposed, [&](uint32_t r, uint32_t c, float v) {
-      out[size_t{r} * columns + c] = kernels::amp::fp16_bits(v);
-    });
+    const kernels::amp::Isa isa = kernels::amp::best_isa();
+    kernels::amp::gemm_fp16(a.data(), b.data(), rows, inner, columns, transposed,
+                            kernels::amp::Fp16Rows{out.data(), columns, isa}, isa);
     kernels::write_array(memory, operands[0], out, "gemm_fp16 out");
   }
 }

@@ -76,12 +76,13 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   if (fp32_out) {
     std::vector<float> out(size_t{rows} * n);
     kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,
-                            [&](uint32_t r, uint32_t c, float v) { out[size_t{r} * n + c] = kernels::amp::fp32_value(v); });
+                            kernels::amp::Fp32Rows{out.data(), n});
     kernels::write_array(memory, operands[0], out, "gemm_fp8 out");
   } else {
     std::vector<uint16_t> out(size_t{rows} * n);
+    const kernels::amp::Isa isa = kernels::amp::best_isa();
     kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,
-                            [&](uint32_t r, uint32_t c, float v) { out[size_t{r} * n + c] = kernels::amp::fp16_bits(v); });
+                            kernels::amp::Fp16Rows{out.data(), n, isa}, isa);
     kernels::write_array(memory, operands[0], out, "gemm_fp8 out");
   }
 }

@@ -234,7 +234,7 @@ TEST(AmpRoundOnce, DoubleRoundingThroughFp32DiffersAndTheHelperDoesNot) {
   // Below the midpoint by as little, and the same on the negative side.
   EXPECT_EQ(arch::fp16_from_float(amp::round_add(0x1p-11f - 0x1p-30f, 1.0f)), 0x3c00);
   EXPECT_EQ(arch::fp16_from_float(amp::round_add(-s, -1.0f)), 0xbc01);
-  for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2}) {
+  for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2, amp::Isa::Avx512}) {
     if (!amp::isa_available(isa)) continue;
     std::vector<float> ss(9, s), acc(9, 1.0f);
     amp::round_add_array(ss.data(), acc.data(), ss.size(), isa);
@@ -273,7 +273,7 @@ TEST(AmpRoundOnce, EveryAccAroundItsMidpointsAndRandomPairs) {
     s_list.push_back(s);
     acc_list.push_back(acc);
   }
-  for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2}) {
+  for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2, amp::Isa::Avx512}) {
     if (!amp::isa_available(isa)) continue;
     std::vector<float> acc(acc_list.size());
     for (size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<float>(value16(acc_list[i]));
@@ -487,10 +487,10 @@ TEST(GemmPaths, PortableAndAvx2AgreeWithTheReference) {
     const auto want8 = reference_fp8(a, w8, rows, k, n, -4);
     std::array<float, 256> decode{};
     for (uint32_t c = 0; c < 256; ++c) decode[c] = static_cast<float>(arch::reference::f143_value(static_cast<uint8_t>(c), -4));
-    for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2}) {
+    for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2, amp::Isa::Avx512}) {
       if (!amp::isa_available(isa)) continue;
       std::vector<uint16_t> got(size_t{rows} * n);
-      const auto store = [&](uint32_t r, uint32_t c, float v) { got[size_t{r} * n + c] = amp::fp16_bits(v); };
+      const amp::Fp16Rows store{got.data(), n, isa};
       amp::gemm_fp16(a.data(), b.data(), rows, k, n, false, store, isa);
       EXPECT_EQ(got, want16) << "isa " << static_cast<int>(isa) << " " << rows << "x" << k << "x" << n;
       amp::gemm_fp16(a.data(), bt.data(), rows, k, n, true, store, isa);
@@ -577,7 +577,7 @@ TEST(ReduceSum, PortableAndAvx2AgreeWithTheReference) {
     for (uint16_t h : random_fp16(rng, size_t{count} * rows * columns)) parts.push_back(static_cast<float>(value16(h)));
     const auto bias16 = random_fp16(rng, columns);
     const auto want = reference_reduce(parts, bias16, count, rows, columns);
-    for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2}) {
+    for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2, amp::Isa::Avx512}) {
       if (!amp::isa_available(isa)) continue;
       std::vector<float> bias;
       for (uint32_t r = 0; r < rows; ++r)
