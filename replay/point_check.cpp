@@ -1,6 +1,8 @@
 #include "replay/point_check.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 
 #include "formats/package.hpp"
 #include "formats/token.hpp"
@@ -93,17 +95,11 @@ void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory)
 // token_bytes_ = the little-endian tokens of `words` source words from `address` on, in
 // `iteration`.
 void PayloadChecker::tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t iteration) {
+  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
   token_words_.resize(words);
   arch::payload_tokens(options_.seed, tile, address, iteration, token_words_);
   token_bytes_.resize(size_t(words) * 4);
-  for (uint32_t k = 0; k < words; ++k) put_word(&token_bytes_[size_t(k) * 4], token_words_[k]);
-}
-
-void PayloadChecker::put_word(uint8_t* bytes, uint32_t value) {
-  bytes[0] = uint8_t(value);
-  bytes[1] = uint8_t(value >> 8);
-  bytes[2] = uint8_t(value >> 16);
-  bytes[3] = uint8_t(value >> 24);
+  std::memcpy(token_bytes_.data(), token_words_.data(), token_bytes_.size());
 }
 
 // Transfers in capture order, destinations in capture order: a fixed, canonical order.

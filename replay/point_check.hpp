@@ -26,7 +26,6 @@ class PayloadChecker {
   void compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected,
                uint32_t found);
   static uint32_t word_at(const uint8_t* bytes);
-  static void put_word(uint8_t* bytes, uint32_t value);
   void check_sample(uint32_t iteration, const sim::MemoryView& memory);
   void check_all(uint32_t iteration, const sim::MemoryView& memory);
   void refill_sources(uint32_t iteration, sim::MemoryView& memory);
