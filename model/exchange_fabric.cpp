@@ -212,9 +212,17 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
 // change what the tile runs; the lowering keeps the area out of every known operand, but
 // receive destinations are known only here.
 void ExchangeFabric::report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release) {
-  for (const WriteRun& w : e.outcome.writes) {
+  if (!e.code_writes) {
+    e.code_writes.emplace();
+    for (uint32_t i = 0; i < e.outcome.writes.size(); ++i) {
+      const WriteRun& w = e.outcome.writes[i];
+      const arch::TileCode& code = tiles[w.receiver]->code();
+      if (uint64_t(w.address) + w.bytes > code.base && w.address < code.end()) e.code_writes->push_back(i);
+    }
+  }
+  for (const uint32_t i : *e.code_writes) {
+    const WriteRun& w = e.outcome.writes[i];
     const arch::TileCode& code = tiles[w.receiver]->code();
-    if (uint64_t(w.address) + w.bytes <= code.base || w.address >= code.end()) continue;
     RecordedHazard r;
     r.cycle = release + static_cast<uint64_t>(std::max<int64_t>(0, w.first_write_event));
     r.phase = tiles[w.receiver]->current_phase();

@@ -1,6 +1,7 @@
 #include "model/exchange_phase.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <tuple>
 
@@ -318,70 +319,77 @@ void PhaseExecutor::select_paired() {
 void PhaseExecutor::assign_addresses() {
   std::vector<std::vector<uint32_t>> by_receiver(tiles_.size());
   for (uint32_t p = 0; p < pieces_.size(); ++p) by_receiver[pieces_[p].receiver].push_back(p);
-  for (uint32_t d = 0; d < tiles_.size(); ++d) {
-    auto& list = by_receiver[d];
-    std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-      const auto& x = pieces_[a];
-      const auto& y = pieces_[b];
-      return std::tie(x.write_event, x.sender, x.source_address) <
-             std::tie(y.write_event, y.sender, y.source_address);
-    });
-    const auto& changes = pointer_[d].changes;
-    size_t next_change = 0;
-    std::optional<uint64_t> pointer;
-    for (uint32_t p : list) {
-      const WritePiece piece = pieces_[p];
-      int64_t event = piece.write_event;
-      uint32_t done = 0;
-      while (done < piece.items) {
-        while (next_change < changes.size() && changes[next_change].first <= event) {
-          pointer = changes[next_change].second;
-          ++next_change;
-        }
-        const int64_t limit = next_change < changes.size() ? changes[next_change].first : kForever;
-        const uint32_t n = static_cast<uint32_t>(
-            std::min<int64_t>(piece.items - done, limit - event));
-        emit_write(d, piece, done, n, event, pointer);
-        if (pointer) *pointer += uint64_t(n) * (piece.item_bytes / 4);
-        done += n;
-        event += n;
+  std::vector<ReceiverWrites> found(tiles_.size());
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()),
+                    [&](uint32_t d) { assign_receiver(d, by_receiver[d], found[d]); });
+  for (ReceiverWrites& f : found) {
+    out_.writes.insert(out_.writes.end(), f.writes.begin(), f.writes.end());
+    write_selection_.insert(write_selection_.end(), f.selections.begin(), f.selections.end());
+    std::move(f.hazards.begin(), f.hazards.end(), std::back_inserter(out_.hazards));
+  }
+}
+
+// Receiver d's pieces in write order, cut where its PIC pointer changes.
+void PhaseExecutor::assign_receiver(uint32_t d, std::vector<uint32_t>& list, ReceiverWrites& into) {
+  std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+    const auto& x = pieces_[a];
+    const auto& y = pieces_[b];
+    return std::tie(x.write_event, x.sender, x.source_address) < std::tie(y.write_event, y.sender, y.source_address);
+  });
+  const auto& changes = pointer_[d].changes;
+  size_t next_change = 0;
+  std::optional<uint64_t> pointer;
+  for (uint32_t p : list) {
+    const WritePiece piece = pieces_[p];
+    int64_t event = piece.write_event;
+    uint32_t done = 0;
+    while (done < piece.items) {
+      while (next_change < changes.size() && changes[next_change].first <= event) {
+        pointer = changes[next_change].second;
+        ++next_change;
       }
+      const int64_t limit = next_change < changes.size() ? changes[next_change].first : kForever;
+      const uint32_t n = static_cast<uint32_t>(std::min<int64_t>(piece.items - done, limit - event));
+      emit_write(d, piece, done, n, event, pointer, into);
+      if (pointer) *pointer += uint64_t(n) * (piece.item_bytes / 4);
+      done += n;
+      event += n;
     }
   }
 }
 
 void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t offset,
                                uint32_t items, int64_t event,
-                               const std::optional<uint64_t>& pointer) {
+                               const std::optional<uint64_t>& pointer, ReceiverWrites& into) {
   const auto& sel = selections_[piece.selection];
   const uint32_t instr = windows_[sel.window].instruction;
   const uint64_t source = piece.source_address + uint64_t(offset) * piece.item_bytes;
   const uint64_t bytes = uint64_t(items) * piece.item_bytes;
   if (!pointer) {
-    hazard(HazardClass::NoPointer, d, event, instr,
+    into.hazards.push_back(make_hazard(HazardClass::NoPointer, d, event, instr,
            std::to_string(items) + " item(s) from tile " + std::to_string(tile(piece.sender).logical) +
                " written at event " + std::to_string(event) +
-               " before any PIC pointer control in this phase");
+               " before any PIC pointer control in this phase"));
     return;
   }
   const uint64_t address = uint64_t(tile(d).incoming_base) + 4 * *pointer;
   if (address < machine_.sram_base || address + bytes > machine_.sram_end ||
       source < machine_.sram_base || source + bytes > machine_.sram_end) {
     const bool write_bad = address < machine_.sram_base || address + bytes > machine_.sram_end;
-    hazard(HazardClass::WriteOutOfRange, write_bad ? d : piece.sender, event,
+    into.hazards.push_back(make_hazard(HazardClass::WriteOutOfRange, write_bad ? d : piece.sender, event,
            write_bad ? instr : schedule(piece.sender).runs[sel.run].instruction,
            write_bad ? "write " + hex(address) + ".." + hex(address + bytes) +
                            " outside SRAM " + hex(machine_.sram_base) + ".." + hex(machine_.sram_end)
-                     : "send reads " + hex(source) + ".." + hex(source + bytes) + " outside SRAM");
+                     : "send reads " + hex(source) + ".." + hex(source + bytes) + " outside SRAM"));
     return;
   }
   const int64_t last_event = event + items - 1;
   if (last_event > out_.tile_horizon[d]) {
     const int64_t late = std::max(event, out_.tile_horizon[d] + 1);
-    hazard(HazardClass::InstructionAccess, d, late, instr,
+    into.hazards.push_back(make_hazard(HazardClass::InstructionAccess, d, late, instr,
            "write at event " + std::to_string(late) + " after the row ended at " +
                std::to_string(out_.tile_horizon[d]) +
-               ": races the supervisor's and workers' own loads and stores");
+               ": races the supervisor's and workers' own loads and stores"));
   }
   WriteRun w;
   w.receiver = d;
@@ -394,8 +402,8 @@ void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t off
   w.first_mux_event = piece.mux_event + (event - piece.write_event);
   w.run = sel.run;
   w.source_offset = static_cast<uint32_t>(source - schedule(piece.sender).runs[sel.run].byte_address());
-  out_.writes.push_back(w);
-  write_selection_.push_back(piece.selection);
+  into.writes.push_back(w);
+  into.selections.push_back(piece.selection);
   if (trace_index_ && *trace_index_ == d) {
     trace(d, event,
           "write " + std::to_string(bytes) + " bytes at " + hex(address) + " from tile " +

@@ -141,9 +141,17 @@ class PhaseExecutor {
                         uint32_t& count, int64_t& mux);
   void select_ordinary();
   void select_paired();
+  // One receiver's writes, the selection of each, and its hazards: receivers are worked out
+  // in parallel and appended in receiver order, as one thread would.
+  struct ReceiverWrites {
+    std::vector<WriteRun> writes;
+    std::vector<uint32_t> selections;
+    std::vector<ModelHazard> hazards;
+  };
   void assign_addresses();
+  void assign_receiver(uint32_t d, std::vector<uint32_t>& pieces, ReceiverWrites& into);
   void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items,
-                  int64_t event, const std::optional<uint64_t>& pointer);
+                  int64_t event, const std::optional<uint64_t>& pointer, ReceiverWrites& into);
   void finish();
 
   // exchange_phase_checks.cpp: the hazard checks.
