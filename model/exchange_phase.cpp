@@ -181,66 +181,72 @@ bool PhaseExecutor::intersect(const SendRun& r, int64_t latency, const Window& w
   return true;
 }
 
-// Per sender, its windows moved into the sender's frame (start and end minus the route
-// latency) and sorted, so each run meets only the windows it can intersect; candidates
-// are then taken in the windows' original order, so selections keep a fixed order.
+// Senders are worked out in parallel and their selections appended in sender order, as one
+// thread would.
 void PhaseExecutor::select_ordinary() {
-  struct Framed {
-    int64_t start, end;
-    uint32_t index;  // in ordinary_by_sender_[s]
-  };
-  std::vector<Framed> framed;
-  std::vector<uint32_t> candidates;
-  for (uint32_t s = 0; s < tiles_.size(); ++s) {
-    const auto& windows = ordinary_by_sender_[s];
-    if (windows.empty()) continue;
-    const uint32_t ps = tile(s).physical;
-    framed.clear();
-    int64_t longest = 0;
-    for (uint32_t k = 0; k < windows.size(); ++k) {
-      const Window& w = windows[k];
-      const uint32_t pd = tile(w.receiver).physical;
-      if (ps == pd) continue;
-      const int64_t latency = topology_.time_to_mux(ps, pd);
-      const int64_t end = w.end >= kForever ? kForever : w.end - latency;
-      framed.push_back({w.start - latency, end, k});
-      longest = std::max(longest, end >= kForever ? kForever : end - (w.start - latency));
-    }
-    std::sort(framed.begin(), framed.end(),
-              [](const Framed& a, const Framed& b) { return a.start < b.start; });
-    const auto& runs = schedule(s).runs;
-    for (uint32_t r = 0; r < runs.size(); ++r) {
-      if (runs[r].directions() == 0 || runs[r].wide()) continue;
-      const int64_t first = runs[r].first_event, last = first + runs[r].items;
-      // A window can meet [first, last) only if it starts before `last` and, being at
-      // most `longest` long, after `first - longest`.
-      const int64_t from = longest >= kForever ? std::numeric_limits<int64_t>::min() : first - longest;
-      auto lo = std::upper_bound(framed.begin(), framed.end(), from,
-                                 [](int64_t v, const Framed& f) { return v < f.start; });
-      auto hi = std::lower_bound(framed.begin(), framed.end(), last,
-                                 [](const Framed& f, int64_t v) { return f.start < v; });
-      candidates.clear();
-      for (auto it = lo; it != hi; ++it) {
-        if (it->end > first) candidates.push_back(it->index);
-      }
-      std::sort(candidates.begin(), candidates.end());
-      for (uint32_t k : candidates) {
-        const Window& w = windows[k];
-        const uint32_t pd = tile(w.receiver).physical;
-        if ((uint32_t(topology_.direction(ps, pd)) & runs[r].directions()) == 0) continue;
-        uint32_t k0, count;
-        int64_t mux;
-        if (!intersect(runs[r], topology_.time_to_mux(ps, pd), w, k0, count, mux)) continue;
-        selections_.push_back({w.receiver, s, r, k0, count, mux, w.id, false});
-      }
-    }
-  }
+  std::vector<std::vector<Selection>> found(tiles_.size());
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()),
+                    [&](uint32_t s) { select_ordinary_from(s, found[s]); });
+  for (const auto& f : found) selections_.insert(selections_.end(), f.begin(), f.end());
   for (uint32_t k = 0; k < selections_.size(); ++k) {
     const auto& sel = selections_[k];
     const auto& run = schedule(sel.sender).runs[sel.run];
     pieces_.push_back({sel.receiver, sel.sender, run.byte_address() + uint64_t(sel.first_item) * 4,
                        sel.items, 4, sel.mux_event + topology_.write_delay(tile(sel.receiver).physical),
                        sel.mux_event, k});
+  }
+}
+
+// Sender s's windows moved into its frame (start and end minus the route latency) and
+// sorted, so each run meets only the windows it can intersect; candidates are then taken in
+// the windows' original order, so selections keep a fixed order.
+void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& into) const {
+  struct Framed {
+    int64_t start, end;
+    uint32_t index;  // in ordinary_by_sender_[s]
+  };
+  std::vector<Framed> framed;
+  std::vector<uint32_t> candidates;
+  const auto& windows = ordinary_by_sender_[s];
+  if (windows.empty()) return;
+  const uint32_t ps = tile(s).physical;
+  int64_t longest = 0;
+  for (uint32_t k = 0; k < windows.size(); ++k) {
+    const Window& w = windows[k];
+    const uint32_t pd = tile(w.receiver).physical;
+    if (ps == pd) continue;
+    const int64_t latency = topology_.time_to_mux(ps, pd);
+    const int64_t end = w.end >= kForever ? kForever : w.end - latency;
+    framed.push_back({w.start - latency, end, k});
+    longest = std::max(longest, end >= kForever ? kForever : end - (w.start - latency));
+  }
+  std::sort(framed.begin(), framed.end(),
+            [](const Framed& a, const Framed& b) { return a.start < b.start; });
+  const auto& runs = schedule(s).runs;
+  for (uint32_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].directions() == 0 || runs[r].wide()) continue;
+    const int64_t first = runs[r].first_event, last = first + runs[r].items;
+    // A window can meet [first, last) only if it starts before `last` and, being at
+    // most `longest` long, after `first - longest`.
+    const int64_t from = longest >= kForever ? std::numeric_limits<int64_t>::min() : first - longest;
+    auto lo = std::upper_bound(framed.begin(), framed.end(), from,
+                               [](int64_t v, const Framed& f) { return v < f.start; });
+    auto hi = std::lower_bound(framed.begin(), framed.end(), last,
+                               [](const Framed& f, int64_t v) { return f.start < v; });
+    candidates.clear();
+    for (auto it = lo; it != hi; ++it) {
+      if (it->end > first) candidates.push_back(it->index);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    for (uint32_t k : candidates) {
+      const Window& w = windows[k];
+      const uint32_t pd = tile(w.receiver).physical;
+      if ((uint32_t(topology_.direction(ps, pd)) & runs[r].directions()) == 0) continue;
+      uint32_t k0, count;
+      int64_t mux;
+      if (!intersect(runs[r], topology_.time_to_mux(ps, pd), w, k0, count, mux)) continue;
+      into.push_back({w.receiver, s, r, k0, count, mux, w.id, false});
+    }
   }
 }
 
