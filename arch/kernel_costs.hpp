@@ -24,34 +24,33 @@ uint64_t fitted_or_builtin(const MachineDescription& machine, const std::string&
                            const std::vector<double>& terms, uint64_t builtin);
 
 // reduce_sum (IPU21-KERNELS.md 7, 11.3): one byte of F16 partials a cycle, and a launch.
-inline constexpr uint64_t kReduceSumLaunch = 11;
 inline uint64_t reduce_sum_cycles(uint64_t parts, uint64_t rows, uint64_t columns) {
-  return parts * rows * columns * 2 + kReduceSumLaunch;
+  return parts * rows * columns * 2 + kKernelLaunchCycles;
 }
 inline std::vector<double> reduce_sum_terms(uint64_t parts, uint64_t rows, uint64_t columns) {
   return {static_cast<double>(parts * rows * columns * 2), 1.0};
 }
 
-// The lowering's view of its kernels on `machine`: fitted where it carries parameters.
-inline uint64_t amp_gemm_cycles(const MachineDescription& machine, const std::string& kernel, uint64_t rows,
-                                uint64_t k, uint64_t columns) {
+// What `run` charges the lowering's kernels on `machine`: its fitted cycles where it carries
+// parameters for the kernel, else the built-in ones.
+inline uint64_t charged_amp_gemm_cycles(const MachineDescription& machine, const std::string& kernel, uint64_t rows,
+                                        uint64_t k, uint64_t columns) {
   const auto terms = amp_f16_gemm_terms(rows, k, columns);
   return fitted_or_builtin(machine, kernel, {terms.begin(), terms.end()}, amp_f16_gemm_cycles(rows, k, columns));
 }
-inline uint64_t reduce_sum_cycles(const MachineDescription& machine, uint64_t parts, uint64_t rows, uint64_t columns) {
+inline uint64_t charged_reduce_sum_cycles(const MachineDescription& machine, uint64_t parts, uint64_t rows,
+                                          uint64_t columns) {
   return fitted_or_builtin(machine, "reduce_sum", reduce_sum_terms(parts, rows, columns),
                            reduce_sum_cycles(parts, rows, columns));
 }
-inline uint64_t attention_softmax_cycles(const MachineDescription& machine, uint64_t rows, uint64_t columns) {
-  const uint64_t issue = machine.supervisor_cycles_per_instruction;
-  return fitted_or_builtin(machine, "attention_softmax", attention_softmax_terms(rows, columns, issue),
-                           attention_softmax_cycles(rows, columns, issue));
+inline uint64_t charged_attention_softmax_cycles(const MachineDescription& machine, uint64_t rows, uint64_t columns) {
+  return fitted_or_builtin(machine, "attention_softmax", attention_softmax_terms(rows, columns, machine),
+                           attention_softmax_cycles(rows, columns, machine));
 }
-inline uint64_t attention_merge_cycles(const MachineDescription& machine, uint64_t rows, uint64_t width,
-                                       uint64_t count) {
-  const uint64_t issue = machine.supervisor_cycles_per_instruction;
-  return fitted_or_builtin(machine, "attention_merge", attention_merge_terms(rows, width, count, issue),
-                           attention_merge_cycles(rows, width, count, issue));
+inline uint64_t charged_attention_merge_cycles(const MachineDescription& machine, uint64_t rows, uint64_t width,
+                                               uint64_t count) {
+  return fitted_or_builtin(machine, "attention_merge", attention_merge_terms(rows, width, count, machine),
+                           attention_merge_cycles(rows, width, count, machine));
 }
 
 }  // namespace lockstep::arch

@@ -100,8 +100,8 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
   }
 }
 
-const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase,
-                                                          std::vector<PhaseTile> inputs) {
+const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<PhaseTile> inputs,
+                                                          std::span<Tile* const> tiles) {
   auto found = last_execution_.find(phase);
   std::optional<PhaseOutcome> outcome;
   if (found != last_execution_.end()) {
@@ -135,6 +135,12 @@ const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase,
   e.inputs = std::move(inputs);
   e.activities = std::move(activities);
   plan_copies(e);
+  e.code_writes.clear();
+  for (uint32_t i = 0; i < e.outcome.writes.size(); ++i) {
+    const WriteRun& w = e.outcome.writes[i];
+    const arch::TileCode& code = tiles[w.receiver]->code();
+    if (uint64_t(w.address) + w.bytes > code.base && w.address < code.end()) e.code_writes.push_back(i);
+  }
   spdlog::debug("phase {}: {} writes in {} copies", phase, e.outcome.writes.size(), e.copies.size());
   return e;
 }
@@ -212,15 +218,7 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
 // change what the tile runs; the lowering keeps the area out of every known operand, but
 // receive destinations are known only here.
 void ExchangeFabric::report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release) {
-  if (!e.code_writes) {
-    e.code_writes.emplace();
-    for (uint32_t i = 0; i < e.outcome.writes.size(); ++i) {
-      const WriteRun& w = e.outcome.writes[i];
-      const arch::TileCode& code = tiles[w.receiver]->code();
-      if (uint64_t(w.address) + w.bytes > code.base && w.address < code.end()) e.code_writes->push_back(i);
-    }
-  }
-  for (const uint32_t i : *e.code_writes) {
+  for (const uint32_t i : e.code_writes) {
     const WriteRun& w = e.outcome.writes[i];
     const arch::TileCode& code = tiles[w.receiver]->code();
     RecordedHazard r;
@@ -254,7 +252,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
     in.paired_mux = t.paired_mux;
     in.incoming_muxpair = step.incoming_muxpair;
   }
-  const Executed& e = executed(phase, std::move(inputs));
+  const Executed& e = executed(phase, std::move(inputs), tiles);
   const PhaseOutcome& outcome = e.outcome;
 
   copy_words(e, tiles);

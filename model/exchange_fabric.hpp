@@ -5,7 +5,6 @@
 #include <systemc>
 
 #include <map>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -44,12 +43,12 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     std::vector<Copy> copies;              // by receiver; merged writes
     std::vector<uint32_t> copy_begin;      // each receiver's first copy, then the end
     std::shared_ptr<const PhaseActivities> activities;  // only when the run is profiled
-    // The writes (indices) that land in their receiver's supervisor code area, found on the
-    // first report: code areas do not change during a run, and a phase that repeats unchanged
+    // The writes (indices) that land in their receiver's supervisor code area, found once per
+    // outcome: code areas do not change during a run, and a phase that repeats unchanged
     // reuses this Executed.
-    mutable std::optional<std::vector<uint32_t>> code_writes;
+    std::vector<uint32_t> code_writes;
   };
-  const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs);
+  const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, std::span<Tile* const> tiles);
   void plan_copies(Executed& e) const;
   void copy_words(const Executed& e, std::span<Tile* const> tiles);
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);

@@ -187,6 +187,9 @@ void PhaseExecutor::select_ordinary() {
   std::vector<std::vector<Selection>> found(tiles_.size());
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()),
                     [&](uint32_t s) { select_ordinary_from(s, found[s]); });
+  size_t total = selections_.size();
+  for (const auto& f : found) total += f.size();
+  selections_.reserve(total);
   for (const auto& f : found) selections_.insert(selections_.end(), f.begin(), f.end());
   for (uint32_t k = 0; k < selections_.size(); ++k) {
     const auto& sel = selections_[k];
@@ -325,9 +328,14 @@ void PhaseExecutor::select_paired() {
 void PhaseExecutor::assign_addresses() {
   std::vector<std::vector<uint32_t>> by_receiver(tiles_.size());
   for (uint32_t p = 0; p < pieces_.size(); ++p) by_receiver[pieces_[p].receiver].push_back(p);
+  // (Only the traced receiver's task appends to the trace.)
   std::vector<ReceiverWrites> found(tiles_.size());
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()),
                     [&](uint32_t d) { assign_receiver(d, by_receiver[d], found[d]); });
+  size_t total = out_.writes.size();
+  for (const ReceiverWrites& f : found) total += f.writes.size();
+  out_.writes.reserve(total);
+  write_selection_.reserve(total);
   for (ReceiverWrites& f : found) {
     out_.writes.insert(out_.writes.end(), f.writes.begin(), f.writes.end());
     write_selection_.insert(write_selection_.end(), f.selections.begin(), f.selections.end());

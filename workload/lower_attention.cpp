@@ -76,9 +76,10 @@ uint64_t estimated_cycles(const arch::MachineDescription& machine, const HeadGri
   const uint64_t keys = grid.key_block;
   const uint64_t merged = ceil_div(static_cast<uint32_t>(n), grid.blocks);
   const uint64_t words = (n + 2 * keys) * grid.dh / 2 + grid.blocks * merged * (grid.dh / 2 + 2);
-  return words + arch::amp_gemm_cycles(machine, "gemm_fp16", n, grid.dh, keys) +
-         arch::amp_gemm_cycles(machine, "gemm_fp16", n, keys, grid.dh) + arch::attention_softmax_cycles(machine, n, keys) +
-         arch::attention_merge_cycles(machine, merged, grid.dh, grid.blocks);
+  return words + arch::charged_amp_gemm_cycles(machine, "gemm_fp16", n, grid.dh, keys) +
+         arch::charged_amp_gemm_cycles(machine, "gemm_fp16", n, keys, grid.dh) +
+         arch::charged_attention_softmax_cycles(machine, n, keys) +
+         arch::charged_attention_merge_cycles(machine, merged, grid.dh, grid.blocks);
 }
 
 HeadGrid head_grid(const LowerContext& context, uint32_t tile_offset) {

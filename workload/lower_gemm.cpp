@@ -64,9 +64,9 @@ uint64_t estimated_cycles(const arch::MachineDescription& machine, uint32_t rows
                           uint32_t ow) {
   const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
   const uint64_t gather = uint64_t{rows} * kw / 2;
-  const uint64_t gemm = arch::amp_gemm_cycles(machine, "gemm_fp8", rows, kw, ow);
+  const uint64_t gemm = arch::charged_amp_gemm_cycles(machine, "gemm_fp8", rows, kw, ow);
   const uint64_t reduce = k_blocks * reduce_rows * ow * kPartial / 4;
-  const uint64_t reduce_sum = arch::reduce_sum_cycles(machine, k_blocks, reduce_rows, ow);
+  const uint64_t reduce_sum = arch::charged_reduce_sum_cycles(machine, k_blocks, reduce_rows, ow);
   return gather + gemm + reduce + reduce_sum;
 }
 

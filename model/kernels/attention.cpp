@@ -20,8 +20,8 @@
 //   end:      r = fl32(1 / l); out = fl16(fl32(acc * r))
 // exp32(x) = fl32(exp(double(x))). A NaN result is the positive 0x7e00.
 //
-// Cycles of both: rows split over the six workers (row i on worker i mod 6, K sections 9.2
-// and 9.4), the slowest worker's instructions at the issue interval, plus one launch.
+// Cycles of both: rows split over the workers (row i on worker i mod 6, K sections 9.2 and
+// 9.4), the slowest worker's instructions at the issue interval, plus one launch.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -53,7 +53,7 @@ CostModel worker_rows_cost_model(const arch::AttentionSchedule& schedule,
                                  std::vector<double> (*terms)(const std::vector<int64_t>&, const arch::MachineDescription&)) {
   return CostModel{{"instructions_per_pair", "instructions_per_row", "launch"},
                    {static_cast<double>(schedule.per_pair), static_cast<double>(schedule.per_row),
-                    static_cast<double>(arch::kAttentionLaunch)},
+                    static_cast<double>(arch::kKernelLaunchCycles)},
                    terms};
 }
 
@@ -129,10 +129,10 @@ void execute_stage(const std::vector<uint32_t>& operands, const std::vector<int6
 }
 
 uint64_t stage_cycles(const std::vector<int64_t>& s, const arch::MachineDescription& machine) {
-  return arch::attention_softmax_cycles(u(s[0]), u(s[1]), machine.supervisor_cycles_per_instruction);
+  return arch::attention_softmax_cycles(u(s[0]), u(s[1]), machine);
 }
 std::vector<double> stage_terms(const std::vector<int64_t>& s, const arch::MachineDescription& machine) {
-  return arch::attention_softmax_terms(u(s[0]), u(s[1]), machine.supervisor_cycles_per_instruction);
+  return arch::attention_softmax_terms(u(s[0]), u(s[1]), machine);
 }
 
 // --- attention_merge --------------------------------------------------------------------------
@@ -186,10 +186,10 @@ void execute_merge(const std::vector<uint32_t>& operands, const std::vector<int6
 }
 
 uint64_t merge_cycles(const std::vector<int64_t>& s, const arch::MachineDescription& machine) {
-  return arch::attention_merge_cycles(u(s[0]), u(s[1]), u(s[2]), machine.supervisor_cycles_per_instruction);
+  return arch::attention_merge_cycles(u(s[0]), u(s[1]), u(s[2]), machine);
 }
 std::vector<double> merge_terms(const std::vector<int64_t>& s, const arch::MachineDescription& machine) {
-  return arch::attention_merge_terms(u(s[0]), u(s[1]), u(s[2]), machine.supervisor_cycles_per_instruction);
+  return arch::attention_merge_terms(u(s[0]), u(s[1]), u(s[2]), machine);
 }
 
 const KernelRegistration stage{

@@ -84,7 +84,7 @@ std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::Machi
 }
 
 const KernelRegistration registration{
-    {"reduce_sum", check, execute, cycles, false, CostModel{{"per_partial_byte", "launch"}, {1, arch::kReduceSumLaunch}, terms}}};
+    {"reduce_sum", check, execute, cycles, false, CostModel{{"per_partial_byte", "launch"}, {1, arch::kKernelLaunchCycles}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model
