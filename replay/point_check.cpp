@@ -4,6 +4,9 @@
 #include <bit>
 #include <cstring>
 
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
 #include "formats/package.hpp"
 #include "formats/token.hpp"
 
@@ -12,7 +15,45 @@ namespace lockstep::replay {
 PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options,
                                PointResult& result)
     : phase_(phase), options_(options), result_(result) {
-  if (options.samples) sample_ = sample_destination_words(phase, options.seed, options.samples);
+  if (options.samples) {
+    sample_ = sample_destination_words(phase, options.seed, options.samples);
+  } else {
+    plan_checks();
+  }
+}
+
+void PayloadChecker::plan_checks() {
+  transfer_offset_.resize(phase_.transfers.size());
+  uint32_t order = 0;
+  for (size_t t = 0; t < phase_.transfers.size(); ++t) {
+    const auto& transfer = phase_.transfers[t];
+    transfer_offset_[t] = words_per_iteration_;
+    words_per_iteration_ += transfer.words;
+    for (const auto& dest : transfer.destinations) {
+      if (transfer.words != 0) {
+        ranges_.push_back({dest.tile, dest.address, transfer.words, order, transfer_offset_[t]});
+        destination_words_ += transfer.words;
+      }
+      ++order;
+    }
+  }
+  std::sort(ranges_.begin(), ranges_.end(), [](const DestinationRange& a, const DestinationRange& b) {
+    return a.tile != b.tile ? a.tile < b.tile : a.address < b.address;
+  });
+}
+
+// expected_ = every transfer's source tokens in `iteration` (computed once for the refill
+// before the iteration and the check after it).
+void PayloadChecker::expect(uint32_t iteration) {
+  if (expected_iteration_ == int64_t(iteration)) return;
+  expected_.resize(words_per_iteration_);
+  tbb::parallel_for(size_t{0}, phase_.transfers.size(), [&](size_t t) {
+    const auto& transfer = phase_.transfers[t];
+    arch::payload_tokens(options_.seed, transfer.source_tile, transfer.source_addresses[iteration],
+                         iteration,
+                         std::span<uint32_t>(expected_.data() + transfer_offset_[t], transfer.words));
+  });
+  expected_iteration_ = iteration;
 }
 
 void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView& memory) {
@@ -62,33 +103,55 @@ void PayloadChecker::check_sample(uint32_t iteration, const sim::MemoryView& mem
 }
 
 void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory) {
-  for (const auto& transfer : phase_.transfers) {
-    if (transfer.words == 0) continue;
-    tokens(transfer.source_tile, transfer.source_addresses[iteration], transfer.words, iteration);
-    for (const auto& dest : transfer.destinations) {
-      if (memory.equal(dest.tile, dest.address, transfer.words * 4, token_bytes_.data())) {
-        result_.words_checked += transfer.words;
-        continue;
-      }
-      buffer_.resize(token_bytes_.size());
-      memory.read(dest.tile, dest.address, transfer.words * 4, buffer_.data());
-      for (uint32_t k = 0; k < transfer.words; ++k) {
-        compare(dest.tile, dest.address + 4 * k, iteration, word_at(&token_bytes_[size_t(k) * 4]),
-                word_at(&buffer_[size_t(k) * 4]));
-      }
+  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
+  expect(iteration);
+  const auto* expected = reinterpret_cast<const uint8_t*>(expected_.data());
+  // The ranges compare in parallel; the failing ones are then walked word by word in capture
+  // order, so the counts and the mismatches listed do not depend on the threads.
+  tbb::enumerable_thread_specific<std::vector<uint32_t>> failing;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, ranges_.size(), 4096),
+                    [&](const tbb::blocked_range<size_t>& block) {
+                      for (size_t i = block.begin(); i != block.end(); ++i) {
+                        const auto& r = ranges_[i];
+                        if (!memory.equal(r.tile, r.address, r.words * 4, expected + r.offset * 4)) {
+                          failing.local().push_back(uint32_t(i));
+                        }
+                      }
+                    });
+  std::vector<uint32_t> failed;
+  for (auto& list : failing) failed.insert(failed.end(), list.begin(), list.end());
+  std::sort(failed.begin(), failed.end(),
+            [&](uint32_t a, uint32_t b) { return ranges_[a].order < ranges_[b].order; });
+  uint64_t failed_words = 0;
+  for (uint32_t i : failed) {
+    const auto& r = ranges_[i];
+    failed_words += r.words;
+    buffer_.resize(size_t(r.words) * 4);
+    memory.read(r.tile, r.address, r.words * 4, buffer_.data());
+    for (uint32_t k = 0; k < r.words; ++k) {
+      compare(r.tile, r.address + 4 * k, iteration, expected_[r.offset + k],
+              word_at(&buffer_[size_t(k) * 4]));
     }
   }
+  result_.words_checked += destination_words_ - failed_words;
 }
 
 // The next iteration's sources get that iteration's tokens, as a host harness would write
 // them between iterations (sources never share memory with destinations: the capture
 // validation refuses that).
 void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
-  for (const auto& transfer : phase_.transfers) {
+  if (!options_.samples) expect(iteration);
+  for (size_t t = 0; t < phase_.transfers.size(); ++t) {
+    const auto& transfer = phase_.transfers[t];
     if (transfer.words == 0) continue;
-    tokens(transfer.source_tile, transfer.source_addresses[iteration], transfer.words, iteration);
-    memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4,
-                 token_bytes_.data());
+    const uint8_t* bytes;
+    if (options_.samples) {
+      tokens(transfer.source_tile, transfer.source_addresses[iteration], transfer.words, iteration);
+      bytes = token_bytes_.data();
+    } else {
+      bytes = reinterpret_cast<const uint8_t*>(expected_.data() + transfer_offset_[t]);
+    }
+    memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4, bytes);
   }
 }
 

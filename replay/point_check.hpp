@@ -30,6 +30,8 @@ class PayloadChecker {
   void check_all(uint32_t iteration, const sim::MemoryView& memory);
   void refill_sources(uint32_t iteration, sim::MemoryView& memory);
   void tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t iteration);
+  void plan_checks();
+  void expect(uint32_t iteration);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
   void record_error(const std::string& what);
@@ -40,6 +42,20 @@ class PayloadChecker {
   std::vector<DestinationWord> sample_;
   std::vector<uint8_t> buffer_, token_bytes_;
   std::vector<uint32_t> token_words_;
+
+  // Checking every word: each destination range, sorted by tile and address so the compares
+  // stream through each tile's SRAM, with where its tokens sit in expected_ and its place in
+  // capture order (mismatches are reported in capture order, as one pass would find them).
+  struct DestinationRange {
+    uint32_t tile = 0, address = 0, words = 0, order = 0;
+    uint64_t offset = 0;  // in words, into expected_
+  };
+  std::vector<DestinationRange> ranges_;
+  std::vector<uint64_t> transfer_offset_;  // each transfer's first word in expected_
+  std::vector<uint32_t> expected_;          // every transfer's tokens in expected_iteration_
+  int64_t expected_iteration_ = -1;
+  uint64_t words_per_iteration_ = 0;
+  uint64_t destination_words_ = 0;  // words checked per iteration
 };
 
 }  // namespace lockstep::replay
