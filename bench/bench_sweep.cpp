@@ -1,9 +1,11 @@
 // Sweep throughput: points per second of `lockstep sweep` on the embedded default workload
 // and on the full-size 27-layer capture, and the wall time of the whole full-size frontier
 // (every phase x 19 configurations x 2 widths), extrapolated from probe points of evenly
-// spread phases, two configurations per phase taken in turn from the sweep file (the whole
-// frontier takes far longer than a benchmark should). Paired points are not probed: the
-// lowered workload has no pair-eligible transfer, so they cost what their Word32 twins do.
+// spread phases, two configurations per phase taken in turn from the sweep file, each with its
+// paired twin (the whole frontier takes longer than a benchmark should). The lowered
+// workload has no pair-eligible transfer, so a paired twin compiles to its word32 twin's
+// package and takes that simulation (replay::run_points): probing the pairs keeps that in the
+// estimate.
 //
 //   bench_sweep [--budget SECONDS] [--jobs N] [--samples N]
 //     --budget   seconds of probing on the full-size capture (default 240; 0 = every phase)
@@ -117,7 +119,7 @@ int main(int argc, char** argv) {
     }
 
     // The full-size capture. A whole phase is 38 points; within the budget, probe phases in
-    // an evenly spread order with two word32 points each (configurations in turn), and
+    // an evenly spread order with two configurations each and their paired twins, and
     // extrapolate: a phase costs its mean probe point x 38, and a
     // phase never probed costs in proportion to the words it delivers.
     const auto full = lower("configs/workloads/siglip-so400m.yaml");
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
     const auto& configurations = definition.configurations;
     size_t next_config = 0;
     replay::SweepOptions probe_options = options;
-    probe_options.paired = false;
+    probe_options.paired = true;
     Measured done;
     double estimated_probed = 0;
     uint64_t probed_words = 0;

@@ -13,6 +13,7 @@
 #include "compiler/compile.hpp"
 #include "compiler/package_builder.hpp"
 #include "compiler/phase_schedule.hpp"
+#include "compiler/schedule_model.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -78,6 +79,11 @@ CompileResult compile_capture(const arch::Capture& capture, const arch::MachineD
     spdlog::debug("compile: phase {} scheduled in {:.0f} ms", selected[i]->id, milliseconds[i]);
   }
   return result;
+}
+
+bool paired_width_applies(const arch::CapturePhase& phase, const arch::MachineDescription& machine) {
+  const auto eligible = paired_eligible(phase, arch::Topology(machine));
+  return std::find(eligible.begin(), eligible.end(), true) != eligible.end();
 }
 
 }  // namespace lockstep::compiler

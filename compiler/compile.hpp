@@ -99,6 +99,11 @@ struct CompileResult {
   CompileReport report;
 };
 
+// Whether a Paired64 configuration can compile `phase` differently from its Word32 twin: only
+// through transfers eligible for 64-bit items (docs/scheduling.md, "Paired64"). Without one,
+// both widths give the same package and the same report figures.
+bool paired_width_applies(const arch::CapturePhase& phase, const arch::MachineDescription& machine);
+
 // Throws InputError for a bad capture, CompilerError when a stage check fails.
 CompileResult compile_capture(const arch::Capture& capture, const arch::MachineDescription& machine,
                               const CompileOptions& options);

@@ -1,5 +1,7 @@
 #include "compiler/multicast_split.hpp"
 
+#include "compiler/schedule_model.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -35,10 +37,12 @@ arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::
     if (x.destinations.size() != y.destinations.size()) return x.destinations.size() > y.destinations.size();
     return x.words > y.words;
   });
+  std::vector<bool> kept(phase.transfers.size(), false);
+  if (keep_paired) kept = paired_eligible(phase, topology);
   std::vector<uint32_t> groups(phase.transfers.size(), 1);
   for (size_t i : order) {
     const arch::Transfer& t = phase.transfers[i];
-    if (t.destinations.size() <= group || (keep_paired && t.allow_paired)) continue;
+    if (t.destinations.size() <= group || kept[i]) continue;
     const uint32_t want = static_cast<uint32_t>((t.destinations.size() + group - 1) / group);
     const uint64_t extra = uint64_t(t.words) * (want - 1);
     if (send[t.source_tile] + extra > budget) continue;
@@ -64,6 +68,7 @@ arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::
     for (uint32_t g = 0; g < groups[i]; ++g) {
       const size_t size = n / groups[i] + (g < n % groups[i] ? 1 : 0);
       arch::Transfer part = t;
+      part.allow_paired = false;  // a group is never paired (see the header)
       part.destinations.assign(dests.begin() + static_cast<std::ptrdiff_t>(at),
                                dests.begin() + static_cast<std::ptrdiff_t>(at + size));
       out.transfers.push_back(std::move(part));

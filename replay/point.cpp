@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "io/errors.hpp"
 #include "formats/package.hpp"
@@ -70,21 +71,28 @@ arch::Package device_replay_package(const arch::Capture& capture, const arch::Ma
   return compiler::compile_capture(one, machine, options).package;
 }
 
-PointResult run_point(const arch::Capture& capture, const arch::MachineDescription& machine,
-                      const PointSpec& spec, const PointOptions& options) {
-  const auto& full_phase = find_phase(capture, spec.phase);
-  const arch::Capture one = single_phase(capture, full_phase, options.all_iterations);
-  const auto& phase = one.phases.front();
+namespace {
 
+// A point compiled: the result so far (everything but the simulation), and the package to
+// simulate unless the compiler failed or the phase moves nothing.
+struct CompiledPoint {
+  PointResult result;
+  std::optional<arch::Package> package;
+};
+
+CompiledPoint compile_point(const arch::Capture& one, const arch::MachineDescription& machine,
+                            const PointSpec& spec, const PointOptions& options) {
+  const auto& phase = one.phases.front();
   compiler::CompileOptions compile_options;
   compile_options.config = compiler::parse_config(spec.compiler_config());
   compile_options.phases = std::vector<uint32_t>{spec.phase};
   compile_options.token_seed = options.seed;
-  // The checker below reads every checked word after every iteration; the package's own
+  // The checker reads every checked word after every iteration; the package's own
   // checksum kernels and expectations would prove the same words again at a cost.
   compile_options.with_proof = false;
 
-  PointResult result;
+  CompiledPoint out;
+  PointResult& result = out.result;
   result.spec = spec;
   result.label = phase.label;
   result.execution_count = phase.execution_count;
@@ -99,11 +107,11 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
     // rejecting it now is recorded so a sweep can go on, as bad input (exit 2).
     result.error = std::string("compile: ") + e.what();
     result.error_exit_code = 2;
-    return result;
+    return out;
   } catch (const std::exception& e) {
     result.error = std::string("compile: ") + e.what();
     result.error_exit_code = 3;
-    return result;
+    return out;
   }
   result.compile_ms = ms_since(compile_start);
   const auto& report = compiled.report;
@@ -122,9 +130,15 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
     // Nothing moves, so no tile has a row and the machine never runs the phase: every
     // iteration is complete, with horizon 0 and no word to check.
     result.executions = result.iterations;
-    return result;
+    return out;
   }
+  out.package = std::move(compiled.package);
+  return out;
+}
 
+void simulate_point(const arch::Package& package, const arch::CapturePhase& phase,
+                    const arch::MachineDescription& machine, const PointOptions& options,
+                    PointResult& result) {
   PayloadChecker checker(phase, options, result);
   sim::RunOptions run_options;
   run_options.profile = options.profile;
@@ -135,7 +149,7 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
   const auto simulate_start = std::chrono::steady_clock::now();
   try {
     auto backend = sim::make_systemc_backend(machine);
-    auto run = backend->run(compiled.package, run_options);
+    auto run = backend->run(package, run_options);
     if (run.profile) result.profile = std::make_shared<const arch::Profile>(std::move(*run.profile));
     result.hazard_count = run.hazards.size();
     for (size_t i = 0; i < run.hazards.size() && i < options.max_hazards; ++i) {
@@ -150,9 +164,44 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
   }
   result.simulate_ms = ms_since(simulate_start);
   spdlog::debug("point phase {} {}: horizon {} ({} compiled), {} words checked, {} mismatches",
-                spec.phase, spec.display_name(), result.horizon, result.compiled_horizon,
-                result.words_checked, result.mismatch_count);
-  return result;
+                result.spec.phase, result.spec.display_name(), result.horizon,
+                result.compiled_horizon, result.words_checked, result.mismatch_count);
+}
+
+}  // namespace
+
+PointResult run_point(const arch::Capture& capture, const arch::MachineDescription& machine,
+                      const PointSpec& spec, const PointOptions& options) {
+  return run_points(capture, machine, std::vector<PointSpec>{spec}, options).front();
+}
+
+std::vector<PointResult> run_points(const arch::Capture& capture,
+                                    const arch::MachineDescription& machine,
+                                    const std::vector<PointSpec>& specs, const PointOptions& options) {
+  std::vector<PointResult> results;
+  for (const auto& spec : specs) {
+    const auto& full_phase = find_phase(capture, spec.phase);
+    if (spec.paired && !results.empty() && !results.back().spec.paired &&
+        results.back().spec.phase == spec.phase && results.back().spec.config == spec.config &&
+        !compiler::paired_width_applies(full_phase, machine)) {
+      // The same package as its word32 twin (compiler::paired_width_applies), so the same run.
+      PointResult twin = results.back();
+      twin.spec = spec;
+      twin.compile_ms = 0;
+      twin.simulate_ms = 0;
+      spdlog::debug("point phase {} {}: no pair-eligible transfer, the result of {}", spec.phase,
+                    spec.display_name(), results.back().spec.display_name());
+      results.push_back(std::move(twin));
+      continue;
+    }
+    const arch::Capture one = single_phase(capture, full_phase, options.all_iterations);
+    auto compiled = compile_point(one, machine, spec, options);
+    if (compiled.package) {
+      simulate_point(*compiled.package, one.phases.front(), machine, options, compiled.result);
+    }
+    results.push_back(std::move(compiled.result));
+  }
+  return results;
 }
 
 }  // namespace lockstep::replay

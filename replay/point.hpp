@@ -95,6 +95,15 @@ const arch::CapturePhase& find_phase(const arch::Capture& capture, uint32_t phas
 PointResult run_point(const arch::Capture& capture, const arch::MachineDescription& machine,
                       const PointSpec& spec, const PointOptions& options);
 
+// Runs the points in order, each as run_point would, except that a paired point right after
+// its word32 twin (same phase and configuration) whose phase has no pair-eligible transfer is
+// neither compiled nor simulated: both widths compile to the same package
+// (compiler::paired_width_applies), so it takes the twin's result, with compile_ms and
+// simulate_ms 0.
+std::vector<PointResult> run_points(const arch::Capture& capture,
+                                    const arch::MachineDescription& machine,
+                                    const std::vector<PointSpec>& specs, const PointOptions& options);
+
 // The machine a capture refers to, unless the user names another.
 arch::MachineDescription machine_for(const arch::Capture& capture,
                                      const std::string& override_machine);

@@ -12,6 +12,55 @@
 #include "replay/progress.hpp"
 
 namespace lockstep::replay {
+namespace {
+
+// The points to run (plan indices, in plan order) as tasks: a word32 point and its paired
+// twin (the next plan entry: same phase and configuration) go together, so the twin can take
+// the point's simulation when both compile to the same package (run_points).
+std::vector<std::vector<size_t>> twin_groups(const std::vector<PointSpec>& plan,
+                                             const std::vector<size_t>& todo) {
+  std::vector<std::vector<size_t>> groups;
+  for (size_t i : todo) {
+    if (!groups.empty() && groups.back().size() == 1) {
+      const auto& first = plan[groups.back().front()];
+      if (!first.paired && plan[i].paired && first.phase == plan[i].phase &&
+          first.config == plan[i].config) {
+        groups.back().push_back(i);
+        continue;
+      }
+    }
+    groups.push_back({i});
+  }
+  return groups;
+}
+
+// A group's encoded results, each after its length (8 bytes, little-endian).
+std::string encode_group(const std::vector<std::string>& results) {
+  std::string out;
+  for (const auto& r : results) {
+    uint64_t n = r.size();
+    for (int b = 0; b < 8; ++b) out.push_back(static_cast<char>((n >> (8 * b)) & 0xff));
+    out += r;
+  }
+  return out;
+}
+
+std::vector<std::string> decode_group(const std::string& bytes) {
+  std::vector<std::string> results;
+  size_t at = 0;
+  while (at < bytes.size()) {
+    if (bytes.size() - at < 8) throw std::runtime_error("sweep: truncated point group");
+    uint64_t n = 0;
+    for (int b = 0; b < 8; ++b) n |= uint64_t(static_cast<uint8_t>(bytes[at + b])) << (8 * b);
+    at += 8;
+    if (bytes.size() - at < n) throw std::runtime_error("sweep: truncated point group");
+    results.push_back(bytes.substr(at, n));
+    at += n;
+  }
+  return results;
+}
+
+}  // namespace
 
 std::vector<PointSpec> plan_sweep(const arch::Capture& capture, const SweepDefinition& definition,
                                   const SweepOptions& options) {
@@ -60,11 +109,17 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
   for (size_t i = 0; i < plan.size(); ++i) {
     if (!resume.finished.count(i)) todo.push_back(i);
   }
-  std::vector<size_t> mine;
-  for (size_t k : rank_share(todo.size(), mpi.rank(), mpi.size())) mine.push_back(todo[k]);
+  const auto groups = twin_groups(plan, todo);
+  std::vector<std::vector<size_t>> mine;  // this rank's groups of plan indices
+  std::vector<size_t> my_points;          // and their points, in plan order
+  for (size_t k : rank_share(groups.size(), mpi.rank(), mpi.size())) {
+    mine.push_back(groups[k]);
+    my_points.insert(my_points.end(), groups[k].begin(), groups[k].end());
+  }
+  std::sort(my_points.begin(), my_points.end());
   const size_t jobs = options.jobs > 0 ? options.jobs : default_jobs(mpi);
   // Rank 0 shows its own share; the ranks advance at about the same pace.
-  Progress progress(mine.size(), "points", options.progress && mpi.root());
+  Progress progress(my_points.size(), "points", options.progress && mpi.root());
 
   std::vector<std::pair<size_t, std::string>> local;
   int status = 0;
@@ -72,17 +127,31 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
   try {
     auto encoded = run_in_processes(
         mine.size(), jobs,
-        [&](size_t i) {
-          return encode_point_result(run_point(capture, machine, plan[mine[i]], options.point));
+        [&](size_t g) {
+          std::vector<PointSpec> specs;
+          for (size_t i : mine[g]) specs.push_back(plan[i]);
+          std::vector<std::string> results;
+          for (const auto& r : run_points(capture, machine, specs, options.point)) {
+            results.push_back(encode_point_result(r));
+          }
+          return encode_group(results);
         },
-        [&](size_t i, const std::string& encoded) {
-          if (mpi.root() && resume.on_point) resume.on_point(mine[i], encoded);
-          progress.advance();
+        [&](size_t g, const std::string& bytes) {
+          const auto results = decode_group(bytes);
+          for (size_t k = 0; k < results.size(); ++k) {
+            if (mpi.root() && resume.on_point) resume.on_point(mine[g][k], results[k]);
+            progress.advance();
+          }
         },
-        [&](size_t i, const std::string& how) {
-          return encode_point_result(crashed_point(capture, plan[mine[i]], how));
+        [&](size_t g, const std::string& how) {
+          std::vector<std::string> results;
+          for (size_t i : mine[g]) results.push_back(encode_point_result(crashed_point(capture, plan[i], how)));
+          return encode_group(results);
         });
-    for (size_t i = 0; i < mine.size(); ++i) local.emplace_back(mine[i], std::move(encoded[i]));
+    for (size_t g = 0; g < mine.size(); ++g) {
+      auto results = decode_group(encoded[g]);
+      for (size_t k = 0; k < results.size(); ++k) local.emplace_back(mine[g][k], std::move(results[k]));
+    }
   } catch (const InputError& e) {
     status = 2;
     message = e.what();
@@ -113,7 +182,7 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
     seen[index] = true;
     results[index] = decode_point_result(bytes);
     // Rank 0 journalled its own points as they finished; the other ranks' arrive here.
-    if (mine_journalled && !std::binary_search(mine.begin(), mine.end(), index)) {
+    if (mine_journalled && !std::binary_search(my_points.begin(), my_points.end(), index)) {
       resume.on_point(index, bytes);
     }
   }

@@ -4,6 +4,9 @@
 
 #include <filesystem>
 
+#include "compiler/compile.hpp"
+#include "formats/capture.hpp"
+#include "replay/point.hpp"
 #include "results/results.hpp"
 #include "support/test_support.hpp"
 
@@ -97,6 +100,50 @@ TEST(SweepJobs, BadInputExitsTwo) {
       testing::run_lockstep({"sweep", s.capture, "--configs", s.sweep, "--phases", "1-", "-o", s.dir + "/x"});
   EXPECT_EQ(bad_list.exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(s.dir + "/x"));
+}
+
+// A paired twin of a phase without a pair-eligible transfer takes its word32 twin's result;
+// one of a phase with such a transfer is compiled and simulated. Either way its figures equal
+// a run of its own.
+TEST(SweepJobs, PairedTwinTakesTheWord32ResultOnlyWithoutAnEligibleTransfer) {
+  const std::string dir = testing::temp_dir("sweep-twins");
+  const std::string path = dir + "/multicast.yaml";
+  const auto synth = testing::run_lockstep({"capture", "synth", "--family", "multicast", "--tiles", "16",
+                                            "--seed", "3", "--phases", "4", "--machine", "ipu21-c600",
+                                            "-o", path});
+  ASSERT_EQ(synth.exit_code, 0) << synth.err;
+  const auto capture = arch::read_capture(path);
+  const auto machine = machine_for(capture, "");
+  PointOptions options;
+  options.payload_digest = true;
+  size_t taken = 0, simulated = 0;
+  for (const auto& phase : capture.phases) {
+    const PointSpec word32{phase.id, "B256", false}, paired{phase.id, "B256", true};
+    const auto both = run_points(capture, machine, {word32, paired}, options);
+    ASSERT_EQ(both.size(), 2u);
+    const auto alone = run_point(capture, machine, paired, options);
+    const auto& twin = both[1];
+    EXPECT_TRUE(twin.spec.paired);
+    EXPECT_TRUE(twin.payload_ok()) << twin.error;
+    EXPECT_EQ(twin.horizon, alone.horizon) << phase.id;
+    EXPECT_EQ(twin.compiled_horizon, alone.compiled_horizon) << phase.id;
+    EXPECT_EQ(twin.total_row_bytes, alone.total_row_bytes) << phase.id;
+    EXPECT_EQ(twin.executions, alone.executions) << phase.id;
+    EXPECT_EQ(twin.words_checked, alone.words_checked) << phase.id;
+    EXPECT_EQ(twin.payload_digest, alone.payload_digest) << phase.id;
+    if (!compiler::paired_width_applies(phase, machine)) {
+      ++taken;
+      EXPECT_EQ(twin.simulate_ms, 0.0);
+      EXPECT_EQ(twin.compile_ms, 0.0);
+      EXPECT_EQ(twin.horizon, both[0].horizon);
+    } else {
+      ++simulated;
+      EXPECT_GT(twin.simulate_ms, 0.0);
+    }
+  }
+  // This capture has both kinds: phases without a pair-eligible transfer and phases with.
+  EXPECT_GE(taken, 1u);
+  EXPECT_GE(simulated, 1u);
 }
 
 }  // namespace
