@@ -191,13 +191,15 @@ void PhaseExecutor::select_ordinary() {
   for (const auto& f : found) total += f.size();
   selections_.reserve(total);
   for (const auto& f : found) selections_.insert(selections_.end(), f.begin(), f.end());
-  for (uint32_t k = 0; k < selections_.size(); ++k) {
+  const size_t base = pieces_.size();
+  pieces_.resize(base + selections_.size());
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(selections_.size()), [&](uint32_t k) {
     const auto& sel = selections_[k];
     const auto& run = schedule(sel.sender).runs[sel.run];
-    pieces_.push_back({sel.receiver, sel.sender, run.byte_address() + uint64_t(sel.first_item) * 4,
-                       sel.items, 4, sel.mux_event + topology_.write_delay(tile(sel.receiver).physical),
-                       sel.mux_event, k});
-  }
+    pieces_[base + k] = {sel.receiver, sel.sender, run.byte_address() + uint64_t(sel.first_item) * 4,
+                         sel.items, 4, sel.mux_event + topology_.write_delay(tile(sel.receiver).physical),
+                         sel.mux_event, k};
+  });
 }
 
 // Sender s's windows moved into its frame (start and end minus the route latency) and
@@ -326,25 +328,34 @@ void PhaseExecutor::select_paired() {
 
 // Pointer in effect at each write event; auto-increment per word (2 per paired item).
 void PhaseExecutor::assign_addresses() {
-  std::vector<std::vector<uint32_t>> by_receiver(tiles_.size());
-  for (uint32_t p = 0; p < pieces_.size(); ++p) by_receiver[pieces_[p].receiver].push_back(p);
-  // (Only the traced receiver's task appends to the trace.)
-  std::vector<ReceiverWrites> found(tiles_.size());
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()),
-                    [&](uint32_t d) { assign_receiver(d, by_receiver[d], found[d]); });
-  size_t total = out_.writes.size();
-  for (const ReceiverWrites& f : found) total += f.writes.size();
-  out_.writes.reserve(total);
-  write_selection_.reserve(total);
-  for (ReceiverWrites& f : found) {
-    out_.writes.insert(out_.writes.end(), f.writes.begin(), f.writes.end());
-    write_selection_.insert(write_selection_.end(), f.selections.begin(), f.selections.end());
-    std::move(f.hazards.begin(), f.hazards.end(), std::back_inserter(out_.hazards));
+  // Pieces by receiver (a counting sort keeps each receiver's in piece order).
+  const size_t n = tiles_.size();
+  std::vector<uint32_t> begin(n + 1, 0), of_receiver(pieces_.size());
+  for (const auto& piece : pieces_) ++begin[piece.receiver + 1];
+  for (size_t d = 0; d < n; ++d) begin[d + 1] += begin[d];
+  {
+    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
+    for (uint32_t p = 0; p < pieces_.size(); ++p) of_receiver[at[pieces_[p].receiver]++] = p;
   }
+  // (Only the traced receiver's task appends to the trace.)
+  std::vector<ReceiverWrites> found(n);
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t d) {
+    assign_receiver(d, std::span<uint32_t>(of_receiver.data() + begin[d], begin[d + 1] - begin[d]), found[d]);
+  });
+  // Appended in receiver order, each receiver's block copied in parallel.
+  std::vector<size_t> at(n + 1, out_.writes.size());
+  for (size_t d = 0; d < n; ++d) at[d + 1] = at[d] + found[d].writes.size();
+  out_.writes.resize(at[n]);
+  write_selection_.resize(at[n]);
+  tbb::parallel_for(size_t{0}, n, [&](size_t d) {
+    std::copy(found[d].writes.begin(), found[d].writes.end(), out_.writes.begin() + at[d]);
+    std::copy(found[d].selections.begin(), found[d].selections.end(), write_selection_.begin() + at[d]);
+  });
+  for (ReceiverWrites& f : found) std::move(f.hazards.begin(), f.hazards.end(), std::back_inserter(out_.hazards));
 }
 
 // Receiver d's pieces in write order, cut where its PIC pointer changes.
-void PhaseExecutor::assign_receiver(uint32_t d, std::vector<uint32_t>& list, ReceiverWrites& into) {
+void PhaseExecutor::assign_receiver(uint32_t d, std::span<uint32_t> list, ReceiverWrites& into) {
   std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
     const auto& x = pieces_[a];
     const auto& y = pieces_[b];

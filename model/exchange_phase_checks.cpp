@@ -1,5 +1,6 @@
 // PhaseExecutor's hazard checks (IPU21-EXCHANGE.md section 7) on its selections and writes.
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -86,71 +87,68 @@ void PhaseExecutor::check_format(uint32_t member, uint32_t early, uint32_t sende
 
 // Hazards 5 and 12: a message must be taken whole by every tile that takes any of it.
 void PhaseExecutor::check_messages() {
-  struct Taken {
-    uint64_t items = 0;
-    uint32_t window = 0;
-    int64_t event = 0;
-  };
   struct Take {
-    uint32_t sender, message, receiver, selection;
+    uint32_t message, receiver, selection;
   };
-  std::vector<Take> takes;
-  takes.reserve(selections_.size());
   std::vector<uint32_t> first_message_of_window(windows_.size(), UINT32_MAX);
-  for (uint32_t k = 0; k < selections_.size(); ++k) {
-    const auto& sel = selections_[k];
+  // Selections by sender (a counting sort keeps each sender's in selection order).
+  std::vector<uint32_t> begin(tiles_.size() + 1, 0), of_sender(selections_.size());
+  for (const auto& sel : selections_) {
+    ++begin[sel.sender + 1];
     const uint32_t message = schedule(sel.sender).runs[sel.run].message;
-    takes.push_back({sel.sender, message, sel.receiver, k});
     first_message_of_window[sel.window] = std::min(first_message_of_window[sel.window], message);
   }
-  std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
-    return std::tie(a.sender, a.message, a.receiver, a.selection) <
-           std::tie(b.sender, b.message, b.receiver, b.selection);
-  });
-  // (sender, message, receiver) -> items taken, window and event of its first selection.
-  std::vector<std::pair<std::tuple<uint32_t, uint32_t, uint32_t>, Taken>> taken;
-  for (size_t a = 0; a < takes.size();) {
-    const Take& head = takes[a];
-    Taken t;
-    t.window = selections_[head.selection].window;
-    t.event = selections_[head.selection].mux_event;
-    size_t b = a;
-    for (; b < takes.size() && takes[b].sender == head.sender && takes[b].message == head.message &&
-           takes[b].receiver == head.receiver;
-         ++b) {
-      t.items += selections_[takes[b].selection].items;
-    }
-    taken.push_back({{head.sender, head.message, head.receiver}, t});
-    a = b;
+  for (size_t s = 0; s < tiles_.size(); ++s) begin[s + 1] += begin[s];
+  {
+    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
+    for (uint32_t k = 0; k < selections_.size(); ++k) of_sender[at[selections_[k].sender]++] = k;
   }
-  std::vector<std::vector<uint64_t>> items_of_message(tiles_.size());
-  for (uint32_t s = 0; s < tiles_.size(); ++s) {
-    auto& items = items_of_message[s];
+  // Per sender in parallel: each (message, receiver) must take the message's every item.
+  // Hazards are appended in (sender, message, receiver) order.
+  std::vector<std::vector<ModelHazard>> found(tiles_.size());
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t s) {
+    if (begin[s] == begin[s + 1]) return;
+    std::vector<uint64_t> items_of_message;
     for (const auto& r : schedule(s).runs) {
       if (r.directions() == 0) continue;
-      if (r.message >= items.size()) items.resize(r.message + 1, 0);
-      items[r.message] += r.items;
+      if (r.message >= items_of_message.size()) items_of_message.resize(r.message + 1, 0);
+      items_of_message[r.message] += r.items;
     }
-  }
-  auto message_items = [&](uint32_t s, uint32_t message) -> uint64_t {
-    return message < items_of_message[s].size() ? items_of_message[s][message] : 0;
-  };
-  for (const auto& [key, t] : taken) {
-    const auto [s, message, d] = key;
-    const uint64_t total = message_items(s, message);
-    if (t.items >= total) continue;
-    const bool spill = first_message_of_window[t.window] < message;
-    const std::string what = std::to_string(t.items) + " of " + std::to_string(total) +
-                             " items of message " + std::to_string(message) + " from tile " +
-                             std::to_string(tile(s).logical);
-    if (spill) {
-      hazard(HazardClass::MuxLeftOpen, d, t.event, windows_[t.window].instruction,
-             "mux window stays open past the previous message and takes " + what);
-    } else {
-      hazard(HazardClass::StreamConflict, d, t.event, windows_[t.window].instruction,
-             "takes only " + what + ": the rest is lost");
+    std::vector<Take> takes;
+    takes.reserve(begin[s + 1] - begin[s]);
+    for (uint32_t i = begin[s]; i < begin[s + 1]; ++i) {
+      const auto& sel = selections_[of_sender[i]];
+      takes.push_back({schedule(s).runs[sel.run].message, sel.receiver, of_sender[i]});
     }
-  }
+    std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
+      return std::tie(a.message, a.receiver, a.selection) < std::tie(b.message, b.receiver, b.selection);
+    });
+    for (size_t a = 0; a < takes.size();) {
+      const Take& head = takes[a];
+      // Items taken, and the window and event of the first selection.
+      const uint32_t window = selections_[head.selection].window;
+      const int64_t event = selections_[head.selection].mux_event;
+      uint64_t items = 0;
+      size_t b = a;
+      for (; b < takes.size() && takes[b].message == head.message && takes[b].receiver == head.receiver; ++b) {
+        items += selections_[takes[b].selection].items;
+      }
+      a = b;
+      const uint64_t total = head.message < items_of_message.size() ? items_of_message[head.message] : 0;
+      if (items >= total) continue;
+      const bool spill = first_message_of_window[window] < head.message;
+      const std::string what = std::to_string(items) + " of " + std::to_string(total) +
+                               " items of message " + std::to_string(head.message) + " from tile " +
+                               std::to_string(tile(s).logical);
+      found[s].push_back(spill ? make_hazard(HazardClass::MuxLeftOpen, head.receiver, event,
+                                             windows_[window].instruction,
+                                             "mux window stays open past the previous message and takes " + what)
+                               : make_hazard(HazardClass::StreamConflict, head.receiver, event,
+                                             windows_[window].instruction,
+                                             "takes only " + what + ": the rest is lost"));
+    }
+  });
+  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
 }
 
 // Hazard 7: receive windows (mux and write) of one tile must not overlap.
@@ -160,73 +158,76 @@ void PhaseExecutor::check_receive_overlaps() {
     uint32_t window;
     uint32_t sender, message;
   };
-  // Per receiver, one interval per (window, sender, message): the span of its pieces.
-  struct Piece {
-    uint32_t receiver;
-    Interval interval;
-  };
-  auto merge = [&](const std::vector<Piece>& pieces) {
-    std::vector<std::vector<Interval>> by_receiver(tiles_.size());
-    for (const Piece& p : pieces) by_receiver[p.receiver].push_back(p.interval);
-    tbb::parallel_for(size_t{0}, by_receiver.size(), [&](size_t d) {
-      auto& list = by_receiver[d];
-      const auto same = [](const Interval& a, const Interval& b) {
-        return a.window == b.window && a.sender == b.sender && a.message == b.message;
-      };
-      std::stable_sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
-        return std::tie(a.window, a.sender, a.message) < std::tie(b.window, b.sender, b.message);
-      });
-      size_t kept = 0;
-      for (size_t a = 0; a < list.size(); ++kept) {
-        Interval merged = list[a];
-        size_t b = a + 1;
-        for (; b < list.size() && same(list[b], merged); ++b) {
-          merged.start = std::min(merged.start, list[b].start);
-          merged.end = std::max(merged.end, list[b].end);
-        }
-        list[kept] = merged;
-        a = b;
-      }
-      list.resize(kept);
-      std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
-        return std::tie(a.start, a.end, a.window, a.sender, a.message) <
-               std::tie(b.start, b.end, b.window, b.sender, b.message);
-      });
+  // One interval per (window, sender, message): the span of its pieces, then by start.
+  const auto merge = [](std::vector<Interval>& list) {
+    const auto same = [](const Interval& a, const Interval& b) {
+      return a.window == b.window && a.sender == b.sender && a.message == b.message;
+    };
+    std::stable_sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
+      return std::tie(a.window, a.sender, a.message) < std::tie(b.window, b.sender, b.message);
     });
-    return by_receiver;
+    size_t kept = 0;
+    for (size_t a = 0; a < list.size(); ++kept) {
+      Interval merged = list[a];
+      size_t b = a + 1;
+      for (; b < list.size() && same(list[b], merged); ++b) {
+        merged.start = std::min(merged.start, list[b].start);
+        merged.end = std::max(merged.end, list[b].end);
+      }
+      list[kept] = merged;
+      a = b;
+    }
+    list.resize(kept);
+    std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
+      return std::tie(a.start, a.end, a.window, a.sender, a.message) <
+             std::tie(b.start, b.end, b.window, b.sender, b.message);
+    });
   };
-  std::vector<Piece> pieces;
-  pieces.reserve(selections_.size());
-  for (const auto& sel : selections_) {
-    pieces.push_back({sel.receiver, Interval{sel.mux_event, sel.mux_event + sel.items - 1, sel.window, sel.sender,
-                                             schedule(sel.sender).runs[sel.run].message}});
-  }
-  const auto mux = merge(pieces);
-  pieces.clear();
-  for (size_t k = 0; k < out_.writes.size(); ++k) {
-    const auto& w = out_.writes[k];
-    const auto& sel = selections_[write_selection_[k]];
-    pieces.push_back({w.receiver, Interval{w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1,
-                                           sel.window, sel.sender, schedule(sel.sender).runs[sel.run].message}});
-  }
-  const auto write = merge(pieces);
-  auto check = [&](uint32_t d, const std::vector<Interval>& list, const char* what) {
+  const auto check = [&](uint32_t d, const std::vector<Interval>& list, const char* what,
+                         std::vector<ModelHazard>& found) {
     int64_t reach = std::numeric_limits<int64_t>::min();
     for (const auto& iv : list) {
       if (iv.start <= reach) {
-        hazard(HazardClass::OverlappingReceives, d, iv.start, windows_[iv.window].instruction,
+        found.push_back(make_hazard(HazardClass::OverlappingReceives, d, iv.start, windows_[iv.window].instruction,
                std::string(what) + " window of message " + std::to_string(iv.message) +
                    " from tile " + std::to_string(tile(iv.sender).logical) + " starts at " +
                    std::to_string(iv.start) + " inside another receive (until " +
-                   std::to_string(reach) + ")");
+                   std::to_string(reach) + ")"));
       }
       reach = std::max(reach, iv.end);
     }
   };
-  for (uint32_t d = 0; d < tiles_.size(); ++d) {
-    check(d, mux[d], "mux");
-    check(d, write[d], "write");
+  // Selections by receiver (a counting sort keeps each receiver's in selection order).
+  std::vector<uint32_t> begin(tiles_.size() + 1, 0), of_receiver(selections_.size());
+  for (const auto& sel : selections_) ++begin[sel.receiver + 1];
+  for (size_t d = 0; d < tiles_.size(); ++d) begin[d + 1] += begin[d];
+  {
+    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
+    for (uint32_t k = 0; k < selections_.size(); ++k) of_receiver[at[selections_[k].receiver]++] = k;
   }
+  // Receivers in parallel; their hazards are appended in receiver order (mux, then write).
+  std::vector<std::vector<ModelHazard>> found(tiles_.size());
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t d) {
+    std::vector<Interval> list;
+    list.reserve(begin[d + 1] - begin[d]);
+    for (uint32_t i = begin[d]; i < begin[d + 1]; ++i) {
+      const auto& sel = selections_[of_receiver[i]];
+      list.push_back({sel.mux_event, sel.mux_event + sel.items - 1, sel.window, sel.sender,
+                      schedule(sel.sender).runs[sel.run].message});
+    }
+    merge(list);
+    check(d, list, "mux", found[d]);
+    list.clear();
+    for (size_t k : writes_of_[d]) {
+      const auto& w = out_.writes[k];
+      const auto& sel = selections_[write_selection_[k]];
+      list.push_back({w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1, sel.window,
+                      sel.sender, schedule(sel.sender).runs[sel.run].message});
+    }
+    merge(list);
+    check(d, list, "write", found[d]);
+  });
+  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
 }
 
 // Hazards 1 and 2: per memory element, row fetch vs data and send reads vs receive writes.

@@ -150,7 +150,7 @@ class PhaseExecutor {
     std::vector<ModelHazard> hazards;
   };
   void assign_addresses();
-  void assign_receiver(uint32_t d, std::vector<uint32_t>& pieces, ReceiverWrites& into);
+  void assign_receiver(uint32_t d, std::span<uint32_t> pieces, ReceiverWrites& into);
   void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items,
                   int64_t event, const std::optional<uint64_t>& pointer, ReceiverWrites& into);
   void finish();
