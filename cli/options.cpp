@@ -153,8 +153,9 @@ std::string resolve_workload(const std::string& source) { return resolve_config(
 
 std::string resolve_sweep(const std::string& source) { return resolve_config(source, "sweeps", "sweep definition"); }
 
-arch::Capture read_capture_input(const std::string& path) {
-  return read_expecting(path, "capture", [](const std::string& p) { return arch::read_capture(p); });
+arch::Capture read_capture_input(const std::string& path, std::optional<uint32_t> only_phase) {
+  return read_expecting(path, "capture",
+                        [&](const std::string& p) { return arch::read_capture(p, only_phase); });
 }
 
 arch::Package read_package_input(const std::string& path) {

@@ -56,7 +56,8 @@ std::string resolve_sweep(const std::string& source);
 
 // read_capture / read_package, but a file of the other kind (or a workload, machine or
 // sweep definition) is named as such: "FILE: is a package, not a capture (use lockstep run)".
-arch::Capture read_capture_input(const std::string& path);
+// With `only_phase`, only that phase is read (arch::read_capture).
+arch::Capture read_capture_input(const std::string& path, std::optional<uint32_t> only_phase = std::nullopt);
 arch::Package read_package_input(const std::string& path);
 
 }  // namespace lockstep::cli

@@ -136,7 +136,8 @@ nlohmann::ordered_json result_json(const ReplayArgs& args, const replay::PointRe
 
 int run_replay(const ReplayArgs& args) {
   const ThreadLimit threads(args.jobs);
-  const auto capture = read_capture_input(args.capture);
+  // Only the replayed phase is read and validated: the others play no part.
+  const auto capture = read_capture_input(args.capture, args.phase);
   const auto machine = replay::machine_for(capture, args.machine);
   arch::validate_capture(capture, machine, args.capture);
   const auto& phase = replay::find_phase(capture, args.phase);

@@ -2,6 +2,7 @@
 // Captures: the phases and transfers of one program, every Repeat source address kept.
 // On disk: Cap'n Proto (formats/capture.capnp) or YAML; both convert to this form.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,10 +52,13 @@ struct Capture {
   std::vector<CapturePhase> phases;
 };
 
-Capture read_capture(const std::string& path);  // YAML or Cap'n Proto, by content
+// YAML or Cap'n Proto, by content. With `only_phase`, the capture holds just that phase (a
+// Cap'n Proto capture's other phases are not read), or InputError when it has no such phase.
+Capture read_capture(const std::string& path, std::optional<uint32_t> only_phase = std::nullopt);
 // The same from bytes in memory (`name` is used in messages): Cap'n Proto if they start with
 // "LKSCAP", else YAML text. Bytes that are neither (a package, NUL bytes) are refused.
-Capture read_capture_from_bytes(const uint8_t* data, size_t size, const std::string& name);
+Capture read_capture_from_bytes(const uint8_t* data, size_t size, const std::string& name,
+                                std::optional<uint32_t> only_phase = std::nullopt);
 void write_capture_capnp(const Capture& capture, const std::string& path);  // tmp + rename
 void write_capture_yaml(const Capture& capture, const std::string& path);
 // The form follows the name: .yaml or .yml writes YAML, anything else Cap'n Proto.
@@ -63,8 +67,11 @@ bool is_yaml_file_name(const std::string& path);  // ends in .yaml or .yml
 Capture parse_capture_yaml(const std::string& text, const std::string& file_name);
 // The canonical YAML text (what write_capture_yaml writes): hex addresses, one transfer a line.
 std::string capture_to_yaml(const Capture& capture);
+// Drops every phase but `phase`; InputError naming the file when none is left.
+void keep_only_phase(Capture& capture, uint32_t phase, size_t phases_in_file, const std::string& name);
 // Reads a Cap'n Proto capture from bytes that start with kCaptureMagic (8-aligned).
-Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string& file_name);
+Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string& file_name,
+                            std::optional<uint32_t> only_phase = std::nullopt);
 
 // Totals for `lockstep capture stats` and benchmarks.
 struct CapturePhaseStats {

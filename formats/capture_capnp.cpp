@@ -180,7 +180,8 @@ CapturePhase read_phase(capture_schema::Phase::Reader in, size_t index, const st
 
 }  // namespace
 
-Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string& file_name) {
+Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string& file_name,
+                            std::optional<uint32_t> only_phase) {
   constexpr size_t kMagicBytes = sizeof(kCaptureMagic) - 1;
   if (size < kMagicBytes || std::memcmp(data, kCaptureMagic, 6) != 0) {
     throw InputError(file_name + ": not a Lockstep capture (no LKSCAP magic)");
@@ -229,10 +230,12 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
                        " phases cannot fit in a message of " + std::to_string(word_count) +
                        " words");
     }
-    capture.phases.reserve(phases.size());
+    capture.phases.reserve(only_phase ? 1 : phases.size());
     for (unsigned i = 0; i < phases.size(); ++i) {
+      if (only_phase && phases[i].getId() != *only_phase) continue;
       capture.phases.push_back(read_phase(phases[i], i, file_name));
     }
+    if (only_phase) keep_only_phase(capture, *only_phase, phases.size(), file_name);
     return capture;
   } catch (const kj::Exception& e) {
     std::string what(e.getDescription().cStr());

@@ -50,6 +50,24 @@ TEST(CaptureFormat, CapnpWriteIsDeterministic) {
   EXPECT_EQ(testing::read_file(dir + "/a.cap"), testing::read_file(dir + "/b.cap"));
 }
 
+// `replay` reads only the phase it replays: the same phase as a whole read gives, in both
+// forms, and a phase the file lacks is named with the file.
+TEST(CaptureFormat, ReadsOnlyOnePhaseWhenAsked) {
+  const std::string yaml = testing::source_path("tests/data/captures/small.yaml");
+  const Capture whole = read_capture(yaml);
+  const std::string dir = testing::temp_dir("capture_one_phase");
+  write_capture_capnp(whole, dir + "/small.cap");
+  for (const std::string& path : {yaml, dir + "/small.cap"}) {
+    for (const auto& phase : whole.phases) {
+      const Capture one = read_capture(path, phase.id);
+      ASSERT_EQ(one.phases.size(), 1u) << path;
+      EXPECT_EQ(one.machine_name, whole.machine_name);
+      EXPECT_EQ(capture_to_yaml(Capture{one.version, one.machine_name, {phase}}), capture_to_yaml(one)) << path;
+    }
+    EXPECT_EQ(error_of([&] { read_capture(path, 77); }), path + ": phase 77: not in the capture (3 phases)");
+  }
+}
+
 TEST(CaptureFormat, RejectsOtherVersionsAndGarbage) {
   const Capture capture = read_capture(testing::source_path("tests/data/captures/small.yaml"));
   const std::string dir = testing::temp_dir("capture_versions");
