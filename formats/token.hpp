@@ -1,6 +1,7 @@
 #pragma once
 // Payload tokens: a unique 32-bit value per (tile, word address) for a given seed, so a
 // replay can tell exactly which source word landed where.
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -31,9 +32,15 @@ inline uint32_t payload_token(uint64_t seed, uint32_t tile, uint32_t byte_addres
 // The tokens of out.size() consecutive words from byte_address on (the seed's mix once).
 inline void payload_tokens(uint64_t seed, uint32_t tile, uint32_t byte_address, uint32_t iteration,
                            std::span<uint32_t> out) {
-  const uint32_t first = payload_token(seed, tile, byte_address, iteration);
   const uint32_t word = (byte_address >> 2) & 0x3ffffu;
-  for (uint32_t k = 0; k < out.size(); ++k) out[k] = first ^ word ^ ((word + k) & 0x3ffffu);
+  const uint32_t base = payload_token(seed, tile, byte_address, iteration) ^ word;
+  const size_t n = out.size();
+  size_t k = 0;
+  // Blocks of eight independent lanes, which the compiler turns into vector instructions.
+  for (; k + 8 <= n; k += 8) {
+    for (uint32_t j = 0; j < 8; ++j) out[k + j] = base ^ ((word + uint32_t(k) + j) & 0x3ffffu);
+  }
+  for (; k < n; ++k) out[k] = base ^ ((word + uint32_t(k)) & 0x3ffffu);
 }
 
 }  // namespace lockstep::arch

@@ -40,6 +40,20 @@ void PayloadChecker::plan_checks() {
   std::sort(ranges_.begin(), ranges_.end(), [](const DestinationRange& a, const DestinationRange& b) {
     return a.tile != b.tile ? a.tile < b.tile : a.address < b.address;
   });
+  // Transfers that move words, grouped by source tile (stable: capture order within a tile).
+  for (uint32_t t = 0; t < phase_.transfers.size(); ++t) {
+    if (phase_.transfers[t].words != 0) by_source_.push_back(t);
+  }
+  std::stable_sort(by_source_.begin(), by_source_.end(), [&](uint32_t a, uint32_t b) {
+    return phase_.transfers[a].source_tile < phase_.transfers[b].source_tile;
+  });
+  source_tiles_.push_back(0);
+  for (uint32_t i = 1; i <= by_source_.size(); ++i) {
+    if (i == by_source_.size() ||
+        phase_.transfers[by_source_[i]].source_tile != phase_.transfers[by_source_[i - 1]].source_tile) {
+      source_tiles_.push_back(i);
+    }
+  }
 }
 
 // expected_ = every transfer's source tokens in `iteration` (computed once for the refill
@@ -140,19 +154,24 @@ void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory
 // them between iterations (sources never share memory with destinations: the capture
 // validation refuses that).
 void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
-  if (!options_.samples) expect(iteration);
-  for (size_t t = 0; t < phase_.transfers.size(); ++t) {
-    const auto& transfer = phase_.transfers[t];
-    if (transfer.words == 0) continue;
-    const uint8_t* bytes;
-    if (options_.samples) {
+  if (options_.samples) {
+    for (const auto& transfer : phase_.transfers) {
+      if (transfer.words == 0) continue;
       tokens(transfer.source_tile, transfer.source_addresses[iteration], transfer.words, iteration);
-      bytes = token_bytes_.data();
-    } else {
-      bytes = reinterpret_cast<const uint8_t*>(expected_.data() + transfer_offset_[t]);
+      memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4,
+                   token_bytes_.data());
     }
-    memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4, bytes);
+    return;
   }
+  expect(iteration);
+  // Source tiles in parallel, each tile's transfers in capture order (one writer per tile).
+  tbb::parallel_for(size_t{0}, source_tiles_.size() - 1, [&](size_t g) {
+    for (uint32_t i = source_tiles_[g]; i < source_tiles_[g + 1]; ++i) {
+      const auto& transfer = phase_.transfers[by_source_[i]];
+      memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4,
+                   reinterpret_cast<const uint8_t*>(expected_.data() + transfer_offset_[by_source_[i]]));
+    }
+  });
 }
 
 // token_bytes_ = the little-endian tokens of `words` source words from `address` on, in

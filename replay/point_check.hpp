@@ -52,6 +52,8 @@ class PayloadChecker {
   };
   std::vector<DestinationRange> ranges_;
   std::vector<uint64_t> transfer_offset_;  // each transfer's first word in expected_
+  std::vector<uint32_t> by_source_;        // transfers with words, by source tile
+  std::vector<uint32_t> source_tiles_;     // where each source tile's run of by_source_ begins, and the end
   std::vector<uint32_t> expected_;          // every transfer's tokens in expected_iteration_
   int64_t expected_iteration_ = -1;
   uint64_t words_per_iteration_ = 0;

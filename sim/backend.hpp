@@ -86,6 +86,8 @@ struct PhaseExecution {
 };
 
 // Read access to tile SRAM, for observers and results. Untouched memory reads as zero.
+// Calls for different tiles may come from several threads at once (the replay's payload
+// check compares and refills tiles in parallel); calls for one tile come from one thread.
 class MemoryView {
  public:
   virtual ~MemoryView() = default;

@@ -11,7 +11,7 @@ namespace lockstep::arch {
 namespace {
 
 TEST(PayloadToken, BatchEqualsWordByWordAcrossTheAddressWrap) {
-  std::vector<uint32_t> batch(40);
+  std::vector<uint32_t> batch(43);  // five blocks of eight and a tail of three
   const uint32_t address = 0xffff0;  // word 0x3fffc: the 18-bit word field wraps inside the batch
   payload_tokens(7, 1200, address, 5, batch);
   for (uint32_t k = 0; k < batch.size(); ++k) {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "io/errors.hpp"
@@ -14,10 +15,15 @@ namespace lockstep::replay {
 namespace {
 
 // Tile memory as a sparse map of words; untouched memory reads as zero, like the model.
+// One map for every tile, so a lock keeps the checker's parallel calls apart.
 class FakeMemory : public sim::MemoryView {
  public:
-  void write_word(uint32_t tile, uint32_t address, uint32_t value) { words_[{tile, address}] = value; }
+  void write_word(uint32_t tile, uint32_t address, uint32_t value) {
+    const std::lock_guard<std::mutex> hold(lock_);
+    words_[{tile, address}] = value;
+  }
   void read(uint32_t tile, uint32_t address, uint32_t bytes, uint8_t* out) const override {
+    const std::lock_guard<std::mutex> hold(lock_);
     for (uint32_t a = 0; a < bytes; a += 4) {
       const auto it = words_.find({tile, address + a});
       const uint32_t v = it == words_.end() ? 0 : it->second;
@@ -30,6 +36,7 @@ class FakeMemory : public sim::MemoryView {
     return std::memcmp(found.data(), expected, bytes) == 0;
   }
   void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) override {
+    const std::lock_guard<std::mutex> hold(lock_);
     for (uint32_t a = 0; a < bytes; a += 4) {
       uint32_t v;
       std::memcpy(&v, data + a, 4);
@@ -38,6 +45,7 @@ class FakeMemory : public sim::MemoryView {
   }
 
  private:
+  mutable std::mutex lock_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> words_;
 };
 
