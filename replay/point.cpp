@@ -180,10 +180,10 @@ std::vector<PointResult> run_points(const arch::Capture& capture,
                                     const std::vector<PointSpec>& specs, const PointOptions& options) {
   std::vector<PointResult> results;
   for (const auto& spec : specs) {
-    const auto& full_phase = find_phase(capture, spec.phase);
+    const arch::Capture one = single_phase(capture, find_phase(capture, spec.phase), options.all_iterations);
     if (spec.paired && !results.empty() && !results.back().spec.paired &&
         results.back().spec.phase == spec.phase && results.back().spec.config == spec.config &&
-        !compiler::paired_width_applies(full_phase, machine)) {
+        !compiler::paired_width_applies(one.phases.front(), machine)) {
       // The same package as its word32 twin (compiler::paired_width_applies), so the same run.
       PointResult twin = results.back();
       twin.spec = spec;
@@ -194,7 +194,6 @@ std::vector<PointResult> run_points(const arch::Capture& capture,
       results.push_back(std::move(twin));
       continue;
     }
-    const arch::Capture one = single_phase(capture, full_phase, options.all_iterations);
     auto compiled = compile_point(one, machine, spec, options);
     if (compiled.package) {
       simulate_point(*compiled.package, one.phases.front(), machine, options, compiled.result);

@@ -16,7 +16,7 @@ namespace {
 
 // The points to run (plan indices, in plan order) as tasks: a word32 point and its paired
 // twin (the next plan entry: same phase and configuration) go together, so the twin can take
-// the point's simulation when both compile to the same package (run_points).
+// the point's result when its phase has no pair-eligible transfer (run_points).
 std::vector<std::vector<size_t>> twin_groups(const std::vector<PointSpec>& plan,
                                              const std::vector<size_t>& todo) {
   std::vector<std::vector<size_t>> groups;
@@ -45,7 +45,7 @@ std::string encode_group(const std::vector<std::string>& results) {
   return out;
 }
 
-std::vector<std::string> decode_group(const std::string& bytes) {
+std::vector<std::string> decode_group(const std::string& bytes, size_t expected) {
   std::vector<std::string> results;
   size_t at = 0;
   while (at < bytes.size()) {
@@ -57,6 +57,7 @@ std::vector<std::string> decode_group(const std::string& bytes) {
     results.push_back(bytes.substr(at, n));
     at += n;
   }
+  if (results.size() != expected) throw std::runtime_error("sweep: a point group came back incomplete");
   return results;
 }
 
@@ -137,7 +138,7 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
           return encode_group(results);
         },
         [&](size_t g, const std::string& bytes) {
-          const auto results = decode_group(bytes);
+          const auto results = decode_group(bytes, mine[g].size());
           for (size_t k = 0; k < results.size(); ++k) {
             if (mpi.root() && resume.on_point) resume.on_point(mine[g][k], results[k]);
             progress.advance();
@@ -149,7 +150,7 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture,
           return encode_group(results);
         });
     for (size_t g = 0; g < mine.size(); ++g) {
-      auto results = decode_group(encoded[g]);
+      auto results = decode_group(encoded[g], mine[g].size());
       for (size_t k = 0; k < results.size(); ++k) local.emplace_back(mine[g][k], std::move(results[k]));
     }
   } catch (const InputError& e) {
