@@ -145,11 +145,12 @@ void command_line_figures(const std::string& binary) {
   const std::string capture = (directory / "siglip.capnp").string();
   const std::string proof = (directory / "exchange.lkspkg").string();
   const std::string bare = (directory / "exchange-no-proof.lkspkg").string();
-  const std::string compile[] = {binary, "compile", capture, "--exchange-stream-words", "1024", "-o"};
+  const std::vector<std::string> compile = {binary, "compile", capture, "--exchange-stream-words", "1024", "-o"};
+  std::vector<std::string> with_proof = compile, without_proof = compile;
+  with_proof.push_back(proof);
+  without_proof.insert(without_proof.end(), {bare, "--no-proof"});
   if (measured_command({binary, "lower", "configs/workloads/siglip-so400m.yaml", "-o", capture}).seconds < 0 ||
-      measured_command({compile[0], compile[1], compile[2], compile[3], compile[4], compile[5], proof}).seconds < 0 ||
-      measured_command({compile[0], compile[1], compile[2], compile[3], compile[4], compile[5], bare, "--no-proof"})
-              .seconds < 0) {
+      measured_command(with_proof).seconds < 0 || measured_command(without_proof).seconds < 0) {
     std::printf("command line: lowering or compiling configs/workloads/siglip-so400m.yaml failed\n");
   } else {
     const bench::CommandFigure run_bare = measured_command({binary, "run", bare});

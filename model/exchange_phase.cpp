@@ -33,8 +33,7 @@ PhaseOutcome PhaseExecutor::run() {
   select_ordinary();
   select_paired();
   assign_addresses();
-  writes_of_.resize(tiles_.size());
-  for (size_t k = 0; k < out_.writes.size(); ++k) writes_of_[out_.writes[k].receiver].push_back(k);
+  writes_of_ = group_by(out_.writes.size(), tiles_.size(), [&](size_t k) { return out_.writes[k].receiver; });
   check_messages();
   check_receive_overlaps();
   check_elements();
@@ -328,20 +327,12 @@ void PhaseExecutor::select_paired() {
 
 // Pointer in effect at each write event; auto-increment per word (2 per paired item).
 void PhaseExecutor::assign_addresses() {
-  // Pieces by receiver (a counting sort keeps each receiver's in piece order).
   const size_t n = tiles_.size();
-  std::vector<uint32_t> begin(n + 1, 0), of_receiver(pieces_.size());
-  for (const auto& piece : pieces_) ++begin[piece.receiver + 1];
-  for (size_t d = 0; d < n; ++d) begin[d + 1] += begin[d];
-  {
-    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
-    for (uint32_t p = 0; p < pieces_.size(); ++p) of_receiver[at[pieces_[p].receiver]++] = p;
-  }
+  Groups of_receiver = group_by(pieces_.size(), n, [&](size_t p) { return pieces_[p].receiver; });
   // (Only the traced receiver's task appends to the trace.)
   std::vector<ReceiverWrites> found(n);
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t d) {
-    assign_receiver(d, std::span<uint32_t>(of_receiver.data() + begin[d], begin[d + 1] - begin[d]), found[d]);
-  });
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n),
+                    [&](uint32_t d) { assign_receiver(d, of_receiver.of(d), found[d]); });
   // Appended in receiver order, each receiver's block copied in parallel.
   std::vector<size_t> at(n + 1, out_.writes.size());
   for (size_t d = 0; d < n; ++d) at[d + 1] = at[d] + found[d].writes.size();

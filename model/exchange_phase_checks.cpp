@@ -91,23 +91,17 @@ void PhaseExecutor::check_messages() {
     uint32_t message, receiver, selection;
   };
   std::vector<uint32_t> first_message_of_window(windows_.size(), UINT32_MAX);
-  // Selections by sender (a counting sort keeps each sender's in selection order).
-  std::vector<uint32_t> begin(tiles_.size() + 1, 0), of_sender(selections_.size());
   for (const auto& sel : selections_) {
-    ++begin[sel.sender + 1];
     const uint32_t message = schedule(sel.sender).runs[sel.run].message;
     first_message_of_window[sel.window] = std::min(first_message_of_window[sel.window], message);
   }
-  for (size_t s = 0; s < tiles_.size(); ++s) begin[s + 1] += begin[s];
-  {
-    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
-    for (uint32_t k = 0; k < selections_.size(); ++k) of_sender[at[selections_[k].sender]++] = k;
-  }
+  Groups of_sender = group_by(selections_.size(), tiles_.size(), [&](size_t k) { return selections_[k].sender; });
   // Per sender in parallel: each (message, receiver) must take the message's every item.
   // Hazards are appended in (sender, message, receiver) order.
   std::vector<std::vector<ModelHazard>> found(tiles_.size());
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t s) {
-    if (begin[s] == begin[s + 1]) return;
+    const auto selections = of_sender.of(s);
+    if (selections.empty()) return;
     std::vector<uint64_t> items_of_message;
     for (const auto& r : schedule(s).runs) {
       if (r.directions() == 0) continue;
@@ -115,10 +109,10 @@ void PhaseExecutor::check_messages() {
       items_of_message[r.message] += r.items;
     }
     std::vector<Take> takes;
-    takes.reserve(begin[s + 1] - begin[s]);
-    for (uint32_t i = begin[s]; i < begin[s + 1]; ++i) {
-      const auto& sel = selections_[of_sender[i]];
-      takes.push_back({schedule(s).runs[sel.run].message, sel.receiver, of_sender[i]});
+    takes.reserve(selections.size());
+    for (uint32_t k : selections) {
+      const auto& sel = selections_[k];
+      takes.push_back({schedule(s).runs[sel.run].message, sel.receiver, k});
     }
     std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
       return std::tie(a.message, a.receiver, a.selection) < std::tie(b.message, b.receiver, b.selection);
@@ -197,28 +191,23 @@ void PhaseExecutor::check_receive_overlaps() {
       reach = std::max(reach, iv.end);
     }
   };
-  // Selections by receiver (a counting sort keeps each receiver's in selection order).
-  std::vector<uint32_t> begin(tiles_.size() + 1, 0), of_receiver(selections_.size());
-  for (const auto& sel : selections_) ++begin[sel.receiver + 1];
-  for (size_t d = 0; d < tiles_.size(); ++d) begin[d + 1] += begin[d];
-  {
-    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
-    for (uint32_t k = 0; k < selections_.size(); ++k) of_receiver[at[selections_[k].receiver]++] = k;
-  }
+  Groups of_receiver =
+      group_by(selections_.size(), tiles_.size(), [&](size_t k) { return selections_[k].receiver; });
   // Receivers in parallel; their hazards are appended in receiver order (mux, then write).
   std::vector<std::vector<ModelHazard>> found(tiles_.size());
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t d) {
     std::vector<Interval> list;
-    list.reserve(begin[d + 1] - begin[d]);
-    for (uint32_t i = begin[d]; i < begin[d + 1]; ++i) {
-      const auto& sel = selections_[of_receiver[i]];
+    const auto selections = of_receiver.of(d);
+    list.reserve(selections.size());
+    for (uint32_t k : selections) {
+      const auto& sel = selections_[k];
       list.push_back({sel.mux_event, sel.mux_event + sel.items - 1, sel.window, sel.sender,
                       schedule(sel.sender).runs[sel.run].message});
     }
     merge(list);
     check(d, list, "mux", found[d]);
     list.clear();
-    for (size_t k : writes_of_[d]) {
+    for (size_t k : writes_of_.of(d)) {
       const auto& w = out_.writes[k];
       const auto& sel = selections_[write_selection_[k]];
       list.push_back({w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1, sel.window,
@@ -242,7 +231,7 @@ void PhaseExecutor::check_elements() {
         sent.try_emplace(key, r.issue_event, r.instruction);
       }
     }
-    for (size_t k : writes_of_[i]) {
+    for (size_t k : writes_of_.of(i)) {
       const auto& w = out_.writes[k];
       const auto& sel = selections_[write_selection_[k]];
       for (uint32_t key : element_keys(machine_, w.address, w.bytes)) {
@@ -311,7 +300,7 @@ void PhaseExecutor::check_paired() {
           break;
         }
       }
-      for (size_t k : writes_of_[*partner]) {
+      for (size_t k : writes_of_.of(*partner)) {
         const auto& w = out_.writes[k];
         const int64_t last = w.first_write_event + w.bytes / w.item_bytes - 1;
         if (w.first_write_event <= busy_to && last >= busy_from) {
@@ -330,7 +319,8 @@ void PhaseExecutor::check_paired() {
 // A word written twice in one phase.
 void PhaseExecutor::check_double_writes() {
   for (uint32_t d = 0; d < tiles_.size(); ++d) {
-    auto list = writes_of_[d];
+    const auto writes = writes_of_.of(d);
+    std::vector<size_t> list(writes.begin(), writes.end());
     std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
       const auto& x = out_.writes[a];
       const auto& y = out_.writes[b];

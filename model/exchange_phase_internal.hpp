@@ -58,6 +58,23 @@ struct Selection {
 };
 
 // Selected items as they reach one receiver's SRAM, before the pointer gives addresses.
+// Items 0..count-1 grouped by key(i) < groups, each group in item order (a counting sort):
+// of(g) lists group g's items.
+struct Groups {
+  std::vector<uint32_t> begin, order;
+  std::span<uint32_t> of(size_t g) { return {order.data() + begin[g], begin[g + 1] - begin[g]}; }
+  std::span<const uint32_t> of(size_t g) const { return {order.data() + begin[g], begin[g + 1] - begin[g]}; }
+};
+template <class Key>
+Groups group_by(size_t count, size_t groups, Key key) {
+  Groups out{std::vector<uint32_t>(groups + 1, 0), std::vector<uint32_t>(count)};
+  for (size_t i = 0; i < count; ++i) ++out.begin[key(i) + 1];
+  for (size_t g = 0; g < groups; ++g) out.begin[g + 1] += out.begin[g];
+  std::vector<uint32_t> at(out.begin.begin(), out.begin.end() - 1);
+  for (size_t i = 0; i < count; ++i) out.order[at[key(i)]++] = static_cast<uint32_t>(i);
+  return out;
+}
+
 struct WritePiece {
   uint32_t receiver = 0;
   uint32_t sender = 0;
@@ -93,7 +110,7 @@ class PhaseExecutor {
   std::vector<Selection> selections_;
   std::vector<WritePiece> pieces_;
   std::vector<uint32_t> write_selection_;
-  std::vector<std::vector<size_t>> writes_of_;  // write indices per receiver
+  Groups writes_of_;  // write indices per receiver
 
   const PhaseTile& tile(uint32_t i) const { return tiles_[i]; }
   const RowSchedule& schedule(uint32_t i) const { return out_.schedules[i]; }

@@ -15,6 +15,7 @@ namespace lockstep::replay {
 PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options,
                                PointResult& result)
     : phase_(phase), options_(options), result_(result) {
+  plan_refills();
   if (options.samples) {
     sample_ = sample_destination_words(phase, options.seed, options.samples);
   } else {
@@ -23,12 +24,9 @@ PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptio
 }
 
 void PayloadChecker::plan_checks() {
-  transfer_offset_.resize(phase_.transfers.size());
   uint32_t order = 0;
   for (size_t t = 0; t < phase_.transfers.size(); ++t) {
     const auto& transfer = phase_.transfers[t];
-    transfer_offset_[t] = words_per_iteration_;
-    words_per_iteration_ += transfer.words;
     for (const auto& dest : transfer.destinations) {
       if (transfer.words != 0) {
         ranges_.push_back({dest.tile, dest.address, transfer.words, order, transfer_offset_[t]});
@@ -40,6 +38,14 @@ void PayloadChecker::plan_checks() {
   std::sort(ranges_.begin(), ranges_.end(), [](const DestinationRange& a, const DestinationRange& b) {
     return a.tile != b.tile ? a.tile < b.tile : a.address < b.address;
   });
+}
+
+void PayloadChecker::plan_refills() {
+  transfer_offset_.resize(phase_.transfers.size());
+  for (size_t t = 0; t < phase_.transfers.size(); ++t) {
+    transfer_offset_[t] = words_per_iteration_;
+    words_per_iteration_ += phase_.transfers[t].words;
+  }
   // Transfers that move words, grouped by source tile (stable: capture order within a tile).
   for (uint32_t t = 0; t < phase_.transfers.size(); ++t) {
     if (phase_.transfers[t].words != 0) by_source_.push_back(t);
@@ -154,15 +160,6 @@ void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory
 // them between iterations (sources never share memory with destinations: the capture
 // validation refuses that).
 void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
-  if (options_.samples) {
-    for (const auto& transfer : phase_.transfers) {
-      if (transfer.words == 0) continue;
-      tokens(transfer.source_tile, transfer.source_addresses[iteration], transfer.words, iteration);
-      memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4,
-                   token_bytes_.data());
-    }
-    return;
-  }
   expect(iteration);
   // Source tiles in parallel, each tile's transfers in capture order (one writer per tile).
   tbb::parallel_for(size_t{0}, source_tiles_.size() - 1, [&](size_t g) {
@@ -172,16 +169,6 @@ void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory)
                    reinterpret_cast<const uint8_t*>(expected_.data() + transfer_offset_[by_source_[i]]));
     }
   });
-}
-
-// token_bytes_ = the little-endian tokens of `words` source words from `address` on, in
-// `iteration`.
-void PayloadChecker::tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t iteration) {
-  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
-  token_words_.resize(words);
-  arch::payload_tokens(options_.seed, tile, address, iteration, token_words_);
-  token_bytes_.resize(size_t(words) * 4);
-  std::memcpy(token_bytes_.data(), token_words_.data(), token_bytes_.size());
 }
 
 // Transfers in capture order, destinations in capture order: a fixed, canonical order.

@@ -29,8 +29,8 @@ class PayloadChecker {
   void check_sample(uint32_t iteration, const sim::MemoryView& memory);
   void check_all(uint32_t iteration, const sim::MemoryView& memory);
   void refill_sources(uint32_t iteration, sim::MemoryView& memory);
-  void tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t iteration);
   void plan_checks();
+  void plan_refills();
   void expect(uint32_t iteration);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
@@ -40,8 +40,7 @@ class PayloadChecker {
   const PointOptions& options_;
   PointResult& result_;
   std::vector<DestinationWord> sample_;
-  std::vector<uint8_t> buffer_, token_bytes_;
-  std::vector<uint32_t> token_words_;
+  std::vector<uint8_t> buffer_;
 
   // Checking every word: each destination range, sorted by tile and address so the compares
   // stream through each tile's SRAM, with where its tokens sit in expected_ and its place in
