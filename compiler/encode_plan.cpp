@@ -32,12 +32,12 @@ struct Receive {
   uint32_t format = 0;   // paired: format value
 };
 
-// The XPIC and PIC controls of a tile's receives. A PIC pointer goes on the first write
-// event m + W(d) unless an XPIC control already sits there: then it moves up to
-// kPicShift events earlier (still after the previous message's last write, and off the
-// tile's message starts, hazard 9), or is dropped when the destination continues the
-// previous message's (the pointer has auto-incremented to it). Only when neither is
-// possible do XPIC and PIC share an event (encoded with sendpicp). A paired receive keeps
+// The XPIC and PIC controls of a tile's receives. A receive whose destination continues
+// the previous one's needs no PIC pointer: the pointer has auto-incremented to it. Any
+// other's goes on the first write event m + W(d) unless an XPIC control already sits
+// there: then it moves up to kPicShift events earlier (still after the previous message's
+// last write, and off the tile's message starts, hazard 9); only when that is impossible
+// do XPIC and PIC share an event (encoded with sendpicp). A paired receive keeps
 // its pointer on the first write and adds the format controls (paired_format_event, and
 // 0 at first write + items - 2); only its early member opens the paired mux.
 std::vector<RawControl> receive_controls(std::vector<Receive>& receives, const std::vector<SendSegment>& sends,
@@ -78,9 +78,10 @@ std::vector<RawControl> receive_controls(std::vector<Receive>& receives, const s
     }
     list.push_back({r.m, RawKind::Source, r.source});
     list.push_back({r.m + r.n, RawKind::Neutral, neutral});
-    int32_t event = first_write;
-    if (has(xpic_events, first_write)) {
-      const bool continues = have_previous && previous_next_pic == r.pic;
+    // The pointer has auto-incremented to a destination that continues the previous one.
+    const bool continues = have_previous && previous_next_pic == r.pic;
+    int32_t event = continues ? -1 : first_write;
+    if (!continues && has(xpic_events, first_write)) {
       event = -1;
       for (int32_t q = first_write - 1; q >= first_write - kPicShift && q > previous_last_write && q >= 1; --q) {
         if (!has(xpic_events, q) && !has(starts, q)) {
@@ -88,7 +89,7 @@ std::vector<RawControl> receive_controls(std::vector<Receive>& receives, const s
           break;
         }
       }
-      if (event < 0 && !continues) event = first_write;
+      if (event < 0) event = first_write;
     }
     if (event >= 0) list.push_back({event, RawKind::Pointer, r.pic});
     previous_last_write = first_write + r.n - 1;
