@@ -119,6 +119,33 @@ TEST(SchedulePhase, BackToBackReceivesKeepTheMuxBusy) {
   }
 }
 
+// PIC pointer controls on a receiver's row (delaypic, and the pointer of sendpic/sendpicp).
+size_t pointer_controls(const TileRow& row) {
+  size_t n = 0;
+  for (const auto& field : row.address_fields) n += field.kind == AddressField::Kind::PicPointer;
+  return n;
+}
+
+// Four senders to one receiver: when each destination continues the previous one's, the
+// pointer auto-increments there and only the first receive sets it; with gaps, each does.
+TEST(SchedulePhase, ContiguousReceivesSetThePointerOnce) {
+  for (const bool contiguous : {true, false}) {
+    SCOPED_TRACE(contiguous ? "contiguous" : "gaps");
+    arch::CapturePhase phase;
+    uint32_t at = 0x60000;
+    for (uint32_t s : {100u, 200u, 300u, 400u}) {
+      phase.transfers.push_back(transfer(s, 0x4c000, {{7, at}}, 48));
+      at += 48 * 4 + (contiguous ? 0 : 8);
+    }
+    for (const char* config : {"latency", "B1024"}) {
+      SCOPED_TRACE(config);
+      const ScheduledPhase result = schedule_phase(phase, c600(), c600_topology(), parse_config(config));
+      EXPECT_EQ(pointer_controls(row_of(result, 7)), contiguous ? 1u : 4u);
+      expect_delivers(phase, result);
+    }
+  }
+}
+
 TEST(SchedulePhase, TileThatSendsAndReceivesCarriesControlsOnItsSends) {
   arch::CapturePhase phase;
   // Tile 10 sends 600 words to 20 while receiving 600 from 30 and 300 from 40.
