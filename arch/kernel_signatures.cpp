@@ -69,6 +69,13 @@ const std::vector<KernelSignature>& table() {
        [](const Scalars& s, size_t) {
          return std::vector<uint64_t>{u(s[0]), 8};
        }},
+      {"checksum_xxh3", {2}, 1,
+       [](const Scalars& s, uint64_t m) {
+         return sizes(s, {{0, "bytes"}}, m);
+       },
+       [](const Scalars& s, size_t) {
+         return std::vector<uint64_t>{u(s[0]), 8};
+       }},
       {"copy", {2}, 1,
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "bytes"}}, m); !e.empty()) return e;

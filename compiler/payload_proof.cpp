@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <map>
 #include <span>
 #include <string>
@@ -167,10 +168,30 @@ std::vector<TilePlan> write_plans(const arch::CapturePhase& phase, const std::ve
   return plans;
 }
 
-// fnv1a64 over content, without materialising it.
+// Digests of content: fnv1a64 (expectations) without materialising it, and xxh3_64 (the
+// checksum_xxh3 slots) a batch of tokens at a time.
 class ContentHasher {
  public:
   explicit ContentHasher(uint64_t seed) : seed_(seed) {}
+
+  uint64_t xxh3(std::span<const Piece> content) const {
+    arch::Xxh3Stream stream;
+    std::array<uint32_t, 1024> tokens;
+    for (const Piece& piece : content) {
+      if (piece.origin_tile == kZeroOrigin) {
+        stream.update_zeros(piece.bytes);
+        continue;
+      }
+      for (uint32_t done = 0; done < piece.bytes; done += 4 * tokens.size()) {
+        const uint32_t words = std::min<uint32_t>(tokens.size(), (piece.bytes - done) / 4);
+        arch::payload_tokens(seed_, piece.origin_tile, piece.origin_address + done, 0,
+                             std::span<uint32_t>(tokens.data(), words));
+        static_assert(std::endian::native == std::endian::little, "tokens are stored little-endian");
+        stream.update(reinterpret_cast<const uint8_t*>(tokens.data()), 4 * size_t(words));
+      }
+    }
+    return stream.digest();
+  }
 
   uint64_t digest(std::span<const Piece> content, uint64_t hash = kFnvOffset) const {
     std::array<uint32_t, 256> tokens;
@@ -234,7 +255,7 @@ uint64_t content_hash(const Content& content) {
   return h;
 }
 
-// Digests of content already hashed in this phase: different ranges holding the same
+// XXH3 digests of content already hashed in this phase: different ranges holding the same
 // content, and iterations that cycle through the same sources, hash it once.
 class DigestMemo {
  public:
@@ -257,7 +278,7 @@ class DigestMemo {
       entry[i] = find_or_add(hashes[i], contents[i], missing, i);
     }
     std::vector<uint64_t> fresh(missing.size());
-    arch::parallel_for_each(size_t{0}, missing.size(), [&](size_t m) { fresh[m] = hasher_.digest(contents[missing[m]]); });
+    arch::parallel_for_each(size_t{0}, missing.size(), [&](size_t m) { fresh[m] = hasher_.xxh3(contents[missing[m]]); });
     const size_t first_new = digests_.size();
     digests_.resize(known_.size());
     for (size_t m = 0; m < missing.size(); ++m) digests_[first_new + m] = fresh[m];
@@ -509,7 +530,7 @@ class Prover {
         }
         std::vector<uint8_t> each;
         for (const uint32_t group : checksums[c]) append_le(each, group_digests[group]);
-        append_le(slot, arch::fnv1a64(each.data(), each.size()));
+        append_le(slot, arch::xxh3_64(each.data(), each.size()));
       }
     });
   }

@@ -1,5 +1,12 @@
-// FNV-1a 64: the digest of expectations and payloads (and of machine descriptions).
+// FNV-1a 64: the digest of expectations and payloads (and of machine descriptions); XXH3 64:
+// the payload proof's checksums.
 #include "formats/package.hpp"
+
+#include <algorithm>
+#include <array>
+#include <new>
+
+#include <xxhash.h>
 
 namespace lockstep::arch {
 
@@ -12,5 +19,29 @@ uint64_t fnv1a64(const uint8_t* data, size_t size, uint64_t seed) {
   }
   return hash;
 }
+
+uint64_t xxh3_64(const uint8_t* data, size_t size) { return XXH3_64bits(data, size); }
+
+Xxh3Stream::Xxh3Stream() : state_(XXH3_createState()) {
+  if (!state_) throw std::bad_alloc();
+  XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_));
+}
+
+Xxh3Stream::~Xxh3Stream() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
+
+void Xxh3Stream::update(const uint8_t* data, size_t size) {
+  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), data, size);
+}
+
+void Xxh3Stream::update_zeros(size_t size) {
+  static constexpr std::array<uint8_t, 4096> kZeros{};
+  while (size > 0) {
+    const size_t n = std::min(size, kZeros.size());
+    update(kZeros.data(), n);
+    size -= n;
+  }
+}
+
+uint64_t Xxh3Stream::digest() const { return XXH3_64bits_digest(static_cast<const XXH3_state_t*>(state_)); }
 
 }  // namespace lockstep::arch

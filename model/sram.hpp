@@ -24,6 +24,17 @@ class Sram {
   // buffer in between; the ranges must not overlap when `source` is this SRAM.
   void copy_from(const Sram& source, uint32_t source_address, uint32_t address, uint32_t bytes);
   bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const;  // throws outside SRAM
+  // Calls fn(data, n) for each chunk piece of [address, + bytes) in address order, in place:
+  // data is nullptr for a piece never written (it reads as n zeros). Throws outside SRAM.
+  template <typename Fn>
+  void visit(uint32_t address, uint32_t bytes, Fn fn) const {
+    check(address, bytes, "read");
+    for_each_piece(address, bytes, [&](uint32_t index, uint32_t within, uint32_t n) {
+      const Chunk* chunk = chunks_[index].get();
+      fn(chunk ? chunk->data() + within : nullptr, n);
+      return true;
+    });
+  }
   uint32_t read_word(uint32_t address) const;
   void write_word(uint32_t address, uint32_t value);
   size_t allocated_bytes() const;

@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang libfuzzer-14-dev
   libsystemc-dev libboost-graph-dev libyaml-cpp-dev libspdlog-dev libgtest-dev
   capnproto libcapnp-dev libcli11-dev nlohmann-json3-dev libtbb-dev
-  libcairo2-dev libopenmpi-dev openmpi-bin chromium libopenblas-dev
+  libcairo2-dev libopenmpi-dev openmpi-bin chromium libopenblas-dev libxxhash-dev
 )
 missing=()
 for p in "${packages[@]}"; do

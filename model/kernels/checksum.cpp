@@ -1,6 +1,12 @@
-// checksum: operands [src, dst], scalars [bytes]. Writes fnv1a64(src..src+bytes) as 8
-// little-endian bytes at dst. FNV-1a is sequential, so it runs on one worker: an xor and a
-// multiply per byte plus a 6-instruction prologue and epilogue (the two stores).
+// checksum and checksum_xxh3: operands [src, dst], scalars [bytes]. Write a 64-bit digest of
+// src..src+bytes as 8 little-endian bytes at dst: FNV-1a 64 (checksum) or XXH3 64
+// (checksum_xxh3, what the compiler's payload proof emits). Both are Lockstep's own
+// instrumentation, never exported to a device, and are charged the same cycles [decision]:
+// FNV-1a is sequential, so one worker runs an xor and a multiply per byte plus a
+// 6-instruction prologue and epilogue (the two stores); checksum_xxh3 keeps that charge so
+// a package's horizons do not depend on which digest its proof uses (docs/timing.md).
+#include <algorithm>
+#include <array>
 #include <vector>
 
 #include "model/kernel_registry.hpp"
@@ -11,20 +17,44 @@ namespace {
 std::string check(const arch::KernelStep& step) {
   if (auto e = check_counts(step, 2, 1); !e.empty()) return e;
   if (step.scalars[0] < 0 || step.scalars[0] > 0x100000) {
-    return "checksum: bytes must be non-negative and within SRAM";
+    return step.name + ": bytes must be non-negative and within SRAM";
   }
   return "";
 }
 
-void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-             Sram& memory) {
+// Hashes the span where it lies in SRAM: a proof run checksums tens of gigabytes.
+uint64_t fnv1a64_of(const Sram& memory, uint32_t address, uint32_t bytes) {
+  static constexpr std::array<uint8_t, 4096> kZeros{};
+  uint64_t hash = 0xcbf29ce484222325ull;
+  memory.visit(address, bytes, [&](const uint8_t* data, uint32_t n) {
+    for (uint32_t done = 0; done < n;) {
+      const uint32_t k = data ? n : std::min<uint32_t>(n - done, kZeros.size());
+      hash = arch::fnv1a64(data ? data : kZeros.data(), k, hash);
+      done += k;
+    }
+  });
+  return hash;
+}
+
+uint64_t xxh3_of(const Sram& memory, uint32_t address, uint32_t bytes) {
+  arch::Xxh3Stream stream;
+  memory.visit(address, bytes, [&](const uint8_t* data, uint32_t n) {
+    if (data) {
+      stream.update(data, n);
+    } else {
+      stream.update_zeros(n);
+    }
+  });
+  return stream.digest();
+}
+
+template <uint64_t (*Digest)(const Sram&, uint32_t, uint32_t)>
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto bytes = static_cast<uint32_t>(scalars[0]);
   if (!memory.contains(operands[0], bytes) || !memory.contains(operands[1], 8)) {
     throw std::out_of_range("checksum: span outside SRAM");
   }
-  std::vector<uint8_t> buffer(bytes);
-  memory.read(operands[0], bytes, buffer.data());
-  const uint64_t digest = arch::fnv1a64(buffer.data(), buffer.size());
+  const uint64_t digest = Digest(memory, operands[0], bytes);
   uint8_t out[8];
   for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(digest >> (8 * i));
   memory.write(operands[1], 8, out);
@@ -39,8 +69,9 @@ std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::Machi
   return {issue * static_cast<double>(scalars[0]), issue};
 }
 
-const KernelRegistration registration{
-    {"checksum", check, execute, cycles, false, CostModel{{"instructions_per_byte", "instructions_per_call"}, {2, 6}, terms}}};
+const CostModel kCost{{"instructions_per_byte", "instructions_per_call"}, {2, 6}, terms};
+const KernelRegistration fnv{{"checksum", check, execute<fnv1a64_of>, cycles, false, kCost}};
+const KernelRegistration xxh3{{"checksum_xxh3", check, execute<xxh3_of>, cycles, false, kCost}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -111,11 +111,11 @@ std::vector<arch::Expectation> reference_proof(const std::vector<arch::CapturePh
           std::vector<uint8_t> digests;
           for (const Span& range : checksum.ranges) {
             const std::vector<uint8_t> bytes = memory.bytes(tile.tile, range.address, range.bytes);
-            const std::vector<uint8_t> digest = little_endian(arch::fnv1a64(bytes.data(), bytes.size()));
+            const std::vector<uint8_t> digest = little_endian(arch::xxh3_64(bytes.data(), bytes.size()));
             digests.insert(digests.end(), digest.begin(), digest.end());
           }
           const std::vector<uint8_t> digest =
-              checksum.ranges.size() == 1 ? digests : little_endian(arch::fnv1a64(digests.data(), digests.size()));
+              checksum.ranges.size() == 1 ? digests : little_endian(arch::xxh3_64(digests.data(), digests.size()));
           auto& slot = slots[{tile.tile, checksum.slot_address}];
           slot.insert(slot.end(), digest.begin(), digest.end());
         }
