@@ -12,6 +12,8 @@
 #include <sstream>
 #include <systemc>
 
+#include <tbb/parallel_for.h>
+
 #include "io/errors.hpp"
 #include "io/hex.hpp"
 #include "formats/token.hpp"
@@ -351,22 +353,36 @@ class SystemCBackend : public Backend {
     }
   }
 
+  // Tiles in parallel (a proof's final digests cover every destination byte, hundreds of
+  // megabytes); failures are listed in expectation order.
   void check_expectations(const arch::Package& package, const MemoryView& view, RunResult& result) const {
-    for (const auto& e : package.expectations) {
-      std::vector<uint8_t> found(e.size);
-      view.read(e.tile, e.address, e.size, found.data());
-      if (e.digest) {
-        const uint64_t d = arch::fnv1a64(found.data(), found.size());
-        if (d != *e.digest) {
-          result.expectation_failures.push_back({e.tile, e.address, "digest " + hex_digest(*e.digest),
-                                                 "digest " + hex_digest(d)});
+    const auto& all = package.expectations;
+    std::vector<size_t> by_tile(all.size());  // one task per tile: MemoryView's threading rule
+    for (size_t i = 0; i < all.size(); ++i) by_tile[i] = i;
+    std::stable_sort(by_tile.begin(), by_tile.end(), [&](size_t a, size_t b) { return all[a].tile < all[b].tile; });
+    std::vector<size_t> tile_starts;
+    for (size_t k = 0; k < by_tile.size(); ++k) {
+      if (k == 0 || all[by_tile[k]].tile != all[by_tile[k - 1]].tile) tile_starts.push_back(k);
+    }
+    tile_starts.push_back(by_tile.size());
+    std::vector<std::optional<ExpectationFailure>> failures(all.size());
+    tbb::parallel_for(size_t{0}, tile_starts.size() - 1, [&](size_t g) {
+      std::vector<uint8_t> found;
+      for (size_t k = tile_starts[g]; k < tile_starts[g + 1]; ++k) {
+        const size_t i = by_tile[k];
+        const auto& e = all[i];
+        found.resize(e.size);
+        view.read(e.tile, e.address, e.size, found.data());
+        if (e.digest) {
+          const uint64_t d = arch::fnv1a64(found.data(), found.size());
+          if (d != *e.digest) failures[i] = {e.tile, e.address, "digest " + hex_digest(*e.digest), "digest " + hex_digest(d)};
+        } else if (found != e.bytes) {
+          failures[i] = {e.tile, e.address, hex_bytes(e.bytes.data(), e.bytes.size()), hex_bytes(found.data(), found.size())};
         }
-        continue;
       }
-      if (found != e.bytes) {
-        result.expectation_failures.push_back(
-            {e.tile, e.address, hex_bytes(e.bytes.data(), e.bytes.size()), hex_bytes(found.data(), found.size())});
-      }
+    });
+    for (auto& f : failures) {
+      if (f) result.expectation_failures.push_back(std::move(*f));
     }
   }
 
