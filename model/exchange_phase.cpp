@@ -374,6 +374,23 @@ void PhaseExecutor::assign_receiver(uint32_t d, std::span<uint32_t> list, Receiv
   }
 }
 
+// Whether this piece continues the receiver's last write: the same sender, mux window and
+// message, item width, and both addresses and the write events running on without a gap
+// (a message cut into runs by its sender's own controls). The checks see the same windows,
+// messages and words either way; only the number of writes changes.
+bool PhaseExecutor::continues_last_write(const WritePiece& piece, uint64_t source, uint64_t address,
+                                         int64_t event, const ReceiverWrites& into) const {
+  if (into.writes.empty()) return false;
+  const WriteRun& last = into.writes.back();
+  const Selection& previous = selections_[into.selections.back()];
+  const Selection& now = selections_[piece.selection];
+  const auto& runs = schedule(piece.sender).runs;
+  return last.sender == piece.sender && last.item_bytes == piece.item_bytes && previous.window == now.window &&
+         runs[previous.run].message == runs[now.run].message && uint64_t(last.address) + last.bytes == address &&
+         uint64_t(last.source_address) + last.bytes == source &&
+         last.first_write_event + last.bytes / last.item_bytes == event;
+}
+
 void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t offset,
                                uint32_t items, int64_t event,
                                const std::optional<uint64_t>& pointer, ReceiverWrites& into) {
@@ -407,24 +424,31 @@ void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t off
                std::to_string(out_.tile_horizon[d]) +
                ": races the supervisor's and workers' own loads and stores"));
   }
-  WriteRun w;
-  w.receiver = d;
-  w.sender = piece.sender;
-  w.address = static_cast<uint32_t>(address);
-  w.source_address = static_cast<uint32_t>(source);
-  w.bytes = static_cast<uint32_t>(bytes);
-  w.item_bytes = piece.item_bytes;
-  w.first_write_event = event;
-  w.first_mux_event = piece.mux_event + (event - piece.write_event);
-  w.run = sel.run;
-  w.source_offset = static_cast<uint32_t>(source - schedule(piece.sender).runs[sel.run].byte_address());
-  into.writes.push_back(w);
-  into.selections.push_back(piece.selection);
+  const int64_t mux_event = piece.mux_event + (event - piece.write_event);
+  if (continues_last_write(piece, source, address, event, into)) {
+    into.writes.back().bytes += static_cast<uint32_t>(bytes);
+    into.writes.back().last_run = sel.run;
+  } else {
+    WriteRun w;
+    w.receiver = d;
+    w.sender = piece.sender;
+    w.address = static_cast<uint32_t>(address);
+    w.source_address = static_cast<uint32_t>(source);
+    w.bytes = static_cast<uint32_t>(bytes);
+    w.item_bytes = piece.item_bytes;
+    w.first_write_event = event;
+    w.first_mux_event = mux_event;
+    w.run = sel.run;
+    w.last_run = sel.run;
+    w.source_offset = static_cast<uint32_t>(source - schedule(piece.sender).runs[sel.run].byte_address());
+    into.writes.push_back(w);
+    into.selections.push_back(piece.selection);
+  }
   if (trace_index_ && *trace_index_ == d) {
     trace(d, event,
           "write " + std::to_string(bytes) + " bytes at " + hex(address) + " from tile " +
             std::to_string(tile(piece.sender).logical) + " " + hex(source) +
-            " (selected at mux event " + std::to_string(w.first_mux_event) + ")");
+            " (selected at mux event " + std::to_string(mux_event) + ")");
   }
 }
 

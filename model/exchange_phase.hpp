@@ -45,6 +45,9 @@ struct WriteRun {
   int64_t first_mux_event = 0;
   uint32_t run = 0;            // the send run in the sender's RowSchedule::runs
   uint32_t source_offset = 0;  // bytes from that run's first item to source_address
+  // The last send run the write reaches: a message's runs split by the sender's controls
+  // (sendpic, sendpicp) that land back to back through one mux window are one write.
+  uint32_t last_run = 0;
 };
 
 struct TraceLine {

@@ -168,6 +168,8 @@ class PhaseExecutor {
   };
   void assign_addresses();
   void assign_receiver(uint32_t d, std::span<uint32_t> pieces, ReceiverWrites& into);
+  bool continues_last_write(const WritePiece& piece, uint64_t source, uint64_t address, int64_t event,
+                            const ReceiverWrites& into) const;
   void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items,
                   int64_t event, const std::optional<uint64_t>& pointer, ReceiverWrites& into);
   void finish();

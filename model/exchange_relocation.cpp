@@ -117,7 +117,11 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
     if (moved[w.receiver]) received[w.receiver].push_back(&w);
     if (!moved[w.sender]) continue;
     const auto& runs = moved[w.sender]->runs;
-    if (w.run >= runs.size()) return std::nullopt;
+    if (w.last_run >= runs.size() || w.run > w.last_run) return std::nullopt;
+    // A write over several runs stays one only while the moved runs still follow each other.
+    for (uint32_t r = w.run; r < w.last_run; ++r) {
+      if (runs[r + 1].byte_address() != runs[r].byte_address() + runs[r].bytes()) return std::nullopt;
+    }
     const uint64_t source = runs[w.run].byte_address() + w.source_offset;
     if (source < machine.sram_base || source + w.bytes > machine.sram_end) return std::nullopt;
     w.source_address = static_cast<uint32_t>(source);

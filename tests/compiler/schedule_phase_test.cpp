@@ -158,6 +158,16 @@ TEST(SchedulePhase, TileThatSendsAndReceivesCarriesControlsOnItsSends) {
     fused = fused || i.op == arch::Opcode::SendPic || i.op == arch::Opcode::SendPicP;
   EXPECT_TRUE(fused) << "controls during the send stream ride on sendpic/sendpicp";
   expect_delivers(phase, result);
+
+  // Tile 10's message is cut into runs by those controls, yet reaches tile 20 as one write.
+  const std::vector<model::PhaseTile> tiles = testing::phase_tiles(result);
+  const model::PhaseOutcome outcome = model::execute_phase(c600(), c600_topology(), tiles);
+  std::vector<model::WriteRun> to_20;
+  for (const model::WriteRun& w : outcome.writes)
+    if (tiles[w.receiver].logical == 20) to_20.push_back(w);
+  ASSERT_EQ(to_20.size(), 1u);
+  EXPECT_EQ(to_20[0].bytes, 600u * 4);
+  EXPECT_GT(to_20[0].last_run, to_20[0].run);
 }
 
 TEST(SchedulePhase, RepeatSourceAddressesPerIteration) {

@@ -49,20 +49,26 @@ inline std::vector<uint32_t> words_for_iteration(const TileRow& row, uint32_t it
 // Executes the phase's rows for one iteration and checks: no hazard; the simulated horizon
 // equals the schedule's; every destination word of every transfer is written exactly once,
 // from the right source word; nothing else is written.
-inline void expect_delivers(const arch::CapturePhase& phase, const ScheduledPhase& scheduled, uint32_t iteration = 0) {
-  const auto& machine = c600();
-  const auto& topology = c600_topology();
+// The phase's rows as the model executes them in one iteration.
+inline std::vector<model::PhaseTile> phase_tiles(const ScheduledPhase& scheduled, uint32_t iteration = 0) {
   std::vector<model::PhaseTile> tiles;
   for (const TileRow& row : scheduled.rows) {
     model::PhaseTile tile;
     tile.logical = row.tile;
-    tile.physical = topology.physical(row.tile);
+    tile.physical = c600_topology().physical(row.tile);
     tile.has_row = true;
     tile.row_address = kRowAddress;
     tile.row_words = words_for_iteration(row, iteration);
     tile.incoming_base = row.incoming_base;
     tiles.push_back(std::move(tile));
   }
+  return tiles;
+}
+
+inline void expect_delivers(const arch::CapturePhase& phase, const ScheduledPhase& scheduled, uint32_t iteration = 0) {
+  const auto& machine = c600();
+  const auto& topology = c600_topology();
+  const std::vector<model::PhaseTile> tiles = phase_tiles(scheduled, iteration);
   const model::PhaseOutcome outcome = model::execute_phase(machine, topology, tiles);
   std::ostringstream hazards;
   for (const auto& h : outcome.hazards)

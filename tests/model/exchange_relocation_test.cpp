@@ -40,7 +40,7 @@ std::vector<PhaseTile> tiles_at(const compiler::ScheduledPhase& phase, uint32_t 
 
 auto write_key(const WriteRun& w) {
   return std::tie(w.receiver, w.sender, w.address, w.source_address, w.bytes, w.item_bytes,
-                  w.first_write_event, w.first_mux_event, w.run, w.source_offset);
+                  w.first_write_event, w.first_mux_event, w.run, w.source_offset, w.last_run);
 }
 
 void expect_same(const PhaseOutcome& relocated, const PhaseOutcome& full) {
