@@ -223,7 +223,9 @@ class SystemCBackend : public Backend {
   }
 
   void load(const arch::Package& package, const RunOptions& options, model::Chip& chip) const {
-    for (const auto& program : package.tiles) {
+    // Tiles in parallel: each writes only its own SRAM.
+    tbb::parallel_for(size_t{0}, package.tiles.size(), [&](size_t t) {
+      const auto& program = package.tiles[t];
       model::Sram& memory = chip.tile(program.tile)->memory();
       for (const auto& seg : program.segments) {
         switch (seg.fill) {
@@ -249,7 +251,7 @@ class SystemCBackend : public Backend {
         }
       }
       chip.tile(program.tile)->load_code();
-    }
+    });
     for (const auto& input : options.inputs) {
       const std::string& name = input.first;  // (clang captures no structured binding)
       const std::vector<uint8_t>& bytes = input.second;
