@@ -241,9 +241,7 @@ class SystemCBackend : public Backend {
             // One write per segment: a write per word cost more than the tokens themselves.
             static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
             std::vector<uint32_t> tokens(seg.size / 4);
-            for (uint32_t k = 0; k < tokens.size(); ++k) {
-              tokens[k] = arch::payload_token(seg.token_seed, program.tile, seg.address + 4 * k);
-            }
+            arch::payload_tokens(seg.token_seed, program.tile, seg.address, 0, tokens);
             memory.write(seg.address, static_cast<uint32_t>(tokens.size() * 4),
                          reinterpret_cast<const uint8_t*>(tokens.data()));
             break;
