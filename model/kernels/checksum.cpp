@@ -1,7 +1,8 @@
 // checksum and checksum_xxh3: operands [src, dst], scalars [bytes]. Write a 64-bit digest of
 // src..src+bytes as 8 little-endian bytes at dst: FNV-1a 64 (checksum) or XXH3 64
 // (checksum_xxh3, what the compiler's payload proof emits). Both are Lockstep's own
-// instrumentation, never exported to a device, and are charged the same cycles [decision]:
+// instrumentation (no stack kernel does their job; a device export needs worker code for
+// them, docs/device.md), and are charged the same cycles [decision]:
 // FNV-1a is sequential, so one worker runs an xor and a multiply per byte plus a
 // 6-instruction prologue and epilogue (the two stores); checksum_xxh3 keeps that charge so
 // a package's horizons do not depend on which digest its proof uses (docs/timing.md).
