@@ -160,15 +160,21 @@ void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory
 // them between iterations (sources never share memory with destinations: the capture
 // validation refuses that).
 void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
-  expect(iteration);
   // Source tiles in parallel, each tile's transfers in capture order (one writer per tile).
+  // Each transfer's tokens go into expected_ (for the check after the iteration) and, while
+  // still in cache, into its source words.
+  expected_.resize(words_per_iteration_);
   tbb::parallel_for(size_t{0}, source_tiles_.size() - 1, [&](size_t g) {
     for (uint32_t i = source_tiles_[g]; i < source_tiles_[g + 1]; ++i) {
-      const auto& transfer = phase_.transfers[by_source_[i]];
+      const uint32_t t = by_source_[i];
+      const auto& transfer = phase_.transfers[t];
+      const std::span<uint32_t> tokens(expected_.data() + transfer_offset_[t], transfer.words);
+      arch::payload_tokens(options_.seed, transfer.source_tile, transfer.source_addresses[iteration], iteration, tokens);
       memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4,
-                   reinterpret_cast<const uint8_t*>(expected_.data() + transfer_offset_[by_source_[i]]));
+                   reinterpret_cast<const uint8_t*>(tokens.data()));
     }
   });
+  expected_iteration_ = iteration;
 }
 
 // Transfers in capture order, destinations in capture order: a fixed, canonical order.
