@@ -168,50 +168,22 @@ std::vector<TilePlan> write_plans(const arch::CapturePhase& phase, const std::ve
   return plans;
 }
 
-// Digests of content: fnv1a64 (expectations) without materialising it, and xxh3_64 (the
-// checksum_xxh3 slots) a batch of tokens at a time.
+// Digests of content: fnv1a64 (expectations) and xxh3_64 (the checksum_xxh3 slots), a batch
+// of tokens at a time; a run of zeros is never materialised for FNV (a zero byte only
+// multiplies).
 class ContentHasher {
  public:
   explicit ContentHasher(uint64_t seed) : seed_(seed) {}
 
   uint64_t xxh3(std::span<const Piece> content) const {
     arch::Xxh3Stream stream;
-    std::array<uint32_t, 1024> tokens;
-    for (const Piece& piece : content) {
-      if (piece.origin_tile == kZeroOrigin) {
-        stream.update_zeros(piece.bytes);
-        continue;
-      }
-      for (uint32_t done = 0; done < piece.bytes; done += 4 * tokens.size()) {
-        const uint32_t words = std::min<uint32_t>(tokens.size(), (piece.bytes - done) / 4);
-        arch::payload_tokens(seed_, piece.origin_tile, piece.origin_address + done, 0,
-                             std::span<uint32_t>(tokens.data(), words));
-        static_assert(std::endian::native == std::endian::little, "tokens are stored little-endian");
-        stream.update(reinterpret_cast<const uint8_t*>(tokens.data()), 4 * size_t(words));
-      }
-    }
+    visit(content, [&](const uint8_t* bytes, size_t n) { bytes ? stream.update(bytes, n) : stream.update_zeros(n); });
     return stream.digest();
   }
 
-  uint64_t digest(std::span<const Piece> content, uint64_t hash = kFnvOffset) const {
-    std::array<uint32_t, 256> tokens;
-    for (const Piece& piece : content) {
-      if (piece.origin_tile == kZeroOrigin) {
-        hash *= prime_power(piece.bytes);  // a zero byte only multiplies
-        continue;
-      }
-      for (uint32_t done = 0; done < piece.bytes; done += 4 * tokens.size()) {
-        const uint32_t words = std::min<uint32_t>(tokens.size(), (piece.bytes - done) / 4);
-        const std::span<uint32_t> batch(tokens.data(), words);
-        arch::payload_tokens(seed_, piece.origin_tile, piece.origin_address + done, 0, batch);
-        for (const uint32_t token : batch) {
-          for (int k = 0; k < 4; ++k) {
-            hash ^= (token >> (8 * k)) & 0xffu;
-            hash *= kFnvPrime;
-          }
-        }
-      }
-    }
+  uint64_t digest(std::span<const Piece> content) const {
+    uint64_t hash = kFnvOffset;
+    visit(content, [&](const uint8_t* bytes, size_t n) { hash = bytes ? arch::fnv1a64(bytes, n, hash) : hash * prime_power(n); });
     return hash;
   }
 
@@ -236,6 +208,24 @@ class ContentHasher {
       if (exponent & 1) result *= base;
     }
     return result;
+  }
+  // Calls fn(bytes, n) for each run of the content in order: n bytes of its tokens, a batch
+  // at a time, or nullptr for n zero bytes.
+  template <class Fn>
+  void visit(std::span<const Piece> content, Fn fn) const {
+    static_assert(std::endian::native == std::endian::little, "tokens are stored little-endian");
+    std::array<uint32_t, 1024> tokens;
+    for (const Piece& piece : content) {
+      if (piece.origin_tile == kZeroOrigin) {
+        fn(nullptr, piece.bytes);
+        continue;
+      }
+      for (uint32_t done = 0; done < piece.bytes; done += 4 * tokens.size()) {
+        const uint32_t words = std::min<uint32_t>(tokens.size(), (piece.bytes - done) / 4);
+        arch::payload_tokens(seed_, piece.origin_tile, piece.origin_address + done, 0, std::span<uint32_t>(tokens.data(), words));
+        fn(reinterpret_cast<const uint8_t*>(tokens.data()), 4 * size_t(words));
+      }
+    }
   }
   uint64_t seed_;
 };

@@ -1,13 +1,37 @@
 #pragma once
-// tbb::parallel_for over an index range whose failures read as one thread's would: every
-// index runs, then the exception of the lowest failing index is rethrown, so which error a
-// command reports never depends on thread timing.
+// Ordered parallel loops. parallel_for_each: tbb::parallel_for over an index range whose
+// failures read as one thread's would: every index runs, then the exception of the lowest
+// failing index is rethrown, so which error a command reports never depends on thread timing.
+// group_by: items grouped by a key (a tile, say) so each group can go to its own task and
+// still see its items in the order one thread would.
 #include <tbb/parallel_for.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <mutex>
+#include <span>
+#include <vector>
 
 namespace lockstep::arch {
+
+// Items 0..count-1 grouped by key(i) < groups, each group in item order (a counting sort):
+// of(g) lists group g's items.
+struct Groups {
+  std::vector<uint32_t> begin, order;
+  size_t size() const { return begin.size() - 1; }
+  std::span<uint32_t> of(size_t g) { return {order.data() + begin[g], begin[g + 1] - begin[g]}; }
+  std::span<const uint32_t> of(size_t g) const { return {order.data() + begin[g], begin[g + 1] - begin[g]}; }
+};
+template <class Key>
+Groups group_by(size_t count, size_t groups, Key key) {
+  Groups out{std::vector<uint32_t>(groups + 1, 0), std::vector<uint32_t>(count)};
+  for (size_t i = 0; i < count; ++i) ++out.begin[key(i) + 1];
+  for (size_t g = 0; g < groups; ++g) out.begin[g + 1] += out.begin[g];
+  std::vector<uint32_t> at(out.begin.begin(), out.begin.end() - 1);
+  for (size_t i = 0; i < count; ++i) out.order[at[key(i)]++] = static_cast<uint32_t>(i);
+  return out;
+}
 
 template <typename Index, typename Fn>
 void parallel_for_each(Index begin, Index end, const Fn& fn) {

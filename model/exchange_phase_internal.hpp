@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/parallel.hpp"
 #include "model/exchange_phase.hpp"
 
 // Not in an anonymous namespace: the class's members are defined in two files.
@@ -57,24 +58,10 @@ struct Selection {
   bool paired = false;
 };
 
-// Selected items as they reach one receiver's SRAM, before the pointer gives addresses.
-// Items 0..count-1 grouped by key(i) < groups, each group in item order (a counting sort):
-// of(g) lists group g's items.
-struct Groups {
-  std::vector<uint32_t> begin, order;
-  std::span<uint32_t> of(size_t g) { return {order.data() + begin[g], begin[g + 1] - begin[g]}; }
-  std::span<const uint32_t> of(size_t g) const { return {order.data() + begin[g], begin[g + 1] - begin[g]}; }
-};
-template <class Key>
-Groups group_by(size_t count, size_t groups, Key key) {
-  Groups out{std::vector<uint32_t>(groups + 1, 0), std::vector<uint32_t>(count)};
-  for (size_t i = 0; i < count; ++i) ++out.begin[key(i) + 1];
-  for (size_t g = 0; g < groups; ++g) out.begin[g + 1] += out.begin[g];
-  std::vector<uint32_t> at(out.begin.begin(), out.begin.end() - 1);
-  for (size_t i = 0; i < count; ++i) out.order[at[key(i)]++] = static_cast<uint32_t>(i);
-  return out;
-}
+using arch::group_by;  // selections, pieces and writes by tile (io/parallel.hpp)
+using arch::Groups;
 
+// Selected items as they reach one receiver's SRAM, before the pointer gives addresses.
 struct WritePiece {
   uint32_t receiver = 0;
   uint32_t sender = 0;

@@ -24,14 +24,14 @@ class Sram {
   // buffer in between; the ranges must not overlap when `source` is this SRAM.
   void copy_from(const Sram& source, uint32_t source_address, uint32_t address, uint32_t bytes);
   bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const;  // throws outside SRAM
-  // Calls fn(data, n) for each chunk piece of [address, + bytes) in address order, in place:
-  // data is nullptr for a piece never written (it reads as n zeros). Throws outside SRAM.
+  // Calls fn(data, n) for each chunk piece of [address, + bytes) in address order, in place
+  // (a piece never written reads from a chunk of zeros). Throws outside SRAM.
   template <typename Fn>
   void visit(uint32_t address, uint32_t bytes, Fn fn) const {
     check(address, bytes, "read");
     for_each_piece(address, bytes, [&](uint32_t index, uint32_t within, uint32_t n) {
       const Chunk* chunk = chunks_[index].get();
-      fn(chunk ? chunk->data() + within : nullptr, n);
+      fn((chunk ? chunk : &kZeroChunk)->data() + within, n);
       return true;
     });
   }
@@ -43,6 +43,7 @@ class Sram {
 
  private:
   using Chunk = std::array<uint8_t, kChunk>;
+  static constexpr Chunk kZeroChunk{};
   void check(uint32_t address, uint32_t bytes, const char* what) const;
   // Calls fn(chunk index, offset within the chunk, bytes) for each chunk piece of the range,
   // in address order, while fn returns true; returns false if fn stopped it.

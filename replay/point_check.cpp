@@ -9,6 +9,7 @@
 
 #include "formats/package.hpp"
 #include "formats/token.hpp"
+#include "io/parallel.hpp"
 
 namespace lockstep::replay {
 
@@ -46,20 +47,18 @@ void PayloadChecker::plan_refills() {
     transfer_offset_[t] = words_per_iteration_;
     words_per_iteration_ += phase_.transfers[t].words;
   }
-  // Transfers that move words, grouped by source tile (stable: capture order within a tile).
-  for (uint32_t t = 0; t < phase_.transfers.size(); ++t) {
-    if (phase_.transfers[t].words != 0) by_source_.push_back(t);
-  }
-  std::stable_sort(by_source_.begin(), by_source_.end(), [&](uint32_t a, uint32_t b) {
-    return phase_.transfers[a].source_tile < phase_.transfers[b].source_tile;
-  });
-  source_tiles_.push_back(0);
-  for (uint32_t i = 1; i <= by_source_.size(); ++i) {
-    if (i == by_source_.size() ||
-        phase_.transfers[by_source_[i]].source_tile != phase_.transfers[by_source_[i - 1]].source_tile) {
-      source_tiles_.push_back(i);
-    }
-  }
+  // Transfers grouped by source tile, capture order within a tile.
+  uint32_t tiles = 0;
+  for (const auto& transfer : phase_.transfers) tiles = std::max(tiles, transfer.source_tile + 1);
+  by_source_ = arch::group_by(phase_.transfers.size(), tiles, [&](size_t t) { return phase_.transfers[t].source_tile; });
+}
+
+// Transfer t's source tokens in `iteration`, written into its place in expected_.
+std::span<const uint32_t> PayloadChecker::generate(uint32_t t, uint32_t iteration) {
+  const auto& transfer = phase_.transfers[t];
+  const std::span<uint32_t> tokens(expected_.data() + transfer_offset_[t], transfer.words);
+  arch::payload_tokens(options_.seed, transfer.source_tile, transfer.source_addresses[iteration], iteration, tokens);
+  return tokens;
 }
 
 // expected_ = every transfer's source tokens in `iteration` (computed once for the refill
@@ -67,12 +66,7 @@ void PayloadChecker::plan_refills() {
 void PayloadChecker::expect(uint32_t iteration) {
   if (expected_iteration_ == int64_t(iteration)) return;
   expected_.resize(words_per_iteration_);
-  tbb::parallel_for(size_t{0}, phase_.transfers.size(), [&](size_t t) {
-    const auto& transfer = phase_.transfers[t];
-    arch::payload_tokens(options_.seed, transfer.source_tile, transfer.source_addresses[iteration],
-                         iteration,
-                         std::span<uint32_t>(expected_.data() + transfer_offset_[t], transfer.words));
-  });
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(phase_.transfers.size()), [&](uint32_t t) { generate(t, iteration); });
   expected_iteration_ = iteration;
 }
 
@@ -164,12 +158,11 @@ void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory)
   // Each transfer's tokens go into expected_ (for the check after the iteration) and, while
   // still in cache, into its source words.
   expected_.resize(words_per_iteration_);
-  tbb::parallel_for(size_t{0}, source_tiles_.size() - 1, [&](size_t g) {
-    for (uint32_t i = source_tiles_[g]; i < source_tiles_[g + 1]; ++i) {
-      const uint32_t t = by_source_[i];
+  tbb::parallel_for(size_t{0}, by_source_.size(), [&](size_t g) {
+    for (const uint32_t t : by_source_.of(g)) {
       const auto& transfer = phase_.transfers[t];
-      const std::span<uint32_t> tokens(expected_.data() + transfer_offset_[t], transfer.words);
-      arch::payload_tokens(options_.seed, transfer.source_tile, transfer.source_addresses[iteration], iteration, tokens);
+      if (transfer.words == 0) continue;
+      const std::span<const uint32_t> tokens = generate(t, iteration);
       memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4,
                    reinterpret_cast<const uint8_t*>(tokens.data()));
     }

@@ -2,9 +2,11 @@
 // The payload check of a replay: after every execution of the phase, the destination
 // words (all, or a seeded sample) must hold the tokens of that iteration's source words.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "formats/capture.hpp"
+#include "io/parallel.hpp"
 #include "replay/point.hpp"
 #include "replay/sampling.hpp"
 #include "sim/backend.hpp"
@@ -32,6 +34,7 @@ class PayloadChecker {
   void plan_checks();
   void plan_refills();
   void expect(uint32_t iteration);
+  std::span<const uint32_t> generate(uint32_t transfer, uint32_t iteration);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
   void record_error(const std::string& what);
@@ -51,8 +54,7 @@ class PayloadChecker {
   };
   std::vector<DestinationRange> ranges_;
   std::vector<uint64_t> transfer_offset_;  // each transfer's first word in expected_
-  std::vector<uint32_t> by_source_;        // transfers with words, by source tile
-  std::vector<uint32_t> source_tiles_;     // where each source tile's run of by_source_ begins, and the end
+  arch::Groups by_source_;                 // transfers by source tile
   std::vector<uint32_t> expected_;          // every transfer's tokens in expected_iteration_
   int64_t expected_iteration_ = -1;
   uint64_t words_per_iteration_ = 0;

@@ -16,6 +16,7 @@
 
 #include "io/errors.hpp"
 #include "io/hex.hpp"
+#include "io/parallel.hpp"
 #include "formats/token.hpp"
 #include "arch/topology.hpp"
 #include "model/chip.hpp"
@@ -357,19 +358,14 @@ class SystemCBackend : public Backend {
   // megabytes); failures are listed in expectation order.
   void check_expectations(const arch::Package& package, const MemoryView& view, RunResult& result) const {
     const auto& all = package.expectations;
-    std::vector<size_t> by_tile(all.size());  // one task per tile: MemoryView's threading rule
-    for (size_t i = 0; i < all.size(); ++i) by_tile[i] = i;
-    std::stable_sort(by_tile.begin(), by_tile.end(), [&](size_t a, size_t b) { return all[a].tile < all[b].tile; });
-    std::vector<size_t> tile_starts;
-    for (size_t k = 0; k < by_tile.size(); ++k) {
-      if (k == 0 || all[by_tile[k]].tile != all[by_tile[k - 1]].tile) tile_starts.push_back(k);
-    }
-    tile_starts.push_back(by_tile.size());
+    uint32_t tiles = 0;
+    for (const auto& e : all) tiles = std::max(tiles, e.tile + 1);
+    // One task per tile: MemoryView's threading rule.
+    const arch::Groups by_tile = arch::group_by(all.size(), tiles, [&](size_t i) { return all[i].tile; });
     std::vector<std::optional<ExpectationFailure>> failures(all.size());
-    tbb::parallel_for(size_t{0}, tile_starts.size() - 1, [&](size_t g) {
+    tbb::parallel_for(size_t{0}, by_tile.size(), [&](size_t g) {
       std::vector<uint8_t> found;
-      for (size_t k = tile_starts[g]; k < tile_starts[g + 1]; ++k) {
-        const size_t i = by_tile[k];
+      for (const uint32_t i : by_tile.of(g)) {
         const auto& e = all[i];
         found.resize(e.size);
         view.read(e.tile, e.address, e.size, found.data());

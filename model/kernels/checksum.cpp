@@ -6,8 +6,6 @@
 // FNV-1a is sequential, so one worker runs an xor and a multiply per byte plus a
 // 6-instruction prologue and epilogue (the two stores); checksum_xxh3 keeps that charge so
 // a package's horizons do not depend on which digest its proof uses (docs/timing.md).
-#include <algorithm>
-#include <array>
 #include <vector>
 
 #include "model/kernel_registry.hpp"
@@ -25,27 +23,14 @@ std::string check(const arch::KernelStep& step) {
 
 // Hashes the span where it lies in SRAM: a proof run checksums tens of gigabytes.
 uint64_t fnv1a64_of(const Sram& memory, uint32_t address, uint32_t bytes) {
-  static constexpr std::array<uint8_t, 4096> kZeros{};
   uint64_t hash = 0xcbf29ce484222325ull;
-  memory.visit(address, bytes, [&](const uint8_t* data, uint32_t n) {
-    for (uint32_t done = 0; done < n;) {
-      const uint32_t k = data ? n : std::min<uint32_t>(n - done, kZeros.size());
-      hash = arch::fnv1a64(data ? data : kZeros.data(), k, hash);
-      done += k;
-    }
-  });
+  memory.visit(address, bytes, [&](const uint8_t* data, uint32_t n) { hash = arch::fnv1a64(data, n, hash); });
   return hash;
 }
 
 uint64_t xxh3_of(const Sram& memory, uint32_t address, uint32_t bytes) {
   arch::Xxh3Stream stream;
-  memory.visit(address, bytes, [&](const uint8_t* data, uint32_t n) {
-    if (data) {
-      stream.update(data, n);
-    } else {
-      stream.update_zeros(n);
-    }
-  });
+  memory.visit(address, bytes, [&](const uint8_t* data, uint32_t n) { stream.update(data, n); });
   return stream.digest();
 }
 

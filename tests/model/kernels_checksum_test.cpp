@@ -14,16 +14,14 @@
 #include "formats/package.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/sram.hpp"
+#include "support/test_support.hpp"
 
 namespace lockstep::model {
 namespace {
 
 constexpr uint32_t kSource = 0x60000, kSlot = 0x70000;
 
-const arch::MachineDescription& c600() {
-  static const auto m = arch::load_machine("ipu21-c600");
-  return m;
-}
+const arch::MachineDescription& c600() { return testing::c600_machine(); }
 
 uint64_t run_checksum(const std::string& name, Sram& memory, uint32_t bytes) {
   find_kernel(name)->execute({kSource, kSlot}, {int64_t{bytes}}, memory);
