@@ -6,6 +6,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -67,11 +68,7 @@ void report_watched(Watcher& watcher, const PhaseOutcome& outcome, std::span<Til
 ExchangeFabric::ExchangeFabric(sc_core::sc_module_name name,
                                const arch::MachineDescription& machine,
                                const arch::Topology& topology, RunMonitor& monitor)
-    : sc_core::sc_module(name), machine_(machine), topology_(topology), monitor_(monitor) {
-  const auto aligned = [](uint64_t value) { return value % Sram::kChunk == 0; };
-  chunks_within_elements_ = aligned(machine.sram_base) && aligned(machine.interleaved_base) &&
-                            aligned(machine.element_bytes) && aligned(machine.interleaved_element_bytes);
-}
+    : sc_core::sc_module(name), machine_(machine), topology_(topology), monitor_(monitor) {}
 
 // Reads the row from SRAM up to the first return word, growing the window as needed and
 // never past the tile's table (or SRAM): a row without a return is an encoding hazard.
@@ -80,24 +77,19 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
   uint64_t limit = std::min<uint64_t>(uint64_t(table.address) + table.size, machine_.sram_end);
   if (address < machine_.sram_base || address >= limit) return {};
   const uint64_t available = (limit - address) / 4;
-  std::vector<uint32_t> words;
+  const std::span<const uint8_t> bytes = tile.memory().span(address, static_cast<uint32_t>(available * 4));
+  // The window doubles from 64 words until it holds a return word: the row is the window.
   uint64_t want = std::min<uint64_t>(64, available);
-  size_t scanned = 0;
-  while (true) {
-    const size_t old = words.size();
-    words.resize(want);
-    tile.memory().read(address + static_cast<uint32_t>(old * 4),
-                       static_cast<uint32_t>((want - old) * 4),
-                       reinterpret_cast<uint8_t*>(words.data() + old));
-    for (; scanned < words.size(); ++scanned) {
-      // A sendpicp payload may look like a return; one more word covers that case.
-      if (words[scanned] == kReturnWord) {
-        return words;
-      }
-    }
-    if (want == available) return words;
-    want = std::min<uint64_t>(want * 2, available);
+  for (uint64_t scanned = 0; scanned < available; ++scanned) {
+    if (scanned == want) want = std::min<uint64_t>(want * 2, available);
+    uint32_t word;
+    std::memcpy(&word, bytes.data() + 4 * scanned, 4);
+    // A sendpicp payload may look like a return; one more word covers that case.
+    if (word == kReturnWord) break;
   }
+  std::vector<uint32_t> words(want);
+  std::memcpy(words.data(), bytes.data(), want * 4);
+  return words;
 }
 
 const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<PhaseTile> inputs,
@@ -158,7 +150,7 @@ void ExchangeFabric::plan_copies(Executed& e) const {
   e.receiver_begin.push_back(static_cast<uint32_t>(writes.size()));
   e.copies.clear();
   e.copy_begin.clear();
-  e.direct = e.outcome.hazards.empty() && chunks_within_elements_;
+  e.direct = e.outcome.hazards.empty();
   if (!e.direct) return;
   e.copies.reserve(writes.size());
   for (size_t g = 0; g + 1 < e.receiver_begin.size(); ++g) {
@@ -237,7 +229,7 @@ void ExchangeFabric::report_code_writes(const Executed& e, std::span<Tile* const
 std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* const> tiles) {
   const uint64_t release = sc_core::sc_time_stamp().value();
   std::vector<PhaseTile> inputs(tiles.size());
-  for (size_t i = 0; i < tiles.size(); ++i) {
+  tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t i) {  // reads only the tile's own state
     const Tile& t = *tiles[i];
     const arch::ExchangeStep& step = *t.pending_exchange();
     PhaseTile& in = inputs[i];
@@ -251,7 +243,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
     in.incoming_mux = step.incoming_mux.value_or(t.mux);
     in.paired_mux = t.paired_mux;
     in.incoming_muxpair = step.incoming_muxpair;
-  }
+  });
   const Executed& e = executed(phase, std::move(inputs), tiles);
   const PhaseOutcome& outcome = e.outcome;
 

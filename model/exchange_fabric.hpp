@@ -58,7 +58,6 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   RunMonitor& monitor_;
   std::map<uint32_t, Executed> last_execution_;  // by phase id
   std::vector<uint8_t> copy_buffer_;
-  bool chunks_within_elements_ = false;  // every SRAM chunk lies in one memory element
 };
 
 }  // namespace lockstep::model

@@ -98,7 +98,7 @@ std::string check_stage(const arch::KernelStep& step) {
 void execute_stage(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto rows = u(scalars[0]);
   const auto columns = u(scalars[1]);
-  const std::vector<uint16_t> in = kernels::read_fp16(memory, operands[2], rows * columns, "attention_softmax s");
+  const kernels::InputArray<uint16_t> in(memory, operands[2], rows * columns, "attention_softmax s");
   kernels::require_span(memory, operands[0], rows * columns * 2, "attention_softmax p");
   kernels::require_span(memory, operands[1], rows * 8, "attention_softmax state");
   const auto& exp16 = kernels::fp16_exp_table();
@@ -149,9 +149,8 @@ void execute_merge(const std::vector<uint32_t>& operands, const std::vector<int6
   const auto rows = u(scalars[0]);
   const auto width = u(scalars[1]);
   const auto count = u(scalars[2]);
-  const std::vector<uint16_t> blocks =
-      kernels::read_fp16(memory, operands[1], count * rows * width, "attention_merge blocks");
-  const std::vector<float> states = kernels::read_fp32(memory, operands[2], count * rows * 2, "attention_merge states");
+  const kernels::InputArray<uint16_t> blocks(memory, operands[1], count * rows * width, "attention_merge blocks");
+  const kernels::InputArray<float> states(memory, operands[2], count * rows * 2, "attention_merge states");
   kernels::require_span(memory, operands[0], rows * width * 2, "attention_merge out");
   std::vector<uint16_t> out(rows * width);
   std::vector<float> acc(width);

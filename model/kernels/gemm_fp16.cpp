@@ -61,8 +61,8 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const bool fp32_out = scalars[4] == 32;
   const uint64_t outputs = uint64_t{rows} * columns;
   kernels::require_span(memory, operands[0], outputs * (fp32_out ? 4 : 2), "gemm_fp16 out");
-  const std::vector<uint16_t> a = kernels::read_fp16(memory, operands[1], uint64_t{rows} * inner, "gemm_fp16 a");
-  const std::vector<uint16_t> b = kernels::read_fp16(memory, operands[2], uint64_t{inner} * columns, "gemm_fp16 b");
+  const kernels::InputArray<uint16_t> a(memory, operands[1], uint64_t{rows} * inner, "gemm_fp16 a");
+  const kernels::InputArray<uint16_t> b(memory, operands[2], uint64_t{inner} * columns, "gemm_fp16 b");
 
   if (fp32_out) {
     std::vector<float> out(outputs);

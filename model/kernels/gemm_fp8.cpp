@@ -65,8 +65,8 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const auto scale = static_cast<int8_t>(scalars[3]);
   const bool fp32_out = scalars[4] == 32;
   kernels::require_span(memory, operands[0], uint64_t{rows} * n * (fp32_out ? 4 : 2), "gemm_fp8 out");
-  const std::vector<uint16_t> input = kernels::read_fp16(memory, operands[1], uint64_t{rows} * k, "gemm_fp8 input");
-  const std::vector<uint8_t> weights = kernels::read_bytes(memory, operands[2], uint64_t{k} * n, "gemm_fp8 weights");
+  const kernels::InputArray<uint16_t> input(memory, operands[1], uint64_t{rows} * k, "gemm_fp8 input");
+  const kernels::InputArray<uint8_t> weights(memory, operands[2], uint64_t{k} * n, "gemm_fp8 weights");
 
   // F143 -> FP16 (exact in the checked scale range) -> float (exact).
   const std::array<uint16_t, 256> fp16 = arch::f143_fp16_table(scale);

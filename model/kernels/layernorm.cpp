@@ -73,8 +73,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const auto columns = static_cast<uint64_t>(scalars[1]);
   const bool affine = operands.size() == 4;
   kernels::require_span(memory, operands[0], rows * columns * 2, "layernorm out");
-  const std::vector<uint16_t> in =
-      kernels::read_fp16(memory, operands[1], rows * columns, "layernorm in");
+  const kernels::InputArray<uint16_t> in(memory, operands[1], rows * columns, "layernorm in");
   std::vector<float> gamma;
   std::vector<float> beta;
   if (affine) {

@@ -57,7 +57,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
     in = kernels::read_fp32(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
   } else {
     // FP16 parts widen exactly; the sums are then those of the FP32 form.
-    const std::vector<uint16_t> half = kernels::read_fp16(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
+    const kernels::InputArray<uint16_t> half(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
     in.resize(half.size());
     for (size_t i = 0; i < half.size(); ++i) in[i] = arch::fp16_to_float(half[i]);
   }

@@ -1,10 +1,11 @@
 #pragma once
 // Reading and writing a kernel's tensors in tile SRAM: little-endian FP16 (raw bits), FP32
-// and bytes, whole spans at once. Each throws std::out_of_range (hazard 4) before touching
-// memory when the span leaves SRAM.
+// and bytes, whole spans at once, or an input read in place (InputArray). Each throws
+// std::out_of_range (hazard 4) before touching memory when the span leaves SRAM.
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,6 +35,37 @@ void write_array(Sram& memory, uint32_t address, const std::vector<T>& values, c
   memory.write(address, static_cast<uint32_t>(values.size() * sizeof(T)),
                reinterpret_cast<const uint8_t*>(values.data()));
 }
+
+// A kernel input read in place in SRAM (a copy only when the address is not aligned for T).
+// Kernels read all their inputs before they write: every kernel here computes into its own
+// output buffer and writes it last, so an output that overlaps an input sees the same values
+// a copied input would.
+template <typename T>
+class InputArray {
+ public:
+  InputArray(const Sram& memory, uint32_t address, uint64_t count, const char* what) {
+    require_span(memory, address, count * sizeof(T), what);
+    const std::span<const uint8_t> bytes = memory.span(address, static_cast<uint32_t>(count * sizeof(T)));
+    if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(T) == 0) {
+      view_ = {reinterpret_cast<const T*>(bytes.data()), count};
+    } else {
+      copy_.resize(count);
+      std::memcpy(copy_.data(), bytes.data(), bytes.size());
+      view_ = copy_;
+    }
+  }
+  InputArray(const InputArray&) = delete;
+  InputArray& operator=(const InputArray&) = delete;
+  const T* data() const { return view_.data(); }
+  size_t size() const { return view_.size(); }
+  const T& operator[](size_t i) const { return view_[i]; }
+  auto begin() const { return view_.begin(); }
+  auto end() const { return view_.end(); }
+
+ private:
+  std::vector<T> copy_;
+  std::span<const T> view_;
+};
 
 inline std::vector<uint16_t> read_fp16(const Sram& m, uint32_t a, uint64_t n, const char* what) {
   return read_array<uint16_t>(m, a, n, what);
