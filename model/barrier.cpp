@@ -20,6 +20,7 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   Round& round = rounds_.at(key);
   round.arrived.push_back(&tile);
   if (round.arrived.size() < round.expected) {
+    if (on_wait) on_wait(tile);
     sc_core::wait(*round.released);
     return round.events.at(&tile);
   }

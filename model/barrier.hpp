@@ -20,6 +20,9 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
   sc_core::sc_port<FabricInterface> fabric;
   // Called at every release before anything reads memory (the chip runs deferred kernels).
   std::function<void()> before_release;
+  // Called when a tile that is not the last to arrive starts waiting for the release: the
+  // chip starts its deferred kernels then, beside the simulation of the other tiles.
+  std::function<void(Tile&)> on_wait;
   // Runs a host phase (its ordinal) for the arrived tiles; returns its cycles.
   std::function<uint64_t(uint32_t, std::span<Tile* const>)> host_phase;
 

@@ -44,6 +44,11 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   barrier_ = std::make_unique<Barrier>("barrier", machine, std::move(participants));
   barrier_->fabric(*fabric_);
   barrier_->before_release = [this]() { run_pending_kernels(); };
+  barrier_->on_wait = [this](Tile& t) {
+    if (t.has_pending_kernels() && !(monitor_.watcher != nullptr && monitor_.watcher->watches(t.logical()))) {
+      kernels_in_flight_->run([&t] { t.run_pending_kernels(); });
+    }
+  };
   barrier_->host_phase = [this](uint32_t ordinal, std::span<Tile* const> tiles) {
     return host_->execute(ordinal, tiles);
   };
@@ -78,12 +83,20 @@ const Tile* Chip::tile(uint32_t logical) const {
   return logical < by_logical_.size() ? by_logical_[logical] : nullptr;
 }
 
+Chip::~Chip() {
+  try {
+    kernels_in_flight_->wait();  // a run that stopped with tiles waiting: their kernels end first
+  } catch (...) {  // what a kernel threw matters only to a run that goes on
+  }
+}
+
 void Chip::run_pending_kernels() {
+  kernels_in_flight_->wait();
   std::vector<Tile*> busy;
   for (const auto& t : tiles_)
     if (t->has_pending_kernels()) busy.push_back(t.get());
   tbb::parallel_for(size_t{0}, busy.size(), [&](size_t i) { busy[i]->run_pending_kernels(); });
-  for (Tile* t : busy) t->report_kernel_hazards();
+  for (const auto& t : tiles_) t->report_kernel_hazards();
 }
 
 }  // namespace lockstep::model

@@ -3,6 +3,8 @@
 // fabric and the barrier, bound together.
 #include <systemc>
 
+#include <tbb/task_group.h>
+
 #include <map>
 #include <memory>
 #include <vector>
@@ -37,8 +39,12 @@ class Chip : public sc_core::sc_module {
   void attach_host(const arch::HostSession& session, std::vector<HostCallRun> calls);
   HostLink* host() { return host_.get(); }
 
-  // Runs every tile's deferred kernels, tiles in parallel (oneTBB), then reports their
-  // hazards in tile order; the bits do not depend on the thread count (docs/timing.md).
+  ~Chip() override;
+
+  // Finishes the kernels started as their tiles began to wait at a barrier, runs every
+  // other tile's deferred kernels, tiles in parallel (oneTBB), then reports their hazards
+  // in tile order; the bits do not depend on the thread count or on when a tile's kernels
+  // ran, as each touches only its tile's memory (docs/timing.md).
   void run_pending_kernels();
 
  private:
@@ -49,6 +55,10 @@ class Chip : public sc_core::sc_module {
   std::unique_ptr<HostLink> host_;
   RunMonitor& monitor_;
   uint32_t host_phases_ = 0;
+  // The kernels of tiles waiting at a barrier, run by oneTBB's workers while SystemC
+  // simulates the other tiles: such a tile resumes only after a release, and every release
+  // waits for them first. (By pointer: a task_group may throw from its destructor.)
+  std::unique_ptr<tbb::task_group> kernels_in_flight_ = std::make_unique<tbb::task_group>();
 };
 
 }  // namespace lockstep::model

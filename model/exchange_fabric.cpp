@@ -93,11 +93,11 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
 }
 
 const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<PhaseTile> inputs,
-                                                          std::span<Tile* const> tiles) {
+                                                          bool unchanged, std::span<Tile* const> tiles) {
   auto found = last_execution_.find(phase);
   std::optional<PhaseOutcome> outcome;
   if (found != last_execution_.end()) {
-    if (found->second.inputs == inputs) {
+    if (unchanged) {
       spdlog::debug("phase {}: as its last execution", phase);
       return found->second;
     }
@@ -228,7 +228,13 @@ void ExchangeFabric::report_code_writes(const Executed& e, std::span<Tile* const
 
 std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* const> tiles) {
   const uint64_t release = sc_core::sc_time_stamp().value();
+  const auto found = last_execution_.find(phase);
+  const std::vector<PhaseTile>* last =
+      found != last_execution_.end() && found->second.inputs.size() == tiles.size() ? &found->second.inputs : nullptr;
   std::vector<PhaseTile> inputs(tiles.size());
+  // A row that SRAM still holds word for word as in the last execution is compared in place
+  // and not read: the same words give the same window up to the first return.
+  std::vector<uint8_t> row_as_last(tiles.size(), 0);
   tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t i) {  // reads only the tile's own state
     const Tile& t = *tiles[i];
     const arch::ExchangeStep& step = *t.pending_exchange();
@@ -237,14 +243,29 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
     in.physical = t.physical();
     in.has_row = step.row_address.has_value();
     in.row_address = step.row_address.value_or(0);
-    if (in.has_row) in.row_words = read_row(t, in.row_address);
     in.incoming_base = step.incoming_base;
     in.incoming_format = step.incoming_format;
     in.incoming_mux = step.incoming_mux.value_or(t.mux);
     in.paired_mux = t.paired_mux;
     in.incoming_muxpair = step.incoming_muxpair;
+    if (!in.has_row) return;
+    const PhaseTile* before = last != nullptr ? &(*last)[i] : nullptr;
+    if (before != nullptr && before->has_row && before->row_address == in.row_address && !before->row_words.empty() &&
+        t.memory().equal(in.row_address, static_cast<uint32_t>(before->row_words.size() * 4),
+                         reinterpret_cast<const uint8_t*>(before->row_words.data()))) {
+      row_as_last[i] = 1;
+    } else {
+      in.row_words = read_row(t, in.row_address);
+    }
   });
-  const Executed& e = executed(phase, std::move(inputs), tiles);
+  bool unchanged = last != nullptr;
+  for (size_t i = 0; i < tiles.size() && unchanged; ++i) {
+    unchanged = row_as_last[i] ? inputs[i].same_but_row((*last)[i]) : inputs[i] == (*last)[i];
+  }
+  for (size_t i = 0; i < tiles.size() && !unchanged; ++i) {
+    if (row_as_last[i]) inputs[i].row_words = (*last)[i].row_words;
+  }
+  const Executed& e = executed(phase, std::move(inputs), unchanged, tiles);
   const PhaseOutcome& outcome = e.outcome;
 
   copy_words(e, tiles);

@@ -48,7 +48,9 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     // reuses this Executed.
     std::vector<uint32_t> code_writes;
   };
-  const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, std::span<Tile* const> tiles);
+  // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).
+  const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
+                           std::span<Tile* const> tiles);
   void plan_copies(Executed& e) const;
   void copy_words(const Executed& e, std::span<Tile* const> tiles);
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);

@@ -30,6 +30,12 @@ struct PhaseTile {
   std::optional<uint32_t> incoming_muxpair;  // INCOMING_MUXPAIR written before the row: overrides paired_mux
 
   bool operator==(const PhaseTile&) const = default;
+  // Every field but row_words (the exchange fabric compares those in place in SRAM).
+  bool same_but_row(const PhaseTile& o) const {
+    return logical == o.logical && physical == o.physical && has_row == o.has_row && row_address == o.row_address &&
+           incoming_base == o.incoming_base && incoming_format == o.incoming_format &&
+           incoming_mux == o.incoming_mux && paired_mux == o.paired_mux && incoming_muxpair == o.incoming_muxpair;
+  }
 };
 
 // Words that land: `bytes` copied from the sender's SRAM at `source_address` to the

@@ -28,6 +28,7 @@
 
 #include "arch/attention_cost.hpp"
 #include "model/kernel_registry.hpp"
+#include "model/kernels/amp_accumulate.hpp"
 #include "model/kernels/exp_table.hpp"
 #include "model/kernels/tensor_io.hpp"
 #include "numerics/fp16.hpp"
@@ -105,17 +106,16 @@ void execute_stage(const std::vector<uint32_t>& operands, const std::vector<int6
   const auto sc = static_cast<float>(1.0 / std::sqrt(static_cast<double>(scalars[2])));
   std::vector<uint16_t> p(rows * columns);
   std::vector<float> state(rows * 2);
+  const kernels::amp::Isa isa = kernels::amp::best_isa();
+  std::vector<float> row(columns);
   for (uint64_t r = 0; r < rows; ++r) {
-    const uint16_t* row = in.data() + r * columns;
+    kernels::amp::to_float(in.data() + r * columns, row.data(), columns, isa);
     float mx = -65504.0f;
-    for (uint64_t c = 0; c < columns; ++c) {
-      const float v = arch::fp16_to_float(row[c]);
-      mx = v > mx ? v : mx;
-    }
+    for (uint64_t c = 0; c < columns; ++c) mx = row[c] > mx ? row[c] : mx;
     const float m = mx * sc;
     float l = 0.0f;
     for (uint64_t c = 0; c < columns; ++c) {
-      const float scaled = arch::fp16_to_float(row[c]) * sc;
+      const float scaled = row[c] * sc;
       const float z = scaled - m;
       const float e = exp16[arch::fp16_from_float(z)];
       p[r * columns + c] = to_fp16(e);

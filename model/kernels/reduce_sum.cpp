@@ -9,6 +9,7 @@
 // Cycles [S] (IPU21-KERNELS.md 7 and 11.3, one epoch, partial_bytes = rows x columns x 2, the
 // planner's F16 partials): ((parts - 1) + 1) x partial_bytes / 1 + 11 (arch/kernel_costs.hpp).
 // Details: docs/kernels-gemm.md.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const auto columns = static_cast<uint32_t>(scalars[2]);
   const size_t elements = size_t{rows} * columns;
   kernels::require_span(memory, operands[0], elements * 2, "reduce_sum out");
+  const kernels::amp::Isa isa = kernels::amp::best_isa();
   std::vector<float> in;
   if (scalars[3] == 32) {
     in = kernels::read_fp32(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
@@ -59,16 +61,15 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
     // FP16 parts widen exactly; the sums are then those of the FP32 form.
     const kernels::InputArray<uint16_t> half(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
     in.resize(half.size());
-    for (size_t i = 0; i < half.size(); ++i) in[i] = arch::fp16_to_float(half[i]);
+    kernels::amp::to_float(half.data(), in.data(), half.size(), isa);
   }
-  const std::vector<uint16_t> bias16 = kernels::read_fp16(memory, operands[2], columns, "reduce_sum bias");
+  const kernels::InputArray<uint16_t> bias16(memory, operands[2], columns, "reduce_sum bias");
 
   std::vector<float> bias(elements);  // per element, in row-major order
-  for (uint32_t r = 0; r < rows; ++r) {
-    for (uint32_t c = 0; c < columns; ++c) bias[size_t{r} * columns + c] = arch::fp16_to_float(bias16[c]);
-  }
+  kernels::amp::to_float(bias16.data(), bias.data(), columns, isa);
+  for (uint32_t r = 1; r < rows; ++r) std::copy_n(bias.begin(), columns, bias.begin() + size_t{r} * columns);
   std::vector<uint16_t> out(elements);
-  kernels::amp::reduce(in.data(), parts, elements, bias.data(), out.data(), kernels::amp::best_isa());
+  kernels::amp::reduce(in.data(), parts, elements, bias.data(), out.data(), isa);
   kernels::write_array(memory, operands[0], out, "reduce_sum out");
 }
 
