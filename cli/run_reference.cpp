@@ -1,5 +1,8 @@
 #include "cli/run_reference.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -86,9 +89,16 @@ std::vector<float> package_reference(const arch::Package& package, const arch::M
       // The weights as the user gave them, before FP8 quantisation (and its saturation).
       return workload::reference_forward(w, workload::load_weights_file(weights_file, w), run_patches(package, w, inputs));
     }
+    const auto t0 = std::chrono::steady_clock::now();
     const workload::Lowered lowered = workload::lower_workload(w, machine);
     const workload::DeviceWeights device = workload::read_device_weights(package, lowered.weights, w);
-    return workload::reference_forward(w, workload::dequantized(device, w), run_patches(package, w, inputs));
+    const workload::ModelWeights weights = workload::dequantized(device, w);
+    const auto t1 = std::chrono::steady_clock::now();
+    std::vector<float> out = workload::reference_forward(w, weights, run_patches(package, w, inputs));
+    spdlog::debug("reference: weights read and dequantised in {:.2f} s, forward pass {:.2f} s",
+                  std::chrono::duration<double>(t1 - t0).count(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+    return out;
   } catch (const InputError& e) {
     throw InputError(file + ": --reference: " + e.what());
   }

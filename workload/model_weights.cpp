@@ -447,7 +447,16 @@ void read_block_copy(DeviceWeights& d, const WeightBlock& block, uint32_t layer,
   std::vector<uint8_t>& seen = mask[t.data()];
   seen.resize(size_t{t.rows} * t.columns);
   size_t at = 0;
+  const uint32_t width = block.columns.end - block.columns.begin;
   for (uint32_t r = block.rows.begin; r < block.rows.end; ++r) {
+    const auto slice = seen.begin() + static_cast<std::ptrdiff_t>(size_t{r} * t.columns + block.columns.begin);
+    if (t.bytes != nullptr && std::find(slice, slice + width, 1) == slice + width) {
+      // No value of this row slice was read before (the usual case): nothing to agree with.
+      std::memcpy(const_cast<uint8_t*>(t.bytes) + (slice - seen.begin()), in + at, width);
+      std::fill_n(slice, width, 1);
+      at += width;
+      continue;
+    }
     for (uint32_t c = block.columns.begin; c < block.columns.end; ++c) {
       const size_t i = size_t{r} * t.columns + c;
       const uint16_t value = t.bytes != nullptr ? in[at] : static_cast<uint16_t>(in[at] | in[at + 1] << 8);
