@@ -1,0 +1,109 @@
+// A tile's SRAM (one mapping, zero until written) and kernels' inputs read in place
+// (kernels::InputArray): what a kernel sees must be what a copy would have given, including
+// when its output overlaps its input.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "arch/machine.hpp"
+#include "model/kernel_registry.hpp"
+#include "model/kernels/tensor_io.hpp"
+#include "model/sram.hpp"
+
+namespace lockstep::model {
+namespace {
+
+const arch::MachineDescription& c600() {
+  static const auto m = arch::load_machine("ipu21-c600");
+  return m;
+}
+
+std::vector<uint8_t> bytes_of(const Sram& m, uint32_t address, uint32_t n) {
+  std::vector<uint8_t> out(n);
+  m.read(address, n, out.data());
+  return out;
+}
+
+TEST(Sram, UntouchedMemoryReadsZeroAndWritesReadBack) {
+  Sram m(c600());
+  const uint32_t base = c600().sram_base, end = c600().sram_end;
+  EXPECT_EQ(bytes_of(m, base, 64), std::vector<uint8_t>(64, 0));
+  EXPECT_EQ(m.read_word(end - 4), 0u);
+  const std::vector<uint8_t> across = {1, 2, 3, 4, 5, 6, 7, 8};
+  m.write(base + 0x4000 - 4, 8, across.data());
+  EXPECT_EQ(bytes_of(m, base + 0x4000 - 4, 8), across);
+  EXPECT_TRUE(m.equal(base + 0x4000 - 4, 8, across.data()));
+  EXPECT_EQ(m.read_word(base + 0x4000), 0x08070605u);  // little-endian
+  const auto view = m.span(base + 0x4000 - 4, 8);
+  EXPECT_EQ(std::vector<uint8_t>(view.begin(), view.end()), across);
+}
+
+TEST(Sram, EveryAccessOutsideIsRefusedNamingTheAddress) {
+  Sram m(c600());
+  const uint32_t base = c600().sram_base, end = c600().sram_end;
+  uint8_t b[8] = {};
+  EXPECT_THROW(m.read(base - 4, 4, b), std::out_of_range);
+  EXPECT_THROW(m.write(end - 4, 8, b), std::out_of_range);
+  EXPECT_THROW(m.read_word(end), std::out_of_range);
+  EXPECT_THROW((void)m.span(end - 2, 4), std::out_of_range);
+  Sram other(c600());
+  EXPECT_THROW(m.copy_from(other, end - 4, base, 8), std::out_of_range);
+  try {
+    m.write_word(end, 1);
+    ADD_FAILURE() << "no error";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(end)), std::string::npos) << e.what();
+  }
+}
+
+TEST(Sram, CopyFromAnotherTileAndMoveKeepTheBytes) {
+  Sram a(c600()), b(c600());
+  const uint32_t base = c600().sram_base;
+  std::vector<uint8_t> data(40000);
+  std::mt19937 rng(7);
+  for (auto& v : data) v = static_cast<uint8_t>(rng());
+  a.write(base + 100, static_cast<uint32_t>(data.size()), data.data());
+  b.copy_from(a, base + 100, base + 3, static_cast<uint32_t>(data.size()));
+  EXPECT_EQ(bytes_of(b, base + 3, static_cast<uint32_t>(data.size())), data);
+  Sram moved(std::move(b));
+  EXPECT_EQ(bytes_of(moved, base + 3, static_cast<uint32_t>(data.size())), data);
+}
+
+TEST(InputArray, AlignedInputsAreReadInPlaceAndOddOnesCopied) {
+  Sram m(c600());
+  const uint32_t base = c600().sram_base;
+  const std::vector<uint16_t> values = {1, 0x3c00, 0xfbff, 7, 0x7e00};
+  m.write(base + 0x100, 10, reinterpret_cast<const uint8_t*>(values.data()));
+  m.write(base + 0x201, 10, reinterpret_cast<const uint8_t*>(values.data()));
+  const kernels::InputArray<uint16_t> aligned(m, base + 0x100, values.size(), "aligned");
+  EXPECT_EQ(aligned.data(), reinterpret_cast<const uint16_t*>(m.span(base + 0x100, 10).data()));
+  const kernels::InputArray<uint16_t> odd(m, base + 0x201, values.size(), "odd");
+  EXPECT_EQ(std::vector<uint16_t>(aligned.begin(), aligned.end()), values);
+  EXPECT_EQ(std::vector<uint16_t>(odd.begin(), odd.end()), values);
+  EXPECT_THROW(kernels::InputArray<uint16_t>(m, c600().sram_end - 4, 4, "past the end"), std::out_of_range);
+}
+
+// layernorm reads its input in place; written over that input it must give the bits it gives
+// into a separate output.
+TEST(InputArray, AKernelWrittenOverItsInputGivesTheSameBits) {
+  const KernelDefinition* layernorm = find_kernel("layernorm");
+  ASSERT_NE(layernorm, nullptr);
+  const uint32_t base = c600().sram_base, rows = 3, columns = 200;
+  std::vector<uint16_t> x(rows * columns);
+  std::mt19937 rng(11);
+  for (auto& v : x) v = static_cast<uint16_t>(0x3000 + rng() % 0x1000);  // finite, around 0.1..1
+  const auto run = [&](uint32_t out_offset) {
+    Sram m(c600());
+    m.write(base + 0x1000, rows * columns * 2, reinterpret_cast<const uint8_t*>(x.data()));
+    layernorm->execute({base + out_offset, base + 0x1000}, {rows, columns}, m);
+    return bytes_of(m, base + out_offset, rows * columns * 2);
+  };
+  EXPECT_EQ(run(0x1000), run(0x8000));
+}
+
+}  // namespace
+}  // namespace lockstep::model
