@@ -6,8 +6,8 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <tuple>

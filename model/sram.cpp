@@ -8,11 +8,12 @@
 
 namespace lockstep::model {
 
-Sram::Sram(const arch::MachineDescription& machine) : base_(machine.sram_base), end_(machine.sram_end) {
+Sram::Sram(const arch::MachineDescription& machine)
+    : base_(machine.sram_base), end_(machine.sram_end) {
   // Private anonymous pages read as zero and take memory only once written; NORESERVE keeps
   // 1,472 untouched tiles from counting against the commit limit.
-  void* mapped = ::mmap(nullptr, end_ - base_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                        -1, 0);
+  void* mapped = ::mmap(nullptr, end_ - base_, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapped == MAP_FAILED) throw std::bad_alloc();
   data_ = static_cast<uint8_t*>(mapped);
 }
@@ -26,7 +27,8 @@ Sram::Sram(Sram&& other) noexcept : base_(other.base_), end_(other.end_), data_(
 }
 
 void Sram::refuse(uint32_t address, const char* what) {
-  throw std::out_of_range(std::string("SRAM ") + what + " outside memory at " + std::to_string(address));
+  throw std::out_of_range(std::string("SRAM ") + what + " outside memory at " +
+                          std::to_string(address));
 }
 
 }  // namespace lockstep::model

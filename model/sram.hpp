@@ -37,7 +37,8 @@ class Sram {
   // Copies [source_address, + bytes) of `source` to `address` here; the ranges must not
   // overlap when `source` is this SRAM.
   void copy_from(const Sram& source, uint32_t source_address, uint32_t address, uint32_t bytes) {
-    std::memcpy(mutable_span(address, bytes).data(), source.span(source_address, bytes, "read").data(), bytes);
+    std::memcpy(mutable_span(address, bytes).data(),
+                source.span(source_address, bytes, "read").data(), bytes);
   }
   bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
     return std::memcmp(span(address, bytes, "compare").data(), expected, bytes) == 0;
@@ -63,11 +64,14 @@ class Sram {
     read(address, 4, reinterpret_cast<uint8_t*>(&value));
     return value;
   }
-  void write_word(uint32_t address, uint32_t value) { write(address, 4, reinterpret_cast<const uint8_t*>(&value)); }
+  void write_word(uint32_t address, uint32_t value) {
+    write(address, 4, reinterpret_cast<const uint8_t*>(&value));
+  }
 
  private:
   void check(uint32_t address, uint32_t bytes, const char* what) const {
-    if (!contains(address, bytes)) [[unlikely]] refuse(address, what);
+    if (!contains(address, bytes)) [[unlikely]]
+      refuse(address, what);
   }
   [[noreturn]] static void refuse(uint32_t address, const char* what);
   uint32_t base_;

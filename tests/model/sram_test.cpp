@@ -1,6 +1,8 @@
 // A tile's SRAM (one mapping, zero until written) and kernels' inputs read in place
 // (kernels::InputArray): what a kernel sees must be what a copy would have given, including
 // when its output overlaps its input.
+#include "model/sram.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,7 +14,6 @@
 #include "arch/machine.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
-#include "model/sram.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -84,7 +85,8 @@ TEST(InputArray, AlignedInputsAreReadInPlaceAndOddOnesCopied) {
   const kernels::InputArray<uint16_t> odd(m, base + 0x201, values.size(), "odd");
   EXPECT_EQ(std::vector<uint16_t>(aligned.begin(), aligned.end()), values);
   EXPECT_EQ(std::vector<uint16_t>(odd.begin(), odd.end()), values);
-  EXPECT_THROW(kernels::InputArray<uint16_t>(m, c600().sram_end - 4, 4, "past the end"), std::out_of_range);
+  EXPECT_THROW(kernels::InputArray<uint16_t>(m, c600().sram_end - 4, 4, "past the end"),
+               std::out_of_range);
 }
 
 // layernorm reads its input in place; written over that input it must give the bits it gives
