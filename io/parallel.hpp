@@ -6,6 +6,7 @@
 // still see its items in the order one thread would.
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -31,6 +32,13 @@ Groups group_by(size_t count, size_t groups, Key key) {
   std::vector<uint32_t> at(out.begin.begin(), out.begin.end() - 1);
   for (size_t i = 0; i < count; ++i) out.order[at[key(i)]++] = static_cast<uint32_t>(i);
   return out;
+}
+// The same with as many groups as the largest key needs.
+template <class Key>
+Groups group_by(size_t count, Key key) {
+  size_t groups = 0;
+  for (size_t i = 0; i < count; ++i) groups = std::max<size_t>(groups, size_t{key(i)} + 1);
+  return group_by(count, groups, key);
 }
 
 template <typename Index, typename Fn>

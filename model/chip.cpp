@@ -45,9 +45,7 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   barrier_->fabric(*fabric_);
   barrier_->before_release = [this]() { run_pending_kernels(); };
   barrier_->on_wait = [this](Tile& t) {
-    if (t.has_pending_kernels() && !(monitor_.watcher != nullptr && monitor_.watcher->watches(t.logical()))) {
-      kernels_in_flight_->run([&t] { t.run_pending_kernels(); });
-    }
+    if (t.has_pending_kernels()) kernels_in_flight_->run([&t] { t.run_pending_kernels(); });
   };
   barrier_->host_phase = [this](uint32_t ordinal, std::span<Tile* const> tiles) {
     return host_->execute(ordinal, tiles);

@@ -11,11 +11,7 @@ namespace lockstep::model {
 namespace {
 
 bool same_except_row(const PhaseTile& a, const PhaseTile& b) {
-  return a.logical == b.logical && a.physical == b.physical && a.has_row == b.has_row &&
-         a.row_address == b.row_address && a.incoming_base == b.incoming_base &&
-         a.incoming_format == b.incoming_format && a.incoming_mux == b.incoming_mux &&
-         a.paired_mux == b.paired_mux && a.incoming_muxpair == b.incoming_muxpair &&
-         a.row_words.size() == b.row_words.size();
+  return a.same_but_row(b) && a.row_words.size() == b.row_words.size();
 }
 
 // Word `index` starts a send or sendpicp of `schedule` whose only difference from the same

@@ -53,12 +53,6 @@ class Sram {
     check(address, bytes, "write");
     return {data_ + (address - base_), bytes};
   }
-  // Calls fn(data, n) over [address, + bytes) in place (one piece; kept as a visitor so
-  // digests need not know the layout). Throws outside SRAM.
-  template <typename Fn>
-  void visit(uint32_t address, uint32_t bytes, Fn fn) const {
-    fn(span(address, bytes).data(), bytes);
-  }
   uint32_t read_word(uint32_t address) const {
     uint32_t value;
     read(address, 4, reinterpret_cast<uint8_t*>(&value));

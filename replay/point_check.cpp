@@ -48,9 +48,7 @@ void PayloadChecker::plan_refills() {
     words_per_iteration_ += phase_.transfers[t].words;
   }
   // Transfers grouped by source tile, capture order within a tile.
-  uint32_t tiles = 0;
-  for (const auto& transfer : phase_.transfers) tiles = std::max(tiles, transfer.source_tile + 1);
-  by_source_ = arch::group_by(phase_.transfers.size(), tiles, [&](size_t t) { return phase_.transfers[t].source_tile; });
+  by_source_ = arch::group_by(phase_.transfers.size(), [&](size_t t) { return phase_.transfers[t].source_tile; });
 }
 
 // Transfer t's source tokens in `iteration`, written into its place in expected_.

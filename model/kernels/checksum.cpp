@@ -8,6 +8,7 @@
 // a package's horizons do not depend on which digest its proof uses (docs/timing.md).
 #include <vector>
 
+#include "formats/package.hpp"
 #include "model/kernel_registry.hpp"
 
 namespace lockstep::model {
@@ -21,26 +22,16 @@ std::string check(const arch::KernelStep& step) {
   return "";
 }
 
-// Hashes the span where it lies in SRAM: a proof run checksums tens of gigabytes.
-uint64_t fnv1a64_of(const Sram& memory, uint32_t address, uint32_t bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  memory.visit(address, bytes, [&](const uint8_t* data, uint32_t n) { hash = arch::fnv1a64(data, n, hash); });
-  return hash;
-}
+uint64_t fnv1a64_of(const uint8_t* data, size_t size) { return arch::fnv1a64(data, size); }
 
-uint64_t xxh3_of(const Sram& memory, uint32_t address, uint32_t bytes) {
-  arch::Xxh3Stream stream;
-  memory.visit(address, bytes, [&](const uint8_t* data, uint32_t n) { stream.update(data, n); });
-  return stream.digest();
-}
-
-template <uint64_t (*Digest)(const Sram&, uint32_t, uint32_t)>
+// The span is hashed where it lies in SRAM: a proof run checksums tens of gigabytes.
+template <uint64_t (*Digest)(const uint8_t*, size_t)>
 void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto bytes = static_cast<uint32_t>(scalars[0]);
   if (!memory.contains(operands[0], bytes) || !memory.contains(operands[1], 8)) {
     throw std::out_of_range("checksum: span outside SRAM");
   }
-  const uint64_t digest = Digest(memory, operands[0], bytes);
+  const uint64_t digest = Digest(memory.span(operands[0], bytes).data(), bytes);
   uint8_t out[8];
   for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(digest >> (8 * i));
   memory.write(operands[1], 8, out);
@@ -57,7 +48,7 @@ std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::Machi
 
 const CostModel kCost{{"instructions_per_byte", "instructions_per_call"}, {2, 6}, terms};
 const KernelRegistration fnv{{"checksum", check, execute<fnv1a64_of>, cycles, false, kCost}};
-const KernelRegistration xxh3{{"checksum_xxh3", check, execute<xxh3_of>, cycles, false, kCost}};
+const KernelRegistration xxh3{{"checksum_xxh3", check, execute<arch::xxh3_64>, cycles, false, kCost}};
 
 }  // namespace
 }  // namespace lockstep::model
