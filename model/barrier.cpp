@@ -18,47 +18,60 @@ Barrier::Barrier(sc_core::sc_module_name name, const arch::MachineDescription& m
 
 int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   Round& round = rounds_.at(key);
-  round.arrived.push_back(&tile);
+  round.arrived.emplace_back(&tile, tile.now());
   if (round.arrived.size() < round.expected) {
     if (on_wait) on_wait(tile);
-    sc_core::wait(*round.released);
-    return round.events.at(&tile);
+    const uint64_t generation = round.generation;
+    while (round.generation == generation) sc_core::wait(*round.released);
+    return tile.release_events();
   }
-  // The last arrival releases everyone after the barrier latency; its path to here is the
-  // critical path to the release.
+  // The last arrival in time (of several, the lowest tile [decision]) releases everyone after
+  // the barrier latency; its path to here is the critical path to the release.
+  auto [last, arrival] = round.arrived.front();
+  for (const auto& [t, cycle] : round.arrived) {
+    if (cycle > arrival || (cycle == arrival && t->logical() < last->logical())) {
+      last = t;
+      arrival = cycle;
+    }
+  }
   auto path = std::make_shared<ReleasePath>();
-  path->last_arrival = tile.logical();
-  path->interval = tile.since_release();
+  path->last_arrival = last->logical();
+  path->interval = last->since_release();
   path->interval.sync += machine_.barrier_latency_cycles;
-  path->total = tile.path_now();
+  path->total = last->path_now();
   path->total.sync += machine_.barrier_latency_cycles;
-  if (machine_.barrier_latency_cycles > 0) {
-    sc_core::wait(sc_core::sc_time::from_value(machine_.barrier_latency_cycles));
-  }
+  const uint64_t release = arrival + machine_.barrier_latency_cycles;
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  if (release > now) sc_core::wait(sc_core::sc_time::from_value(release - now));
   if (before_release) before_release();
-  std::vector<Tile*> tiles = std::move(round.arrived);
+  std::vector<Tile*> tiles;
+  tiles.reserve(round.arrived.size());
+  for (const auto& [t, cycle] : round.arrived) tiles.push_back(t);
   round.arrived.clear();
   for (Tile* t : tiles) t->released(path);
   std::sort(tiles.begin(), tiles.end(),
             [](const Tile* a, const Tile* b) { return a->logical() < b->logical(); });
-  round.events.clear();
   if (key.host) {
     const uint64_t cycles = host_phase(key.phase, tiles);
-    for (Tile* t : tiles) round.events[t] = static_cast<int64_t>(cycles);
+    for (Tile* t : tiles) t->set_release_events(static_cast<int64_t>(cycles));
   } else if (key.exchange) {
     const std::vector<int64_t> events = fabric->execute(key.phase, tiles);
-    for (size_t i = 0; i < tiles.size(); ++i) round.events[tiles[i]] = events[i];
+    for (size_t i = 0; i < tiles.size(); ++i) tiles[i]->set_release_events(events[i]);
   } else {
-    for (Tile* t : tiles) round.events[t] = 0;
+    for (Tile* t : tiles) t->set_release_events(0);
   }
+  ++round.generation;
   round.released->notify(sc_core::SC_ZERO_TIME);
-  return round.events.at(&tile);
+  return tile.release_events();
 }
 
 std::vector<std::pair<BarrierKey, std::vector<Tile*>>> Barrier::stuck() const {
   std::vector<std::pair<BarrierKey, std::vector<Tile*>>> out;
   for (const auto& [key, round] : rounds_) {
-    if (!round.arrived.empty()) out.emplace_back(key, round.arrived);
+    if (round.arrived.empty()) continue;
+    std::vector<Tile*> tiles;
+    for (const auto& [t, cycle] : round.arrived) tiles.push_back(t);
+    out.emplace_back(key, std::move(tiles));
   }
   return out;
 }

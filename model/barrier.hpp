@@ -1,13 +1,15 @@
 #pragma once
 // The sync barrier: releases when every participating tile has arrived, at the last
 // arrival + machine.barrier_latency_cycles. At an exchange release it has the fabric
-// execute the phase, then each tile resumes after its own row.
+// execute the phase, then each tile resumes after its own row. Tiles arrive at their own
+// cycle (Tile::now), ahead of SystemC's time; the release waits until the latest of them.
 #include <systemc>
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "arch/machine.hpp"
@@ -38,8 +40,10 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
  private:
   struct Round {
     uint32_t expected = 0;
-    std::vector<Tile*> arrived;
-    std::map<Tile*, int64_t> events;  // results of the last release
+    std::vector<std::pair<Tile*, uint64_t>> arrived;  // and the cycle each arrived at
+    // Releases so far: a tile released early may arrive at the same barrier again before
+    // the others have woken, so each waits for the count to move, not for the event alone.
+    uint64_t generation = 0;
     std::unique_ptr<sc_core::sc_event> released;
   };
   const arch::MachineDescription& machine_;

@@ -1,17 +1,23 @@
 #include "model/run_monitor.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <systemc>
 
 namespace lockstep::model {
 
 void RunMonitor::report(RecordedHazard hazard) {
-  hazards_.push_back(std::move(hazard));
-  if (!keep_going && !stopping_) {
+  if (!keep_going) {
     // The first hazard ends the run; the phase that found it still completes.
-    stopping_ = true;
-    sc_core::sc_stop();
+    if (!stopping_) {
+      stopping_ = true;
+      stop_horizon_ = hazard.cycle;
+      sc_core::sc_stop();
+    } else if (stop_horizon_ > 0) {
+      stop_horizon_ = std::min(stop_horizon_, hazard.cycle);
+    }
   }
+  hazards_.push_back(std::move(hazard));
 }
 
 void RunMonitor::set_limits(uint64_t max_cycles, double timeout_seconds) {

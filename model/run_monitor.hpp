@@ -63,6 +63,10 @@ class RunMonitor {
   Watcher* watcher = nullptr;
   // `--stop-at tile:T,step:S`: the tile stops as it enters its top-level step S.
   std::optional<std::pair<uint32_t, uint32_t>> stop_step;
+  // Every tile waits out each step at its boundary instead of running ahead to its next
+  // barrier: for a run that may stop on request (`--stop-at`), so that the other tiles have
+  // done exactly what precedes the stop in time.
+  bool synchronous_steps = false;
 
   // Stops the run where the user asked (`--stop-at`): `where` says where.
   void request_stop(std::string where);
@@ -79,12 +83,17 @@ class RunMonitor {
   void report(RecordedHazard hazard);
   void record(const PhaseRecord& record);
   bool stopping() const { return stopping_; }
+  // Whether a tile at `cycle` stops. A hazard stops the others only once they pass its cycle:
+  // tiles run ahead of one another between barriers, so one that runs later may still
+  // find an earlier hazard. A request or a limit stops every tile at once.
+  bool stops(uint64_t cycle) const { return stopping_ && cycle >= stop_horizon_; }
 
   const std::vector<RecordedHazard>& hazards() const { return hazards_; }
   const std::vector<PhaseRecord>& executions() const { return executions_; }
 
  private:
   bool stopping_ = false;
+  uint64_t stop_horizon_ = 0;  // the earliest stopping hazard's cycle
   uint64_t max_cycles_ = 0;
   double timeout_seconds_ = 0;
   std::chrono::steady_clock::time_point deadline_{};

@@ -70,7 +70,7 @@ void Tile::flush_issued() {
                                                                                                 : CycleKind::Control;
     since_release_.add(kind, cycles);
   }
-  wait(sc_core::sc_time::from_value(cycles));
+  advance(cycles);
 }
 
 void Tile::code_hazard(HazardClass kind, const std::string& detail) {
@@ -81,7 +81,7 @@ void Tile::run() {
   pc_ = code_.program;
   reg_[kStackRegister] = code_.stack_top;
   const uint32_t words = static_cast<uint32_t>(decoded_.size());
-  while (!monitor_.stopping()) {
+  while (!monitor_.stops(now() + issued_)) {
     const uint32_t offset = pc_ - code_.base;
     if (pc_ < code_.base || offset % 4 != 0 || offset / 4 >= words) {
       code_hazard(HazardClass::InstructionAccess, "PC " + hex(pc_) + " outside the tile's code " +
@@ -93,9 +93,10 @@ void Tile::run() {
     if (!execute(decoded_[index], index)) break;
   }
   flush_issued();
+  catch_up();
   close_record();
-  if (invocation_ends_.size() < code_.invocations) invocation_ends_.push_back(sc_core::sc_time_stamp().value());
-  finish_cycle_ = sc_core::sc_time_stamp().value();
+  if (invocation_ends_.size() < code_.invocations) invocation_ends_.push_back(now());
+  finish_cycle_ = now();
   finish_path_ = path_now();
   finished_ = true;
   if (!monitor_.stopping() && !memory_.equal(code_.base, code_.code_bytes, reinterpret_cast<const uint8_t*>(code_.words.data()))) {
@@ -142,7 +143,7 @@ bool Tile::enter_sites(uint32_t index) {
           ++loops_.back().iteration;
         }
         if (!loops_.empty()) epoch_ = loops_.back().outer_epoch * r->count + loops_.back().iteration;
-        monitor_.check_limits(sc_core::sc_time_stamp().value() + issued_);
+        monitor_.check_limits(now() + issued_);
         break;
       }
       case SiteRole::RepeatExit:
@@ -156,7 +157,7 @@ bool Tile::enter_sites(uint32_t index) {
       case SiteRole::InvocationEnd:
         flush_issued();
         close_record();
-        invocation_ends_.push_back(sc_core::sc_time_stamp().value());
+        invocation_ends_.push_back(now());
         if (!snapshot_ranges_.empty()) take_snapshot();
         ++invocation_;
         break;
@@ -263,13 +264,13 @@ bool Tile::execute(const arch::Instruction& in, uint32_t index) {
         issued_ -= cpi;  // the halting branch ends the program; it takes no slot
         return false;
       }
-      if (target <= pc_) monitor_.check_limits(sc_core::sc_time_stamp().value() + issued_);
+      if (target <= pc_) monitor_.check_limits(now() + issued_);
       pc_ = target;
       return true;
     }
     case Opcode::Brz:
       if (reg_[in.reg] == 0) {
-        if (in.target <= pc_) monitor_.check_limits(sc_core::sc_time_stamp().value() + issued_);
+        if (in.target <= pc_) monitor_.check_limits(now() + issued_);
         pc_ = in.target;
         return true;
       }
@@ -296,7 +297,7 @@ bool Tile::execute(const arch::Instruction& in, uint32_t index) {
     case Opcode::Sans:
       if (barrier_ != nullptr && barrier_->address == pc_) {
         barrier_sync(in, index);
-        if (monitor_.stopping()) return false;
+        if (monitor_.stops(now())) return false;
       } else if (!(in.op == Opcode::Sync && in.zone == 1) && in.op != Opcode::Sans) {
         code_hazard(HazardClass::Encoding, "sync " + std::to_string(in.zone) + " is no step's barrier");
         return false;
@@ -353,13 +354,13 @@ bool Tile::stops_here(const arch::CodeSite& site) {
   flush_issued();
   flush_kernels();
   monitor_.request_stop("tile " + std::to_string(tile) + " step " + std::to_string(step) + " at cycle " +
-                        std::to_string(sc_core::sc_time_stamp().value()));
+                        std::to_string(now()));
   return true;
 }
 
 void Tile::watched_store(uint32_t address, const std::string& writer) {
-  const uint64_t now = sc_core::sc_time_stamp().value() + issued_;
-  monitor_.watcher->written(logical(), address, 4, memory_, writer, {now, current_phase_, iteration()});
+  const uint64_t at = now() + issued_;
+  monitor_.watcher->written(logical(), address, 4, memory_, writer, {at, current_phase_, iteration()});
 }
 
 void Tile::call_intrinsic(const arch::CodeSymbol& symbol) {
@@ -395,8 +396,8 @@ void Tile::launch_kernel(const arch::CodeSymbol& symbol) {
     // $COUNT_L as the helper's worker 0 reads it: the call, the supervisor's store of the
     // destination and runall, and the worker's first instruction after it [decision].
     constexpr uint64_t kReadAfterInstructions = 4;
-    const uint64_t now = sc_core::sc_time_stamp().value() + issued_ + kReadAfterInstructions * machine_.supervisor_cycles_per_instruction;
-    k.scalars.push_back(static_cast<uint32_t>(now));
+    const uint64_t at = now() + issued_ + kReadAfterInstructions * machine_.supervisor_cycles_per_instruction;
+    k.scalars.push_back(static_cast<uint32_t>(at));
   }
   k.spans = sig->operand_bytes(k.scalars, k.operands.size());
   const uint64_t cycles = kernel->cycles(k.scalars, machine_);

@@ -33,7 +33,19 @@ Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch:
 
 void Tile::wait_cycles(uint64_t cycles, CycleKind kind) {
   since_release_.add(kind, cycles);
-  if (cycles > 0) wait(sc_core::sc_time::from_value(cycles));
+  advance(cycles);
+}
+
+void Tile::advance(uint64_t cycles) {
+  ahead_ += cycles;
+  if (monitor_.synchronous_steps) catch_up();
+}
+
+void Tile::catch_up() {
+  if (ahead_ == 0) return;
+  const uint64_t cycles = ahead_;
+  ahead_ = 0;
+  wait(sc_core::sc_time::from_value(cycles));
 }
 
 CycleSplit Tile::path_now() const {
@@ -44,6 +56,7 @@ CycleSplit Tile::path_now() const {
 
 void Tile::released(SharedReleasePath path) {
   release_path_ = std::move(path);
+  ahead_ = 0;  // it resumes at the release
   since_release_ = CycleSplit{};
 }
 
@@ -56,7 +69,7 @@ void Tile::open_record(StepRole role, const void* step) {
   open_.open = true;
   open_.role = role;
   open_.step = step;
-  open_.start = sc_core::sc_time_stamp().value();
+  open_.start = now();
   open_.epoch = static_cast<uint32_t>(epoch_);
   open_.invocation = invocation_;
   open_.kernel = role == StepRole::Kernel ? &static_cast<const arch::KernelStep*>(step)->name : nullptr;
@@ -68,7 +81,7 @@ void Tile::close_record() {
   if (!open_.open) return;
   open_.open = false;
   if (!monitor_.profile) return;
-  const uint64_t end = sc_core::sc_time_stamp().value();
+  const uint64_t end = now();
   if (open_.role == StepRole::Kernel && !records_.empty()) {
     // Consecutive calls of one kernel with the same arguments share a sample (the stack's
     // profile does the same), so a long run of small calls stays one line.
@@ -109,7 +122,7 @@ RecordedHazard Tile::make_step_hazard(HazardClass kind, const std::string& what,
   h.hazard.step = true;
   h.phase = current_phase_;
   h.iteration = iteration();
-  h.cycle = sc_core::sc_time_stamp().value();
+  h.cycle = now();
   return h;
 }
 

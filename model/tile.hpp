@@ -58,6 +58,14 @@ class Tile : public sc_core::sc_module {
   // Reports what run_pending_kernels found (its SystemC thread or the release's only).
   void report_kernel_hazards();
   bool finished() const { return finished_; }
+  // The tile's own cycle. Between barriers a tile runs ahead of SystemC's time without
+  // yielding (temporal decoupling, docs/timing.md "Time"): it touches only its own state
+  // there, so nothing else can tell. It catches up at the end, or at every step boundary
+  // when RunMonitor::synchronous_steps.
+  uint64_t now() const { return sc_core::sc_time_stamp().value() + ahead_; }
+  // The barrier hands each participant its row's event count at the release.
+  void set_release_events(int64_t events) { release_events_ = events; }
+  int64_t release_events() const { return release_events_; }
   uint64_t finish_cycle() const { return finish_cycle_; }
   const std::vector<uint64_t>& invocation_ends() const { return invocation_ends_; }  // cycle per invocation
   // Byte ranges (address, bytes) copied at the end of every invocation but the last, after
@@ -102,9 +110,11 @@ class Tile : public sc_core::sc_module {
   void halt();
   void code_hazard(HazardClass kind, const std::string& detail);
 
-  // Issued instruction cycles are waited at step boundaries and barriers.
+  // Issued instruction cycles are counted at step boundaries and barriers.
   void issue(uint64_t cycles) { issued_ += cycles; }
   void flush_issued();
+  void advance(uint64_t cycles);  // the tile's time moves on by `cycles`
+  void catch_up();                // SystemC's time reaches the tile's
   void wait_cycles(uint64_t cycles, CycleKind kind);
   void step_hazard(HazardClass kind, const std::string& what, const std::string& detail);
   RecordedHazard make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const;
@@ -150,6 +160,8 @@ class Tile : public sc_core::sc_module {
   bool host_body_ = false;                   // inside a host program's body (until its sync 7)
   int64_t row_events_ = 0;                   // the row's event count, from the release
   uint64_t issued_ = 0;
+  uint64_t ahead_ = 0;  // cycles the tile has run past SystemC's time
+  int64_t release_events_ = 0;
   const arch::RepeatStep* entering_ = nullptr;
   struct Loop {
     const arch::RepeatStep* step;

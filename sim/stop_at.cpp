@@ -25,6 +25,7 @@ RowState row_state(const model::Tile& tile, const MemoryView& view) {
 void arm_stop(const RunOptions& options, model::RunMonitor& monitor) {
   if (!options.stop_at) return;
   const StopAt stop = *options.stop_at;
+  monitor.synchronous_steps = true;
   if (stop.kind == StopAt::Kind::Step) monitor.stop_step = std::make_pair(stop.tile, stop.step);
   if (stop.kind != StopAt::Kind::Phase && stop.kind != StopAt::Kind::Cycle) return;
   auto before = std::move(monitor.after_phase);

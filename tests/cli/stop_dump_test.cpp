@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "formats/npy.hpp"
 #include "formats/token.hpp"
@@ -77,6 +78,36 @@ TEST(StopDump, ABadStopOrDumpIsRefusedAndNothingIsWritten) {
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/d.bin"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/d.npy"));
+}
+
+// A run that may stop keeps every tile in step (each waits out its steps); any other run lets
+// tiles run ahead to their next barrier (docs/timing.md "Time"). Both must give the same
+// cycles, phase executions, critical path, profile and output bits: here the whole vit-tiny
+// model, once plain and once with a stop it never reaches.
+TEST(StopDump, TilesInStepForAStopGiveTheRunOfTilesRunningAhead) {
+  const std::string dir = temp_dir("stop_in_step");
+  const std::string package = dir + "/vit-tiny.pkg";
+  const auto built = run_lockstep({"build", source_path("configs/workloads/vit-tiny.yaml"), "-o", package});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const auto ahead = run_lockstep({"run", package, "--json", "--profile", dir + "/ahead.lsprof", "--output-dir", dir + "/ahead"});
+  const auto in_step = run_lockstep({"run", package, "--json", "--profile", dir + "/in-step.lsprof", "--output-dir",
+                                     dir + "/in-step", "--stop-at", "cycle:1000000000000"});
+  ASSERT_EQ(ahead.exit_code, 0) << ahead.err;
+  ASSERT_EQ(in_step.exit_code, 0) << in_step.err;
+  EXPECT_NE(in_step.err.find("the run never got there"), std::string::npos) << in_step.err;
+  const nlohmann::json a = nlohmann::json::parse(ahead.out), b = nlohmann::json::parse(in_step.out);
+  for (const char* key : {"total_cycles", "cycle_split", "executions", "invocations", "hazards"}) {
+    EXPECT_EQ(a[key], b[key]) << key;
+  }
+  EXPECT_EQ(a["executions"].size(), 3u + 15u * 2u);
+  EXPECT_EQ(read_file(dir + "/ahead.lsprof"), read_file(dir + "/in-step.lsprof"));
+  size_t outputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/ahead")) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(read_file(entry.path().string()), read_file(dir + "/in-step/" + name)) << name;
+    ++outputs;
+  }
+  EXPECT_GT(outputs, 0u);
 }
 
 }  // namespace
