@@ -1,9 +1,9 @@
 // When a run stops (model/run_monitor.hpp). Tiles run ahead of one another between barriers,
 // so a hazard stops the others only once they pass its cycle (one that runs later may still
 // find an earlier hazard); a request or a limit stops every tile at once.
-#include <gtest/gtest.h>
-
 #include "model/run_monitor.hpp"
+
+#include <gtest/gtest.h>
 
 namespace lockstep::model {
 namespace {
