@@ -437,27 +437,27 @@ inline void wide_rows(uint32_t rows, const float* a, size_t lda, const float* bp
 }
 #endif
 
-// The accumulators `acc` (panels of [rows][width], resized) from A ([rows][k] floats) and
-// packed B.
-inline void run(std::vector<float>& acc, const float* a, const float* bp, uint32_t rows, uint32_t k, uint32_t n,
-                Isa isa) {
+// Rows r0 .. r0 + height of the accumulators `acc` (panels of [rows][width]) from those rows
+// of A (`a`, [height][k] floats) and packed B. Each row's sums are its own, so the bits do not
+// depend on how rows are grouped.
+inline void run_rows(float* acc, const float* a, const float* bp, uint32_t r0, uint32_t height, uint32_t rows,
+                     uint32_t k, uint32_t n, Isa isa) {
   const Panels panels(n);
-  const RowBlocks blocks(rows);
-  acc.assign(panels.padded() * rows, 0.0f);  // FP16 +0
+  const RowBlocks blocks(height);
   for (uint32_t i = 0; i < panels.count; ++i) {
     const uint32_t width = panels.width(i);
     const float* panel = bp + size_t{i} * kPanel * k;
-    float* out = acc.data() + size_t{i} * kPanel * rows;
+    float* out = acc + size_t{i} * kPanel * rows + size_t{r0} * width;
 #if LOCKSTEP_AMP_X86
     if (isa == Isa::Avx512 && width == kPanel) {
-      wide_rows(rows, a, k, panel, k, out);
+      wide_rows(height, a, k, panel, k, out);
       continue;
     }
 #endif
     for (uint32_t j = 0; j < blocks.count; ++j) {
-      const uint32_t r0 = blocks.begin(j);
-      const float* ar = a + size_t{r0} * k;
-      float* o = out + size_t{r0} * width;
+      const uint32_t b0 = blocks.begin(j);
+      const float* ar = a + size_t{b0} * k;
+      float* o = out + size_t{b0} * width;
       if (width == kPanel) {
         block_rows<2>(blocks.size(j), ar, k, panel, k, o, isa);
       } else {
@@ -536,11 +536,18 @@ template <typename Pack, typename Store>
 void gemm(const uint16_t* a, uint32_t rows, uint32_t k, uint32_t n, Pack pack, Store store, Isa isa) {
   if (rows == 0 || n == 0) return;  // check() refuses these; RowBlocks needs a row
   Workspace& w = workspace();
-  w.a.resize(size_t{rows} * k);
-  to_float(a, w.a.data(), w.a.size(), isa);
   pack(w.b);
-  run(w.acc, w.a.data(), w.b.data(), rows, k, n, isa);
   const Panels panels(n);
+  w.acc.assign(panels.padded() * rows, 0.0f);  // FP16 +0
+  // A is widened a few rows at a time, just before every panel reads those rows: the FP16
+  // rows come from SRAM once, and their floats stay in cache.
+  constexpr uint32_t kChunk = 2 * kWideRowBlock;
+  w.a.resize(size_t{std::min(rows, kChunk)} * k);
+  for (uint32_t r0 = 0; r0 < rows; r0 += kChunk) {
+    const uint32_t height = std::min(kChunk, rows - r0);
+    to_float(a + size_t{r0} * k, w.a.data(), size_t{height} * k, isa);
+    run_rows(w.acc.data(), w.a.data(), w.b.data(), r0, height, rows, k, n, isa);
+  }
   for (uint32_t r = 0; r < rows; ++r) {
     for (uint32_t i = 0; i < panels.count; ++i) {
       const uint32_t c0 = i * kPanel, width = panels.width(i);

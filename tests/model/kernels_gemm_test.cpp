@@ -215,10 +215,12 @@ std::vector<uint16_t> reference_fp8(const std::vector<uint16_t>& input, const st
 struct Shape {
   uint32_t rows, k, n;
 };
-// Rows 1, K and n not multiples of 16, K shorter than one step, several steps and panels.
+// Rows 1, K and n not multiples of 16, K shorter than one step, several steps and panels,
+// rows over one and two of the 24-row chunks A is widened in (amp::gemm).
 const std::vector<Shape> kShapes = {{1, 1, 1},   {1, 17, 5},   {2, 16, 16},  {7, 33, 19},
                                     {6, 48, 32}, {13, 50, 40}, {5, 300, 3},  {12, 100, 37},
-                                    {19, 129, 70}, {9, 20, 24},  {4, 18, 8}};
+                                    {19, 129, 70}, {9, 20, 24},  {4, 18, 8},  {25, 16, 16},
+                                    {53, 40, 37}};
 
 // --- round-once -------------------------------------------------------------------------------
 
