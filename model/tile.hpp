@@ -1,7 +1,8 @@
 #pragma once
 // One tile: its SRAM and a supervisor thread that executes the tile's supervisor code (the
 // steps lowered by supervisor/supervisor_code.hpp, placed in SRAM). There is no clock: the thread
-// waits as long as the instructions it issued last, at each step boundary (docs/timing.md).
+// counts the cycles of the instructions it issues and runs ahead of SystemC's time up to its
+// next barrier (docs/timing.md "Time").
 #include <systemc>
 
 #include <cstdint>
