@@ -48,6 +48,17 @@ void Tile::decode_code() {
     const uint32_t at = (code_.symbols[s].address - code_.base) / 4;
     if (code_.symbols[s].intrinsic && at < words) intrinsic_at_[at] = static_cast<int32_t>(s);
   }
+  intrinsics_.assign(code_.symbols.size(), Intrinsic{});
+  for (size_t s = 0; s < code_.symbols.size(); ++s) {
+    const arch::CodeSymbol& symbol = code_.symbols[s];
+    if (!symbol.intrinsic) continue;
+    if (symbol.name == "lockstep_bulk_patch") {
+      intrinsics_[s].bulk_patch = true;
+    } else {
+      intrinsics_[s].kernel = find_kernel(symbol.kernel);
+      intrinsics_[s].signature = arch::find_kernel_signature(symbol.kernel);
+    }
+  }
 }
 
 void Tile::load_code() {
@@ -183,7 +194,7 @@ bool Tile::memory_word(uint32_t address, const char* what) {
     code_hazard(HazardClass::WriteOutOfRange, std::string(what) + " " + hex(address) + " outside SRAM or unaligned");
     return false;
   }
-  if (!pending_.empty() && pending_kernel_touches(address)) flush_kernels();
+  if (queued_ > 0 && pending_kernel_touches(address)) flush_kernels();
   return true;
 }
 
@@ -287,7 +298,7 @@ bool Tile::execute(const arch::Instruction& in, uint32_t index) {
       }
       const uint32_t at = (in.target - code_.base) / 4;
       if (in.target >= code_.base && at < intrinsic_at_.size() && intrinsic_at_[at] >= 0) {
-        call_intrinsic(code_.symbols[static_cast<size_t>(intrinsic_at_[at])]);
+        call_intrinsic(static_cast<size_t>(intrinsic_at_[at]));
         break;
       }
       pc_ = in.target;
@@ -363,9 +374,9 @@ void Tile::watched_store(uint32_t address, const std::string& writer) {
   monitor_.watcher->written(logical(), address, 4, memory_, writer, {at, current_phase_, iteration()});
 }
 
-void Tile::call_intrinsic(const arch::CodeSymbol& symbol) {
+void Tile::call_intrinsic(size_t symbol) {
   issue(kIntrinsicInstructions * machine_.supervisor_cycles_per_instruction);
-  if (symbol.name == "lockstep_bulk_patch") {
+  if (intrinsics_[symbol].bulk_patch) {
     bulk_patch();
   } else {
     launch_kernel(symbol);
@@ -373,9 +384,10 @@ void Tile::call_intrinsic(const arch::CodeSymbol& symbol) {
 }
 
 // The kernel sees what the registers hold: operand i in $m(2+i), then the scalars.
-void Tile::launch_kernel(const arch::CodeSymbol& symbol) {
-  const KernelDefinition* kernel = find_kernel(symbol.kernel);
-  const arch::KernelSignature* sig = arch::find_kernel_signature(symbol.kernel);
+void Tile::launch_kernel(size_t index) {
+  const arch::CodeSymbol& symbol = code_.symbols[index];
+  const KernelDefinition* kernel = intrinsics_[index].kernel;
+  const arch::KernelSignature* sig = intrinsics_[index].signature;
   if (kernel == nullptr || sig == nullptr) {
     code_hazard(HazardClass::Encoding, "call of " + symbol.name + ": no such kernel in the model");
     return;
@@ -384,8 +396,16 @@ void Tile::launch_kernel(const arch::CodeSymbol& symbol) {
   // (a Repeat of kernel calls) runs here in program order instead, which gives the same
   // memory, so the queue and the operand search over it stay short.
   constexpr size_t kMaxQueuedKernels = 256;
-  if (pending_.size() >= kMaxQueuedKernels) flush_kernels();
-  PendingKernel k{kernel, &symbol.kernel, {}, {}, {}, make_step_hazard(HazardClass::WriteOutOfRange, "kernel " + symbol.kernel, "")};
+  if (queued_ >= kMaxQueuedKernels) flush_kernels();
+  if (queued_ == pending_.size()) pending_.emplace_back();
+  PendingKernel& k = pending_[queued_];
+  k.kernel = kernel;
+  k.name = &symbol.kernel;
+  k.operands.clear();
+  k.scalars.clear();
+  k.cycle = now();
+  k.phase = current_phase_;
+  k.iteration = iteration();
   for (uint32_t i = 0; i < symbol.operands; ++i) k.operands.push_back(reg_[2 + i]);
   for (uint32_t j = 0; j < sig->scalars && 2 + symbol.operands + j < 10; ++j) {
     const uint32_t r = reg_[2 + symbol.operands + j];
@@ -403,7 +423,7 @@ void Tile::launch_kernel(const arch::CodeSymbol& symbol) {
   const uint64_t cycles = kernel->cycles(k.scalars, machine_);
   issue(cycles);
   if (open_.open) open_.kernel_cycles += cycles;
-  pending_.push_back(std::move(k));
+  ++queued_;
 }
 
 // The six-worker patcher: $m2 records of (word address, $m5 values), $m3 records, $m4 the

@@ -130,32 +130,44 @@ void Tile::step_hazard(HazardClass kind, const std::string& what, const std::str
   monitor_.report(make_step_hazard(kind, what, detail));
 }
 
+RecordedHazard Tile::kernel_hazard(const PendingKernel& k, HazardClass kind, std::string detail) const {
+  RecordedHazard h;
+  h.hazard.kind = kind;
+  h.hazard.tile = logical();
+  h.hazard.instruction = "kernel " + *k.name;
+  h.hazard.detail = std::move(detail);
+  h.hazard.step = true;
+  h.phase = k.phase;
+  h.iteration = k.iteration;
+  h.cycle = k.cycle;
+  return h;
+}
+
 void Tile::run_pending_kernels() {
-  for (PendingKernel& k : pending_) {
+  for (size_t q = 0; q < queued_; ++q) {
+    PendingKernel& k = pending_[q];
     // A kernel's operands must stay out of the code area (an indirect operand's target is
     // known only now).
     for (size_t i = 0; i < k.operands.size(); ++i) {
       if (uint64_t(k.operands[i]) + k.spans[i] <= code_.base || k.operands[i] >= code_.end()) continue;
-      k.context.hazard.kind = HazardClass::InstructionAccess;
-      k.context.hazard.detail = "operands[" + std::to_string(i) + "] " + hex(k.operands[i]) + "+" +
-                                std::to_string(k.spans[i]) + " overlaps the supervisor code area " +
-                                hex(code_.base) + ".." + hex(code_.end());
-      kernel_hazards_.push_back(k.context);
+      kernel_hazards_.push_back(kernel_hazard(k, HazardClass::InstructionAccess,
+                                              "operands[" + std::to_string(i) + "] " + hex(k.operands[i]) + "+" +
+                                                  std::to_string(k.spans[i]) + " overlaps the supervisor code area " +
+                                                  hex(code_.base) + ".." + hex(code_.end())));
     }
     try {
       k.kernel->execute(k.operands, k.scalars, memory_);
       if (monitor_.watcher != nullptr && monitor_.watcher->watches(logical())) {
         std::vector<std::pair<uint32_t, uint64_t>> operands;
         for (size_t i = 0; i < k.operands.size(); ++i) operands.emplace_back(k.operands[i], k.spans[i]);
-        monitor_.watcher->changed(logical(), memory_, "kernel " + *k.name,
-                                  {k.context.cycle, k.context.phase, k.context.iteration}, operands);
+        monitor_.watcher->changed(logical(), memory_, "kernel " + *k.name, {k.cycle, k.phase, k.iteration},
+                                  operands);
       }
     } catch (const std::out_of_range& e) {
-      k.context.hazard.detail = e.what();
-      kernel_hazards_.push_back(std::move(k.context));
+      kernel_hazards_.push_back(kernel_hazard(k, HazardClass::WriteOutOfRange, e.what()));
     }
   }
-  pending_.clear();
+  queued_ = 0;
 }
 
 void Tile::report_kernel_hazards() {
@@ -170,7 +182,8 @@ void Tile::flush_kernels() {
 
 // Whether a queued kernel's operand spans `address` (the validated signature's spans).
 bool Tile::pending_kernel_touches(uint32_t address) const {
-  for (const PendingKernel& k : pending_) {
+  for (size_t q = 0; q < queued_; ++q) {
+    const PendingKernel& k = pending_[q];
     for (size_t i = 0; i < k.operands.size(); ++i) {
       if (address + 4 > k.operands[i] && address < uint64_t(k.operands[i]) + k.spans[i]) return true;
     }

@@ -11,6 +11,7 @@
 
 #include "arch/machine.hpp"
 #include "arch/instruction.hpp"
+#include "arch/kernel_signatures.hpp"
 #include "formats/package.hpp"
 #include "supervisor/supervisor_code.hpp"
 #include "model/chip_interfaces.hpp"
@@ -53,7 +54,7 @@ class Tile : public sc_core::sc_module {
   // when something can observe its memory (a barrier release, the end of the run, or this
   // tile's own patch, pointer update or indirect operand). Tiles share no memory, so the
   // queues of many tiles may run on several threads and give the bits one thread gives.
-  bool has_pending_kernels() const { return !pending_.empty(); }
+  bool has_pending_kernels() const { return queued_ > 0; }
   // Runs this tile's queue in launch order; touches only this tile. Any thread.
   void run_pending_kernels();
   // Reports what run_pending_kernels found (its SystemC thread or the release's only).
@@ -101,8 +102,8 @@ class Tile : public sc_core::sc_module {
   bool execute(const arch::Instruction& in, uint32_t index);  // false: stop
   bool execute_host_body(const arch::Instruction& in);
   void barrier_sync(const arch::Instruction& in, uint32_t index);
-  void call_intrinsic(const arch::CodeSymbol& symbol);
-  void launch_kernel(const arch::CodeSymbol& symbol);
+  void call_intrinsic(size_t symbol);  // an index into code_.symbols
+  void launch_kernel(size_t symbol);
   void bulk_patch();
   bool memory_word(uint32_t address, const char* what);  // in SRAM, kernels flushed
   void put_csr(uint32_t csr, uint32_t value);
@@ -125,14 +126,21 @@ class Tile : public sc_core::sc_module {
   bool pending_kernel_touches(uint32_t address) const;
 
   struct PendingKernel {
-    const KernelDefinition* kernel;
-    const std::string* name;
+    const KernelDefinition* kernel = nullptr;
+    const std::string* name = nullptr;
     std::vector<uint32_t> operands;  // resolved byte addresses
     std::vector<int64_t> scalars;
     std::vector<uint64_t> spans;     // bytes each operand spans (its signature's, at launch)
-    RecordedHazard context;          // phase, iteration and cycle of the launch
+    uint64_t cycle = 0;              // of the launch, with its phase and iteration
+    uint32_t phase = 0;
+    uint32_t iteration = 0;
   };
+  // A hazard of a queued kernel, at its launch (built only when there is one).
+  RecordedHazard kernel_hazard(const PendingKernel& k, HazardClass kind, std::string detail) const;
+  // The queue is pending_[0, queued_); slots past it keep their vectors' capacity, so a
+  // launch rarely allocates (the proof's runs launch a kernel per received range).
   std::vector<PendingKernel> pending_;
+  size_t queued_ = 0;
   std::vector<RecordedHazard> kernel_hazards_;
 
   const arch::TileProgram& program_;
@@ -149,6 +157,12 @@ class Tile : public sc_core::sc_module {
   std::vector<arch::Instruction> decoded_;  // per code word (a two-word instruction's second: unused)
   std::vector<int32_t> first_site_;        // per code word: its first site, or -1
   std::vector<int32_t> intrinsic_at_;      // per code word: the intrinsic symbol there, or -1
+  struct Intrinsic {                       // per code symbol, resolved once
+    bool bulk_patch = false;
+    const KernelDefinition* kernel = nullptr;  // null: no such kernel in the model
+    const arch::KernelSignature* signature = nullptr;
+  };
+  std::vector<Intrinsic> intrinsics_;
   uint32_t pc_ = 0;
   uint32_t reg_[16] = {};
   uint32_t incoming_base_ = 0;
