@@ -7,6 +7,11 @@
 #include <new>
 
 #include <xxhash.h>
+#if defined(__x86_64__)
+// XXH3_64bits_dispatch, and Xxh3Stream's updates through it: the widest vector unit the CPU
+// has (AVX-512, AVX2 or SSE2), chosen at run time; the hash is the same on every path.
+#include <xxh_x86dispatch.h>
+#endif
 
 namespace lockstep::arch {
 
@@ -20,7 +25,13 @@ uint64_t fnv1a64(const uint8_t* data, size_t size, uint64_t seed) {
   return hash;
 }
 
-uint64_t xxh3_64(const uint8_t* data, size_t size) { return XXH3_64bits(data, size); }
+uint64_t xxh3_64(const uint8_t* data, size_t size) {
+#if defined(__x86_64__)
+  return XXH3_64bits_dispatch(data, size);
+#else
+  return XXH3_64bits(data, size);
+#endif
+}
 
 Xxh3Stream::Xxh3Stream() : state_(XXH3_createState()) {
   if (!state_) throw std::bad_alloc();

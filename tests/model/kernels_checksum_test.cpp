@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include <xxhash.h>  // the portable XXH3, without the x86 dispatch
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
@@ -47,6 +48,17 @@ TEST(ChecksumKernels, PublishedDigests) {
   memory.write(kSource, 1, &a);
   EXPECT_EQ(run_checksum("checksum", memory, 1), 0xaf63dc4c8601ec8cull);  // FNV-1a 64 of "a"
   EXPECT_EQ(arch::xxh3_64(nullptr, 0), 0x2d06800538d394c2ull);
+}
+
+// arch::xxh3_64 takes libxxhash's run-time dispatch (AVX-512 or AVX2 where the CPU has it);
+// the digest must be the portable entry point's at every length class.
+TEST(ChecksumKernels, DispatchedDigestIsThePortableOne) {
+  const std::vector<uint8_t> bytes = random_bytes(1 << 20, 11);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{3}, size_t{16}, size_t{17}, size_t{128}, size_t{129}, size_t{240},
+                   size_t{241}, size_t{1023}, size_t{1024}, size_t{4097}, size_t{65536}, bytes.size()}) {
+    SCOPED_TRACE(n);
+    EXPECT_EQ(arch::xxh3_64(bytes.data(), n), XXH3_64bits(bytes.data(), n));
+  }
 }
 
 TEST(ChecksumKernels, DigestTheSpanAsTheLibraryDoes) {
