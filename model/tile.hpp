@@ -138,7 +138,8 @@ class Tile : public sc_core::sc_module {
   // A hazard of a queued kernel, at its launch (built only when there is one).
   RecordedHazard kernel_hazard(const PendingKernel& k, HazardClass kind, std::string detail) const;
   // The queue is pending_[0, queued_); slots past it keep their vectors' capacity, so a
-  // launch rarely allocates (the proof's runs launch a kernel per received range).
+  // launch allocates only its operands' spans (the proof's runs launch a kernel per received
+  // range).
   std::vector<PendingKernel> pending_;
   size_t queued_ = 0;
   std::vector<RecordedHazard> kernel_hazards_;
