@@ -546,6 +546,11 @@ void gemm(const uint16_t* a, uint32_t rows, uint32_t k, uint32_t n, Pack pack, S
   for (uint32_t r0 = 0; r0 < rows; r0 += kChunk) {
     const uint32_t height = std::min(kChunk, rows - r0);
     to_float(a + size_t{r0} * k, w.a.data(), size_t{height} * k, isa);
+    if (r0 + height < rows) {  // the next rows come from memory while these are multiplied
+      const auto* next = reinterpret_cast<const char*>(a + size_t{r0 + height} * k);
+      const size_t bytes = size_t{std::min(kChunk, rows - r0 - height)} * k * sizeof(uint16_t);
+      for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(next + b);
+    }
     run_rows(w.acc.data(), w.a.data(), w.b.data(), r0, height, rows, k, n, isa);
   }
   for (uint32_t r = 0; r < rows; ++r) {
