@@ -92,7 +92,8 @@ void Tile::run() {
   pc_ = code_.program;
   reg_[kStackRegister] = code_.stack_top;
   const uint32_t words = static_cast<uint32_t>(decoded_.size());
-  while (!monitor_.stops(now() + issued_)) {
+  // SystemC's time is read only once the run is stopping: this test runs at every instruction.
+  while (!(monitor_.stopping() && monitor_.stops(now() + issued_))) {
     const uint32_t offset = pc_ - code_.base;
     if (pc_ < code_.base || offset % 4 != 0 || offset / 4 >= words) {
       code_hazard(HazardClass::InstructionAccess, "PC " + hex(pc_) + " outside the tile's code " +

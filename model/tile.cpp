@@ -113,34 +113,28 @@ void Tile::close_record() {
   records_.push_back(std::move(r));
 }
 
-RecordedHazard Tile::make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const {
+// A hazard of a step (supervisor code, a patch, a kernel) at the given phase, iteration and cycle.
+RecordedHazard Tile::step_hazard_at(HazardClass kind, std::string what, std::string detail, uint32_t phase,
+                                    uint32_t iteration, uint64_t cycle) const {
   RecordedHazard h;
   h.hazard.kind = kind;
   h.hazard.tile = logical();
-  h.hazard.instruction = what;
-  h.hazard.detail = detail;
+  h.hazard.instruction = std::move(what);
+  h.hazard.detail = std::move(detail);
   h.hazard.step = true;
-  h.phase = current_phase_;
-  h.iteration = iteration();
-  h.cycle = now();
+  h.phase = phase;
+  h.iteration = iteration;
+  h.cycle = cycle;
   return h;
 }
 
 void Tile::step_hazard(HazardClass kind, const std::string& what, const std::string& detail) {
-  monitor_.report(make_step_hazard(kind, what, detail));
+  monitor_.report(step_hazard_at(kind, what, detail, current_phase_, iteration(), now()));
 }
 
+// A queued kernel's hazard, at its launch.
 RecordedHazard Tile::kernel_hazard(const PendingKernel& k, HazardClass kind, std::string detail) const {
-  RecordedHazard h;
-  h.hazard.kind = kind;
-  h.hazard.tile = logical();
-  h.hazard.instruction = "kernel " + *k.name;
-  h.hazard.detail = std::move(detail);
-  h.hazard.step = true;
-  h.phase = k.phase;
-  h.iteration = k.iteration;
-  h.cycle = k.cycle;
-  return h;
+  return step_hazard_at(kind, "kernel " + *k.name, std::move(detail), k.phase, k.iteration, k.cycle);
 }
 
 void Tile::run_pending_kernels() {

@@ -119,7 +119,8 @@ class Tile : public sc_core::sc_module {
   void catch_up();                // SystemC's time reaches the tile's
   void wait_cycles(uint64_t cycles, CycleKind kind);
   void step_hazard(HazardClass kind, const std::string& what, const std::string& detail);
-  RecordedHazard make_step_hazard(HazardClass kind, const std::string& what, const std::string& detail) const;
+  RecordedHazard step_hazard_at(HazardClass kind, std::string what, std::string detail, uint32_t phase,
+                                uint32_t iteration, uint64_t cycle) const;
   void flush_kernels();  // run and report, in this tile's thread
   void open_record(StepRole role, const void* step);
   void close_record();
@@ -135,7 +136,8 @@ class Tile : public sc_core::sc_module {
     uint32_t phase = 0;
     uint32_t iteration = 0;
   };
-  // A hazard of a queued kernel, at its launch (built only when there is one).
+  // A hazard of a queued kernel, at its launch (built only when there is one: a launch keeps
+  // no strings).
   RecordedHazard kernel_hazard(const PendingKernel& k, HazardClass kind, std::string detail) const;
   // The queue is pending_[0, queued_); slots past it keep their vectors' capacity, so a
   // launch allocates only its operands' spans (the proof's runs launch a kernel per received
