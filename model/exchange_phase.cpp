@@ -105,8 +105,11 @@ void PhaseExecutor::build_timelines() {
   format_.resize(n);
   pointer_instr_.resize(n);
   format_instr_.resize(n);
-  ordinary_by_sender_.resize(n);
-  paired_by_sender_.resize(n);
+  size_t most_windows = 0;  // one per mux change, and one each mux's last value
+  for (uint32_t i = 0; i < n; ++i) most_windows += schedule(i).controls.size() + 2;
+  windows_.reserve(most_windows);
+  window_sender_.reserve(most_windows);
+  window_paired_.reserve(most_windows);
   for (uint32_t i = 0; i < n; ++i) {
     xpic_[i].initial = tile(i).incoming_mux;
     paired_[i].initial = tile(i).incoming_muxpair ? paired_mux_of_muxpair(*tile(i).incoming_muxpair, tile(i).physical)
@@ -137,6 +140,22 @@ void PhaseExecutor::build_timelines() {
     add_windows(i, xpic_[i], xpic_instr, false);
     add_windows(i, paired_[i], paired_instr, true);
   }
+  // Window ids per sender, in id order (a counting sort), ordinary and paired apart.
+  const auto by_sender = [&](bool paired) {
+    Groups g{std::vector<uint32_t>(n + 1, 0), {}};
+    for (uint32_t id = 0; id < windows_.size(); ++id) {
+      if (window_paired_[id] == paired) ++g.begin[window_sender_[id] + 1];
+    }
+    for (size_t t = 0; t < n; ++t) g.begin[t + 1] += g.begin[t];
+    g.order.resize(g.begin[n]);
+    std::vector<uint32_t> at(g.begin.begin(), g.begin.end() - 1);
+    for (uint32_t id = 0; id < windows_.size(); ++id) {
+      if (window_paired_[id] == paired) g.order[at[window_sender_[id]]++] = id;
+    }
+    return g;
+  };
+  ordinary_by_sender_ = by_sender(false);
+  paired_by_sender_ = by_sender(true);
 }
 
 // Turns a mux timeline into windows on participating senders.
@@ -153,9 +172,9 @@ void PhaseExecutor::add_windows(uint32_t receiver, const Timeline& line,
     if (value >= machine_.chip_tiles) return;  // neutral, host endpoints: no tile
     const auto sender = participant(physical);
     if (!sender) return;
-    Window w{receiver, start, end, opened_by, static_cast<uint32_t>(windows_.size())};
-    windows_.push_back(w);
-    (paired ? paired_by_sender_ : ordinary_by_sender_)[*sender].push_back(w);
+    windows_.push_back({receiver, start, end, opened_by, static_cast<uint32_t>(windows_.size())});
+    window_sender_.push_back(*sender);
+    window_paired_.push_back(paired ? 1 : 0);
   };
   for (size_t k = 0; k < line.changes.size(); ++k) {
     close(line.changes[k].first);
@@ -195,9 +214,20 @@ void PhaseExecutor::select_ordinary() {
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(selections_.size()), [&](uint32_t k) {
     const auto& sel = selections_[k];
     const auto& run = schedule(sel.sender).runs[sel.run];
-    pieces_[base + k] = {sel.receiver, sel.sender, run.byte_address() + uint64_t(sel.first_item) * 4,
-                         sel.items, 4, sel.mux_event + topology_.write_delay(tile(sel.receiver).physical),
-                         sel.mux_event, k};
+    WritePiece& p = pieces_[base + k];
+    p.receiver = sel.receiver;
+    p.sender = sel.sender;
+    p.source_address = run.byte_address() + uint64_t(sel.first_item) * 4;
+    p.write_event = sel.mux_event + topology_.write_delay(tile(sel.receiver).physical);
+    p.mux_event = sel.mux_event;
+    p.items = sel.items;
+    p.item_bytes = 4;
+    p.selection = k;
+    p.window = sel.window;
+    p.message = sel.message;
+    p.run = sel.run;
+    p.run_offset = sel.first_item * 4;
+    p.instruction = windows_[sel.window].instruction;
   });
 }
 
@@ -207,16 +237,16 @@ void PhaseExecutor::select_ordinary() {
 void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& into) const {
   struct Framed {
     int64_t start, end;
-    uint32_t index;  // in ordinary_by_sender_[s]
+    uint32_t index;  // in ordinary_by_sender_.of(s)
   };
   std::vector<Framed> framed;
   std::vector<uint32_t> candidates;
-  const auto& windows = ordinary_by_sender_[s];
+  const auto windows = ordinary_by_sender_.of(s);
   if (windows.empty()) return;
   const uint32_t ps = tile(s).physical;
   int64_t longest = 0;
   for (uint32_t k = 0; k < windows.size(); ++k) {
-    const Window& w = windows[k];
+    const Window& w = windows_[windows[k]];
     const uint32_t pd = tile(w.receiver).physical;
     if (ps == pd) continue;
     const int64_t latency = topology_.time_to_mux(ps, pd);
@@ -243,13 +273,13 @@ void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& int
     }
     std::sort(candidates.begin(), candidates.end());
     for (uint32_t k : candidates) {
-      const Window& w = windows[k];
+      const Window& w = windows_[windows[k]];
       const uint32_t pd = tile(w.receiver).physical;
       if ((uint32_t(topology_.direction(ps, pd)) & runs[r].directions()) == 0) continue;
       uint32_t k0, count;
       int64_t mux;
       if (!intersect(runs[r], topology_.time_to_mux(ps, pd), w, k0, count, mux)) continue;
-      into.push_back({w.receiver, s, r, k0, count, mux, w.id, false});
+      into.push_back({w.receiver, s, r, k0, count, w.id, runs[r].message, false, mux});
     }
   }
 }
@@ -261,18 +291,19 @@ void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& int
 void PhaseExecutor::select_paired() {
   const size_t first_paired = selections_.size();
   for (uint32_t s = 0; s < tiles_.size(); ++s) {
-    const auto& windows = paired_by_sender_[s];
+    const auto windows = paired_by_sender_.of(s);
     if (windows.empty()) continue;
     const auto& runs = schedule(s).runs;
     for (uint32_t r = 0; r < runs.size(); ++r) {
       if (runs[r].directions() == 0 || !runs[r].wide()) continue;
-      for (const auto& w : windows) {
+      for (const uint32_t id : windows) {
+        const Window& w = windows_[id];
         const uint32_t ps = tile(s).physical, pe = tile(w.receiver).physical;
         if ((uint32_t(topology_.direction(ps, pe)) & runs[r].directions()) == 0) continue;
         uint32_t k0, count;
         int64_t mux;
         if (!intersect(runs[r], topology_.paired_leave_to_mux(ps, pe), w, k0, count, mux)) continue;
-        selections_.push_back({w.receiver, s, r, k0, count, mux, w.id, true});
+        selections_.push_back({w.receiver, s, r, k0, count, w.id, runs[r].message, true, mux});
       }
     }
   }
@@ -301,8 +332,21 @@ void PhaseExecutor::select_paired() {
           check_format(m, early, sel.sender, fmt, write - 2);
         }
         if (fmt != 0) {
-          pieces_.push_back({m, sel.sender, run.byte_address() + uint64_t(sel.first_item + item) * 8,
-                             n, 8, write, sel.mux_event + item, k});
+          WritePiece p;
+          p.receiver = m;
+          p.sender = sel.sender;
+          p.source_address = run.byte_address() + uint64_t(sel.first_item + item) * 8;
+          p.write_event = write;
+          p.mux_event = sel.mux_event + item;
+          p.items = n;
+          p.item_bytes = 8;
+          p.selection = k;
+          p.window = sel.window;
+          p.message = sel.message;
+          p.run = sel.run;
+          p.run_offset = (sel.first_item + item) * 8;
+          p.instruction = windows_[sel.window].instruction;
+          pieces_.push_back(p);
           taken[mi] += n;
         }
         item += n;
@@ -345,18 +389,20 @@ void PhaseExecutor::assign_addresses() {
   for (ReceiverWrites& f : found) std::move(f.hazards.begin(), f.hazards.end(), std::back_inserter(out_.hazards));
 }
 
-// Receiver d's pieces in write order, cut where its PIC pointer changes.
-void PhaseExecutor::assign_receiver(uint32_t d, std::span<uint32_t> list, ReceiverWrites& into) {
-  std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-    const auto& x = pieces_[a];
-    const auto& y = pieces_[b];
-    return std::tie(x.write_event, x.sender, x.source_address) < std::tie(y.write_event, y.sender, y.source_address);
+// Receiver d's pieces in write order, cut where its PIC pointer changes. They are copied out
+// and sorted as values: a receiver's few thousand pieces then stay in cache.
+void PhaseExecutor::assign_receiver(uint32_t d, std::span<const uint32_t> list, ReceiverWrites& into) {
+  thread_local std::vector<WritePiece> mine;
+  mine.clear();
+  for (const uint32_t p : list) mine.push_back(pieces_[p]);
+  std::sort(mine.begin(), mine.end(), [](const WritePiece& x, const WritePiece& y) {
+    return std::tie(x.write_event, x.sender, x.source_address, x.selection) <
+           std::tie(y.write_event, y.sender, y.source_address, y.selection);
   });
   const auto& changes = pointer_[d].changes;
   size_t next_change = 0;
   std::optional<uint64_t> pointer;
-  for (uint32_t p : list) {
-    const WritePiece piece = pieces_[p];
+  for (const WritePiece& piece : mine) {
     int64_t event = piece.write_event;
     uint32_t done = 0;
     while (done < piece.items) {
@@ -382,11 +428,8 @@ bool PhaseExecutor::continues_last_write(const WritePiece& piece, uint64_t sourc
                                          int64_t event, const ReceiverWrites& into) const {
   if (into.writes.empty()) return false;
   const WriteRun& last = into.writes.back();
-  const Selection& previous = selections_[into.selections.back()];
-  const Selection& now = selections_[piece.selection];
-  const auto& runs = schedule(piece.sender).runs;
-  return last.sender == piece.sender && last.item_bytes == piece.item_bytes && previous.window == now.window &&
-         runs[previous.run].message == runs[now.run].message && uint64_t(last.address) + last.bytes == address &&
+  return last.sender == piece.sender && last.item_bytes == piece.item_bytes && into.last_window == piece.window &&
+         into.last_message == piece.message && uint64_t(last.address) + last.bytes == address &&
          uint64_t(last.source_address) + last.bytes == source &&
          last.first_write_event + last.bytes / last.item_bytes == event;
 }
@@ -394,8 +437,7 @@ bool PhaseExecutor::continues_last_write(const WritePiece& piece, uint64_t sourc
 void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t offset,
                                uint32_t items, int64_t event,
                                const std::optional<uint64_t>& pointer, ReceiverWrites& into) {
-  const auto& sel = selections_[piece.selection];
-  const uint32_t instr = windows_[sel.window].instruction;
+  const uint32_t instr = piece.instruction;
   const uint64_t source = piece.source_address + uint64_t(offset) * piece.item_bytes;
   const uint64_t bytes = uint64_t(items) * piece.item_bytes;
   if (!pointer) {
@@ -410,7 +452,7 @@ void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t off
       source < machine_.sram_base || source + bytes > machine_.sram_end) {
     const bool write_bad = address < machine_.sram_base || address + bytes > machine_.sram_end;
     into.hazards.push_back(make_hazard(HazardClass::WriteOutOfRange, write_bad ? d : piece.sender, event,
-           write_bad ? instr : schedule(piece.sender).runs[sel.run].instruction,
+           write_bad ? instr : schedule(piece.sender).runs[piece.run].instruction,
            write_bad ? "write " + hex(address) + ".." + hex(address + bytes) +
                            " outside SRAM " + hex(machine_.sram_base) + ".." + hex(machine_.sram_end)
                      : "send reads " + hex(source) + ".." + hex(source + bytes) + " outside SRAM"));
@@ -427,7 +469,7 @@ void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t off
   const int64_t mux_event = piece.mux_event + (event - piece.write_event);
   if (continues_last_write(piece, source, address, event, into)) {
     into.writes.back().bytes += static_cast<uint32_t>(bytes);
-    into.writes.back().last_run = sel.run;
+    into.writes.back().last_run = piece.run;
   } else {
     WriteRun w;
     w.receiver = d;
@@ -438,11 +480,13 @@ void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t off
     w.item_bytes = piece.item_bytes;
     w.first_write_event = event;
     w.first_mux_event = mux_event;
-    w.run = sel.run;
-    w.last_run = sel.run;
-    w.source_offset = static_cast<uint32_t>(source - schedule(piece.sender).runs[sel.run].byte_address());
+    w.run = piece.run;
+    w.last_run = piece.run;
+    w.source_offset = piece.run_offset + offset * piece.item_bytes;
     into.writes.push_back(w);
     into.selections.push_back(piece.selection);
+    into.last_window = piece.window;
+    into.last_message = piece.message;
   }
   if (trace_index_ && *trace_index_ == d) {
     trace(d, event,

@@ -92,8 +92,7 @@ void PhaseExecutor::check_messages() {
   };
   std::vector<uint32_t> first_message_of_window(windows_.size(), UINT32_MAX);
   for (const auto& sel : selections_) {
-    const uint32_t message = schedule(sel.sender).runs[sel.run].message;
-    first_message_of_window[sel.window] = std::min(first_message_of_window[sel.window], message);
+    first_message_of_window[sel.window] = std::min(first_message_of_window[sel.window], sel.message);
   }
   Groups of_sender = group_by(selections_.size(), tiles_.size(), [&](size_t k) { return selections_[k].sender; });
   // Per sender in parallel: each (message, receiver) must take the message's every item.
@@ -112,7 +111,7 @@ void PhaseExecutor::check_messages() {
     takes.reserve(selections.size());
     for (uint32_t k : selections) {
       const auto& sel = selections_[k];
-      takes.push_back({schedule(s).runs[sel.run].message, sel.receiver, k});
+      takes.push_back({sel.message, sel.receiver, k});
     }
     std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
       return std::tie(a.message, a.receiver, a.selection) < std::tie(b.message, b.receiver, b.selection);
@@ -201,8 +200,7 @@ void PhaseExecutor::check_receive_overlaps() {
     list.reserve(selections.size());
     for (uint32_t k : selections) {
       const auto& sel = selections_[k];
-      list.push_back({sel.mux_event, sel.mux_event + sel.items - 1, sel.window, sel.sender,
-                      schedule(sel.sender).runs[sel.run].message});
+      list.push_back({sel.mux_event, sel.mux_event + sel.items - 1, sel.window, sel.sender, sel.message});
     }
     merge(list);
     check(d, list, "mux", found[d]);
@@ -211,7 +209,7 @@ void PhaseExecutor::check_receive_overlaps() {
       const auto& w = out_.writes[k];
       const auto& sel = selections_[write_selection_[k]];
       list.push_back({w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1, sel.window,
-                      sel.sender, schedule(sel.sender).runs[sel.run].message});
+                      sel.sender, sel.message});
     }
     merge(list);
     check(d, list, "write", found[d]);

@@ -53,24 +53,32 @@ struct Selection {
   uint32_t run = 0;       // index in the sender's schedule
   uint32_t first_item = 0;
   uint32_t items = 0;
-  int64_t mux_event = 0;  // event item first_item was selected
   uint32_t window = 0;
+  uint32_t message = 0;   // the run's, kept here so the checks need not look the run up
   bool paired = false;
+  int64_t mux_event = 0;  // event item first_item was selected
 };
 
 using arch::group_by;  // selections, pieces and writes by tile (io/parallel.hpp)
 using arch::Groups;
 
-// Selected items as they reach one receiver's SRAM, before the pointer gives addresses.
+// Selected items as they reach one receiver's SRAM, before the pointer gives addresses. It
+// carries what its writes need of its selection, window and run: a receiver's pieces are
+// then worked through in its own cache-sized copy, not by looking each one up.
 struct WritePiece {
   uint32_t receiver = 0;
   uint32_t sender = 0;
   uint64_t source_address = 0;
-  uint32_t items = 0;
-  uint32_t item_bytes = 4;
   int64_t write_event = 0;
   int64_t mux_event = 0;
+  uint32_t items = 0;
+  uint32_t item_bytes = 4;
   uint32_t selection = 0;
+  uint32_t window = 0;
+  uint32_t message = 0;
+  uint32_t run = 0;
+  uint32_t run_offset = 0;   // source_address less the run's first byte
+  uint32_t instruction = 0;  // the control that opened the window
 };
 
 class PhaseExecutor {
@@ -92,8 +100,10 @@ class PhaseExecutor {
   std::vector<std::vector<uint32_t>> pointer_instr_;  // instruction of each pointer change
   std::vector<std::vector<uint32_t>> format_instr_;   // instruction of each format change
   std::set<std::pair<uint32_t, uint32_t>> format_checked_;  // (member, sender) pairs checked
-  std::vector<std::vector<Window>> ordinary_by_sender_, paired_by_sender_;
   std::vector<Window> windows_;  // every window, by id
+  std::vector<uint32_t> window_sender_;  // each window's sender, by id
+  std::vector<uint8_t> window_paired_;   // whether a window is a paired mux's, by id
+  Groups ordinary_by_sender_, paired_by_sender_;  // window ids per sender, in id order
   std::vector<Selection> selections_;
   std::vector<WritePiece> pieces_;
   std::vector<uint32_t> write_selection_;
@@ -152,9 +162,10 @@ class PhaseExecutor {
     std::vector<WriteRun> writes;
     std::vector<uint32_t> selections;
     std::vector<ModelHazard> hazards;
+    uint32_t last_window = 0, last_message = 0;  // of the last write's first piece
   };
   void assign_addresses();
-  void assign_receiver(uint32_t d, std::span<uint32_t> pieces, ReceiverWrites& into);
+  void assign_receiver(uint32_t d, std::span<const uint32_t> pieces, ReceiverWrites& into);
   bool continues_last_write(const WritePiece& piece, uint64_t source, uint64_t address, int64_t event,
                             const ReceiverWrites& into) const;
   void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items,
