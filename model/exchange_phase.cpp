@@ -32,6 +32,8 @@ PhaseOutcome PhaseExecutor::run() {
   check_controls();
   select_ordinary();
   select_paired();
+  selections_of_receiver_ =
+      group_by(selections_.size(), tiles_.size(), [&](size_t k) { return selections_[k].receiver; });
   assign_addresses();
   writes_of_ = group_by(out_.writes.size(), tiles_.size(), [&](size_t k) { return out_.writes[k].receiver; });
   check_messages();
@@ -202,33 +204,36 @@ bool PhaseExecutor::intersect(const SendRun& r, int64_t latency, const Window& w
 // Senders are worked out in parallel and their selections appended in sender order, as one
 // thread would.
 void PhaseExecutor::select_ordinary() {
-  std::vector<std::vector<Selection>> found(tiles_.size());
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()),
-                    [&](uint32_t s) { select_ordinary_from(s, found[s]); });
-  size_t total = selections_.size();
-  for (const auto& f : found) total += f.size();
-  selections_.reserve(total);
-  for (const auto& f : found) selections_.insert(selections_.end(), f.begin(), f.end());
-  const size_t base = pieces_.size();
-  pieces_.resize(base + selections_.size());
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(selections_.size()), [&](uint32_t k) {
-    const auto& sel = selections_[k];
-    const auto& run = schedule(sel.sender).runs[sel.run];
-    WritePiece& p = pieces_[base + k];
-    p.receiver = sel.receiver;
-    p.sender = sel.sender;
-    p.source_address = run.byte_address() + uint64_t(sel.first_item) * 4;
-    p.write_event = sel.mux_event + topology_.write_delay(tile(sel.receiver).physical);
-    p.mux_event = sel.mux_event;
-    p.items = sel.items;
-    p.item_bytes = 4;
-    p.selection = k;
-    p.window = sel.window;
-    p.message = sel.message;
-    p.run = sel.run;
-    p.run_offset = sel.first_item * 4;
-    p.instruction = windows_[sel.window].instruction;
+  const size_t n = tiles_.size();
+  std::vector<std::vector<Selection>> found(n);
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t s) { select_ordinary_from(s, found[s]); });
+  ordinary_of_sender_.assign(n + 1, 0);
+  for (size_t s = 0; s < n; ++s) ordinary_of_sender_[s + 1] = ordinary_of_sender_[s] + static_cast<uint32_t>(found[s].size());
+  selections_.resize(ordinary_of_sender_[n]);
+  tbb::parallel_for(size_t{0}, n, [&](size_t s) {
+    std::copy(found[s].begin(), found[s].end(), selections_.begin() + ordinary_of_sender_[s]);
   });
+  first_paired_ = selections_.size();
+}
+
+// Ordinary selection k as the one piece it writes.
+WritePiece PhaseExecutor::ordinary_piece(uint32_t k) const {
+  const Selection& sel = selections_[k];
+  WritePiece p;
+  p.receiver = sel.receiver;
+  p.sender = sel.sender;
+  p.source_address = sel.source_address;
+  p.write_event = sel.mux_event + topology_.write_delay(tile(sel.receiver).physical);
+  p.mux_event = sel.mux_event;
+  p.items = sel.items;
+  p.item_bytes = 4;
+  p.selection = k;
+  p.window = sel.window;
+  p.message = sel.message;
+  p.run = sel.run;
+  p.run_offset = sel.first_item * 4;
+  p.instruction = windows_[sel.window].instruction;
+  return p;
 }
 
 // Sender s's windows moved into its frame (start and end minus the route latency) and
@@ -279,7 +284,8 @@ void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& int
       uint32_t k0, count;
       int64_t mux;
       if (!intersect(runs[r], topology_.time_to_mux(ps, pd), w, k0, count, mux)) continue;
-      into.push_back({w.receiver, s, r, k0, count, w.id, runs[r].message, false, mux});
+      into.push_back({w.receiver, s, r, k0, count, w.id, runs[r].message, false, mux,
+                      runs[r].byte_address() + uint64_t(k0) * 4});
     }
   }
 }
@@ -290,7 +296,9 @@ void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& int
 // whose format is non-zero two events before the write.
 void PhaseExecutor::select_paired() {
   const size_t first_paired = selections_.size();
+  paired_of_sender_.assign(tiles_.size() + 1, static_cast<uint32_t>(first_paired));
   for (uint32_t s = 0; s < tiles_.size(); ++s) {
+    paired_of_sender_[s] = static_cast<uint32_t>(selections_.size());
     const auto windows = paired_by_sender_.of(s);
     if (windows.empty()) continue;
     const auto& runs = schedule(s).runs;
@@ -303,10 +311,12 @@ void PhaseExecutor::select_paired() {
         uint32_t k0, count;
         int64_t mux;
         if (!intersect(runs[r], topology_.paired_leave_to_mux(ps, pe), w, k0, count, mux)) continue;
-        selections_.push_back({w.receiver, s, r, k0, count, w.id, runs[r].message, true, mux});
+        selections_.push_back({w.receiver, s, r, k0, count, w.id, runs[r].message, true, mux,
+                               runs[r].byte_address() + uint64_t(k0) * 8});
       }
     }
   }
+  paired_of_sender_[tiles_.size()] = static_cast<uint32_t>(selections_.size());
   for (uint32_t k = static_cast<uint32_t>(first_paired); k < selections_.size(); ++k) {
     const auto sel = selections_[k];
     const auto& run = schedule(sel.sender).runs[sel.run];
@@ -346,7 +356,7 @@ void PhaseExecutor::select_paired() {
           p.run = sel.run;
           p.run_offset = (sel.first_item + item) * 8;
           p.instruction = windows_[sel.window].instruction;
-          pieces_.push_back(p);
+          paired_pieces_.push_back(p);
           taken[mi] += n;
         }
         item += n;
@@ -372,11 +382,12 @@ void PhaseExecutor::select_paired() {
 // Pointer in effect at each write event; auto-increment per word (2 per paired item).
 void PhaseExecutor::assign_addresses() {
   const size_t n = tiles_.size();
-  Groups of_receiver = group_by(pieces_.size(), n, [&](size_t p) { return pieces_[p].receiver; });
+  const Groups paired_of_receiver =
+      group_by(paired_pieces_.size(), n, [&](size_t p) { return paired_pieces_[p].receiver; });
   // (Only the traced receiver's task appends to the trace.)
   std::vector<ReceiverWrites> found(n);
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n),
-                    [&](uint32_t d) { assign_receiver(d, of_receiver.of(d), found[d]); });
+                    [&](uint32_t d) { assign_receiver(d, paired_of_receiver.of(d), found[d]); });
   // Appended in receiver order, each receiver's block copied in parallel.
   std::vector<size_t> at(n + 1, out_.writes.size());
   for (size_t d = 0; d < n; ++d) at[d + 1] = at[d] + found[d].writes.size();
@@ -391,10 +402,13 @@ void PhaseExecutor::assign_addresses() {
 
 // Receiver d's pieces in write order, cut where its PIC pointer changes. They are copied out
 // and sorted as values: a receiver's few thousand pieces then stay in cache.
-void PhaseExecutor::assign_receiver(uint32_t d, std::span<const uint32_t> list, ReceiverWrites& into) {
+void PhaseExecutor::assign_receiver(uint32_t d, std::span<const uint32_t> paired, ReceiverWrites& into) {
   thread_local std::vector<WritePiece> mine;
   mine.clear();
-  for (const uint32_t p : list) mine.push_back(pieces_[p]);
+  for (const uint32_t k : selections_of_receiver_.of(d)) {
+    if (k < first_paired_) mine.push_back(ordinary_piece(k));
+  }
+  for (const uint32_t p : paired) mine.push_back(paired_pieces_[p]);
   std::sort(mine.begin(), mine.end(), [](const WritePiece& x, const WritePiece& y) {
     return std::tie(x.write_event, x.sender, x.source_address, x.selection) <
            std::tie(y.write_event, y.sender, y.source_address, y.selection);

@@ -17,8 +17,10 @@ namespace lockstep::model::phase_executor {
 using arch::hex;
 
 // Hazards 8 and 9: one PIC and one XPIC control per event; none at a message's start.
+// Tiles in parallel, their hazards appended in tile order.
 void PhaseExecutor::check_controls() {
-  for (uint32_t i = 0; i < tiles_.size(); ++i) {
+  std::vector<std::vector<ModelHazard>> found(tiles_.size());
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t i) {
     const auto& controls = schedule(i).controls;
     // Controls are sorted by event: per event, PIC controls then XPIC ones, in row order.
     std::vector<uint32_t> pic, xpic;
@@ -31,9 +33,9 @@ void PhaseExecutor::check_controls() {
       }
       for (const auto* list : {&pic, &xpic}) {
         if (list->size() > 1) {
-          hazard(HazardClass::SimultaneousControls, i, controls[a].event, (*list)[1],
-                 std::to_string(list->size()) + (list == &xpic ? " XPIC" : " PIC") +
-                     " controls at event " + std::to_string(controls[a].event));
+          found[i].push_back(make_hazard(HazardClass::SimultaneousControls, i, controls[a].event, (*list)[1],
+                                         std::to_string(list->size()) + (list == &xpic ? " XPIC" : " PIC") +
+                                             " controls at event " + std::to_string(controls[a].event)));
         }
       }
       a = b;
@@ -45,16 +47,15 @@ void PhaseExecutor::check_controls() {
                                    [](const Control& c, int64_t e) { return c.event < e; });
       for (auto c_it = from; c_it != controls.end() && c_it->event <= r.first_event; ++c_it) {
         const Control& c = *c_it;
-        {
-          hazard(HazardClass::ControlAtMessageStart, i, c.event, c.instruction,
-                 "control at event " + std::to_string(c.event) + ", the " +
-                     (c.event == r.issue_event ? "issue" : "first-word") +
-                     " event of the message sent by the instruction at row offset " +
-                     std::to_string(schedule(i).instructions[r.instruction].byte_offset));
-        }
+        found[i].push_back(make_hazard(HazardClass::ControlAtMessageStart, i, c.event, c.instruction,
+                                       "control at event " + std::to_string(c.event) + ", the " +
+                                           (c.event == r.issue_event ? "issue" : "first-word") +
+                                           " event of the message sent by the instruction at row offset " +
+                                           std::to_string(schedule(i).instructions[r.instruction].byte_offset)));
       }
     }
-  }
+  });
+  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
 }
 
 // The two forms of a paired receive's format (spec section 6) told apart: a row's format
@@ -90,16 +91,21 @@ void PhaseExecutor::check_messages() {
   struct Take {
     uint32_t message, receiver, selection;
   };
+  // A window belongs to one receiver, and so do the selections it makes: receivers in parallel.
   std::vector<uint32_t> first_message_of_window(windows_.size(), UINT32_MAX);
-  for (const auto& sel : selections_) {
-    first_message_of_window[sel.window] = std::min(first_message_of_window[sel.window], sel.message);
-  }
-  Groups of_sender = group_by(selections_.size(), tiles_.size(), [&](size_t k) { return selections_[k].sender; });
+  tbb::parallel_for(size_t{0}, tiles_.size(), [&](size_t d) {
+    for (const uint32_t k : selections_of_receiver_.of(d)) {
+      const Selection& sel = selections_[k];
+      first_message_of_window[sel.window] = std::min(first_message_of_window[sel.window], sel.message);
+    }
+  });
   // Per sender in parallel: each (message, receiver) must take the message's every item.
   // Hazards are appended in (sender, message, receiver) order.
   std::vector<std::vector<ModelHazard>> found(tiles_.size());
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t s) {
-    const auto selections = of_sender.of(s);
+    std::vector<uint32_t> selections;  // the sender's, in index order
+    for (uint32_t k = ordinary_of_sender_[s]; k < ordinary_of_sender_[s + 1]; ++k) selections.push_back(k);
+    for (uint32_t k = paired_of_sender_[s]; k < paired_of_sender_[s + 1]; ++k) selections.push_back(k);
     if (selections.empty()) return;
     std::vector<uint64_t> items_of_message;
     for (const auto& r : schedule(s).runs) {
@@ -190,13 +196,11 @@ void PhaseExecutor::check_receive_overlaps() {
       reach = std::max(reach, iv.end);
     }
   };
-  Groups of_receiver =
-      group_by(selections_.size(), tiles_.size(), [&](size_t k) { return selections_[k].receiver; });
   // Receivers in parallel; their hazards are appended in receiver order (mux, then write).
   std::vector<std::vector<ModelHazard>> found(tiles_.size());
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t d) {
     std::vector<Interval> list;
-    const auto selections = of_receiver.of(d);
+    const auto selections = selections_of_receiver_.of(d);
     list.reserve(selections.size());
     for (uint32_t k : selections) {
       const auto& sel = selections_[k];
@@ -314,35 +318,37 @@ void PhaseExecutor::check_paired() {
   }
 }
 
-// A word written twice in one phase.
+// A word written twice in one phase. Receivers in parallel, their hazards appended in order.
 void PhaseExecutor::check_double_writes() {
-  for (uint32_t d = 0; d < tiles_.size(); ++d) {
+  std::vector<std::vector<ModelHazard>> found(tiles_.size());
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t d) {
     const auto writes = writes_of_.of(d);
-    std::vector<size_t> list(writes.begin(), writes.end());
-    std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+    std::vector<uint32_t> list(writes.begin(), writes.end());
+    std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
       const auto& x = out_.writes[a];
       const auto& y = out_.writes[b];
       return std::tie(x.address, x.first_write_event) < std::tie(y.address, y.first_write_event);
     });
     uint64_t reach = 0;
     size_t reach_write = SIZE_MAX;
-    for (size_t k : list) {
+    for (const uint32_t k : list) {
       const auto& w = out_.writes[k];
       if (reach_write != SIZE_MAX && w.address < reach) {
         const auto& other = out_.writes[reach_write];
         const int64_t event = std::max(w.first_write_event, other.first_write_event);
-        hazard(HazardClass::DoubleWrite, d, event,
-               windows_[selections_[write_selection_[k]].window].instruction,
-               "word " + hex(w.address) + " written twice in the phase (from tiles " +
-                   std::to_string(tile(other.sender).logical) + " and " +
-                   std::to_string(tile(w.sender).logical) + ")");
+        found[d].push_back(make_hazard(HazardClass::DoubleWrite, d, event,
+                                       windows_[selections_[write_selection_[k]].window].instruction,
+                                       "word " + hex(w.address) + " written twice in the phase (from tiles " +
+                                           std::to_string(tile(other.sender).logical) + " and " +
+                                           std::to_string(tile(w.sender).logical) + ")"));
       }
       if (reach_write == SIZE_MAX || uint64_t(w.address) + w.bytes > reach) {
         reach = uint64_t(w.address) + w.bytes;
         reach_write = k;
       }
     }
-  }
+  });
+  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
 }
 
 // Hazard 5: every row must leave its muxes neutral.

@@ -57,6 +57,7 @@ struct Selection {
   uint32_t message = 0;   // the run's, kept here so the checks need not look the run up
   bool paired = false;
   int64_t mux_event = 0;  // event item first_item was selected
+  uint64_t source_address = 0;  // of item first_item
 };
 
 using arch::group_by;  // selections, pieces and writes by tile (io/parallel.hpp)
@@ -64,7 +65,8 @@ using arch::Groups;
 
 // Selected items as they reach one receiver's SRAM, before the pointer gives addresses. It
 // carries what its writes need of its selection, window and run: a receiver's pieces are
-// then worked through in its own cache-sized copy, not by looking each one up.
+// made in its own cache-sized list, not looked up one by one. An ordinary selection is one
+// piece (made from it there); a paired one gives a piece per member and format.
 struct WritePiece {
   uint32_t receiver = 0;
   uint32_t sender = 0;
@@ -104,8 +106,13 @@ class PhaseExecutor {
   std::vector<uint32_t> window_sender_;  // each window's sender, by id
   std::vector<uint8_t> window_paired_;   // whether a window is a paired mux's, by id
   Groups ordinary_by_sender_, paired_by_sender_;  // window ids per sender, in id order
-  std::vector<Selection> selections_;
-  std::vector<WritePiece> pieces_;
+  std::vector<Selection> selections_;  // ordinary ones in sender order, then paired ones
+  // Sender s's ordinary selections start at ordinary_of_sender_[s], its paired ones at
+  // paired_of_sender_[s]; first_paired_ is the first paired selection.
+  std::vector<uint32_t> ordinary_of_sender_, paired_of_sender_;
+  size_t first_paired_ = 0;
+  Groups selections_of_receiver_;
+  std::vector<WritePiece> paired_pieces_;
   std::vector<uint32_t> write_selection_;
   Groups writes_of_;  // write indices per receiver
 
@@ -165,7 +172,8 @@ class PhaseExecutor {
     uint32_t last_window = 0, last_message = 0;  // of the last write's first piece
   };
   void assign_addresses();
-  void assign_receiver(uint32_t d, std::span<const uint32_t> pieces, ReceiverWrites& into);
+  void assign_receiver(uint32_t d, std::span<const uint32_t> paired_pieces, ReceiverWrites& into);
+  WritePiece ordinary_piece(uint32_t k) const;
   bool continues_last_write(const WritePiece& piece, uint64_t source, uint64_t address, int64_t event,
                             const ReceiverWrites& into) const;
   void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items,
