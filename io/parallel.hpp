@@ -17,7 +17,9 @@
 namespace lockstep::arch {
 
 // Items 0..count-1 grouped by key(i) < groups, each group in item order (a counting sort):
-// of(g) lists group g's items.
+// of(g) lists group g's items. A large count is counted and placed in blocks in parallel
+// (key must be safe to call from several threads); each block's items keep their order
+// and go after the earlier blocks' in every group, so the result is the one-thread one.
 struct Groups {
   std::vector<uint32_t> begin, order;
   size_t size() const { return begin.size() - 1; }
@@ -26,11 +28,29 @@ struct Groups {
 };
 template <class Key>
 Groups group_by(size_t count, size_t groups, Key key) {
+  constexpr size_t kItemsPerBlock = size_t{1} << 16, kMostBlocks = 16, kMostCounters = size_t{1} << 22;
+  const size_t blocks =
+      std::max<size_t>(1, std::min({kMostBlocks, count / kItemsPerBlock, kMostCounters / std::max<size_t>(1, groups)}));
+  const auto first = [&](size_t b) { return count * b / blocks; };
+  // next[b * groups + g]: where block b's next item of group g goes.
+  std::vector<uint32_t> next(blocks * groups, 0);
+  tbb::parallel_for(size_t{0}, blocks, [&](size_t b) {
+    for (size_t i = first(b); i < first(b + 1); ++i) ++next[b * groups + key(i)];
+  });
   Groups out{std::vector<uint32_t>(groups + 1, 0), std::vector<uint32_t>(count)};
-  for (size_t i = 0; i < count; ++i) ++out.begin[key(i) + 1];
-  for (size_t g = 0; g < groups; ++g) out.begin[g + 1] += out.begin[g];
-  std::vector<uint32_t> at(out.begin.begin(), out.begin.end() - 1);
-  for (size_t i = 0; i < count; ++i) out.order[at[key(i)]++] = static_cast<uint32_t>(i);
+  uint32_t placed = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    out.begin[g] = placed;
+    for (size_t b = 0; b < blocks; ++b) {
+      const uint32_t items = next[b * groups + g];
+      next[b * groups + g] = placed;
+      placed += items;
+    }
+  }
+  out.begin[groups] = placed;
+  tbb::parallel_for(size_t{0}, blocks, [&](size_t b) {
+    for (size_t i = first(b); i < first(b + 1); ++i) out.order[next[b * groups + key(i)]++] = static_cast<uint32_t>(i);
+  });
   return out;
 }
 // The same with as many groups as the largest key needs.

@@ -99,6 +99,7 @@ uint32_t PhaseExecutor::paired_mux_of_muxpair(uint32_t muxpair, uint32_t physica
   return muxpair ^ 2u ^ (physical & 2u);
 }
 
+// Tiles in parallel: each its own timelines and windows; window ids then follow tile order.
 void PhaseExecutor::build_timelines() {
   const size_t n = tiles_.size();
   xpic_.resize(n);
@@ -107,12 +108,8 @@ void PhaseExecutor::build_timelines() {
   format_.resize(n);
   pointer_instr_.resize(n);
   format_instr_.resize(n);
-  size_t most_windows = 0;  // one per mux change, and one each mux's last value
-  for (uint32_t i = 0; i < n; ++i) most_windows += schedule(i).controls.size() + 2;
-  windows_.reserve(most_windows);
-  window_sender_.reserve(most_windows);
-  window_paired_.reserve(most_windows);
-  for (uint32_t i = 0; i < n; ++i) {
+  std::vector<std::vector<OpenWindow>> found(n);
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t i) {
     xpic_[i].initial = tile(i).incoming_mux;
     paired_[i].initial = tile(i).incoming_muxpair ? paired_mux_of_muxpair(*tile(i).incoming_muxpair, tile(i).physical)
                                                   : tile(i).paired_mux;
@@ -139,30 +136,35 @@ void PhaseExecutor::build_timelines() {
           break;
       }
     }
-    add_windows(i, xpic_[i], xpic_instr, false);
-    add_windows(i, paired_[i], paired_instr, true);
-  }
-  // Window ids per sender, in id order (a counting sort), ordinary and paired apart.
-  const auto by_sender = [&](bool paired) {
-    Groups g{std::vector<uint32_t>(n + 1, 0), {}};
-    for (uint32_t id = 0; id < windows_.size(); ++id) {
-      if (window_paired_[id] == paired) ++g.begin[window_sender_[id] + 1];
+    add_windows(i, xpic_[i], xpic_instr, false, found[i]);
+    add_windows(i, paired_[i], paired_instr, true, found[i]);
+  });
+  std::vector<size_t> first_id(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) first_id[i + 1] = first_id[i] + found[i].size();
+  windows_.resize(first_id[n]);
+  std::vector<uint32_t> key(first_id[n]);  // sender, or n + sender for a paired mux's window
+  tbb::parallel_for(size_t{0}, n, [&](size_t i) {
+    for (size_t k = 0; k < found[i].size(); ++k) {
+      const auto id = static_cast<uint32_t>(first_id[i] + k);
+      windows_[id] = found[i][k].window;
+      windows_[id].id = id;
+      key[id] = found[i][k].sender + (found[i][k].paired ? static_cast<uint32_t>(n) : 0u);
     }
-    for (size_t t = 0; t < n; ++t) g.begin[t + 1] += g.begin[t];
-    g.order.resize(g.begin[n]);
-    std::vector<uint32_t> at(g.begin.begin(), g.begin.end() - 1);
-    for (uint32_t id = 0; id < windows_.size(); ++id) {
-      if (window_paired_[id] == paired) g.order[at[window_sender_[id]]++] = id;
-    }
-    return g;
-  };
-  ordinary_by_sender_ = by_sender(false);
-  paired_by_sender_ = by_sender(true);
+  });
+  // Window ids per sender, in id order, ordinary and paired apart.
+  Groups both = group_by(key.size(), 2 * n, [&](size_t id) { return key[id]; });
+  const uint32_t ordinary = both.begin[n];
+  paired_by_sender_.begin.assign(both.begin.begin() + static_cast<std::ptrdiff_t>(n), both.begin.end());
+  for (uint32_t& b : paired_by_sender_.begin) b -= ordinary;
+  paired_by_sender_.order.assign(both.order.begin() + ordinary, both.order.end());
+  both.begin.resize(n + 1);
+  both.order.resize(ordinary);
+  ordinary_by_sender_ = std::move(both);
 }
 
 // Turns a mux timeline into windows on participating senders.
-void PhaseExecutor::add_windows(uint32_t receiver, const Timeline& line,
-                                const std::vector<uint32_t>& instr, bool paired) {
+void PhaseExecutor::add_windows(uint32_t receiver, const Timeline& line, const std::vector<uint32_t>& instr,
+                                bool paired, std::vector<OpenWindow>& into) const {
   uint32_t value = line.initial;
   int64_t start = 0;
   uint32_t opened_by = kNoInstruction;
@@ -174,9 +176,7 @@ void PhaseExecutor::add_windows(uint32_t receiver, const Timeline& line,
     if (value >= machine_.chip_tiles) return;  // neutral, host endpoints: no tile
     const auto sender = participant(physical);
     if (!sender) return;
-    windows_.push_back({receiver, start, end, opened_by, static_cast<uint32_t>(windows_.size())});
-    window_sender_.push_back(*sender);
-    window_paired_.push_back(paired ? 1 : 0);
+    into.push_back({{receiver, start, end, opened_by, 0}, *sender, paired});
   };
   for (size_t k = 0; k < line.changes.size(); ++k) {
     close(line.changes[k].first);

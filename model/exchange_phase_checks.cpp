@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -119,9 +118,18 @@ void PhaseExecutor::check_messages() {
       const auto& sel = selections_[k];
       takes.push_back({sel.message, sel.receiver, k});
     }
-    std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
-      return std::tie(a.message, a.receiver, a.selection) < std::tie(b.message, b.receiver, b.selection);
-    });
+    // A row's runs come in message order, and so do the sender's selections: then only each
+    // message's takes need sorting.
+    const auto by_message = [](const Take& a, const Take& b) { return a.message < b.message; };
+    const auto by_receiver = [](const Take& a, const Take& b) {
+      return std::tie(a.receiver, a.selection) < std::tie(b.receiver, b.selection);
+    };
+    if (!std::is_sorted(takes.begin(), takes.end(), by_message)) std::stable_sort(takes.begin(), takes.end(), by_message);
+    for (auto a = takes.begin(); a != takes.end();) {
+      const auto b = std::find_if(a, takes.end(), [&](const Take& t) { return t.message != a->message; });
+      std::sort(a, b, by_receiver);
+      a = b;
+    }
     for (size_t a = 0; a < takes.size();) {
       const Take& head = takes[a];
       // Items taken, and the window and event of the first selection.
@@ -224,43 +232,66 @@ void PhaseExecutor::check_receive_overlaps() {
 // Hazards 1 and 2: per memory element, row fetch vs data and send reads vs receive writes.
 // Tiles are checked in parallel; their hazards are appended in tile order, as one thread would.
 void PhaseExecutor::check_elements() {
+  struct Use {
+    uint32_t key;
+    int64_t event;
+    uint32_t instruction;  // of the first use at that event (kNoInstruction: look it up)
+    uint32_t write;        // a receive's write index, for its window's control
+  };
+  const auto by_key = [](const Use& a, const Use& b) { return a.key < b.key; };
   std::vector<std::vector<ModelHazard>> found(tiles_.size());
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t i) {
-    std::map<uint32_t, std::pair<int64_t, uint32_t>> sent, received;  // element -> (event, instr)
+    // Each element's first send (in row order) and earliest receive (the first of its
+    // event): every use listed, stably sorted by element, then one kept per element.
+    std::vector<Use> sent, received;
     for (const auto& r : schedule(i).runs) {
       if (r.directions() == 0) continue;
-      for (uint32_t key : element_keys(machine_, r.byte_address(), r.bytes())) {
-        sent.try_emplace(key, r.issue_event, r.instruction);
-      }
+      for_each_element_key(machine_, r.byte_address(), r.bytes(),
+                           [&](uint32_t key) { sent.push_back({key, r.issue_event, r.instruction, 0}); });
     }
-    for (size_t k : writes_of_.of(i)) {
+    for (const uint32_t k : writes_of_.of(i)) {
       const auto& w = out_.writes[k];
-      const auto& sel = selections_[write_selection_[k]];
-      for (uint32_t key : element_keys(machine_, w.address, w.bytes)) {
-        auto [it, inserted] = received.try_emplace(key, w.first_write_event, windows_[sel.window].instruction);
-        if (!inserted && w.first_write_event < it->second.first) {
-          it->second = {w.first_write_event, windows_[sel.window].instruction};
-        }
-      }
+      for_each_element_key(machine_, w.address, w.bytes,
+                           [&](uint32_t key) { received.push_back({key, w.first_write_event, kNoInstruction, k}); });
     }
+    std::stable_sort(sent.begin(), sent.end(), by_key);
+    sent.erase(std::unique(sent.begin(), sent.end(), [](const Use& a, const Use& b) { return a.key == b.key; }),
+               sent.end());
+    std::stable_sort(received.begin(), received.end(), by_key);
+    size_t kept = 0;
+    for (size_t a = 0; a < received.size(); ++kept) {
+      Use earliest = received[a];
+      size_t b = a + 1;
+      for (; b < received.size() && received[b].key == earliest.key; ++b) {
+        if (received[b].event < earliest.event) earliest = received[b];
+      }
+      earliest.instruction = windows_[selections_[write_selection_[earliest.write]].window].instruction;
+      received[kept] = earliest;
+      a = b;
+    }
+    received.resize(kept);
+    const auto find = [&](const std::vector<Use>& uses, uint32_t key) -> const Use* {
+      const auto it = std::lower_bound(uses.begin(), uses.end(), Use{key, 0, 0, 0}, by_key);
+      return it != uses.end() && it->key == key ? &*it : nullptr;
+    };
     if (tile(i).has_row) {
       const uint64_t fetch_end = uint64_t(tile(i).row_address) + schedule(i).row_bytes +
                                  machine_.fetch_lookahead_bytes;
-      for (uint32_t key : element_keys(machine_, tile(i).row_address, fetch_end - tile(i).row_address)) {
-        for (const auto* m : {&sent, &received}) {
-          auto it = m->find(key);
-          if (it == m->end()) continue;
-          found[i].push_back(make_hazard(HazardClass::RowFetchConflict, i, it->second.first, it->second.second,
-                 std::string(m == &sent ? "sent" : "received") +
+      for_each_element_key(machine_, tile(i).row_address, fetch_end - tile(i).row_address, [&](uint32_t key) {
+        for (const auto* uses : {&sent, &received}) {
+          const Use* use = find(*uses, key);
+          if (use == nullptr) continue;
+          found[i].push_back(make_hazard(HazardClass::RowFetchConflict, i, use->event, use->instruction,
+                 std::string(uses == &sent ? "sent" : "received") +
                      " data shares a memory element with the executing row " +
                      hex(tile(i).row_address) + ".." + hex(fetch_end) + " (with fetch look-ahead)"));
         }
-      }
+      });
     }
-    for (const auto& [key, s] : sent) {
-      auto it = received.find(key);
-      if (it == received.end()) continue;
-      found[i].push_back(make_hazard(HazardClass::SendReceiveConflict, i, std::max(s.first, it->second.first), it->second.second,
+    for (const Use& s : sent) {
+      const Use* r = find(received, s.key);
+      if (r == nullptr) continue;
+      found[i].push_back(make_hazard(HazardClass::SendReceiveConflict, i, std::max(s.event, r->event), r->instruction,
              "a send's read window and a receive's write window share a memory element in "
              "this phase"));
     }

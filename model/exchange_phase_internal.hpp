@@ -103,8 +103,6 @@ class PhaseExecutor {
   std::vector<std::vector<uint32_t>> format_instr_;   // instruction of each format change
   std::set<std::pair<uint32_t, uint32_t>> format_checked_;  // (member, sender) pairs checked
   std::vector<Window> windows_;  // every window, by id
-  std::vector<uint32_t> window_sender_;  // each window's sender, by id
-  std::vector<uint8_t> window_paired_;   // whether a window is a paired mux's, by id
   Groups ordinary_by_sender_, paired_by_sender_;  // window ids per sender, in id order
   std::vector<Selection> selections_;  // ordinary ones in sender order, then paired ones
   // Sender s's ordinary selections start at ordinary_of_sender_[s], its paired ones at
@@ -156,8 +154,13 @@ class PhaseExecutor {
   void schedule_rows();
   uint32_t paired_mux_of_muxpair(uint32_t muxpair, uint32_t physical) const;
   void build_timelines();
-  void add_windows(uint32_t receiver, const Timeline& line, const std::vector<uint32_t>& instr,
-                   bool paired);
+  struct OpenWindow {  // a window before it has its id
+    Window window;
+    uint32_t sender;
+    bool paired;
+  };
+  void add_windows(uint32_t receiver, const Timeline& line, const std::vector<uint32_t>& instr, bool paired,
+                   std::vector<OpenWindow>& into) const;
   static bool intersect(const SendRun& r, int64_t latency, const Window& w, uint32_t& k0,
                         uint32_t& count, int64_t& mux);
   void select_ordinary();
