@@ -152,27 +152,34 @@ void ExchangeFabric::plan_copies(Executed& e) const {
   e.copy_begin.clear();
   e.direct = e.outcome.hazards.empty();
   if (!e.direct) return;
-  e.copies.reserve(writes.size());
-  for (size_t g = 0; g + 1 < e.receiver_begin.size(); ++g) {
-    e.copy_begin.push_back(static_cast<uint32_t>(e.copies.size()));
+  // Receivers in parallel, each into its own list; the lists then go in receiver order.
+  const size_t groups = e.receiver_begin.size() - 1;
+  std::vector<std::vector<Copy>> found(groups);
+  tbb::parallel_for(size_t{0}, groups, [&](size_t g) {
     std::vector<const WriteRun*> group;
     for (uint32_t k = e.receiver_begin[g]; k < e.receiver_begin[g + 1]; ++k) group.push_back(&writes[k]);
     std::sort(group.begin(), group.end(), [](const WriteRun* x, const WriteRun* y) {
       return std::tie(x->sender, x->source_address, x->address) < std::tie(y->sender, y->source_address, y->address);
     });
+    std::vector<Copy>& copies = found[g];
     for (const WriteRun* w : group) {
-      if (e.copies.size() > e.copy_begin.back()) {  // this receiver has a copy to extend
-        Copy& last = e.copies.back();
+      if (!copies.empty()) {  // this receiver has a copy to extend
+        Copy& last = copies.back();
         if (last.sender == w->sender && last.source_address + last.bytes == w->source_address &&
             last.address + last.bytes == w->address) {
           last.bytes += w->bytes;
           continue;
         }
       }
-      e.copies.push_back({w->receiver, w->sender, w->source_address, w->address, w->bytes});
+      copies.push_back({w->receiver, w->sender, w->source_address, w->address, w->bytes});
     }
-  }
-  e.copy_begin.push_back(static_cast<uint32_t>(e.copies.size()));
+  });
+  e.copy_begin.assign(groups + 1, 0);
+  for (size_t g = 0; g < groups; ++g) e.copy_begin[g + 1] = e.copy_begin[g] + static_cast<uint32_t>(found[g].size());
+  e.copies.resize(e.copy_begin[groups]);
+  tbb::parallel_for(size_t{0}, groups, [&](size_t g) {
+    std::copy(found[g].begin(), found[g].end(), e.copies.begin() + e.copy_begin[g]);
+  });
 }
 
 // Every send reads its source as it stood at the release; each receiver's words land in

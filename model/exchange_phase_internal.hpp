@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <memory>
+#include <new>
 #include <limits>
 #include <optional>
 #include <set>
@@ -46,18 +48,41 @@ struct Window {
   uint32_t id = 0;
 };
 
-// Words of one run selected by one window.
+// Words of one run selected by one window. Made only whole (every field given), so it needs
+// no initialisers, and a phase's millions of them are not zeroed before they are written.
 struct Selection {
-  uint32_t receiver = 0;  // for paired: the early member whose paired mux selected
-  uint32_t sender = 0;
-  uint32_t run = 0;       // index in the sender's schedule
-  uint32_t first_item = 0;
-  uint32_t items = 0;
-  uint32_t window = 0;
-  uint32_t message = 0;   // the run's, kept here so the checks need not look the run up
-  bool paired = false;
-  int64_t mux_event = 0;  // event item first_item was selected
-  uint64_t source_address = 0;  // of item first_item
+  uint32_t receiver;  // for paired: the early member whose paired mux selected
+  uint32_t sender;
+  uint32_t run;       // index in the sender's schedule
+  uint32_t first_item;
+  uint32_t items;
+  uint32_t window;
+  uint32_t message;   // the run's, kept here so the checks need not look the run up
+  bool paired;
+  int64_t mux_event;        // event item first_item was selected
+  uint64_t source_address;  // of item first_item
+};
+
+// An allocator whose resize leaves new elements default-initialised (for Selection: not
+// written), so that threads fill them, each touching its own pages first.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  using value_type = T;
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
 };
 
 using arch::group_by;  // selections, pieces and writes by tile (io/parallel.hpp)
@@ -104,7 +129,7 @@ class PhaseExecutor {
   std::set<std::pair<uint32_t, uint32_t>> format_checked_;  // (member, sender) pairs checked
   std::vector<Window> windows_;  // every window, by id
   Groups ordinary_by_sender_, paired_by_sender_;  // window ids per sender, in id order
-  std::vector<Selection> selections_;  // ordinary ones in sender order, then paired ones
+  std::vector<Selection, UninitializedAllocator<Selection>> selections_;  // ordinary ones in sender order, then paired ones
   // Sender s's ordinary selections start at ordinary_of_sender_[s], its paired ones at
   // paired_of_sender_[s]; first_paired_ is the first paired selection.
   std::vector<uint32_t> ordinary_of_sender_, paired_of_sender_;
