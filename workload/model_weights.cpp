@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <stdexcept>
 
@@ -14,6 +15,7 @@
 #include <tbb/parallel_for.h>
 
 #include "io/errors.hpp"
+#include "io/parallel.hpp"
 #include "numerics/fp16.hpp"
 #include "numerics/fp8.hpp"
 #include "io/hex.hpp"
@@ -437,14 +439,12 @@ size_t value_count(const DeviceWeights& d) {
   return n;
 }
 
-// Which values of each tensor copy (keyed by its data) have been read.
-using ReadMask = std::map<const void*, std::vector<uint8_t>>;
-
 // Reads one block copy's bytes into d (which the caller owns, so the const view may be written);
-// a replicated value must agree with what another tile's copy gave.
-void read_block_copy(DeviceWeights& d, const WeightBlock& block, uint32_t layer, const uint8_t* in, ReadMask& mask) {
+// a replicated value must agree with what another tile's copy gave. `seen` marks the values
+// of the block's tensor read so far.
+void read_block_copy(DeviceWeights& d, const WeightBlock& block, uint32_t layer, const uint8_t* in,
+                     std::vector<uint8_t>& seen) {
   const TensorRef t = block_tensor(d, block, layer);
-  std::vector<uint8_t>& seen = mask[t.data()];
   seen.resize(size_t{t.rows} * t.columns);
   size_t at = 0;
   const uint32_t width = block.columns.end - block.columns.begin;
@@ -482,21 +482,66 @@ void read_block_copy(DeviceWeights& d, const WeightBlock& block, uint32_t layer,
 DeviceWeights read_device_weights(const arch::Package& package, const std::vector<WeightBlock>& blocks,
                                   const Workload& w) {
   DeviceWeights d = zero_device_weights(w);
-  ReadMask mask;
+  // Every copy of every block, grouped by the tensor it fills. Tensors are read in parallel,
+  // each one's copies in order; a failure is the one the first failing copy in order gives.
+  struct BlockCopy {
+    const WeightBlock* block;
+    uint32_t layer;
+  };
+  std::vector<BlockCopy> copies;
   for (const WeightBlock& block : blocks) {
-    const uint32_t stride = block.stride == 0 ? block.bytes() : block.stride;
-    for (uint32_t layer = 0; layer < block.copies; ++layer) {
-      const uint32_t address = block.base + layer * stride;
-      const uint8_t* in = arch::initial_bytes(package, block.tile, address, block.bytes());
-      if (in == nullptr) {
-        throw InputError("tile " + std::to_string(block.tile) + ": tensor " + block.tensor + ": no weight bytes at " +
-                         arch::hex(address) + " (" + std::to_string(block.bytes()) + " bytes)");
-      }
-      read_block_copy(d, block, layer, in, mask);
+    for (uint32_t layer = 0; layer < block.copies; ++layer) copies.push_back({&block, layer});
+  }
+  std::vector<uint32_t> tensor_of(copies.size());
+  std::map<const void*, uint32_t> tensor_index;
+  size_t named = copies.size();  // copies before this one name a tensor
+  std::exception_ptr naming_failure;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    try {
+      const void* data = block_tensor(d, *copies[i].block, copies[i].layer).data();
+      tensor_of[i] = tensor_index.try_emplace(data, static_cast<uint32_t>(tensor_index.size())).first->second;
+    } catch (...) {
+      named = i;
+      naming_failure = std::current_exception();
+      break;
     }
   }
+  const arch::Groups tensors = arch::group_by(named, tensor_index.size(), [&](size_t i) { return tensor_of[i]; });
+  std::vector<size_t> failed_copy(tensors.size(), SIZE_MAX);
+  std::vector<std::exception_ptr> failure(tensors.size());
+  std::vector<size_t> read_values(tensors.size(), 0);
+  tbb::parallel_for(size_t{0}, tensors.size(), [&](size_t g) {
+    std::vector<uint8_t> seen;
+    for (const uint32_t i : tensors.of(g)) {
+      try {
+        const WeightBlock& block = *copies[i].block;
+        const uint32_t stride = block.stride == 0 ? block.bytes() : block.stride;
+        const uint32_t address = block.base + copies[i].layer * stride;
+        const uint8_t* in = arch::initial_bytes(package, block.tile, address, block.bytes());
+        if (in == nullptr) {
+          throw InputError("tile " + std::to_string(block.tile) + ": tensor " + block.tensor + ": no weight bytes at " +
+                           arch::hex(address) + " (" + std::to_string(block.bytes()) + " bytes)");
+        }
+        read_block_copy(d, block, copies[i].layer, in, seen);
+      } catch (...) {
+        failed_copy[g] = i;
+        failure[g] = std::current_exception();
+        return;
+      }
+    }
+    read_values[g] = static_cast<size_t>(std::count(seen.begin(), seen.end(), 1));
+  });
+  size_t first_failed = named;
+  std::exception_ptr first_failure = naming_failure;
+  for (size_t g = 0; g < tensors.size(); ++g) {
+    if (failed_copy[g] < first_failed) {
+      first_failed = failed_copy[g];
+      first_failure = failure[g];
+    }
+  }
+  if (first_failure) std::rethrow_exception(first_failure);
   size_t read = 0;
-  for (const auto& [data, seen] : mask) read += static_cast<size_t>(std::count(seen.begin(), seen.end(), 1));
+  for (const size_t n : read_values) read += n;
   if (read != value_count(d)) {
     throw InputError("the weight blocks hold " + std::to_string(read) + " of the model's " +
                      std::to_string(value_count(d)) + " values");

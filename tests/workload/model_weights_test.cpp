@@ -299,6 +299,10 @@ TEST(ModelWeights, EveryBlockOfTheTinyLoweringIsWritten) {
   EXPECT_THROW(write_device_block(d, wrong, 0, sink.data()), std::invalid_argument);
 }
 
+bool ends_with_bias(const std::string& tensor) {
+  return tensor.size() > 5 && tensor.compare(tensor.size() - 5, 5, ".bias") == 0;
+}
+
 bool same_device(const DeviceWeights& a, const DeviceWeights& b) {
   if (a.hidden != b.hidden || a.weight_scale != b.weight_scale || !same_device(a.patch, b.patch) ||
       a.position != b.position || a.final_gamma != b.final_gamma || a.final_beta != b.final_beta ||
@@ -363,6 +367,38 @@ TEST(ModelWeights, ReadDeviceWeightsRefusesDisagreeingCopiesAndMissingBytes) {
   // A program whose blocks still hold payload tokens has no weights to read.
   const Lowered unwritten = lower_workload(tiny(), arch::load_machine(tiny().machine));
   EXPECT_THROW(read_device_weights(unwritten.program, unwritten.weights, tiny()), InputError);
+}
+
+// Tensors are read in parallel; with two bad copies the error is the first one's in block order.
+TEST(ModelWeights, ReadDeviceWeightsReportsTheFirstBadCopyInBlockOrder) {
+  WrittenTiny t = written_tiny();
+  // The second copy of each replicated bias, in block order.
+  std::vector<const WeightBlock*> replicas;
+  std::map<std::string, int> seen;
+  for (const WeightBlock& b : t.lowered.weights) {
+    if (ends_with_bias(b.tensor) && b.rows.size() == 1 && ++seen[b.tensor + std::to_string(b.columns.begin)] == 2) {
+      if (replicas.empty() || replicas.front()->tensor != b.tensor) replicas.push_back(&b);
+    }
+  }
+  ASSERT_GE(replicas.size(), 2u);
+  const WeightBlock* first = replicas[0];
+  const WeightBlock* later = replicas.back();
+  for (const WeightBlock* b : {later, first}) {  // the later one spoiled first: order must not matter
+    for (auto& tile : t.lowered.program.tiles) {
+      for (auto& s : tile.segments) {
+        if (tile.tile == b->tile && s.address == b->base) s.bytes.at(0) ^= 1;
+      }
+    }
+  }
+  const std::string where = "tile " + std::to_string(first->tile) + ": tensor " + first->tensor;
+  for (int round = 0; round < 5; ++round) {
+    try {
+      read_device_weights(t.lowered.program, t.lowered.weights, tiny());
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
