@@ -216,22 +216,22 @@ void PhaseExecutor::select_ordinary() {
   first_paired_ = selections_.size();
 }
 
-// Ordinary selection k as the one piece it writes.
-WritePiece PhaseExecutor::ordinary_piece(uint32_t k) const {
-  const Selection& sel = selections_[k];
+// Items item .. item + items of selection k (sel), written at `receiver` from `write_event`.
+WritePiece PhaseExecutor::piece(const Selection& sel, uint32_t k, uint32_t receiver, uint32_t item, uint32_t items,
+                                int64_t write_event) const {
   WritePiece p;
-  p.receiver = sel.receiver;
+  p.item_bytes = sel.paired ? 8 : 4;
+  p.receiver = receiver;
   p.sender = sel.sender;
-  p.source_address = sel.source_address;
-  p.write_event = sel.mux_event + topology_.write_delay(tile(sel.receiver).physical);
-  p.mux_event = sel.mux_event;
-  p.items = sel.items;
-  p.item_bytes = 4;
+  p.source_address = sel.source_address + uint64_t{item} * p.item_bytes;
+  p.write_event = write_event;
+  p.mux_event = sel.mux_event + item;
+  p.items = items;
   p.selection = k;
   p.window = sel.window;
   p.message = sel.message;
   p.run = sel.run;
-  p.run_offset = sel.first_item * 4;
+  p.run_offset = (sel.first_item + item) * p.item_bytes;
   p.instruction = windows_[sel.window].instruction;
   return p;
 }
@@ -319,7 +319,6 @@ void PhaseExecutor::select_paired() {
   paired_of_sender_[tiles_.size()] = static_cast<uint32_t>(selections_.size());
   for (uint32_t k = static_cast<uint32_t>(first_paired); k < selections_.size(); ++k) {
     const auto sel = selections_[k];
-    const auto& run = schedule(sel.sender).runs[sel.run];
     const uint32_t early = sel.receiver;
     std::vector<uint32_t> members{early};
     if (auto partner = participant(arch::Topology::partner(tile(early).physical))) {
@@ -342,21 +341,7 @@ void PhaseExecutor::select_paired() {
           check_format(m, early, sel.sender, fmt, write - 2);
         }
         if (fmt != 0) {
-          WritePiece p;
-          p.receiver = m;
-          p.sender = sel.sender;
-          p.source_address = run.byte_address() + uint64_t(sel.first_item + item) * 8;
-          p.write_event = write;
-          p.mux_event = sel.mux_event + item;
-          p.items = n;
-          p.item_bytes = 8;
-          p.selection = k;
-          p.window = sel.window;
-          p.message = sel.message;
-          p.run = sel.run;
-          p.run_offset = (sel.first_item + item) * 8;
-          p.instruction = windows_[sel.window].instruction;
-          paired_pieces_.push_back(p);
+          paired_pieces_.push_back(piece(sel, k, m, item, n, write));
           taken[mi] += n;
         }
         item += n;
@@ -406,7 +391,10 @@ void PhaseExecutor::assign_receiver(uint32_t d, std::span<const uint32_t> paired
   thread_local std::vector<WritePiece> mine;
   mine.clear();
   for (const uint32_t k : selections_of_receiver_.of(d)) {
-    if (k < first_paired_) mine.push_back(ordinary_piece(k));
+    if (k >= first_paired_) continue;
+    const Selection& sel = selections_[k];
+    mine.push_back(piece(sel, k, sel.receiver, 0, sel.items,
+                         sel.mux_event + topology_.write_delay(tile(sel.receiver).physical)));
   }
   for (const uint32_t p : paired) mine.push_back(paired_pieces_[p]);
   std::sort(mine.begin(), mine.end(), [](const WritePiece& x, const WritePiece& y) {

@@ -201,7 +201,8 @@ class PhaseExecutor {
   };
   void assign_addresses();
   void assign_receiver(uint32_t d, std::span<const uint32_t> paired_pieces, ReceiverWrites& into);
-  WritePiece ordinary_piece(uint32_t k) const;
+  WritePiece piece(const Selection& sel, uint32_t k, uint32_t receiver, uint32_t item, uint32_t items,
+                   int64_t write_event) const;
   bool continues_last_write(const WritePiece& piece, uint64_t source, uint64_t address, int64_t event,
                             const ReceiverWrites& into) const;
   void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items,
