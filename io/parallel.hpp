@@ -53,6 +53,18 @@ Groups group_by(size_t count, size_t groups, Key key) {
   });
   return out;
 }
+// Lists made in parallel (one per tile, say) laid end to end in list order into `out`, the
+// lists copied in parallel; returns where each list starts there, then the end.
+template <class T, class Out>
+std::vector<uint32_t> flatten(const std::vector<std::vector<T>>& lists, Out& out) {
+  std::vector<uint32_t> begin(lists.size() + 1, 0);
+  for (size_t l = 0; l < lists.size(); ++l) begin[l + 1] = begin[l] + static_cast<uint32_t>(lists[l].size());
+  out.resize(begin.back());
+  tbb::parallel_for(size_t{0}, lists.size(),
+                    [&](size_t l) { std::copy(lists[l].begin(), lists[l].end(), out.begin() + begin[l]); });
+  return begin;
+}
+
 // The same with as many groups as the largest key needs.
 template <class Key>
 Groups group_by(size_t count, Key key) {

@@ -16,6 +16,13 @@ Barrier::Barrier(sc_core::sc_module_name name, const arch::MachineDescription& m
   }
 }
 
+std::vector<Tile*> Barrier::arrived_tiles(const Round& round) {
+  std::vector<Tile*> tiles;
+  tiles.reserve(round.arrived.size());
+  for (const auto& [t, cycle] : round.arrived) tiles.push_back(t);
+  return tiles;
+}
+
 int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   Round& round = rounds_.at(key);
   round.arrived.emplace_back(&tile, tile.now());
@@ -44,9 +51,7 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (release > now) sc_core::wait(sc_core::sc_time::from_value(release - now));
   if (before_release) before_release();
-  std::vector<Tile*> tiles;
-  tiles.reserve(round.arrived.size());
-  for (const auto& [t, cycle] : round.arrived) tiles.push_back(t);
+  std::vector<Tile*> tiles = arrived_tiles(round);
   round.arrived.clear();
   for (Tile* t : tiles) t->released(path);
   std::sort(tiles.begin(), tiles.end(),
@@ -68,10 +73,7 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
 std::vector<std::pair<BarrierKey, std::vector<Tile*>>> Barrier::stuck() const {
   std::vector<std::pair<BarrierKey, std::vector<Tile*>>> out;
   for (const auto& [key, round] : rounds_) {
-    if (round.arrived.empty()) continue;
-    std::vector<Tile*> tiles;
-    for (const auto& [t, cycle] : round.arrived) tiles.push_back(t);
-    out.emplace_back(key, std::move(tiles));
+    if (!round.arrived.empty()) out.emplace_back(key, arrived_tiles(round));
   }
   return out;
 }

@@ -46,6 +46,7 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
     uint64_t generation = 0;
     std::unique_ptr<sc_core::sc_event> released;
   };
+  static std::vector<Tile*> arrived_tiles(const Round& round);  // in arrival order
   const arch::MachineDescription& machine_;
   std::map<BarrierKey, Round> rounds_;
 };

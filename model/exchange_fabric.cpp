@@ -1,6 +1,7 @@
 #include "model/exchange_fabric.hpp"
 
 #include "io/hex.hpp"
+#include "io/parallel.hpp"
 
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
@@ -174,12 +175,7 @@ void ExchangeFabric::plan_copies(Executed& e) const {
       copies.push_back({w->receiver, w->sender, w->source_address, w->address, w->bytes});
     }
   });
-  e.copy_begin.assign(groups + 1, 0);
-  for (size_t g = 0; g < groups; ++g) e.copy_begin[g + 1] = e.copy_begin[g] + static_cast<uint32_t>(found[g].size());
-  e.copies.resize(e.copy_begin[groups]);
-  tbb::parallel_for(size_t{0}, groups, [&](size_t g) {
-    std::copy(found[g].begin(), found[g].end(), e.copies.begin() + e.copy_begin[g]);
-  });
+  e.copy_begin = arch::flatten(found, e.copies);
 }
 
 // Every send reads its source as it stood at the release; each receiver's words land in

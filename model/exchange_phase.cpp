@@ -207,12 +207,7 @@ void PhaseExecutor::select_ordinary() {
   const size_t n = tiles_.size();
   std::vector<std::vector<Selection>> found(n);
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t s) { select_ordinary_from(s, found[s]); });
-  ordinary_of_sender_.assign(n + 1, 0);
-  for (size_t s = 0; s < n; ++s) ordinary_of_sender_[s + 1] = ordinary_of_sender_[s] + static_cast<uint32_t>(found[s].size());
-  selections_.resize(ordinary_of_sender_[n]);
-  tbb::parallel_for(size_t{0}, n, [&](size_t s) {
-    std::copy(found[s].begin(), found[s].end(), selections_.begin() + ordinary_of_sender_[s]);
-  });
+  ordinary_of_sender_ = arch::flatten(found, selections_);
   first_paired_ = selections_.size();
 }
 

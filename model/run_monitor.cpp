@@ -13,7 +13,7 @@ void RunMonitor::report(RecordedHazard hazard) {
       stopping_ = true;
       stop_horizon_ = hazard.cycle;
       sc_core::sc_stop();
-    } else if (stop_horizon_ > 0) {
+    } else {
       stop_horizon_ = std::min(stop_horizon_, hazard.cycle);
     }
   }

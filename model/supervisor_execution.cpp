@@ -44,14 +44,12 @@ void Tile::decode_code() {
     const uint32_t at = (code_.sites[s].address - code_.base) / 4;
     if (at < words) first_site_[at] = static_cast<int32_t>(s);
   }
-  for (size_t s = 0; s < code_.symbols.size(); ++s) {
-    const uint32_t at = (code_.symbols[s].address - code_.base) / 4;
-    if (code_.symbols[s].intrinsic && at < words) intrinsic_at_[at] = static_cast<int32_t>(s);
-  }
   intrinsics_.assign(code_.symbols.size(), Intrinsic{});
   for (size_t s = 0; s < code_.symbols.size(); ++s) {
     const arch::CodeSymbol& symbol = code_.symbols[s];
     if (!symbol.intrinsic) continue;
+    const uint32_t at = (symbol.address - code_.base) / 4;
+    if (at < words) intrinsic_at_[at] = static_cast<int32_t>(s);
     if (symbol.name == "lockstep_bulk_patch") {
       intrinsics_[s].bulk_patch = true;
     } else {
@@ -351,7 +349,7 @@ void Tile::barrier_sync(const arch::Instruction& in, uint32_t index) {
   exchange_.incoming_muxpair = incoming_muxpair_;
   pending_exchange_ = &exchange_;
   current_phase_ = site.phase;
-  row_events_ = barrier->arrive(BarrierKey{true, site.phase}, *this);
+  barrier->arrive(BarrierKey{true, site.phase}, *this);  // sets row_events_
   pending_exchange_ = nullptr;
   if (!with_row) wait_cycles(static_cast<uint64_t>(row_events_), CycleKind::Exchange);
 }

@@ -66,8 +66,8 @@ class Tile : public sc_core::sc_module {
   // when RunMonitor::synchronous_steps.
   uint64_t now() const { return sc_core::sc_time_stamp().value() + ahead_; }
   // The barrier hands each participant its row's event count at the release.
-  void set_release_events(int64_t events) { release_events_ = events; }
-  int64_t release_events() const { return release_events_; }
+  void set_release_events(int64_t events) { row_events_ = events; }
+  int64_t release_events() const { return row_events_; }
   uint64_t finish_cycle() const { return finish_cycle_; }
   const std::vector<uint64_t>& invocation_ends() const { return invocation_ends_; }  // cycle per invocation
   // Byte ranges (address, bytes) copied at the end of every invocation but the last, after
@@ -176,10 +176,9 @@ class Tile : public sc_core::sc_module {
   const arch::CodeSite* barrier_ = nullptr;  // the barrier marker at the current sync
   bool row_call_ = false;                    // the next call is the exchange row's
   bool host_body_ = false;                   // inside a host program's body (until its sync 7)
-  int64_t row_events_ = 0;                   // the row's event count, from the release
+  int64_t row_events_ = 0;  // what the last release handed: the row's event count (host: cycles)
   uint64_t issued_ = 0;
   uint64_t ahead_ = 0;  // cycles the tile has run past SystemC's time
-  int64_t release_events_ = 0;
   const arch::RepeatStep* entering_ = nullptr;
   struct Loop {
     const arch::RepeatStep* step;

@@ -1,5 +1,5 @@
 // arch::group_by against its definition: every group lists its items in item order, whatever
-// the blocks the items are counted and placed in.
+// the blocks the items are counted and placed in. And arch::flatten.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -42,6 +42,13 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GroupBy,
                                            std::pair<size_t, size_t>{200'000, 1472},
                                            std::pair<size_t, size_t>{2'000'000, 1472},
                                            std::pair<size_t, size_t>{300'000, 3'000'000}));
+
+TEST(Flatten, LaysTheListsEndToEndAndSaysWhereEachStarts) {
+  const std::vector<std::vector<int>> lists{{1, 2}, {}, {3}, {4, 5, 6}};
+  std::vector<int> out{9};  // replaced, not appended to
+  EXPECT_EQ(flatten(lists, out), (std::vector<uint32_t>{0, 2, 2, 3, 6}));
+  EXPECT_EQ(out, (std::vector<int>{1, 2, 3, 4, 5, 6}));
+}
 
 }  // namespace
 }  // namespace lockstep::arch
