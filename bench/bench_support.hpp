@@ -33,14 +33,15 @@ struct CommandFigure {
   double peak_rss_gb = 0;
 };
 
-// Runs `argv` (no shell; output to /dev/null) and measures its wall time and peak RSS alone.
-inline CommandFigure measured_command(const std::vector<std::string>& argv) {
+// Runs `argv` (no shell; output to /dev/null, or its standard error to `errors_to`) and
+// measures its wall time and peak RSS alone.
+inline CommandFigure measured_command(const std::vector<std::string>& argv, const std::string& errors_to = "") {
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
-    ::dup2(null, 2);
+    ::dup2(errors_to.empty() ? null : ::open(errors_to.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

@@ -163,9 +163,11 @@ void simulate_point(const arch::Package& package, const arch::CapturePhase& phas
     result.error_exit_code = 3;
   }
   result.simulate_ms = ms_since(simulate_start);
-  spdlog::debug("point phase {} {}: horizon {} ({} compiled), {} words checked, {} mismatches",
+  spdlog::debug("point phase {} {}: horizon {} ({} compiled), {} words checked, {} mismatches; "
+                "compiled in {:.1f} ms, simulated and checked in {:.1f} ms",
                 result.spec.phase, result.spec.display_name(), result.horizon,
-                result.compiled_horizon, result.words_checked, result.mismatch_count);
+                result.compiled_horizon, result.words_checked, result.mismatch_count,
+                result.compile_ms, result.simulate_ms);
 }
 
 }  // namespace

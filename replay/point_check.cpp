@@ -4,7 +4,7 @@
 #include <bit>
 #include <cstring>
 
-#include <tbb/enumerable_thread_specific.h>
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "formats/package.hpp"
@@ -16,7 +16,22 @@ namespace lockstep::replay {
 PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options,
                                PointResult& result)
     : phase_(phase), options_(options), result_(result) {
-  plan_refills();
+  // Transfers grouped by source tile, capture order within a tile.
+  by_source_ = arch::group_by(phase_.transfers.size(), [&](size_t t) { return phase_.transfers[t].source_tile; });
+  // What a transfer's tokens need, in dense arrays: the checks visit transfers in destination
+  // order, and each look-up into a transfer's own vectors missed in cache.
+  const size_t transfers = phase_.transfers.size();
+  sources_.resize(transfers);
+  source_addresses_.resize(transfers * phase_.iterations);
+  for (size_t t = 0; t < transfers; ++t) {
+    const auto& transfer = phase_.transfers[t];
+    sources_[t] = {transfer.source_tile, transfer.words, kMadeWhenChecked};
+    if (transfer.destinations.size() > 1) {
+      sources_[t].kept = kept_words_;
+      kept_words_ += transfer.words;
+    }
+    for (uint32_t i = 0; i < phase_.iterations; ++i) source_addresses_[i * transfers + t] = transfer.source_addresses[i];
+  }
   if (options.samples) {
     sample_ = sample_destination_words(phase, options.seed, options.samples);
   } else {
@@ -25,15 +40,12 @@ PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptio
 }
 
 void PayloadChecker::plan_checks() {
-  uint32_t order = 0;
-  for (size_t t = 0; t < phase_.transfers.size(); ++t) {
+  for (uint32_t t = 0; t < phase_.transfers.size(); ++t) {
     const auto& transfer = phase_.transfers[t];
-    for (const auto& dest : transfer.destinations) {
-      if (transfer.words != 0) {
-        ranges_.push_back({dest.tile, dest.address, transfer.words, order, transfer_offset_[t]});
-        destination_words_ += transfer.words;
-      }
-      ++order;
+    if (transfer.words == 0) continue;
+    for (uint32_t d = 0; d < transfer.destinations.size(); ++d) {
+      ranges_.push_back({transfer.destinations[d].tile, transfer.destinations[d].address, t, d});
+      destination_words_ += transfer.words;
     }
   }
   std::sort(ranges_.begin(), ranges_.end(), [](const DestinationRange& a, const DestinationRange& b) {
@@ -41,31 +53,21 @@ void PayloadChecker::plan_checks() {
   });
 }
 
-void PayloadChecker::plan_refills() {
-  transfer_offset_.resize(phase_.transfers.size());
-  for (size_t t = 0; t < phase_.transfers.size(); ++t) {
-    transfer_offset_[t] = words_per_iteration_;
-    words_per_iteration_ += phase_.transfers[t].words;
-  }
-  // Transfers grouped by source tile, capture order within a tile.
-  by_source_ = arch::group_by(phase_.transfers.size(), [&](size_t t) { return phase_.transfers[t].source_tile; });
+// Transfer t's tokens in `iteration`, made in `out`.
+void PayloadChecker::make_tokens(uint32_t t, uint32_t iteration, std::span<uint32_t> out) const {
+  arch::payload_tokens(options_.seed, sources_[t].tile, source_address(t, iteration), iteration, out);
 }
 
-// Transfer t's source tokens in `iteration`, written into its place in expected_.
-std::span<const uint32_t> PayloadChecker::generate(uint32_t t, uint32_t iteration) {
-  const auto& transfer = phase_.transfers[t];
-  const std::span<uint32_t> tokens(expected_.data() + transfer_offset_[t], transfer.words);
-  arch::payload_tokens(options_.seed, transfer.source_tile, transfer.source_addresses[iteration], iteration, tokens);
+// Transfer t's tokens in `iteration` for a check: kept ones (made by the refill, or by
+// keep_tokens) or made now in `buffer`, which stays in cache.
+std::span<const uint32_t> PayloadChecker::expected_tokens(uint32_t t, uint32_t iteration,
+                                                          std::vector<uint32_t>& buffer) const {
+  const TransferSource& source = sources_[t];
+  if (source.kept != kMadeWhenChecked) return {kept_.data() + source.kept, source.words};
+  if (buffer.size() < source.words) buffer.resize(source.words);
+  const std::span<uint32_t> tokens(buffer.data(), source.words);
+  make_tokens(t, iteration, tokens);
   return tokens;
-}
-
-// expected_ = every transfer's source tokens in `iteration` (computed once for the refill
-// before the iteration and the check after it).
-void PayloadChecker::expect(uint32_t iteration) {
-  if (expected_iteration_ == int64_t(iteration)) return;
-  expected_.resize(words_per_iteration_);
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(phase_.transfers.size()), [&](uint32_t t) { generate(t, iteration); });
-  expected_iteration_ = iteration;
 }
 
 void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView& memory) {
@@ -82,10 +84,9 @@ void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView
   } else {
     check_all(execution.iteration, memory);
   }
-  if (execution.iteration + 1 < phase_.iterations) refill_sources(execution.iteration + 1, memory);
-  if (options_.payload_digest && execution.iteration + 1 == phase_.iterations) {
-    digest(memory);
-  }
+  const bool last = execution.iteration + 1 == phase_.iterations;
+  if (!last) refill_sources(execution.iteration + 1, memory);
+  if (options_.payload_digest && last) digest(memory);
 }
 
 void PayloadChecker::compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected,
@@ -114,69 +115,99 @@ void PayloadChecker::check_sample(uint32_t iteration, const sim::MemoryView& mem
   }
 }
 
+// The multicast transfers' tokens of `iteration`, for a check the refill did not prepare
+// (the first iteration, whose sources the loader filled).
+void PayloadChecker::keep_tokens(uint32_t iteration) {
+  if (kept_iteration_ == int64_t(iteration)) return;
+  kept_.resize(kept_words_);
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(sources_.size()), [&](uint32_t t) {
+    if (sources_[t].kept != kMadeWhenChecked) make_tokens(t, iteration, {kept_.data() + sources_[t].kept, sources_[t].words});
+  });
+  kept_iteration_ = iteration;
+}
+
+// Every destination range compared with its transfer's tokens of `iteration`. The ranges
+// are sorted by tile and address, so the compares stream through each tile's SRAM; a
+// transfer with one destination has its tokens made right there, one with several has them
+// kept from the refill (made once, compared many times).
 void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory) {
   static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
-  expect(iteration);
-  const auto* expected = reinterpret_cast<const uint8_t*>(expected_.data());
-  // The ranges compare in parallel; the failing ones are then walked word by word in capture
-  // order, so the counts and the mismatches listed do not depend on the threads.
-  tbb::enumerable_thread_specific<std::vector<uint32_t>> failing;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, ranges_.size(), 4096),
+  keep_tokens(iteration);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, ranges_.size(), 1024),
                     [&](const tbb::blocked_range<size_t>& block) {
+                      auto& buffer = buffers_.local();
                       for (size_t i = block.begin(); i != block.end(); ++i) {
                         const auto& r = ranges_[i];
-                        if (!memory.equal(r.tile, r.address, r.words * 4, expected + r.offset * 4)) {
-                          failing.local().push_back(uint32_t(i));
+                        const auto expected = expected_tokens(r.transfer, iteration, buffer);
+                        if (!memory.equal(r.tile, r.address, uint32_t(expected.size_bytes()),
+                                          reinterpret_cast<const uint8_t*>(expected.data()))) {
+                          failing_.local().push_back({r.transfer, r.destination});
                         }
                       }
                     });
-  std::vector<uint32_t> failed;
-  for (auto& list : failing) failed.insert(failed.end(), list.begin(), list.end());
-  std::sort(failed.begin(), failed.end(),
-            [&](uint32_t a, uint32_t b) { return ranges_[a].order < ranges_[b].order; });
-  uint64_t failed_words = 0;
-  for (uint32_t i : failed) {
-    const auto& r = ranges_[i];
-    failed_words += r.words;
-    buffer_.resize(size_t(r.words) * 4);
-    memory.read(r.tile, r.address, r.words * 4, buffer_.data());
-    for (uint32_t k = 0; k < r.words; ++k) {
-      compare(r.tile, r.address + 4 * k, iteration, expected_[r.offset + k],
-              word_at(&buffer_[size_t(k) * 4]));
-    }
-  }
-  result_.words_checked += destination_words_ - failed_words;
+  report_failures(iteration, memory);
 }
 
 // The next iteration's sources get that iteration's tokens, as a host harness would write
 // them between iterations (sources never share memory with destinations: the capture
-// validation refuses that).
+// validation refuses that). Source tiles in parallel, each tile's transfers in capture order
+// (one writer per tile). A multicast transfer's tokens are kept for the check after the
+// iteration.
 void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
-  // Source tiles in parallel, each tile's transfers in capture order (one writer per tile).
-  // Each transfer's tokens go into expected_ (for the check after the iteration) and, while
-  // still in cache, into its source words.
-  expected_.resize(words_per_iteration_);
+  kept_.resize(kept_words_);
   tbb::parallel_for(size_t{0}, by_source_.size(), [&](size_t g) {
+    auto& buffer = buffers_.local();
     for (const uint32_t t : by_source_.of(g)) {
-      const auto& transfer = phase_.transfers[t];
-      if (transfer.words == 0) continue;
-      const std::span<const uint32_t> tokens = generate(t, iteration);
-      memory.write(transfer.source_tile, transfer.source_addresses[iteration], transfer.words * 4,
+      const TransferSource& source = sources_[t];
+      if (source.words == 0) continue;
+      std::span<uint32_t> tokens;
+      if (source.kept != kMadeWhenChecked) {
+        tokens = {kept_.data() + source.kept, source.words};
+      } else {
+        if (buffer.size() < source.words) buffer.resize(source.words);
+        tokens = {buffer.data(), source.words};
+      }
+      make_tokens(t, iteration, tokens);
+      memory.write(source.tile, source_address(t, iteration), uint32_t(tokens.size_bytes()),
                    reinterpret_cast<const uint8_t*>(tokens.data()));
     }
   });
-  expected_iteration_ = iteration;
+  kept_iteration_ = iteration;
+}
+
+// The destinations that differ are walked word by word in capture order, so the counts and
+// the mismatches listed do not depend on the threads.
+void PayloadChecker::report_failures(uint32_t iteration, const sim::MemoryView& memory) {
+  std::vector<FailedDestination> failed;
+  for (auto& list : failing_) {
+    failed.insert(failed.end(), list.begin(), list.end());
+    list.clear();
+  }
+  std::sort(failed.begin(), failed.end());
+  uint64_t failed_words = 0;
+  std::vector<uint32_t> buffer;
+  for (const auto& [t, d] : failed) {
+    const auto& dest = phase_.transfers[t].destinations[d];
+    const auto expected = expected_tokens(t, iteration, buffer);
+    failed_words += expected.size();
+    bytes_.resize(expected.size_bytes());
+    memory.read(dest.tile, dest.address, uint32_t(expected.size_bytes()), bytes_.data());
+    for (uint32_t k = 0; k < expected.size(); ++k) {
+      compare(dest.tile, dest.address + 4 * k, iteration, expected[k], word_at(&bytes_[size_t(k) * 4]));
+    }
+  }
+  result_.words_checked += destination_words_ - failed_words;
 }
 
 // Transfers in capture order, destinations in capture order: a fixed, canonical order.
 void PayloadChecker::digest(const sim::MemoryView& memory) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (const auto& transfer : phase_.transfers) {
-    buffer_.resize(size_t(transfer.words) * 4);
+    bytes_.resize(size_t(transfer.words) * 4);
     for (const auto& dest : transfer.destinations) {
       if (transfer.words == 0) continue;
-      memory.read(dest.tile, dest.address, transfer.words * 4, buffer_.data());
-      h = arch::fnv1a64(buffer_.data(), buffer_.size(), h);
+      memory.read(dest.tile, dest.address, transfer.words * 4, bytes_.data());
+      h = arch::fnv1a64(bytes_.data(), bytes_.size(), h);
     }
   }
   result_.payload_digest = h;

@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include <tbb/enumerable_thread_specific.h>
+
 #include "formats/capture.hpp"
 #include "io/parallel.hpp"
 #include "replay/point.hpp"
@@ -28,13 +30,15 @@ class PayloadChecker {
   void compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected,
                uint32_t found);
   static uint32_t word_at(const uint8_t* bytes);
+  void plan_checks();
   void check_sample(uint32_t iteration, const sim::MemoryView& memory);
   void check_all(uint32_t iteration, const sim::MemoryView& memory);
+  void report_failures(uint32_t iteration, const sim::MemoryView& memory);
   void refill_sources(uint32_t iteration, sim::MemoryView& memory);
-  void plan_checks();
-  void plan_refills();
-  void expect(uint32_t iteration);
-  std::span<const uint32_t> generate(uint32_t transfer, uint32_t iteration);
+  void keep_tokens(uint32_t iteration);
+  void make_tokens(uint32_t transfer, uint32_t iteration, std::span<uint32_t> out) const;
+  std::span<const uint32_t> expected_tokens(uint32_t transfer, uint32_t iteration,
+                                            std::vector<uint32_t>& buffer) const;
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
   void record_error(const std::string& what);
@@ -43,22 +47,39 @@ class PayloadChecker {
   const PointOptions& options_;
   PointResult& result_;
   std::vector<DestinationWord> sample_;
-  std::vector<uint8_t> buffer_;
+  std::vector<uint8_t> bytes_;
 
   // Checking every word: each destination range, sorted by tile and address so the compares
-  // stream through each tile's SRAM, with where its tokens sit in expected_ and its place in
-  // capture order (mismatches are reported in capture order, as one pass would find them).
+  // stream through each tile's SRAM.
   struct DestinationRange {
-    uint32_t tile = 0, address = 0, words = 0, order = 0;
-    uint64_t offset = 0;  // in words, into expected_
+    uint32_t tile = 0, address = 0, transfer = 0, destination = 0;
   };
   std::vector<DestinationRange> ranges_;
-  std::vector<uint64_t> transfer_offset_;  // each transfer's first word in expected_
-  arch::Groups by_source_;                 // transfers by source tile
-  std::vector<uint32_t> expected_;          // every transfer's tokens in expected_iteration_
-  int64_t expected_iteration_ = -1;
-  uint64_t words_per_iteration_ = 0;
   uint64_t destination_words_ = 0;  // words checked per iteration
+  // A destination whose words differ: capture order is (transfer, destination).
+  struct FailedDestination {
+    uint32_t transfer = 0, destination = 0;
+    auto operator<=>(const FailedDestination&) const = default;
+  };
+  tbb::enumerable_thread_specific<std::vector<FailedDestination>> failing_;
+
+  // What each transfer's tokens need. A multicast transfer's tokens are kept in kept_ (made
+  // once by the refill, compared at every destination); the others' are made when checked.
+  static constexpr uint64_t kMadeWhenChecked = ~uint64_t{0};
+  struct TransferSource {
+    uint32_t tile = 0, words = 0;
+    uint64_t kept = kMadeWhenChecked;  // its first word in kept_
+  };
+  std::vector<TransferSource> sources_;     // per transfer
+  std::vector<uint32_t> source_addresses_;  // [iteration * transfers + transfer]
+  uint32_t source_address(uint32_t transfer, uint32_t iteration) const {
+    return source_addresses_[size_t(iteration) * sources_.size() + transfer];
+  }
+  arch::Groups by_source_;  // transfers by source tile, capture order within a tile
+  std::vector<uint32_t> kept_;
+  uint64_t kept_words_ = 0;
+  int64_t kept_iteration_ = -1;  // the iteration whose tokens kept_ holds
+  tbb::enumerable_thread_specific<std::vector<uint32_t>> buffers_;  // each thread's tokens
 };
 
 }  // namespace lockstep::replay
