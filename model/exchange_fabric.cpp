@@ -127,7 +127,7 @@ const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::ve
   e.outcome = std::move(*outcome);
   e.inputs = std::move(inputs);
   e.activities = std::move(activities);
-  plan_copies(e);
+  plan_copies(e, tiles);
   e.code_writes.clear();
   for (uint32_t i = 0; i < e.outcome.writes.size(); ++i) {
     const WriteRun& w = e.outcome.writes[i];
@@ -142,7 +142,7 @@ const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::ve
 // without hazards writes every word at most once and never a word any send reads (hazards
 // 1, 2 and the double-write check), so its writes commute: per receiver they are sorted by
 // source and runs that continue each other in both memories become one copy.
-void ExchangeFabric::plan_copies(Executed& e) const {
+void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   const auto& writes = e.outcome.writes;
   e.receiver_begin.clear();
   for (uint32_t k = 0; k < writes.size(); ++k) {
@@ -163,16 +163,18 @@ void ExchangeFabric::plan_copies(Executed& e) const {
       return std::tie(x->sender, x->source_address, x->address) < std::tie(y->sender, y->source_address, y->address);
     });
     std::vector<Copy>& copies = found[g];
+    const WriteRun* last = nullptr;  // the write that the last copy ends with
     for (const WriteRun* w : group) {
-      if (!copies.empty()) {  // this receiver has a copy to extend
-        Copy& last = copies.back();
-        if (last.sender == w->sender && last.source_address + last.bytes == w->source_address &&
-            last.address + last.bytes == w->address) {
-          last.bytes += w->bytes;
-          continue;
-        }
+      // Each write's two ranges are checked against SRAM here, once for every execution.
+      const uint8_t* from = tiles[w->sender]->memory().span(w->source_address, w->bytes).data();
+      uint8_t* to = tiles[w->receiver]->memory().mutable_span(w->address, w->bytes).data();
+      if (last != nullptr && last->sender == w->sender && last->source_address + last->bytes == w->source_address &&
+          last->address + last->bytes == w->address) {
+        copies.back().bytes += w->bytes;  // continues the last copy in both memories
+      } else {
+        copies.push_back({from, to, w->bytes});
       }
-      copies.push_back({w->receiver, w->sender, w->source_address, w->address, w->bytes});
+      last = w;
     }
   });
   e.copy_begin = arch::flatten(found, e.copies);
@@ -187,8 +189,7 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
   if (e.direct) {
     tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
       for (uint32_t k = e.copy_begin[g]; k < e.copy_begin[g + 1]; ++k) {
-        const Copy& c = e.copies[k];
-        tiles[c.receiver]->memory().copy_from(tiles[c.sender]->memory(), c.source_address, c.address, c.bytes);
+        std::memcpy(e.copies[k].to, e.copies[k].from, e.copies[k].bytes);
       }
     });
     return;

@@ -31,9 +31,13 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   // CSR state) differ from the last execution of that phase: a Repeat whose rows are not
   // patched between iterations then costs one execution plus the word copies, and one whose
   // patch list moves only send addresses costs a relocation (relocate_phase) plus the copies.
+  // A copy from a sender's SRAM to a receiver's, resolved to the two places when planned: the
+  // phase's tiles and their SRAM stay put for the chip's life, and looking both memories up
+  // through their Tile objects at every execution missed in cache once a copy.
   struct Copy {
-    uint32_t receiver = 0, sender = 0;  // indices into the phase's tiles
-    uint32_t source_address = 0, address = 0, bytes = 0;
+    const uint8_t* from = nullptr;
+    uint8_t* to = nullptr;
+    uint32_t bytes = 0;
   };
   struct Executed {
     std::vector<PhaseTile> inputs;
@@ -51,8 +55,8 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
                            std::span<Tile* const> tiles);
-  void plan_copies(Executed& e) const;
-  void copy_words(const Executed& e, std::span<Tile* const> tiles);
+  static void plan_copies(Executed& e, std::span<Tile* const> tiles);
+  void copy_words(const Executed& e, std::span<Tile* const> tiles);  // tiles: without plan_copies
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);
 
   const arch::MachineDescription& machine_;
