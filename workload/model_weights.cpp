@@ -130,9 +130,12 @@ void dequantize_gemm(const DeviceGemm& g, uint32_t in, uint32_t out, int8_t scal
                                 std::to_string(out) + "]");
   }
   const std::array<float, 256> table = arch::f143_float_table(scale);
-  weight.resize(g.weight.size());
-  for (size_t i = 0; i < g.weight.size(); ++i) weight[i] = table[g.weight[i]];
-  bias = from_fp16(g.bias);
+  weight.resize(g.weight.size());  // the same size again reuses the vector's memory
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, g.weight.size(), 1 << 16), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i != r.end(); ++i) weight[i] = table[g.weight[i]];
+  });
+  bias.resize(g.bias.size());
+  for (size_t i = 0; i < g.bias.size(); ++i) bias[i] = arch::fp16_to_float(g.bias[i]);
 }
 
 void check_fp16_size(const std::vector<uint16_t>& v, size_t n, const std::string& name) {
@@ -288,8 +291,8 @@ std::vector<SaturatedTensor> saturated_tensors(const DeviceWeights& d) {
   return out;
 }
 
-ModelWeights dequantized(const DeviceWeights& d, const Workload& w) {
-  const uint32_t H = w.hidden, M = w.mlp;
+ModelWeights dequantized_without_layers(const DeviceWeights& d, const Workload& w) {
+  const uint32_t H = w.hidden;
   if (d.weight_scale != w.weight_scale) {
     throw std::invalid_argument("device weights have weight_scale " + std::to_string(d.weight_scale) +
                                 ", the workload " + std::to_string(w.weight_scale));
@@ -298,29 +301,39 @@ ModelWeights dequantized(const DeviceWeights& d, const Workload& w) {
     throw std::invalid_argument("device weights have " + std::to_string(d.layers.size()) + " layers, expected " +
                                 std::to_string(w.layers));
   }
-  const int8_t s = d.weight_scale;
   ModelWeights m;
-  dequantize_gemm(d.patch, w.patch_values(), H, s, "embed.patch", m.patch_weight, m.patch_bias);
+  dequantize_gemm(d.patch, w.patch_values(), H, d.weight_scale, "embed.patch", m.patch_weight, m.patch_bias);
   check_fp16_size(d.position, size_t{w.rows()} * H, "embed.position");
   m.position = from_fp16(d.position);
-  m.layers.resize(w.layers);
-  tbb::parallel_for(uint32_t{0}, w.layers, [&](uint32_t l) {  // layers are independent
-    const DeviceLayer& dl = d.layers[l];
-    LayerWeights& L = m.layers[l];
-    const std::string p = "layer " + std::to_string(l) + " ";
-    L.ln1_gamma.assign(H, 1.0f);
-    L.ln1_beta.assign(H, 0.0f);
-    dequantize_gemm(dl.qkv, H, 3 * H, s, p + "layer.attn.qkv", L.qkv_weight, L.qkv_bias);
-    dequantize_gemm(dl.out, H, H, s, p + "layer.attn.out", L.out_weight, L.out_bias);
-    L.ln2_gamma.assign(H, 1.0f);
-    L.ln2_beta.assign(H, 0.0f);
-    dequantize_gemm(dl.up, H, M, s, p + "layer.mlp.up", L.up_weight, L.up_bias);
-    dequantize_gemm(dl.down, M, H, s, p + "layer.mlp.down", L.down_weight, L.down_bias);
-  });
   check_fp16_size(d.final_gamma, H, "final.ln.gamma");
   check_fp16_size(d.final_beta, H, "final.ln.beta");
   m.final_gamma = from_fp16(d.final_gamma);
   m.final_beta = from_fp16(d.final_beta);
+  return m;
+}
+
+void dequantize_layer(const DeviceWeights& d, const Workload& w, uint32_t layer, LayerWeights& L) {
+  const uint32_t H = w.hidden, M = w.mlp;
+  if (layer >= d.layers.size()) {
+    throw std::invalid_argument("layer " + std::to_string(layer) + " of " + std::to_string(d.layers.size()));
+  }
+  const DeviceLayer& dl = d.layers[layer];
+  const int8_t s = d.weight_scale;
+  const std::string p = "layer " + std::to_string(layer) + " ";
+  L.ln1_gamma.assign(H, 1.0f);
+  L.ln1_beta.assign(H, 0.0f);
+  dequantize_gemm(dl.qkv, H, 3 * H, s, p + "layer.attn.qkv", L.qkv_weight, L.qkv_bias);
+  dequantize_gemm(dl.out, H, H, s, p + "layer.attn.out", L.out_weight, L.out_bias);
+  L.ln2_gamma.assign(H, 1.0f);
+  L.ln2_beta.assign(H, 0.0f);
+  dequantize_gemm(dl.up, H, M, s, p + "layer.mlp.up", L.up_weight, L.up_bias);
+  dequantize_gemm(dl.down, M, H, s, p + "layer.mlp.down", L.down_weight, L.down_bias);
+}
+
+ModelWeights dequantized(const DeviceWeights& d, const Workload& w) {
+  ModelWeights m = dequantized_without_layers(d, w);
+  m.layers.resize(w.layers);
+  tbb::parallel_for(uint32_t{0}, w.layers, [&](uint32_t l) { dequantize_layer(d, w, l, m.layers[l]); });
   return m;
 }
 

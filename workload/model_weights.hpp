@@ -107,6 +107,12 @@ DeviceWeights fold_and_quantize(const ModelWeights& m, const Workload& w);
 // folded layernorms' gamma = 1 and beta = 0. Throws std::invalid_argument on wrong sizes.
 ModelWeights dequantized(const DeviceWeights& d, const Workload& w);
 
+// The same in two parts, so that a forward pass can hold one layer's FP32 weights at a time:
+// everything but the layers (`layers` left empty; the same checks), and one layer into `L`,
+// whose vectors are reused when they already have the sizes.
+ModelWeights dequantized_without_layers(const DeviceWeights& d, const Workload& w);
+void dequantize_layer(const DeviceWeights& d, const Workload& w, uint32_t layer, LayerWeights& L);
+
 // The device GEMM named as in the lowering ("embed.patch", "layer.attn.qkv", "layer.attn.out",
 // "layer.mlp.up", "layer.mlp.down"); `layer` is ignored for "embed.patch". Throws
 // std::invalid_argument for another name or a layer out of range.

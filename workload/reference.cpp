@@ -144,11 +144,11 @@ float max_abs(const std::vector<float>& v) {
   return m;
 }
 
-}  // namespace
-
-std::vector<float> reference_forward(const Workload& w, const ModelWeights& weights, const std::vector<float>& patches,
-                                     ReferenceStats* stats) {
-  check_shapes(weights, w);
+// The pass itself: `weights` for the embedding and the final layernorm, `layer(l)` for layer l's
+// weights, asked for in order (valid until the next call).
+template <class LayerSource>
+std::vector<float> forward(const Workload& w, const ModelWeights& weights, LayerSource&& layer,
+                           const std::vector<float>& patches, ReferenceStats* stats) {
   const size_t R = w.rows(), H = w.hidden, M = w.mlp, P = w.patch_values();
   if (patches.size() != R * P) {
     throw std::invalid_argument("patches: " + std::to_string(patches.size()) + " values, expected " +
@@ -164,7 +164,8 @@ std::vector<float> reference_forward(const Workload& w, const ModelWeights& weig
   if (stats) stats->embedding_max_abs = max_abs(x);
 
   std::vector<float> ln, qkv(R * 3 * H), ctx, attn(R * H), hidden(R * M), mlp_out(R * H);
-  for (const LayerWeights& L : weights.layers) {
+  for (uint32_t l = 0; l < w.layers; ++l) {
+    const LayerWeights& L = layer(l);
     float activation = 0;
     const auto track = [&](const std::vector<float>& v) {
       if (stats) activation = std::max(activation, max_abs(v));
@@ -203,6 +204,27 @@ std::vector<float> reference_forward(const Workload& w, const ModelWeights& weig
   }
   if (stats) stats->output_max_abs = max_abs(y);
   return y;
+}
+
+}  // namespace
+
+std::vector<float> reference_forward(const Workload& w, const ModelWeights& weights, const std::vector<float>& patches,
+                                     ReferenceStats* stats) {
+  check_shapes(weights, w);
+  return forward(w, weights, [&](uint32_t l) -> const LayerWeights& { return weights.layers[l]; }, patches, stats);
+}
+
+std::vector<float> reference_forward(const Workload& w, const DeviceWeights& device, const std::vector<float>& patches,
+                                     ReferenceStats* stats) {
+  const ModelWeights outer = dequantized_without_layers(device, w);
+  LayerWeights current;
+  return forward(
+      w, outer,
+      [&](uint32_t l) -> const LayerWeights& {
+        dequantize_layer(device, w, l, current);
+        return current;
+      },
+      patches, stats);
 }
 
 Agreement compare(const std::vector<float>& simulated, const std::vector<float>& reference) {

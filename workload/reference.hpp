@@ -29,6 +29,12 @@ struct ReferenceStats {
 std::vector<float> reference_forward(const Workload& w, const ModelWeights& weights, const std::vector<float>& patches,
                                      ReferenceStats* stats = nullptr);
 
+// The same with the device's weights, dequantised one layer at a time as the pass reaches it:
+// the values of dequantized(device, w), bit for bit, without holding every layer's FP32
+// weights at once (1.6 GB for SigLIP-So400m, and their first-touch page faults).
+std::vector<float> reference_forward(const Workload& w, const DeviceWeights& device, const std::vector<float>& patches,
+                                     ReferenceStats* stats = nullptr);
+
 struct Agreement {
   double cosine = 0;         // sum(s r) / sqrt(sum(s^2) sum(r^2)), in double
   double max_abs_error = 0;  // max |s - r|

@@ -214,6 +214,26 @@ TEST(Reference, ResultsDoNotDependOnThreadCount) {
   }
 }
 
+// The device's weights dequantised one layer at a time give the bits of the whole network
+// dequantised first, stats included (vit-tiny and a three-layer network with a final layernorm).
+TEST(Reference, LayerByLayerDequantisationGivesTheSameBits) {
+  for (const Workload& w : {tiny(), small(3, 64, 128, 4, 32, 8, 3, true)}) {
+    const DeviceWeights device = fold_and_quantize(seeded_weights(w, 5), w);
+    const std::vector<float> p = decode(seeded_patches(w, 5));
+    ReferenceStats whole_stats, layered_stats;
+    const auto whole = reference_forward(w, dequantized(device, w), p, &whole_stats);
+    const auto layered = reference_forward(w, device, p, &layered_stats);
+    ASSERT_EQ(whole.size(), layered.size());
+    EXPECT_EQ(std::memcmp(whole.data(), layered.data(), whole.size() * sizeof(float)), 0) << w.layers;
+    EXPECT_EQ(whole_stats.residual_max_abs, layered_stats.residual_max_abs);
+    EXPECT_EQ(whole_stats.activation_max_abs, layered_stats.activation_max_abs);
+    EXPECT_EQ(whole_stats.output_max_abs, layered_stats.output_max_abs);
+  }
+  DeviceWeights short_of_a_layer = fold_and_quantize(seeded_weights(tiny(), 5), tiny());
+  short_of_a_layer.layers.pop_back();
+  EXPECT_THROW(reference_forward(tiny(), short_of_a_layer, decode(seeded_patches(tiny(), 5))), std::invalid_argument);
+}
+
 TEST(Reference, FoldedQuantisedNetworkAgreesWithTheOriginal) {
   const Workload& w = tiny();
   const ModelWeights original = seeded_weights(w, 21);
