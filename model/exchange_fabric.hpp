@@ -56,7 +56,8 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
                            std::span<Tile* const> tiles);
   static void plan_copies(Executed& e, std::span<Tile* const> tiles);
-  void copy_words(const Executed& e, std::span<Tile* const> tiles);  // tiles: without plan_copies
+  // `tiles` serve a phase with hazards, whose writes go through a buffer in write order.
+  void copy_words(const Executed& e, std::span<Tile* const> tiles);
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);
 
   const arch::MachineDescription& machine_;

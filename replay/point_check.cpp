@@ -61,13 +61,20 @@ void PayloadChecker::make_tokens(uint32_t t, uint32_t iteration, std::span<uint3
 // Transfer t's tokens in `iteration` for a check: kept ones (made by the refill, or by
 // keep_tokens) or made now in `buffer`, which stays in cache.
 std::span<const uint32_t> PayloadChecker::expected_tokens(uint32_t t, uint32_t iteration,
-                                                          std::vector<uint32_t>& buffer) const {
+                                                          std::vector<uint32_t>& buffer) {
+  if (sources_[t].kept != kMadeWhenChecked) return token_place(t, buffer);
+  const std::span<uint32_t> tokens = token_place(t, buffer);
+  make_tokens(t, iteration, tokens);
+  return tokens;
+}
+
+// Where transfer t's tokens are made: its place in kept_ (a multicast transfer) or `buffer`,
+// grown as needed.
+std::span<uint32_t> PayloadChecker::token_place(uint32_t t, std::vector<uint32_t>& buffer) {
   const TransferSource& source = sources_[t];
   if (source.kept != kMadeWhenChecked) return {kept_.data() + source.kept, source.words};
   if (buffer.size() < source.words) buffer.resize(source.words);
-  const std::span<uint32_t> tokens(buffer.data(), source.words);
-  make_tokens(t, iteration, tokens);
-  return tokens;
+  return {buffer.data(), source.words};
 }
 
 void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView& memory) {
@@ -158,17 +165,10 @@ void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory)
   tbb::parallel_for(size_t{0}, by_source_.size(), [&](size_t g) {
     auto& buffer = buffers_.local();
     for (const uint32_t t : by_source_.of(g)) {
-      const TransferSource& source = sources_[t];
-      if (source.words == 0) continue;
-      std::span<uint32_t> tokens;
-      if (source.kept != kMadeWhenChecked) {
-        tokens = {kept_.data() + source.kept, source.words};
-      } else {
-        if (buffer.size() < source.words) buffer.resize(source.words);
-        tokens = {buffer.data(), source.words};
-      }
+      if (sources_[t].words == 0) continue;
+      const std::span<uint32_t> tokens = token_place(t, buffer);
       make_tokens(t, iteration, tokens);
-      memory.write(source.tile, source_address(t, iteration), uint32_t(tokens.size_bytes()),
+      memory.write(sources_[t].tile, source_address(t, iteration), uint32_t(tokens.size_bytes()),
                    reinterpret_cast<const uint8_t*>(tokens.data()));
     }
   });
