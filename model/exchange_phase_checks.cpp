@@ -18,8 +18,7 @@ using arch::hex;
 // Hazards 8 and 9: one PIC and one XPIC control per event; none at a message's start.
 // Tiles in parallel, their hazards appended in tile order.
 void PhaseExecutor::check_controls() {
-  std::vector<std::vector<ModelHazard>> found(tiles_.size());
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t i) {
+  check_tiles([&](uint32_t i, std::vector<ModelHazard>& found) {
     const auto& controls = schedule(i).controls;
     // Controls are sorted by event: per event, PIC controls then XPIC ones, in row order.
     std::vector<uint32_t> pic, xpic;
@@ -32,7 +31,7 @@ void PhaseExecutor::check_controls() {
       }
       for (const auto* list : {&pic, &xpic}) {
         if (list->size() > 1) {
-          found[i].push_back(make_hazard(HazardClass::SimultaneousControls, i, controls[a].event, (*list)[1],
+          found.push_back(make_hazard(HazardClass::SimultaneousControls, i, controls[a].event, (*list)[1],
                                          std::to_string(list->size()) + (list == &xpic ? " XPIC" : " PIC") +
                                              " controls at event " + std::to_string(controls[a].event)));
         }
@@ -46,7 +45,7 @@ void PhaseExecutor::check_controls() {
                                    [](const Control& c, int64_t e) { return c.event < e; });
       for (auto c_it = from; c_it != controls.end() && c_it->event <= r.first_event; ++c_it) {
         const Control& c = *c_it;
-        found[i].push_back(make_hazard(HazardClass::ControlAtMessageStart, i, c.event, c.instruction,
+        found.push_back(make_hazard(HazardClass::ControlAtMessageStart, i, c.event, c.instruction,
                                        "control at event " + std::to_string(c.event) + ", the " +
                                            (c.event == r.issue_event ? "issue" : "first-word") +
                                            " event of the message sent by the instruction at row offset " +
@@ -54,7 +53,6 @@ void PhaseExecutor::check_controls() {
       }
     }
   });
-  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
 }
 
 // The two forms of a paired receive's format (spec section 6) told apart: a row's format
@@ -100,8 +98,7 @@ void PhaseExecutor::check_messages() {
   });
   // Per sender in parallel: each (message, receiver) must take the message's every item.
   // Hazards are appended in (sender, message, receiver) order.
-  std::vector<std::vector<ModelHazard>> found(tiles_.size());
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t s) {
+  check_tiles([&](uint32_t s, std::vector<ModelHazard>& found) {
     std::vector<uint32_t> selections;  // the sender's, in index order
     for (uint32_t k = ordinary_of_sender_[s]; k < ordinary_of_sender_[s + 1]; ++k) selections.push_back(k);
     for (uint32_t k = paired_of_sender_[s]; k < paired_of_sender_[s + 1]; ++k) selections.push_back(k);
@@ -147,7 +144,7 @@ void PhaseExecutor::check_messages() {
       const std::string what = std::to_string(items) + " of " + std::to_string(total) +
                                " items of message " + std::to_string(head.message) + " from tile " +
                                std::to_string(tile(s).logical);
-      found[s].push_back(spill ? make_hazard(HazardClass::MuxLeftOpen, head.receiver, event,
+      found.push_back(spill ? make_hazard(HazardClass::MuxLeftOpen, head.receiver, event,
                                              windows_[window].instruction,
                                              "mux window stays open past the previous message and takes " + what)
                                : make_hazard(HazardClass::StreamConflict, head.receiver, event,
@@ -155,7 +152,6 @@ void PhaseExecutor::check_messages() {
                                              "takes only " + what + ": the rest is lost"));
     }
   });
-  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
 }
 
 // Hazard 7: receive windows (mux and write) of one tile must not overlap.
@@ -205,8 +201,7 @@ void PhaseExecutor::check_receive_overlaps() {
     }
   };
   // Receivers in parallel; their hazards are appended in receiver order (mux, then write).
-  std::vector<std::vector<ModelHazard>> found(tiles_.size());
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t d) {
+  check_tiles([&](uint32_t d, std::vector<ModelHazard>& found) {
     std::vector<Interval> list;
     const auto selections = selections_of_receiver_.of(d);
     list.reserve(selections.size());
@@ -215,7 +210,7 @@ void PhaseExecutor::check_receive_overlaps() {
       list.push_back({sel.mux_event, sel.mux_event + sel.items - 1, sel.window, sel.sender, sel.message});
     }
     merge(list);
-    check(d, list, "mux", found[d]);
+    check(d, list, "mux", found);
     list.clear();
     for (size_t k : writes_of_.of(d)) {
       const auto& w = out_.writes[k];
@@ -224,9 +219,8 @@ void PhaseExecutor::check_receive_overlaps() {
                       sel.sender, sel.message});
     }
     merge(list);
-    check(d, list, "write", found[d]);
+    check(d, list, "write", found);
   });
-  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
 }
 
 // Hazards 1 and 2: per memory element, row fetch vs data and send reads vs receive writes.
@@ -239,8 +233,7 @@ void PhaseExecutor::check_elements() {
     uint32_t write;        // a receive's write index, for its window's control
   };
   const auto by_key = [](const Use& a, const Use& b) { return a.key < b.key; };
-  std::vector<std::vector<ModelHazard>> found(tiles_.size());
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t i) {
+  check_tiles([&](uint32_t i, std::vector<ModelHazard>& found) {
     // Each element's first send (in row order) and earliest receive (the first of its
     // event): every use listed, stably sorted by element, then one kept per element.
     std::vector<Use> sent, received;
@@ -281,7 +274,7 @@ void PhaseExecutor::check_elements() {
         for (const auto* uses : {&sent, &received}) {
           const Use* use = find(*uses, key);
           if (use == nullptr) continue;
-          found[i].push_back(make_hazard(HazardClass::RowFetchConflict, i, use->event, use->instruction,
+          found.push_back(make_hazard(HazardClass::RowFetchConflict, i, use->event, use->instruction,
                  std::string(uses == &sent ? "sent" : "received") +
                      " data shares a memory element with the executing row " +
                      hex(tile(i).row_address) + ".." + hex(fetch_end) + " (with fetch look-ahead)"));
@@ -291,14 +284,11 @@ void PhaseExecutor::check_elements() {
     for (const Use& s : sent) {
       const Use* r = find(received, s.key);
       if (r == nullptr) continue;
-      found[i].push_back(make_hazard(HazardClass::SendReceiveConflict, i, std::max(s.event, r->event), r->instruction,
+      found.push_back(make_hazard(HazardClass::SendReceiveConflict, i, std::max(s.event, r->event), r->instruction,
              "a send's read window and a receive's write window share a memory element in "
              "this phase"));
     }
   });
-  for (auto& list : found) {
-    for (auto& h : list) out_.hazards.push_back(std::move(h));
-  }
 }
 
 // Hazard 10: format changes vs paired mux controls; the sender's partner is busy.
@@ -351,8 +341,7 @@ void PhaseExecutor::check_paired() {
 
 // A word written twice in one phase. Receivers in parallel, their hazards appended in order.
 void PhaseExecutor::check_double_writes() {
-  std::vector<std::vector<ModelHazard>> found(tiles_.size());
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t d) {
+  check_tiles([&](uint32_t d, std::vector<ModelHazard>& found) {
     const auto writes = writes_of_.of(d);
     std::vector<uint32_t> list(writes.begin(), writes.end());
     std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
@@ -367,7 +356,7 @@ void PhaseExecutor::check_double_writes() {
       if (reach_write != SIZE_MAX && w.address < reach) {
         const auto& other = out_.writes[reach_write];
         const int64_t event = std::max(w.first_write_event, other.first_write_event);
-        found[d].push_back(make_hazard(HazardClass::DoubleWrite, d, event,
+        found.push_back(make_hazard(HazardClass::DoubleWrite, d, event,
                                        windows_[selections_[write_selection_[k]].window].instruction,
                                        "word " + hex(w.address) + " written twice in the phase (from tiles " +
                                            std::to_string(tile(other.sender).logical) + " and " +
@@ -379,7 +368,6 @@ void PhaseExecutor::check_double_writes() {
       }
     }
   });
-  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
 }
 
 // Hazard 5: every row must leave its muxes neutral.

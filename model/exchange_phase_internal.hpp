@@ -154,6 +154,14 @@ class PhaseExecutor {
     out_.hazards.push_back(make_hazard(kind, t, event, instruction, std::move(detail)));
   }
 
+  // Runs check(i, found) for every tile i in parallel, each into its own list, and appends
+  // the lists' hazards in tile order, as one thread would.
+  template <class Check>
+  void check_tiles(Check&& check) {
+    std::vector<std::vector<ModelHazard>> found(tiles_.size());
+    tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t i) { check(i, found[i]); });
+    for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
+  }
   ModelHazard make_hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction,
                           std::string detail) const {
     ModelHazard h;

@@ -134,8 +134,7 @@ void dequantize_gemm(const DeviceGemm& g, uint32_t in, uint32_t out, int8_t scal
   tbb::parallel_for(tbb::blocked_range<size_t>(0, g.weight.size(), 1 << 16), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i != r.end(); ++i) weight[i] = table[g.weight[i]];
   });
-  bias.resize(g.bias.size());
-  for (size_t i = 0; i < g.bias.size(); ++i) bias[i] = arch::fp16_to_float(g.bias[i]);
+  bias = from_fp16(g.bias);
 }
 
 void check_fp16_size(const std::vector<uint16_t>& v, size_t n, const std::string& name) {
