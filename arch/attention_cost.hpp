@@ -4,6 +4,7 @@
 // launch. The instruction counts of the written schedules live here so the kernels' cycle
 // models (model/kernels/attention.cpp) and the lowering's key-block choice
 // (workload/lower_attention.cpp) use the same figures.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -40,13 +41,39 @@ inline uint64_t attention_softmax_cycles(uint64_t rows, uint64_t columns, const 
 inline std::vector<double> attention_softmax_terms(uint64_t rows, uint64_t columns, const MachineDescription& m) {
   return worker_rows_terms(rows, (columns + 1) / 2, 1, m);
 }
+// The merge's work split: each row's pairs in `parts` equal runs, rows x parts units round-robin
+// over the workers (unit i on worker i mod workers), each unit redoing its row's per-block
+// state; parts (1 to the workers) is the fewest that gives the shortest slowest worker. A
+// group's share of merged rows is often a little over the six workers (SigLIP: 8 or 9), where
+// whole rows leave workers idle for a second round.
+struct MergeSplit {
+  uint64_t parts;           // runs of a row's pairs
+  uint64_t pairs_per_part;  // the longest run
+  uint64_t slowest;         // the slowest worker's cycles per instruction of one unit
+};
+inline MergeSplit attention_merge_split(uint64_t rows, uint64_t width, const MachineDescription& m) {
+  const AttentionSchedule& s = kAttentionMergeSchedule;
+  const uint64_t pairs = (width + 1) / 2;
+  MergeSplit best{1, pairs, slowest_worker_cycles(rows, m)};
+  for (uint64_t parts = 2; parts <= std::min<uint64_t>(pairs, m.workers); ++parts) {
+    const MergeSplit split{parts, (pairs + parts - 1) / parts, slowest_worker_cycles(rows * parts, m)};
+    if (split.slowest * (s.per_pair * split.pairs_per_part + s.per_row) <
+        best.slowest * (s.per_pair * best.pairs_per_part + s.per_row)) {
+      best = split;
+    }
+  }
+  return best;
+}
 inline uint64_t attention_merge_cycles(uint64_t rows, uint64_t width, uint64_t count, const MachineDescription& m) {
   const AttentionSchedule& s = kAttentionMergeSchedule;
-  return slowest_worker_cycles(rows, m) * count * (s.per_pair * ((width + 1) / 2) + s.per_row) + kKernelLaunchCycles;
+  const MergeSplit split = attention_merge_split(rows, width, m);
+  return split.slowest * count * (s.per_pair * split.pairs_per_part + s.per_row) + kKernelLaunchCycles;
 }
 inline std::vector<double> attention_merge_terms(uint64_t rows, uint64_t width, uint64_t count,
                                                  const MachineDescription& m) {
-  return worker_rows_terms(rows, count * ((width + 1) / 2), count, m);
+  const MergeSplit split = attention_merge_split(rows, width, m);
+  const auto unit = static_cast<double>(split.slowest * count);
+  return {unit * static_cast<double>(split.pairs_per_part), unit, 1.0};
 }
 
 }  // namespace lockstep::arch

@@ -23,12 +23,31 @@ uint64_t cost_cycles(const std::vector<double>& parameters, const std::vector<do
 uint64_t fitted_or_builtin(const MachineDescription& machine, const std::string& kernel,
                            const std::vector<double>& terms, uint64_t builtin);
 
-// reduce_sum (IPU21-KERNELS.md 7, 11.3): one byte of F16 partials a cycle, and a launch.
-inline uint64_t reduce_sum_cycles(uint64_t parts, uint64_t rows, uint64_t columns) {
-  return parts * rows * columns * 2 + kKernelLaunchCycles;
+// reduce_sum's written schedule (docs/kernels-gemm.md "reduce_sum"): K 7's work split, the
+// rows x columns outputs in chunks of 8 halves (two f16v4 quads), chunk i on worker i mod the
+// workers. A chunk costs 4 worker instructions per part and 6 more: the first part's two ld64,
+// each further part's two ld64 and two f16v4add, the bias's two ld64, two f16v4add and two
+// steps of its index (it wraps at each row's end), and two st64.
+struct ReduceSumSchedule {
+  uint64_t per_part;   // worker instructions per part of a chunk
+  uint64_t per_chunk;  // and per chunk
+};
+inline constexpr ReduceSumSchedule kReduceSumSchedule{4, 6};
+
+// The slowest worker's cycles per instruction of its chunks (chunk i on worker i mod workers).
+inline uint64_t reduce_sum_slowest_cycles(uint64_t rows, uint64_t columns, const MachineDescription& m) {
+  const uint64_t chunks = (rows * columns + 7) / 8;
+  return (chunks + m.workers - 1) / m.workers * m.supervisor_cycles_per_instruction;
 }
-inline std::vector<double> reduce_sum_terms(uint64_t parts, uint64_t rows, uint64_t columns) {
-  return {static_cast<double>(parts * rows * columns * 2), 1.0};
+inline uint64_t reduce_sum_cycles(uint64_t parts, uint64_t rows, uint64_t columns, const MachineDescription& m) {
+  const ReduceSumSchedule& s = kReduceSumSchedule;
+  return reduce_sum_slowest_cycles(rows, columns, m) * (s.per_part * parts + s.per_chunk) + kKernelLaunchCycles;
+}
+// As a cost model: instructions per part, per chunk and the launch against these terms.
+inline std::vector<double> reduce_sum_terms(uint64_t parts, uint64_t rows, uint64_t columns,
+                                            const MachineDescription& m) {
+  const auto slowest = static_cast<double>(reduce_sum_slowest_cycles(rows, columns, m));
+  return {slowest * static_cast<double>(parts), slowest, 1.0};
 }
 
 // What `run` charges the lowering's kernels on `machine`: its fitted cycles where it carries
@@ -40,8 +59,8 @@ inline uint64_t charged_amp_gemm_cycles(const MachineDescription& machine, const
 }
 inline uint64_t charged_reduce_sum_cycles(const MachineDescription& machine, uint64_t parts, uint64_t rows,
                                           uint64_t columns) {
-  return fitted_or_builtin(machine, "reduce_sum", reduce_sum_terms(parts, rows, columns),
-                           reduce_sum_cycles(parts, rows, columns));
+  return fitted_or_builtin(machine, "reduce_sum", reduce_sum_terms(parts, rows, columns, machine),
+                           reduce_sum_cycles(parts, rows, columns, machine));
 }
 inline uint64_t charged_attention_softmax_cycles(const MachineDescription& machine, uint64_t rows, uint64_t columns) {
   return fitted_or_builtin(machine, "attention_softmax", attention_softmax_terms(rows, columns, machine),

@@ -243,19 +243,23 @@ void emit_partial_gemms(LowerContext& context, const GemmLayout& layout, uint32_
   }
 }
 
-// Reduce: partial rows slice j of every (kb, ob) goes to reducer (j, ob), slot kb.
+// Reduce: partial rows slice j of every (kb, ob) goes to reducer (j, ob), slot kb. Emitted
+// in rounds: in round t block row kb sends to reducer row (kb + t) mod K, so each round pairs
+// every sender with a different receiver, an order the exchange compiler's list scheduling
+// keeps free of conflicts (each reducer receives from one sender at a time).
 void emit_reduce(LowerContext& context, const GemmLayout& layout, uint32_t crow,
                  const std::string& suffix, const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
   const uint32_t K = plan.k_blocks;
   const uint32_t O = plan.o_blocks;
   const size_t reduce = context.phase(plan.name + ".reduce" + suffix, "gemm");
-  for (uint32_t kb = 0; kb < K; ++kb) {
-    for (uint32_t ob = 0; ob < O; ++ob) {
-      const size_t g = size_t{kb} * O + ob;
-      const uint32_t tile = layout.grid_tile(kb, ob);
-      const uint32_t ow = pair_columns(plan.out, O, ob).size();
-      for (uint32_t j = 0; j < K; ++j) {
+  for (uint32_t round = 0; round < K; ++round) {
+    for (uint32_t kb = 0; kb < K; ++kb) {
+      for (uint32_t ob = 0; ob < O; ++ob) {
+        const size_t g = size_t{kb} * O + ob;
+        const uint32_t tile = layout.grid_tile(kb, ob);
+        const uint32_t ow = pair_columns(plan.out, O, ob).size();
+        const uint32_t j = (kb + round) % K;
         const Span slice = balanced_part(crow, K, j);
         if (slice.size() == 0) continue;
         const size_t reducer = size_t{j} * O + ob;

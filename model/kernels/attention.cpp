@@ -49,7 +49,9 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 //                      pass (ld64, f32v2mul, f32v2 -> f16v2, st32) spread as 7 a block;
 //                      row and block 12: state loads and stores, max, two subtractions and
 //                      two exponentials, the l update; the reciprocal's 8 and set-ups spread
-//                      likewise.
+//                      likewise. Each row's pairs may be cut into up to six runs, every run
+//                      redoing the row's state, when that shortens the slowest worker
+//                      (arch::attention_merge_split); the values do not depend on it.
 CostModel worker_rows_cost_model(const arch::AttentionSchedule& schedule,
                                  std::vector<double> (*terms)(const std::vector<int64_t>&, const arch::MachineDescription&)) {
   return CostModel{{"instructions_per_pair", "instructions_per_row", "launch"},

@@ -6,8 +6,9 @@
 //   acc = fl16(parts[0]); for p = 1 .. parts-1: acc = fl16(acc + parts[p]);
 //   out = fl16(acc + bias[c])
 // A NaN result is the positive 0x7e00. All inputs are read before the output is written.
-// Cycles [S] (IPU21-KERNELS.md 7 and 11.3, one epoch, partial_bytes = rows x columns x 2, the
-// planner's F16 partials): ((parts - 1) + 1) x partial_bytes / 1 + 11 (arch/kernel_costs.hpp).
+// Cycles [decision]: the written schedule of arch/kernel_costs.hpp (K 7's chunks of 8 halves
+// over the six workers, 4 x parts + 6 instructions a chunk), not K 7's planner constant of one
+// output byte a cycle, which is four times as much; docs/kernels-gemm.md gives the reason.
 // Details: docs/kernels-gemm.md.
 #include <algorithm>
 #include <string>
@@ -75,17 +76,21 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 
 uint64_t count(int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); }
 
-uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
+uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
   if (scalars.size() < 3) return 0;
-  return arch::reduce_sum_cycles(count(scalars[0]), count(scalars[1]), count(scalars[2]));
+  return arch::reduce_sum_cycles(count(scalars[0]), count(scalars[1]), count(scalars[2]), machine);
 }
 
-std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  return arch::reduce_sum_terms(count(scalars[0]), count(scalars[1]), count(scalars[2]));
+std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+  return arch::reduce_sum_terms(count(scalars[0]), count(scalars[1]), count(scalars[2]), machine);
 }
 
 const KernelRegistration registration{
-    {"reduce_sum", check, execute, cycles, false, CostModel{{"per_partial_byte", "launch"}, {1, arch::kKernelLaunchCycles}, terms}}};
+    {"reduce_sum", check, execute, cycles, false, CostModel{{"instructions_per_part", "instructions_per_chunk", "launch"},
+                                                          {static_cast<double>(arch::kReduceSumSchedule.per_part),
+                                                           static_cast<double>(arch::kReduceSumSchedule.per_chunk),
+                                                           arch::kKernelLaunchCycles},
+                                                          terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -23,6 +23,7 @@ const char* const kKernels[] = {
     "copy, operands: [0x60000, 0x70000], scalars: [4096]",
     "reduce_sum, operands: [0x60000, 0x70000, 0x80000], scalars: [2, 4, 32, 16]",
     "reduce_sum, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 8, 32, 16]",
+    "reduce_sum, operands: [0x60000, 0x70000, 0x80000], scalars: [2, 8, 32, 16]",
     "gemm_fp8, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 64, 32, 0, 16]",
     "gemm_fp8, operands: [0x60000, 0x70000, 0x80000], scalars: [8, 64, 32, 0, 16]",
     "gemm_fp8, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 128, 64, 0, 16]",
@@ -47,7 +48,7 @@ const char* const kPerturbed =
     "  add: {per_16_values: 2, launch: 20}\n"
     "  cast: {per_8_bytes: 3, launch: 7}\n"
     "  copy: {instructions_per_worker_word: 3, instructions_per_call: 5}\n"
-    "  reduce_sum: {per_partial_byte: 2, launch: 30}\n"
+    "  reduce_sum: {instructions_per_part: 5, instructions_per_chunk: 9, launch: 30}\n"
     "  gemm_fp8: {call: 300, row_blocks: 2, column_groups: 1}\n"
     "  gemm_fp16: {call: 250, row_blocks: 3, column_groups: 2}\n"
     "  layernorm: {instructions_per_vector: 20, cycles_per_row: 500}\n"
@@ -150,7 +151,7 @@ TEST(CalibrateCommand, BadInputIsOneLineAndWritesNothing) {
 TEST(CalibrateCommand, BuildWithCostsRanksItsChoicesByThem) {
   const std::string dir = temp_dir("calibrate_build");
   write_file(dir + "/dear.yaml",
-             "format: lockstep-costs\nversion: 1\nkernels:\n  reduce_sum: {per_partial_byte: 40, launch: 11}\n");
+             "format: lockstep-costs\nversion: 1\nkernels:\n  reduce_sum: {instructions_per_part: 40, instructions_per_chunk: 6, launch: 11}\n");
   auto r = run_lockstep({"build", "vit-tiny", "-o", dir + "/fitted.lkspkg", "--costs", dir + "/dear.yaml", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["costs"], dir + "/dear.yaml");

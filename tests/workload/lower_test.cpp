@@ -241,7 +241,7 @@ TEST(Lower, FittedKernelCostsSteerTheSplitsAndKeyBlocks) {
   const Lowered builtin = lower_workload(w, machine);
   EXPECT_EQ(merge_block_counts(builtin), (std::set<int64_t>{4}));  // docs/lowering.md "Attention"
 
-  machine.kernel_costs["reduce_sum"] = {40, 11};
+  machine.kernel_costs["reduce_sum"] = {40, 6, 11};
   machine.kernel_costs["attention_merge"] = {700, 1200, 11};
   const Lowered fitted = lower_workload(w, machine);
   ASSERT_EQ(fitted.gemms.size(), builtin.gemms.size());
