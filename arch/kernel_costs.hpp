@@ -34,10 +34,10 @@ struct ReduceSumSchedule {
 };
 inline constexpr ReduceSumSchedule kReduceSumSchedule{4, 6};
 
-// The slowest worker's cycles per instruction of its chunks (chunk i on worker i mod workers).
+// The slowest worker's cycles per instruction of its chunks (chunk i on worker i mod workers,
+// as the attention stages' rows: arch/attention_cost.hpp).
 inline uint64_t reduce_sum_slowest_cycles(uint64_t rows, uint64_t columns, const MachineDescription& m) {
-  const uint64_t chunks = (rows * columns + 7) / 8;
-  return (chunks + m.workers - 1) / m.workers * m.supervisor_cycles_per_instruction;
+  return slowest_worker_cycles((rows * columns + 7) / 8, m);
 }
 inline uint64_t reduce_sum_cycles(uint64_t parts, uint64_t rows, uint64_t columns, const MachineDescription& m) {
   const ReduceSumSchedule& s = kReduceSumSchedule;

@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
               w.hidden, machine.name.c_str());
 
   auto start = std::chrono::steady_clock::now();
-  const workload::DeviceWeights device = workload::fold_and_quantize(workload::seeded_weights(w, 1), w);
+  const workload::DeviceWeights device = workload::seeded_device_weights(w, 1);
   replay::ModelPackageOptions options;
   options.weights = &device;
   options.patches = workload::seeded_patches(w, 1);

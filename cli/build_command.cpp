@@ -62,9 +62,13 @@ int build(const BuildArgs& given) {
   // A build killed while writing leaves OUT.tmp-XXXXXX (hundreds of MB for a large model):
   // removed now, before the build needs the space (the write would remove it too).
   arch::remove_stale_temporaries(args.output);
-  const workload::ModelWeights weights = args.weights.empty() ? workload::seeded_weights(workload, args.weight_seed)
-                                                              : workload::load_weights_file(args.weights, workload, args.allow_non_finite);
-  const workload::DeviceWeights device = workload::fold_and_quantize(weights, workload);
+  // Seeded weights are made and quantised a layer at a time; a file's FP32 weights are freed
+  // once quantised, before the lowering.
+  const workload::DeviceWeights device =
+      args.weights.empty()
+          ? workload::seeded_device_weights(workload, args.weight_seed)
+          : workload::fold_and_quantize(workload::load_weights_file(args.weights, workload, args.allow_non_finite),
+                                        workload);
   for (const auto& t : workload::saturated_tensors(device)) {
     spdlog::warn("{}: tensor '{}': {} of {} weights are beyond FP8 (F143) range at the workload's weight scale "
                  "and saturate; the package runs the clipped values",

@@ -207,39 +207,46 @@ void check_shapes(const ModelWeights& m, const Workload& w) {
   });
 }
 
+namespace {
+
+// One tensor's seeded values, by its name (docs/reference.md "Seeded weights").
+void seed_tensor(const NamedTensor& t, const Workload& w, uint64_t seed) {
+  const uint32_t H = w.hidden, M = w.mlp, P = w.patch_values();
+  const std::string& n = t.name;
+  const auto ends_with = [&](const char* suffix) {
+    const size_t s = std::strlen(suffix);
+    return n.size() >= s && n.compare(n.size() - s, s, suffix) == 0;
+  };
+  double centre = 0.0, half = kBiasHalfWidth;
+  HalfWidth widths;
+  if (n == "embeddings.patch_embedding.weight") {
+    half = weight_half_width(P, 1.0);
+  } else if (n == "embeddings.position_embedding.weight") {
+    half = kPositionHalfWidth;
+  } else if (ends_with("self_attn.qkv.weight")) {
+    widths = HalfWidth{weight_half_width(H, kQueryKeyGain), weight_half_width(H, 1.0), size_t{3} * H, size_t{2} * H};
+  } else if (ends_with("self_attn.out_proj.weight")) {
+    half = weight_half_width(H, 1.0);
+  } else if (ends_with("mlp.fc1.weight")) {
+    half = weight_half_width(H, 1.0);
+  } else if (ends_with("mlp.fc2.weight")) {
+    half = weight_half_width(M, kMlpDownGain);
+  } else if (ends_with("layer_norm1.weight") || ends_with("layer_norm2.weight") ||
+             n == "post_layernorm.weight") {
+    centre = 1.0;
+    half = kGammaHalfWidth;
+  } else if (ends_with("layer_norm1.bias") || ends_with("layer_norm2.bias") || n == "post_layernorm.bias") {
+    half = kBetaHalfWidth;
+  }
+  if (widths.columns == 1) widths = HalfWidth{half, half, 1, 1};
+  fill_uniform(*t.values, elements(t.shape), seed, n, centre, widths);
+}
+
+}  // namespace
+
 ModelWeights seeded_weights(const Workload& w, uint64_t seed) {
   ModelWeights m;
-  const uint32_t H = w.hidden, M = w.mlp, P = w.patch_values();
-  for (const NamedTensor& t : named_tensors(m, w)) {
-    const std::string& n = t.name;
-    const auto ends_with = [&](const char* suffix) {
-      const size_t s = std::strlen(suffix);
-      return n.size() >= s && n.compare(n.size() - s, s, suffix) == 0;
-    };
-    double centre = 0.0, half = kBiasHalfWidth;
-    HalfWidth widths;
-    if (n == "embeddings.patch_embedding.weight") {
-      half = weight_half_width(P, 1.0);
-    } else if (n == "embeddings.position_embedding.weight") {
-      half = kPositionHalfWidth;
-    } else if (ends_with("self_attn.qkv.weight")) {
-      widths = HalfWidth{weight_half_width(H, kQueryKeyGain), weight_half_width(H, 1.0), size_t{3} * H, size_t{2} * H};
-    } else if (ends_with("self_attn.out_proj.weight")) {
-      half = weight_half_width(H, 1.0);
-    } else if (ends_with("mlp.fc1.weight")) {
-      half = weight_half_width(H, 1.0);
-    } else if (ends_with("mlp.fc2.weight")) {
-      half = weight_half_width(M, kMlpDownGain);
-    } else if (ends_with("layer_norm1.weight") || ends_with("layer_norm2.weight") ||
-               n == "post_layernorm.weight") {
-      centre = 1.0;
-      half = kGammaHalfWidth;
-    } else if (ends_with("layer_norm1.bias") || ends_with("layer_norm2.bias") || n == "post_layernorm.bias") {
-      half = kBetaHalfWidth;
-    }
-    if (widths.columns == 1) widths = HalfWidth{half, half, 1, 1};
-    fill_uniform(*t.values, elements(t.shape), seed, n, centre, widths);
-  }
+  for (const NamedTensor& t : named_tensors(m, w)) seed_tensor(t, w, seed);
   return m;
 }
 
@@ -251,26 +258,59 @@ std::vector<uint16_t> seeded_patches(const Workload& w, uint64_t seed) {
   return out;
 }
 
-DeviceWeights fold_and_quantize(const ModelWeights& m, const Workload& w) {
-  check_shapes(m, w);
+namespace {
+
+DeviceLayer quantize_layer(const LayerWeights& L, const Workload& w, int8_t s) {
   const uint32_t H = w.hidden, M = w.mlp;
+  DeviceLayer dl;
+  dl.qkv = quantize_gemm(L.qkv_weight, L.qkv_bias, H, 3 * H, s, &L.ln1_gamma, &L.ln1_beta);
+  dl.out = quantize_gemm(L.out_weight, L.out_bias, H, H, s);
+  dl.up = quantize_gemm(L.up_weight, L.up_bias, H, M, s, &L.ln2_gamma, &L.ln2_beta);
+  dl.down = quantize_gemm(L.down_weight, L.down_bias, M, H, s);
+  return dl;
+}
+
+// Everything but the layers: the patch GEMM, the position embedding, the final layernorm.
+DeviceWeights quantize_without_layers(const ModelWeights& m, const Workload& w) {
   DeviceWeights d;
-  d.hidden = H;
+  d.hidden = w.hidden;
   d.weight_scale = checked_scale(w);
-  const int8_t s = d.weight_scale;
-  d.patch = quantize_gemm(m.patch_weight, m.patch_bias, w.patch_values(), H, s);
+  d.patch = quantize_gemm(m.patch_weight, m.patch_bias, w.patch_values(), w.hidden, d.weight_scale);
   d.position = to_fp16(m.position);
-  d.layers.resize(m.layers.size());
-  tbb::parallel_for(size_t{0}, m.layers.size(), [&](size_t l) {  // layers are independent
-    const LayerWeights& L = m.layers[l];
-    DeviceLayer& dl = d.layers[l];
-    dl.qkv = quantize_gemm(L.qkv_weight, L.qkv_bias, H, 3 * H, s, &L.ln1_gamma, &L.ln1_beta);
-    dl.out = quantize_gemm(L.out_weight, L.out_bias, H, H, s);
-    dl.up = quantize_gemm(L.up_weight, L.up_bias, H, M, s, &L.ln2_gamma, &L.ln2_beta);
-    dl.down = quantize_gemm(L.down_weight, L.down_bias, M, H, s);
-  });
   d.final_gamma = to_fp16(m.final_gamma);
   d.final_beta = to_fp16(m.final_beta);
+  return d;
+}
+
+}  // namespace
+
+DeviceWeights fold_and_quantize(const ModelWeights& m, const Workload& w) {
+  check_shapes(m, w);
+  DeviceWeights d = quantize_without_layers(m, w);
+  d.layers.resize(m.layers.size());
+  tbb::parallel_for(size_t{0}, m.layers.size(), [&](size_t l) {  // layers are independent
+    d.layers[l] = quantize_layer(m.layers[l], w, d.weight_scale);
+  });
+  return d;
+}
+
+DeviceWeights seeded_device_weights(const Workload& w, uint64_t seed) {
+  ModelWeights m;  // a layer's tensors hold values only while that layer is quantised
+  const std::vector<NamedTensor> tensors = named_tensors(m, w);
+  const std::string layers = "encoder.layers.";
+  for (const NamedTensor& t : tensors) {
+    if (!t.name.starts_with(layers)) seed_tensor(t, w, seed);
+  }
+  DeviceWeights d = quantize_without_layers(m, w);
+  d.layers.resize(w.layers);
+  tbb::parallel_for(uint32_t{0}, w.layers, [&](uint32_t l) {  // layers are independent
+    const std::string prefix = layers + std::to_string(l) + ".";
+    for (const NamedTensor& t : tensors) {
+      if (t.name.starts_with(prefix)) seed_tensor(t, w, seed);
+    }
+    d.layers[l] = quantize_layer(m.layers[l], w, d.weight_scale);
+    m.layers[l] = LayerWeights{};
+  });
   return d;
 }
 

@@ -102,6 +102,9 @@ struct SaturatedTensor {
 std::vector<SaturatedTensor> saturated_tensors(const DeviceWeights& d);
 
 DeviceWeights fold_and_quantize(const ModelWeights& m, const Workload& w);
+// fold_and_quantize(seeded_weights(w, seed), w), the same bits, with one layer's FP32 weights at
+// a time on each thread: a SigLIP-So400m build never holds its 1.6 GB of FP32 weights at once.
+DeviceWeights seeded_device_weights(const Workload& w, uint64_t seed);
 
 // The FP32 network the device computes: GEMM weights and every FP16 value decoded exactly, the
 // folded layernorms' gamma = 1 and beta = 0. Throws std::invalid_argument on wrong sizes.

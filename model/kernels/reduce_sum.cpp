@@ -8,7 +8,7 @@
 // A NaN result is the positive 0x7e00. All inputs are read before the output is written.
 // Cycles [decision]: the written schedule of arch/kernel_costs.hpp (K 7's chunks of 8 halves
 // over the six workers, 4 x parts + 6 instructions a chunk), not K 7's planner constant of one
-// output byte a cycle, which is four times as much; docs/kernels-gemm.md gives the reason.
+// output byte a cycle, which is 3.5 to 4 times as much; docs/kernels-gemm.md gives the reason.
 // Details: docs/kernels-gemm.md.
 #include <algorithm>
 #include <string>

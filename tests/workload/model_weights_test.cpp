@@ -204,6 +204,31 @@ TEST(ModelWeights, FoldAndQuantizeGivesTheDeviceBytes) {
   }
 }
 
+// Seeded and quantised a layer at a time (what `build` does), the same bits as the whole FP32
+// model made first; 12 layers, so that layer 1's tensor names are told from layer 10's.
+TEST(ModelWeights, SeededDeviceWeightsAreTheWholeModelFoldedAndQuantized) {
+  Workload w = tiny();
+  w.layers = 12;
+  const DeviceWeights whole = fold_and_quantize(seeded_weights(w, 3), w);
+  const DeviceWeights layered = seeded_device_weights(w, 3);
+  EXPECT_EQ(layered.hidden, whole.hidden);
+  EXPECT_EQ(layered.weight_scale, whole.weight_scale);
+  EXPECT_TRUE(same_device(layered.patch, whole.patch));
+  EXPECT_EQ(layered.position, whole.position);
+  EXPECT_EQ(layered.final_gamma, whole.final_gamma);
+  EXPECT_EQ(layered.final_beta, whole.final_beta);
+  ASSERT_EQ(layered.layers.size(), 12u);
+  for (uint32_t l = 0; l < w.layers; ++l) {
+    SCOPED_TRACE(l);
+    EXPECT_TRUE(same_device(layered.layers[l].qkv, whole.layers[l].qkv));
+    EXPECT_TRUE(same_device(layered.layers[l].out, whole.layers[l].out));
+    EXPECT_TRUE(same_device(layered.layers[l].up, whole.layers[l].up));
+    EXPECT_TRUE(same_device(layered.layers[l].down, whole.layers[l].down));
+  }
+  // The comparison can fail: another seed's layer differs.
+  EXPECT_FALSE(same_device(seeded_device_weights(w, 4).layers[10].up, whole.layers[10].up));
+}
+
 TEST(ModelWeights, DequantizedIsExactAndFoldsToItself) {
   const Workload& w = tiny();
   const int8_t s = static_cast<int8_t>(w.weight_scale);
