@@ -692,6 +692,16 @@ TEST(GemmKernels, CycleModels) {
   EXPECT_EQ(kernel("reduce_sum").cycles({1, 1, 1, 32}, mc), 6u * (4 + 6) + 11);
   // A SigLIP QKV reducer's slice: 12 parts of 61 x 30 = 1,830 outputs, 229 chunks, 39 rounds.
   EXPECT_EQ(kernel("reduce_sum").cycles({12, 61, 30, 16}, mc), 39u * 6 * (4 * 12 + 6) + 11);
+  // The slowest worker's chunks are K 7's own split: worker w takes floor((N/8 + 5 - w) / 6)
+  // chunks of 8 (N a multiple of 8 there); the model charges the largest of them.
+  for (const auto& [rows, columns] : std::vector<std::pair<uint64_t, uint64_t>>{{1, 8}, {6, 8}, {7, 8}, {61, 32}, {41, 48}, {8, 1000}}) {
+    const uint64_t chunks = rows * columns / 8;
+    uint64_t slowest = 0;
+    for (uint64_t w = 0; w < 6; ++w) slowest = std::max(slowest, (chunks + 5 - w) / 6);
+    EXPECT_EQ(kernel("reduce_sum").cycles({3, static_cast<int64_t>(rows), static_cast<int64_t>(columns), 16}, mc),
+              slowest * 6 * (4 * 3 + 6) + 11)
+        << rows << " x " << columns;
+  }
   // K 7's planner constant (one output byte a cycle) is over three times the schedule here; the
   // difference and its reason are in docs/kernels-gemm.md.
   EXPECT_LT(3 * kernel("reduce_sum").cycles({12, 61, 30, 16}, mc), 12u * 61 * 30 * 2 + 11);
