@@ -254,5 +254,37 @@ TEST(Lower, FittedKernelCostsSteerTheSplitsAndKeyBlocks) {
   EXPECT_EQ(merge_block_counts(fitted), (std::set<int64_t>{1}));
 }
 
+// SigLIP's 729 keys in blocks of 112 leave a last block of 57: it gets fewer query groups than
+// the full blocks (docs/lowering.md "Attention"), so its tiles' softmax rows are longer in
+// rows and shorter in keys, every head still uses at most its 92 tiles, and every row of every
+// head is merged exactly once.
+TEST(Lower, ShortLastKeyBlockGetsFewerQueryGroups) {
+  const Workload w = load_workload(testing::source_path("configs/workloads/siglip-so400m.yaml"));
+  const Lowered lowered = lower_workload(w, arch::load_machine(w.machine));
+  std::map<int64_t, std::set<int64_t>> softmax_rows;  // keys -> query rows per call
+  std::map<int64_t, size_t> softmax_tiles;            // keys -> calls (one a tile)
+  int64_t merged_rows = 0;
+  const std::function<void(const std::vector<arch::Step>&)> walk = [&](const std::vector<arch::Step>& steps) {
+    for (const arch::Step& step : steps) {
+      if (const auto* r = std::get_if<arch::RepeatStep>(&step.kind)) walk(r->body);
+      const auto* k = std::get_if<arch::KernelStep>(&step.kind);
+      if (k != nullptr && k->name == "attention_softmax") {
+        softmax_rows[k->scalars[1]].insert(k->scalars[0]);
+        ++softmax_tiles[k->scalars[1]];
+      }
+      if (k != nullptr && k->name == "attention_merge") merged_rows += k->scalars[0];
+    }
+  };
+  for (const auto& tile : lowered.program.tiles) walk(tile.steps);
+  ASSERT_EQ(softmax_rows.size(), 2u);
+  EXPECT_EQ(softmax_rows.begin()->first, 57);
+  EXPECT_EQ(softmax_rows.rbegin()->first, 112);
+  EXPECT_EQ(*softmax_rows[112].rbegin(), 53);  // 14 groups of 52 or 53 rows
+  EXPECT_EQ(*softmax_rows[57].begin(), 91);    // 8 groups of 91 or 92 rows
+  EXPECT_EQ(softmax_tiles[112], 16u * 6 * 14);
+  EXPECT_EQ(softmax_tiles[57], 16u * 8);
+  EXPECT_EQ(merged_rows, int64_t{16} * 729);
+}
+
 }  // namespace
 }  // namespace lockstep::workload
