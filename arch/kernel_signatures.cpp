@@ -127,14 +127,17 @@ const std::vector<KernelSignature>& table() {
          while (b.size() < operands) b.push_back(2 * u(s[1]));
          return b;
        }},
-      {"reduce_sum", {3}, 4,
+      {"reduce_sum", {3, 4}, 4,
        [](const Scalars& s, uint64_t m) {
          if (auto e = sizes(s, {{0, "parts"}, {1, "rows"}, {2, "columns"}}, m); !e.empty()) return e;
          return bits(s, 3, "part_bits");
        },
-       [](const Scalars& s, size_t) {
-         return std::vector<uint64_t>{2 * u(s[1] * s[2]), u(s[0] * s[1]) * u(s[2]) * u(s[3]) / 8,
-                                      2 * u(s[2])};
+       [](const Scalars& s, size_t operands) {
+         // With a fourth operand, that is the first part and `parts` holds the others (K 7).
+         const uint64_t part = u(s[1]) * u(s[2]) * u(s[3]) / 8;
+         std::vector<uint64_t> b{2 * u(s[1] * s[2]), (u(s[0]) - (operands == 4 ? 1 : 0)) * part, 2 * u(s[2])};
+         if (operands == 4) b.push_back(part);
+         return b;
        }},
       {"softmax", {2}, 3,
        [](const Scalars& s, uint64_t m) {

@@ -34,16 +34,17 @@ uint32_t max_columns(uint32_t columns, uint32_t parts) {
 
 // Scratch of one grid tile for a chunk of `rows`, with the steps of the chunk that write and
 // read each buffer: 0 gather, 1 gemm_fp8, 2 reduce, 3 reduce_sum (and epilogue), 4 scatter.
-// The reduce phase sends the partial while receiving into reduce_in, so those two must share
-// no memory element (hazard 2). Buffers never live together share memory
-// (workload/scratch_liveness.hpp): the gathered input with reduce_in, the partial with
-// reduce_out.
+// reduce_in holds the other K - 1 blocks' parts of the tile's slice; reduce_sum reads its own
+// part from the partial (K 7's first partial), so the partial lives until then. The reduce
+// phase sends the partial while receiving into reduce_in, so those two must share no memory
+// element (hazard 2). Buffers never live together share memory
+// (workload/scratch_liveness.hpp): the gathered input with reduce_in and with reduce_out.
 enum GemmBuffer : size_t { kInput, kPartialSum, kReduceIn, kReduceOut };
 std::vector<ScratchBuffer> chunk_buffers(const std::string& name, uint32_t rows, uint32_t k_blocks,
                                          uint32_t reduce_rows, uint32_t kw, uint32_t ow) {
   return {{name + ".input", uint64_t{rows} * kw * kHalf, 0, 1},
-          {name + ".partial", uint64_t{rows} * ow * kPartial, 1, 2},
-          {name + ".reduce_in", uint64_t{k_blocks} * reduce_rows * ow * kPartial, 2, 3},
+          {name + ".partial", uint64_t{rows} * ow * kPartial, 1, 3},
+          {name + ".reduce_in", uint64_t{k_blocks - 1} * reduce_rows * ow * kPartial, 2, 3},
           {name + ".reduce_out", uint64_t{reduce_rows} * ow * kHalf, 3, 4}};
 }
 const std::vector<ApartPair> kChunkApart = {{kPartialSum, kReduceIn}};
@@ -52,7 +53,7 @@ const std::vector<ApartPair> kChunkApart = {{kPartialSum, kReduceIn}};
 uint64_t scratch_bytes(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t ow) {
   const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
   return uint64_t{rows} * kw * kHalf + uint64_t{rows} * ow * kPartial +
-         uint64_t{k_blocks} * reduce_rows * ow * kPartial + reduce_rows * ow * kHalf + 64;
+         uint64_t{k_blocks - 1} * reduce_rows * ow * kPartial + reduce_rows * ow * kHalf + 64;
 }
 
 // The planner's estimate of one layer's cycles for a K x O split, all rows in one chunk: the
@@ -243,41 +244,38 @@ void emit_partial_gemms(LowerContext& context, const GemmLayout& layout, uint32_
   }
 }
 
-// Reduce: partial rows slice j of every (kb, ob) goes to reducer (j, ob), slot kb. Emitted
-// in rounds: in round t block row kb sends to reducer row (kb + t) mod K, so each round pairs
-// every sender with a different receiver, an order the exchange compiler's list scheduling
-// keeps free of conflicts (each reducer receives from one sender at a time).
+// Reduce: partial rows slice j of every other (kb, ob) goes to reducer (j, ob), into slot kb
+// of reduce_in (kb - 1 past the reducer's own block, whose part stays in its partial).
+// Emitted in rounds: in round t block row kb sends to reducer row (kb + t) mod K, so each
+// round pairs every sender with a different receiver, an order the exchange compiler's list
+// scheduling keeps free of conflicts (each reducer receives from one sender at a time).
 void emit_reduce(LowerContext& context, const GemmLayout& layout, uint32_t crow,
                  const std::string& suffix, const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
   const uint32_t K = plan.k_blocks;
   const uint32_t O = plan.o_blocks;
   const size_t reduce = context.phase(plan.name + ".reduce" + suffix, "gemm");
-  for (uint32_t round = 0; round < K; ++round) {
+  for (uint32_t round = 1; round < K; ++round) {  // round 0 would be each tile's own slice
     for (uint32_t kb = 0; kb < K; ++kb) {
       for (uint32_t ob = 0; ob < O; ++ob) {
         const size_t g = size_t{kb} * O + ob;
-        const uint32_t tile = layout.grid_tile(kb, ob);
         const uint32_t ow = pair_columns(plan.out, O, ob).size();
         const uint32_t j = (kb + round) % K;
         const Span slice = balanced_part(crow, K, j);
         if (slice.size() == 0) continue;
         const size_t reducer = size_t{j} * O + ob;
-        const uint32_t reducer_tile = layout.grid_tile(j, ob);
+        const uint32_t slot = kb < j ? kb : kb - 1;  // the reducer's own block has no slot
         const uint32_t source = scratch.partial[g] + slice.begin * ow * kPartial;
-        const uint32_t address = scratch.reduce_in[reducer] + kb * slice.size() * ow * kPartial;
-        if (reducer_tile == tile) {
-          context.kernel(tile, "copy", {{address, false}, {source, false}},
-                         {int64_t{slice.size()} * ow * kPartial});
-        } else {
-          context.transfer(reduce, tile, source, {{reducer_tile, address}}, slice.size() * ow * kPartial / 4);
-        }
+        const uint32_t address = scratch.reduce_in[reducer] + slot * slice.size() * ow * kPartial;
+        context.transfer(reduce, layout.grid_tile(kb, ob), source, {{layout.grid_tile(j, ob), address}},
+                         slice.size() * ow * kPartial / 4);
       }
     }
   }
 }
 
-// Each reducer sums its K parts with the bias into FP16, then applies the epilogue.
+// Each reducer sums its own part (read in place from its partial, K 7's first partial) and
+// the other blocks' in block order, with the bias, into FP16, then applies the epilogue.
 void emit_reduce_sums(LowerContext& context, const GemmLayout& layout, uint32_t crow,
                       const ChunkScratch& scratch, GemmEpilogue epilogue) {
   const GemmPlan& plan = layout.plan;
@@ -288,16 +286,17 @@ void emit_reduce_sums(LowerContext& context, const GemmLayout& layout, uint32_t 
       const size_t g = size_t{j} * O + ob;
       const Span slice = balanced_part(crow, K, j);
       if (slice.size() == 0) continue;
+      const uint32_t ow = pair_columns(plan.out, O, ob).size();
       context.kernel(layout.grid_tile(j, ob), "reduce_sum",
                      {{scratch.reduce_out[g], false}, {scratch.reduce_in[g], false},
-                      layout.bias[g].operand()},
-                     {K, slice.size(), pair_columns(plan.out, O, ob).size(), kPartialBits});
+                      layout.bias[g].operand(), {scratch.partial[g] + slice.begin * ow * kPartial, false}},
+                     {K, slice.size(), ow, kPartialBits});
       if (epilogue == GemmEpilogue::Gelu) {
         // On the reducers' slices (about a fifth of an owner's row each) rather than on the
         // owners' whole rows: the same element-wise values, spread over the grid.
         context.kernel(layout.grid_tile(j, ob), "gelu",
                        {{scratch.reduce_out[g], false}, {scratch.reduce_out[g], false}},
-                       {int64_t{slice.size()} * pair_columns(plan.out, O, ob).size()});
+                       {int64_t{slice.size()} * ow});
       }
     }
   }

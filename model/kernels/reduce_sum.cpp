@@ -1,6 +1,8 @@
 // reduce_sum: operands [out (FP16 [rows][columns]), parts ([parts][rows][columns], FP16 when
 // part_bits = 16, FP32 when 32; part p at parts + p x rows x columns x part_bits / 8), bias
-// (FP16 [columns])], scalars [parts, rows, columns, part_bits].
+// (FP16 [columns])], scalars [parts, rows, columns, part_bits]. An optional fourth operand is
+// part 0, read from its own place (K 7's first partial), and `parts` then holds parts 1 ..
+// parts-1 back to back.
 // Element-wise, F16 adds in the listed order (IPU21-KERNELS.md 7), each rounded once from the
 // exact sum (nearest even, amp_accumulate.hpp round_add):
 //   acc = fl16(parts[0]); for p = 1 .. parts-1: acc = fl16(acc + parts[p]);
@@ -32,7 +34,7 @@ std::string range(size_t i, const char* name, int64_t value) {
 }
 
 std::string check(const arch::KernelStep& step) {
-  if (auto e = check_counts(step, 3, 4); !e.empty()) return e;
+  if (auto e = check_counts(step, step.operands.size() == 4 ? 4 : 3, 4); !e.empty()) return e;
   const auto& s = step.scalars;
   if (auto e = range(0, "parts", s[0]); !e.empty()) return e;
   if (auto e = range(1, "rows", s[1]); !e.empty()) return e;
@@ -55,15 +57,22 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const size_t elements = size_t{rows} * columns;
   kernels::require_span(memory, operands[0], elements * 2, "reduce_sum out");
   const kernels::amp::Isa isa = kernels::amp::best_isa();
-  std::vector<float> in;
-  if (scalars[3] == 32) {
-    in = kernels::read_fp32(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
-  } else {
-    // FP16 parts widen exactly; the sums are then those of the FP32 form.
-    const kernels::InputArray<uint16_t> half(memory, operands[1], uint64_t{parts} * elements, "reduce_sum parts");
-    in.resize(half.size());
-    kernels::amp::to_float(half.data(), in.data(), half.size(), isa);
-  }
+  // Part 0 from the fourth operand when there is one, the rest from `parts`, all as FP32 in
+  // summation order.
+  std::vector<float> in(uint64_t{parts} * elements);
+  const bool first_apart = operands.size() == 4;
+  const auto read_parts = [&](uint32_t address, uint64_t count, float* to, const char* what) {
+    if (scalars[3] == 32) {
+      const std::vector<float> wide = kernels::read_fp32(memory, address, count * elements, what);
+      std::copy(wide.begin(), wide.end(), to);
+    } else {
+      // FP16 parts widen exactly; the sums are then those of the FP32 form.
+      const kernels::InputArray<uint16_t> half(memory, address, count * elements, what);
+      kernels::amp::to_float(half.data(), to, half.size(), isa);
+    }
+  };
+  if (first_apart) read_parts(operands[3], 1, in.data(), "reduce_sum first part");
+  read_parts(operands[1], parts - (first_apart ? 1 : 0), in.data() + (first_apart ? elements : 0), "reduce_sum parts");
   const kernels::InputArray<uint16_t> bias16(memory, operands[2], columns, "reduce_sum bias");
 
   std::vector<float> bias(elements);  // per element, in row-major order

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/kernel_signatures.hpp"
 #include "arch/machine.hpp"
 #include "numerics/numerics_reference.hpp"
 #include "model/kernel_registry.hpp"
@@ -569,6 +570,43 @@ TEST(ReduceSum, Fp16PartsEqualFp32PartsOfTheSameValues) {
     EXPECT_EQ(kernel("reduce_sum").cycles(scalars, machine()),
               kernel("reduce_sum").cycles({count, rows, columns, 32}, machine()));
   }
+}
+
+// With a fourth operand, part 0 is read from there (K 7's first partial) and `parts` holds the
+// others: the bits of the three-operand form over the same parts in the same order, FP16 and
+// FP32 parts; the second operand then spans one part less.
+TEST(ReduceSum, FirstPartApartGivesTheBitsOfThePartsInOrder) {
+  std::mt19937 rng(37);
+  constexpr uint32_t kFirst = kBase + 0x30000;
+  for (const Shape& shape : std::vector<Shape>{{1, 1, 1}, {2, 3, 8}, {18, 41, 43}}) {
+    const uint32_t count = shape.k, rows = shape.rows, columns = shape.n;
+    const size_t part = size_t{rows} * columns;
+    const auto codes = random_fp16(rng, count * part);
+    const auto bias = random_fp16(rng, columns);
+    for (const int64_t bits : {16, 32}) {
+      Sram m(machine());
+      std::vector<float> wide;
+      for (uint16_t h : codes) wide.push_back(static_cast<float>(value16(h)));
+      if (bits == 16) {
+        put(m, kFirst, std::vector<uint16_t>(codes.begin(), codes.begin() + part));
+        put(m, kIn, std::vector<uint16_t>(codes.begin() + part, codes.end()));
+      } else {
+        put(m, kFirst, std::vector<float>(wide.begin(), wide.begin() + part));
+        put(m, kIn, std::vector<float>(wide.begin() + part, wide.end()));
+      }
+      put(m, kWeights, bias);
+      const std::vector<int64_t> scalars{count, rows, columns, bits};
+      EXPECT_EQ(check("reduce_sum", 4, scalars), "");
+      kernel("reduce_sum").execute({kOut, kIn, kWeights, kFirst}, scalars, m);
+      EXPECT_EQ(get<uint16_t>(m, kOut, part), reference_reduce(wide, bias, count, rows, columns))
+          << count << " parts " << rows << "x" << columns << " bits " << bits;
+    }
+    const auto* signature = arch::find_kernel_signature("reduce_sum");
+    ASSERT_NE(signature, nullptr);
+    EXPECT_EQ(signature->operand_bytes({count, rows, columns, 16}, 4),
+              (std::vector<uint64_t>{2 * part, (count - 1) * 2 * part, 2 * uint64_t{columns}, 2 * part}));
+  }
+  EXPECT_EQ(check("reduce_sum", 5, {1, 1, 1, 16}), "kernel reduce_sum takes 3 operand(s), got 5");
 }
 
 TEST(ReduceSum, PortableAndAvx2AgreeWithTheReference) {
