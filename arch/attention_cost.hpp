@@ -18,7 +18,7 @@ struct AttentionSchedule {
   uint64_t per_pair;  // instructions per f16v2 pair of a row (and block, for the merge)
   uint64_t per_row;   // instructions per row (and block, for the merge)
 };
-inline constexpr AttentionSchedule kAttentionSoftmaxSchedule{12, 12};
+inline constexpr AttentionSchedule kAttentionSoftmaxSchedule{10, 17};
 inline constexpr AttentionSchedule kAttentionMergeSchedule{7, 12};
 
 // The slowest worker's cycles per instruction of one of its rows: its rounds of rows (row i

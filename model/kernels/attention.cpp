@@ -40,10 +40,12 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 
 // The written schedules [decision] (docs/kernels-attention.md; the counts in
 // arch/attention_cost.hpp), per f16v2 pair of a row and per row (or per row and block):
-//   attention_softmax  pair 12: max 2 (ld32, f16v2max); exponentials and sum 10 (ld32,
-//                      f16v2 -> f32v2, f32v2mul, f32v2sub, f32v2 -> f16v2, f16v2exp, st32,
-//                      f16v2 -> f32v2, two f32add); row 12 (set-up 3, lane max 2, floor 1,
-//                      m 1, loop set-up 2, stores 2, advance 1)
+//   attention_softmax  pair 10, in 64-bit quads (two pairs): max 1 (ld64, f16v4max a quad);
+//                      exponentials and sum 9 (ld64 and st64 a quad; a pair's f16v2 -> f32v2,
+//                      f32v2mul, f32v2sub, f32v2 -> f16v2, f16v2exp, f16v2 -> f32v2, two
+//                      f32add); row 17 (set-up 3, the max's four lanes 3, floor 1, m 1, loop
+//                      set-up 2, stores 2, advance 1, and 4 for an unaligned head and odd
+//                      tail pair in the 32-bit forms, 12 a pair)
 //   attention_merge    pair and block 7: first block 3 (ld32, convert, st64), later ones 7
 //                      (ld32, convert, ld64, two f32v2mul, f32v2add, st64), and 4 in the final
 //                      pass (ld64, f32v2mul, f32v2 -> f16v2, st32) spread as 7 a block;
