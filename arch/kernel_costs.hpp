@@ -50,12 +50,27 @@ inline std::vector<double> reduce_sum_terms(uint64_t parts, uint64_t rows, uint6
   return {slowest * static_cast<double>(parts), slowest, 1.0};
 }
 
+// copy's cycles (model/kernels/copy.cpp): the words split over the workers, a load and a
+// store each, plus a 4-instruction prologue, at the issue interval.
+inline std::vector<double> copy_terms(uint64_t bytes, const MachineDescription& m) {
+  const uint64_t workers = m.workers == 0 ? 1 : m.workers;
+  const auto issue = static_cast<double>(m.supervisor_cycles_per_instruction);
+  return {issue * static_cast<double>((bytes / 4 + workers - 1) / workers), issue};
+}
+inline uint64_t copy_cycles(uint64_t bytes, const MachineDescription& m) {
+  const uint64_t workers = m.workers == 0 ? 1 : m.workers;
+  return m.supervisor_cycles_per_instruction * (4 + 2 * ((bytes / 4 + workers - 1) / workers));
+}
+
 // What `run` charges the lowering's kernels on `machine`: its fitted cycles where it carries
 // parameters for the kernel, else the built-in ones.
 inline uint64_t charged_amp_gemm_cycles(const MachineDescription& machine, const std::string& kernel, uint64_t rows,
                                         uint64_t k, uint64_t columns) {
   const auto terms = amp_f16_gemm_terms(rows, k, columns);
   return fitted_or_builtin(machine, kernel, {terms.begin(), terms.end()}, amp_f16_gemm_cycles(rows, k, columns));
+}
+inline uint64_t charged_copy_cycles(const MachineDescription& machine, uint64_t bytes) {
+  return fitted_or_builtin(machine, "copy", copy_terms(bytes, machine), copy_cycles(bytes, machine));
 }
 inline uint64_t charged_reduce_sum_cycles(const MachineDescription& machine, uint64_t parts, uint64_t rows,
                                           uint64_t columns) {

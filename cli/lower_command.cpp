@@ -52,10 +52,10 @@ void print_stats(const workload::Lowered& lowered, double seconds) {
               << ")\n";
   }
   std::cout << "lowering_seconds " << seconds << "\n";
-  std::cout << "gemm,in,out,k_blocks,o_blocks,chunks\n";
+  std::cout << "gemm,in,out,k_blocks,o_blocks,chunks,row_groups\n";
   for (const auto& g : lowered.gemms) {
     std::cout << arch::csv_field(g.name) << "," << g.in << "," << g.out << "," << g.k_blocks << "," << g.o_blocks
-              << "," << g.chunks << "\n";
+              << "," << g.chunks << "," << g.row_groups << "\n";
   }
   std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,words_delivered\n";
   for (const auto& p : stats.phases) {
@@ -93,7 +93,8 @@ nlohmann::ordered_json stats_json(const workload::Workload& workload, const work
   j["gemms"] = nlohmann::ordered_json::array();
   for (const auto& g : lowered.gemms) {
     j["gemms"].push_back({{"gemm", g.name}, {"in", g.in}, {"out", g.out}, {"k_blocks", g.k_blocks},
-                          {"o_blocks", g.o_blocks}, {"chunks", g.chunks}});
+                          {"o_blocks", g.o_blocks}, {"chunks", g.chunks},
+                          {"row_groups", g.row_groups}});
   }
   j["phases"] = nlohmann::ordered_json::array();
   for (const auto& p : stats.phases) {

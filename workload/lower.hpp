@@ -30,6 +30,7 @@ struct GemmPlan {
   uint32_t k_blocks = 0;   // blocks of the reduction dimension
   uint32_t o_blocks = 0;   // blocks of output columns
   uint32_t chunks = 0;     // row chunks (passes) so the scratch fits
+  uint32_t row_groups = 1; // groups of a chunk's rows, each on its own copy of the K x O grid
 };
 
 struct Lowered {

@@ -85,6 +85,13 @@ void LowerContext::transfer(size_t index, uint32_t source_tile, uint32_t source_
   capture.phases[index].transfers.push_back(std::move(t));
 }
 
+void LowerContext::transfer(size_t index, uint32_t source_tile, const LayerTensor& source,
+                            std::vector<arch::Destination> destinations, uint32_t words) {
+  transfer(index, source_tile, source.base, std::move(destinations), words);
+  std::vector<uint32_t>& addresses = capture.phases[index].transfers.back().source_addresses;
+  for (size_t l = 0; l < addresses.size(); ++l) addresses[l] = source.base + static_cast<uint32_t>(l) * source.stride;
+}
+
 void LowerContext::kernel(uint32_t tile, std::string name, std::vector<arch::Operand> operands,
                           std::vector<int64_t> scalars) {
   arch::KernelStep k;
@@ -95,13 +102,13 @@ void LowerContext::kernel(uint32_t tile, std::string name, std::vector<arch::Ope
 }
 
 LayerTensor LowerContext::place_weights(uint32_t tile, const std::string& name, Span rows, Span columns,
-                                        WeightFormat format, bool per_layer) {
+                                        WeightFormat format, bool per_layer, bool exchanged) {
   const WeightBlock block{name, tile, 0, 0, 1, rows, columns, format};
   const uint32_t bytes = block.bytes();
   LayerTensor tensor;
   const uint32_t stride = (bytes + 7) & ~7u;
   const uint32_t copies = per_layer ? workload.layers : 1;
-  tensor.base = memory.place(tile, name, uint64_t{stride} * copies);
+  tensor.base = memory.place(tile, name, uint64_t{stride} * copies, exchanged);
   tensor.stride = per_layer ? stride : 0;
   arch::Segment weights;
   weights.address = tensor.base;

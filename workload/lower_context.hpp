@@ -57,12 +57,16 @@ class LowerContext {
   // A transfer in phase `index`; destinations equal to the source must not be passed.
   void transfer(size_t index, uint32_t source_tile, uint32_t source_address,
                 std::vector<arch::Destination> destinations, uint32_t words);
+  // The same from a per-layer tensor: iteration l reads source.base + l * source.stride.
+  void transfer(size_t index, uint32_t source_tile, const LayerTensor& source,
+                std::vector<arch::Destination> destinations, uint32_t words);
   void kernel(uint32_t tile, std::string name, std::vector<arch::Operand> operands,
               std::vector<int64_t> scalars);
   // Tokens-filled weights holding block `rows` x `columns` of tensor `name`: per layer when
   // `per_layer`, with a pointer slot inside the Repeat. Recorded in `weights`.
+  // `exchanged`: transfers read it (scratch keeps out of its last memory element).
   LayerTensor place_weights(uint32_t tile, const std::string& name, Span rows, Span columns, WeightFormat format,
-                            bool per_layer);
+                            bool per_layer, bool exchanged = false);
   std::vector<WeightBlock> weights;
 
   arch::Package finish(std::vector<arch::Binding> bindings);
@@ -85,13 +89,19 @@ struct Activation {
 Activation place_activation(LowerContext& context, const std::string& name, uint32_t columns,
                             uint32_t bytes_per_value = kHalf);
 
-// A GEMM [rows, in] x [in, out] with weights resident on a K x O grid of tiles.
+// A GEMM [rows, in] x [in, out] with weights resident on a K x O grid of tiles, or on
+// `row_groups` copies of it: then block (kb, ob)'s rows of the reduction dimension are shared
+// out over its copies, each resident on one, and every layer each copy sends its share to
+// the others, so each copy multiplies its group of rows by the whole block.
 struct GemmLayout {
   GemmPlan plan;
   uint32_t tile_offset = 0;
-  std::vector<LayerTensor> weights;  // per grid tile (kb * O + ob)
+  std::vector<LayerTensor> weights;  // per grid tile (index()): its share of the block's rows
   std::vector<LayerTensor> bias;     // per grid tile: bias of its output columns
-  uint32_t grid_tile(uint32_t kb, uint32_t ob) const;
+  size_t index(uint32_t kb, uint32_t ob, uint32_t m) const {
+    return (size_t{kb} * plan.o_blocks + ob) * plan.row_groups + m;
+  }
+  uint32_t grid_tile(uint32_t kb, uint32_t ob, uint32_t m = 0) const;
   uint32_t tiles = 0;
 };
 GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out,

@@ -1,7 +1,11 @@
 // GEMMs: weights resident on a K x O grid of tiles (block (kb, ob) holds rows kb of the
-// reduction dimension and columns ob of the output, for every layer). Per row chunk:
-//   gather  : owners multicast each row's K-block slices to the O tiles of that block row;
-//   gemm_fp8: every grid tile forms an FP16 partial [chunk rows, its columns];
+// reduction dimension and columns ob of the output, for every layer), or on M copies of a
+// smaller grid with bigger blocks, each copy holding a share of every block's rows and taking
+// one group of each chunk's rows. Per row chunk and group:
+//   gather  : owners multicast each row's K-block slices to the O tiles of that block row of
+//             the group's grid; with M copies, each copy also sends its share of its block
+//             to the others (and copies it to its own block buffer just before);
+//   gemm_fp8: every grid tile forms an FP16 partial [group rows, its columns];
 //   reduce  : partial rows are split K ways, reducer (j, ob) receives slice j of all K;
 //   reduce_sum: sums the K parts, adds the bias, writes FP16;
 //   scatter : reducers send each output row slice back to its owner.
@@ -32,80 +36,109 @@ uint32_t max_columns(uint32_t columns, uint32_t parts) {
   return 2 * ((columns / 2 + parts - 1) / parts);
 }
 
-// Scratch of one grid tile for a chunk of `rows`, with the steps of the chunk that write and
+// Scratch of one grid tile for a group of `rows`, with the steps of the chunk that write and
 // read each buffer: 0 gather, 1 gemm_fp8, 2 reduce, 3 reduce_sum (and epilogue), 4 scatter.
+// With row groups, `block` gathers the tile's whole weight block (`block_bytes`, else 0).
 // reduce_in holds the other K - 1 blocks' parts of the tile's slice; reduce_sum reads its own
 // part from the partial (K 7's first partial), so the partial lives until then. The reduce
 // phase sends the partial while receiving into reduce_in, so those two must share no memory
 // element (hazard 2). Buffers never live together share memory
 // (workload/scratch_liveness.hpp): the gathered input with reduce_in and with reduce_out.
-enum GemmBuffer : size_t { kInput, kPartialSum, kReduceIn, kReduceOut };
+enum GemmBuffer : size_t { kInput, kPartialSum, kReduceIn, kReduceOut, kBlock };
 std::vector<ScratchBuffer> chunk_buffers(const std::string& name, uint32_t rows, uint32_t k_blocks,
-                                         uint32_t reduce_rows, uint32_t kw, uint32_t ow) {
+                                         uint32_t reduce_rows, uint32_t kw, uint32_t ow, uint64_t block_bytes) {
   return {{name + ".input", uint64_t{rows} * kw * kHalf, 0, 1},
           {name + ".partial", uint64_t{rows} * ow * kPartial, 1, 3},
           {name + ".reduce_in", uint64_t{k_blocks - 1} * reduce_rows * ow * kPartial, 2, 3},
-          {name + ".reduce_out", uint64_t{reduce_rows} * ow * kHalf, 3, 4}};
+          {name + ".reduce_out", uint64_t{reduce_rows} * ow * kHalf, 3, 4},
+          {name + ".block", block_bytes, 0, 1}};
 }
 const std::vector<ApartPair> kChunkApart = {{kPartialSum, kReduceIn}};
 
-// Resident weights plus a share of the per-row scratch, for choosing K.
+// The per-row scratch of a group of `rows`, for choosing the split (the block buffer of row
+// groups is per block, not per row, and small).
 uint64_t scratch_bytes(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t ow) {
   const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
   return uint64_t{rows} * kw * kHalf + uint64_t{rows} * ow * kPartial +
          uint64_t{k_blocks - 1} * reduce_rows * ow * kPartial + reduce_rows * ow * kHalf + 64;
 }
 
-// The planner's estimate of one layer's cycles for a K x O split, all rows in one chunk: the
-// gather and reduce words a grid tile receives (one word per cycle), gemm_fp8's and
-// reduce_sum's cycle models (docs/kernels-gemm.md: one AMP call; parts x rows x columns x 2),
-// fitted ones where the machine carries them (`build --costs`, arch/kernel_costs.hpp). Only
-// used to rank splits.
+// A block's K rows [0, kw) shared over m copies in FP16-pair-sized runs: copy i's share.
+Span block_share(uint32_t kw, uint32_t copies, uint32_t i) { return pair_columns(kw, copies, i); }
+
+// The planner's estimate of one layer's cycles for a K x O split of a group of `rows`, all
+// rows in one chunk: the gather and reduce words a grid tile receives (one word per cycle),
+// gemm_fp8's and reduce_sum's cycle models (docs/kernels-gemm.md: one AMP call; K 7's
+// schedule), fitted ones where the machine carries them (`build --costs`,
+// arch/kernel_costs.hpp); with `copies` of the grid, the block shares a tile receives and the
+// copy of its own. Only used to rank splits.
 uint64_t estimated_cycles(const arch::MachineDescription& machine, uint32_t rows, uint32_t k_blocks, uint32_t kw,
-                          uint32_t ow) {
+                          uint32_t ow, uint32_t copies) {
   const uint64_t reduce_rows = (rows + k_blocks - 1) / k_blocks;
   const uint64_t gather = uint64_t{rows} * kw / 2;
   const uint64_t gemm = arch::charged_amp_gemm_cycles(machine, "gemm_fp8", rows, kw, ow);
-  const uint64_t reduce = k_blocks * reduce_rows * ow * kPartial / 4;
+  const uint64_t reduce = uint64_t{k_blocks - 1} * reduce_rows * ow * kPartial / 4;
   const uint64_t reduce_sum = arch::charged_reduce_sum_cycles(machine, k_blocks, reduce_rows, ow);
-  return gather + gemm + reduce + reduce_sum;
+  uint64_t shares = 0;
+  if (copies > 1) {
+    const uint64_t own = uint64_t{block_share(kw, copies, copies - 1).size()} * ow;  // the smallest share
+    shares = (uint64_t{kw} * ow - own) / 4 + arch::charged_copy_cycles(machine, uint64_t{block_share(kw, copies, 0).size()} * ow);
+  }
+  return gather + gemm + reduce + reduce_sum + shares;
 }
 
 }  // namespace
 
-uint32_t GemmLayout::grid_tile(uint32_t kb, uint32_t ob) const {
-  return (tile_offset + kb * plan.o_blocks + ob) % tiles;
+uint32_t GemmLayout::grid_tile(uint32_t kb, uint32_t ob, uint32_t m) const {
+  return static_cast<uint32_t>((tile_offset + index(kb, ob, m)) % tiles);
 }
+
+// Grid copies tried: one, or two (each a group of rows, the blocks' rows shared out).
+constexpr uint32_t kMostRowGroups = 2;
 
 GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out,
                      bool per_layer, uint32_t tile_offset) {
   const uint32_t tiles = context.tiles;
   const uint32_t rows = context.workload.rows();
-  const uint32_t copies = per_layer ? context.workload.layers : 1;
-  // Among the splits whose resident weights plus a share of the per-row scratch (about four
-  // chunks) come within 10% of the smallest, the fewest estimated cycles: SRAM stays near its
-  // minimum, and ceil(k/64) x ceil(n/16) AMP calls favour some block shapes strongly
-  // (docs/lowering.md, "Choices and their measured effect").
-  const auto split_bytes = [&](uint32_t k) {
-    const uint32_t o = std::min(tiles / k, out / 2);
-    const uint32_t kw = max_columns(in, k);
-    const uint32_t ow = max_columns(out, o);
-    return uint64_t{kw} * ow * copies + scratch_bytes(rows, k, kw, ow) / 4;
+  const uint32_t layers = per_layer ? context.workload.layers : 1;
+  // Among the splits (row groups M, K blocks; O = min(tiles / M / K, out / 2)) whose resident
+  // weights plus a share of the per-row scratch (about four chunks) come within 10% of the
+  // smallest with as many row groups, the fewest estimated cycles: SRAM stays near its
+  // minimum, and the AMP call's rounding of K and columns to 16 favours some block shapes
+  // strongly (docs/lowering.md, "Choices and their measured effect").
+  struct Split {
+    uint32_t groups, k, o, kw, ow;
   };
-  const uint32_t k_limit = std::min(tiles, in / 2);
-  uint64_t least_bytes = std::numeric_limits<uint64_t>::max();
-  for (uint32_t k = 1; k <= k_limit && std::min(tiles / k, out / 2) > 0; ++k) {
-    least_bytes = std::min(least_bytes, split_bytes(k));
+  const auto split_of = [&](uint32_t groups, uint32_t k) {
+    const uint32_t o = std::min(tiles / groups / k, out / 2);
+    return Split{groups, k, o, max_columns(in, k), max_columns(out, o)};
+  };
+  const auto split_bytes = [&](const Split& p) {
+    const uint64_t resident = uint64_t{block_share(p.kw, p.groups, 0).size()} * p.ow * layers;
+    const uint32_t group_rows = (rows + p.groups - 1) / p.groups;
+    return resident + scratch_bytes(group_rows, p.k, p.kw, p.ow) / 4;
+  };
+  std::vector<Split> splits;
+  for (uint32_t groups = 1; groups <= kMostRowGroups && groups <= rows; ++groups) {
+    const uint32_t k_limit = std::min(tiles / groups, in / 2);
+    for (uint32_t k = 1; k <= k_limit && std::min(tiles / groups / k, out / 2) > 0; ++k) {
+      const Split p = split_of(groups, k);
+      if (in / 2 / k < groups) continue;  // the smallest block must give every copy a share
+      splits.push_back(p);
+    }
   }
+  // The SRAM rule holds per number of row groups (copies hold half the scratch rows).
+  std::vector<uint64_t> least_bytes(kMostRowGroups + 1, std::numeric_limits<uint64_t>::max());
+  for (const Split& p : splits) least_bytes[p.groups] = std::min(least_bytes[p.groups], split_bytes(p));
   uint64_t best_cycles = std::numeric_limits<uint64_t>::max();
-  uint32_t best_k = 1;
-  for (uint32_t k = 1; k <= k_limit && std::min(tiles / k, out / 2) > 0; ++k) {
-    if (split_bytes(k) * 10 > least_bytes * 11) continue;
-    const uint32_t o = std::min(tiles / k, out / 2);
-    const uint64_t cycles = estimated_cycles(context.machine, rows, k, max_columns(in, k), max_columns(out, o));
+  Split best = splits.front();
+  for (const Split& p : splits) {
+    if (split_bytes(p) * 10 > least_bytes[p.groups] * 11) continue;
+    const uint32_t group_rows = (rows + p.groups - 1) / p.groups;
+    const uint64_t cycles = estimated_cycles(context.machine, group_rows, p.k, p.kw, p.ow, p.groups);
     if (cycles < best_cycles) {
       best_cycles = cycles;
-      best_k = k;
+      best = p;
     }
   }
   GemmLayout layout;
@@ -114,17 +147,23 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
   layout.plan.name = name;
   layout.plan.in = in;
   layout.plan.out = out;
-  layout.plan.k_blocks = best_k;
-  layout.plan.o_blocks = std::min(tiles / best_k, out / 2);
-  for (uint32_t kb = 0; kb < layout.plan.k_blocks; ++kb) {
-    for (uint32_t ob = 0; ob < layout.plan.o_blocks; ++ob) {
-      const uint32_t tile = layout.grid_tile(kb, ob);
-      const Span k_rows = pair_columns(in, layout.plan.k_blocks, kb);
-      const Span o_columns = pair_columns(out, layout.plan.o_blocks, ob);
-      layout.weights.push_back(
-          context.place_weights(tile, name + ".weight", k_rows, o_columns, WeightFormat::F143, per_layer));
-      layout.bias.push_back(
-          context.place_weights(tile, name + ".bias", Span{0, 1}, o_columns, WeightFormat::Fp16, per_layer));
+  layout.plan.k_blocks = best.k;
+  layout.plan.o_blocks = best.o;
+  layout.plan.row_groups = best.groups;
+  for (uint32_t kb = 0; kb < best.k; ++kb) {
+    for (uint32_t ob = 0; ob < best.o; ++ob) {
+      const Span k_rows = pair_columns(in, best.k, kb);
+      const Span o_columns = pair_columns(out, best.o, ob);
+      for (uint32_t m = 0; m < best.groups; ++m) {
+        const uint32_t tile = layout.grid_tile(kb, ob, m);
+        const Span share = block_share(k_rows.size(), best.groups, m);
+        // With copies the share is sent every layer, so scratch keeps out of its element.
+        layout.weights.push_back(context.place_weights(tile, name + ".weight",
+                                                       Span{k_rows.begin + share.begin, k_rows.begin + share.end},
+                                                       o_columns, WeightFormat::F143, per_layer, best.groups > 1));
+        layout.bias.push_back(
+            context.place_weights(tile, name + ".bias", Span{0, 1}, o_columns, WeightFormat::Fp16, per_layer));
+      }
     }
   }
   return layout;
@@ -132,125 +171,171 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
 
 namespace {
 
+// Group m of a chunk's rows (absolute row numbers).
+Span group_rows(Span chunk, uint32_t groups, uint32_t m) {
+  const Span p = balanced_part(chunk.size(), groups, m);
+  return {chunk.begin + p.begin, chunk.begin + p.end};
+}
+
+// Calls f(kb, ob, m, g) for every grid tile, g = layout.index(kb, ob, m).
+template <class F>
+void for_each_grid_tile(const GemmLayout& layout, F&& f) {
+  for (uint32_t kb = 0; kb < layout.plan.k_blocks; ++kb) {
+    for (uint32_t ob = 0; ob < layout.plan.o_blocks; ++ob) {
+      for (uint32_t m = 0; m < layout.plan.row_groups; ++m) f(kb, ob, m, layout.index(kb, ob, m));
+    }
+  }
+}
+
+// A group's scratch on one grid tile (the block buffer only with row groups).
+std::vector<ScratchBuffer> tile_buffers(const GemmPlan& plan, uint32_t rows, uint32_t reduce_rows, uint32_t kw,
+                                        uint32_t ow) {
+  auto buffers = chunk_buffers(plan.name, rows, plan.k_blocks, reduce_rows, kw, ow, uint64_t{kw} * ow);
+  if (plan.row_groups == 1) buffers.pop_back();
+  return buffers;
+}
+
 // As few row chunks as the scratch allows on every grid tile (each chunk repeats the
-// three phases); the largest chunk and block sizes bound every other.
+// three phases); the largest group and block sizes bound every other.
 uint32_t choose_chunks(LowerContext& context, const GemmLayout& layout) {
   const GemmPlan& plan = layout.plan;
   const uint32_t K = plan.k_blocks;
-  const uint32_t O = plan.o_blocks;
   const uint32_t rows = context.workload.rows();
   const uint32_t kw_max = max_columns(plan.in, K);
-  const uint32_t ow_max = max_columns(plan.out, O);
+  const uint32_t ow_max = max_columns(plan.out, plan.o_blocks);
   const auto fits = [&](uint32_t chunks) {
     const uint32_t crow = (rows + chunks - 1) / chunks;
-    const uint32_t reduce_rows = (crow + K - 1) / K;
-    const auto buffers = chunk_buffers(plan.name, crow, K, reduce_rows, kw_max, ow_max);
+    const uint32_t grow = (crow + plan.row_groups - 1) / plan.row_groups;
+    const auto buffers = tile_buffers(plan, grow, (grow + K - 1) / K, kw_max, ow_max);
     const auto colours = colour_by_liveness(buffers, kChunkApart);
-    for (uint32_t kb = 0; kb < K; ++kb) {
-      for (uint32_t ob = 0; ob < O; ++ob) {
-        const uint32_t tile = layout.grid_tile(kb, ob);
-        if (layout_scratch(context.memory, tile, buffers, colours, kChunkApart).end > context.memory.end()) {
-          return false;
-        }
-      }
-    }
-    return true;
+    bool fit = true;
+    for_each_grid_tile(layout, [&](uint32_t kb, uint32_t ob, uint32_t m, size_t) {
+      fit = fit && layout_scratch(context.memory, layout.grid_tile(kb, ob, m), buffers, colours, kChunkApart).end <=
+                       context.memory.end();
+    });
+    return fit;
   };
   uint32_t chunks = 1;
   while (chunks < rows && !fits(chunks)) ++chunks;
   return chunks;
 }
 
-// Scratch addresses of one chunk, per grid tile (kb * O + ob).
+// Scratch addresses of one chunk, per grid tile (layout.index()).
 struct ChunkScratch {
   explicit ChunkScratch(size_t grid)
-      : input(grid), partial(grid), reduce_in(grid), reduce_out(grid) {}
-  std::vector<uint32_t> input, partial, reduce_in, reduce_out;
+      : input(grid), partial(grid), reduce_in(grid), reduce_out(grid), block(grid) {}
+  std::vector<uint32_t> input, partial, reduce_in, reduce_out, block;
 };
 
-ChunkScratch place_chunk_scratch(LowerContext& context, const GemmLayout& layout, uint32_t crow) {
+ChunkScratch place_chunk_scratch(LowerContext& context, const GemmLayout& layout, Span chunk) {
   const GemmPlan& plan = layout.plan;
-  const uint32_t K = plan.k_blocks;
-  const uint32_t O = plan.o_blocks;
-  const size_t grid = size_t{K} * O;
-  ChunkScratch scratch(grid);
-  for (uint32_t kb = 0; kb < K; ++kb) {
-    for (uint32_t ob = 0; ob < O; ++ob) {
-      const size_t g = size_t{kb} * O + ob;
-      const uint32_t tile = layout.grid_tile(kb, ob);
-      const uint32_t kw = pair_columns(plan.in, K, kb).size();
-      const uint32_t ow = pair_columns(plan.out, O, ob).size();
-      const uint32_t reduce_rows = balanced_part(crow, K, kb).size();
-      const auto buffers = chunk_buffers(plan.name, crow, K, reduce_rows, kw, ow);
-      const auto address = place_scratch(context.memory, tile, buffers,
-                                         colour_by_liveness(buffers, kChunkApart), kChunkApart);
-      scratch.input[g] = address[kInput];
-      scratch.partial[g] = address[kPartialSum];
-      scratch.reduce_in[g] = address[kReduceIn];
-      scratch.reduce_out[g] = address[kReduceOut];
-    }
-  }
+  ChunkScratch scratch(layout.weights.size());
+  for_each_grid_tile(layout, [&](uint32_t kb, uint32_t ob, uint32_t m, size_t g) {
+    const uint32_t grow = group_rows(chunk, plan.row_groups, m).size();
+    const uint32_t kw = pair_columns(plan.in, plan.k_blocks, kb).size();
+    const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
+    const uint32_t reduce_rows = balanced_part(grow, plan.k_blocks, kb).size();
+    const auto buffers = tile_buffers(plan, grow, reduce_rows, kw, ow);
+    const auto address = place_scratch(context.memory, layout.grid_tile(kb, ob, m), buffers,
+                                       colour_by_liveness(buffers, kChunkApart), kChunkApart);
+    scratch.input[g] = address[kInput];
+    scratch.partial[g] = address[kPartialSum];
+    scratch.reduce_in[g] = address[kReduceIn];
+    scratch.reduce_out[g] = address[kReduceOut];
+    if (plan.row_groups > 1) scratch.block[g] = address[kBlock];
+  });
   return scratch;
 }
 
-// Gather: each row's K-block slice goes to the O tiles of block row kb.
+// With row groups, every copy of block (kb, ob) assembles the whole block in its block
+// buffer: its own share by a local copy before the gather phase, the others' in it.
+void copy_own_shares(LowerContext& context, const GemmLayout& layout, const ChunkScratch& scratch) {
+  const GemmPlan& plan = layout.plan;
+  if (plan.row_groups == 1) return;
+  for_each_grid_tile(layout, [&](uint32_t kb, uint32_t ob, uint32_t m, size_t g) {
+    const uint32_t kw = pair_columns(plan.in, plan.k_blocks, kb).size();
+    const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
+    const Span share = block_share(kw, plan.row_groups, m);
+    context.kernel(layout.grid_tile(kb, ob, m), "copy",
+                   {{scratch.block[g] + share.begin * ow, false}, layout.weights[g].operand()},
+                   {int64_t{share.size()} * ow});
+  });
+}
+
+void send_shares(LowerContext& context, const GemmLayout& layout, const ChunkScratch& scratch, size_t phase) {
+  const GemmPlan& plan = layout.plan;
+  if (plan.row_groups == 1) return;
+  for_each_grid_tile(layout, [&](uint32_t kb, uint32_t ob, uint32_t m, size_t g) {
+    const uint32_t kw = pair_columns(plan.in, plan.k_blocks, kb).size();
+    const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
+    const Span share = block_share(kw, plan.row_groups, m);
+    std::vector<arch::Destination> others;
+    for (uint32_t other = 0; other < plan.row_groups; ++other) {
+      if (other != m) {
+        others.push_back({layout.grid_tile(kb, ob, other), scratch.block[layout.index(kb, ob, other)] + share.begin * ow});
+      }
+    }
+    context.transfer(phase, layout.grid_tile(kb, ob, m), layout.weights[g], std::move(others), share.size() * ow / 4);
+  });
+}
+
+// Gather: each row's K-block slice goes to the O tiles of block row kb of its group's grid.
 void emit_gather(LowerContext& context, const GemmLayout& layout, const Activation& input,
                  Span chunk, const std::string& suffix, const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
   const uint32_t K = plan.k_blocks;
   const uint32_t O = plan.o_blocks;
+  copy_own_shares(context, layout, scratch);
   const size_t gather = context.phase(plan.name + ".gather" + suffix, "gemm");
-  for (uint32_t r = chunk.begin; r < chunk.end; ++r) {
-    const uint32_t owner = context.owner_of_row(r);
-    const uint32_t owner_tile = context.owner_tile(owner);
-    const uint32_t local = r - context.owner_rows(owner).begin;
-    for (uint32_t kb = 0; kb < K; ++kb) {
-      const Span cols = pair_columns(plan.in, K, kb);
-      const uint32_t source =
-          input.address[owner] + (local * input.columns + cols.begin) * kHalf;
-      std::vector<arch::Destination> dests;
-      for (uint32_t ob = 0; ob < O; ++ob) {
-        const size_t g = size_t{kb} * O + ob;
-        const uint32_t tile = layout.grid_tile(kb, ob);
-        const uint32_t address = scratch.input[g] + (r - chunk.begin) * cols.size() * kHalf;
-        if (tile == owner_tile) {
-          context.kernel(tile, "copy", {{address, false}, {source, false}},
-                         {int64_t{cols.size()} * kHalf});
-        } else {
-          dests.push_back({tile, address});
+  send_shares(context, layout, scratch, gather);
+  for (uint32_t m = 0; m < plan.row_groups; ++m) {
+    const Span group = group_rows(chunk, plan.row_groups, m);
+    for (uint32_t r = group.begin; r < group.end; ++r) {
+      const uint32_t owner = context.owner_of_row(r);
+      const uint32_t owner_tile = context.owner_tile(owner);
+      const uint32_t local = r - context.owner_rows(owner).begin;
+      for (uint32_t kb = 0; kb < K; ++kb) {
+        const Span cols = pair_columns(plan.in, K, kb);
+        const uint32_t source = input.address[owner] + (local * input.columns + cols.begin) * kHalf;
+        std::vector<arch::Destination> dests;
+        for (uint32_t ob = 0; ob < O; ++ob) {
+          const uint32_t tile = layout.grid_tile(kb, ob, m);
+          const uint32_t address = scratch.input[layout.index(kb, ob, m)] + (r - group.begin) * cols.size() * kHalf;
+          if (tile == owner_tile) {
+            context.kernel(tile, "copy", {{address, false}, {source, false}}, {int64_t{cols.size()} * kHalf});
+          } else {
+            dests.push_back({tile, address});
+          }
         }
+        if (!dests.empty()) context.transfer(gather, owner_tile, source, std::move(dests), cols.size() / 2);
       }
-      if (!dests.empty()) context.transfer(gather, owner_tile, source, std::move(dests), cols.size() / 2);
     }
   }
 }
 
-// Every grid tile's FP16 partial [crow rows, its columns].
-void emit_partial_gemms(LowerContext& context, const GemmLayout& layout, uint32_t crow,
-                        const ChunkScratch& scratch) {
+// Every grid tile's FP16 partial [group rows, its columns], from its resident block or, with
+// row groups, the block buffer.
+void emit_partial_gemms(LowerContext& context, const GemmLayout& layout, Span chunk, const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
-  const uint32_t K = plan.k_blocks;
-  const uint32_t O = plan.o_blocks;
   const int64_t scale = context.workload.weight_scale;
-  for (uint32_t kb = 0; kb < K; ++kb) {
-    for (uint32_t ob = 0; ob < O; ++ob) {
-      const size_t g = size_t{kb} * O + ob;
-      context.kernel(layout.grid_tile(kb, ob), "gemm_fp8",
-                     {{scratch.partial[g], false}, {scratch.input[g], false},
-                      layout.weights[g].operand()},
-                     {crow, pair_columns(plan.in, K, kb).size(),
-                      pair_columns(plan.out, O, ob).size(), scale, kPartialBits});
-    }
-  }
+  for_each_grid_tile(layout, [&](uint32_t kb, uint32_t ob, uint32_t m, size_t g) {
+    const arch::Operand weights =
+        plan.row_groups > 1 ? arch::Operand{scratch.block[g], false} : layout.weights[g].operand();
+    context.kernel(layout.grid_tile(kb, ob, m), "gemm_fp8",
+                   {{scratch.partial[g], false}, {scratch.input[g], false}, weights},
+                   {group_rows(chunk, plan.row_groups, m).size(), pair_columns(plan.in, plan.k_blocks, kb).size(),
+                    pair_columns(plan.out, plan.o_blocks, ob).size(), scale, kPartialBits});
+  });
 }
 
-// Reduce: partial rows slice j of every other (kb, ob) goes to reducer (j, ob), into slot kb
-// of reduce_in (kb - 1 past the reducer's own block, whose part stays in its partial).
-// Emitted in rounds: in round t block row kb sends to reducer row (kb + t) mod K, so each
-// round pairs every sender with a different receiver, an order the exchange compiler's list
-// scheduling keeps free of conflicts (each reducer receives from one sender at a time).
-void emit_reduce(LowerContext& context, const GemmLayout& layout, uint32_t crow,
-                 const std::string& suffix, const ChunkScratch& scratch) {
+// Reduce: in each group, partial rows slice j of every other (kb, ob) goes to reducer (j, ob),
+// into slot kb of reduce_in (kb - 1 past the reducer's own block, whose part stays in its
+// partial). Emitted in rounds: in round t block row kb sends to reducer row (kb + t) mod K,
+// so each round pairs every sender with a different receiver, an order the exchange
+// compiler's list scheduling keeps free of conflicts (each reducer receives from one sender
+// at a time).
+void emit_reduce(LowerContext& context, const GemmLayout& layout, Span chunk, const std::string& suffix,
+                 const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
   const uint32_t K = plan.k_blocks;
   const uint32_t O = plan.o_blocks;
@@ -258,17 +343,18 @@ void emit_reduce(LowerContext& context, const GemmLayout& layout, uint32_t crow,
   for (uint32_t round = 1; round < K; ++round) {  // round 0 would be each tile's own slice
     for (uint32_t kb = 0; kb < K; ++kb) {
       for (uint32_t ob = 0; ob < O; ++ob) {
-        const size_t g = size_t{kb} * O + ob;
-        const uint32_t ow = pair_columns(plan.out, O, ob).size();
-        const uint32_t j = (kb + round) % K;
-        const Span slice = balanced_part(crow, K, j);
-        if (slice.size() == 0) continue;
-        const size_t reducer = size_t{j} * O + ob;
-        const uint32_t slot = kb < j ? kb : kb - 1;  // the reducer's own block has no slot
-        const uint32_t source = scratch.partial[g] + slice.begin * ow * kPartial;
-        const uint32_t address = scratch.reduce_in[reducer] + slot * slice.size() * ow * kPartial;
-        context.transfer(reduce, layout.grid_tile(kb, ob), source, {{layout.grid_tile(j, ob), address}},
-                         slice.size() * ow * kPartial / 4);
+        for (uint32_t m = 0; m < plan.row_groups; ++m) {
+          const uint32_t ow = pair_columns(plan.out, O, ob).size();
+          const uint32_t j = (kb + round) % K;
+          const Span slice = balanced_part(group_rows(chunk, plan.row_groups, m).size(), K, j);
+          if (slice.size() == 0) continue;
+          const uint32_t slot = kb < j ? kb : kb - 1;  // the reducer's own block has no slot
+          const uint32_t source = scratch.partial[layout.index(kb, ob, m)] + slice.begin * ow * kPartial;
+          const uint32_t address =
+              scratch.reduce_in[layout.index(j, ob, m)] + slot * slice.size() * ow * kPartial;
+          context.transfer(reduce, layout.grid_tile(kb, ob, m), source, {{layout.grid_tile(j, ob, m), address}},
+                           slice.size() * ow * kPartial / 4);
+        }
       }
     }
   }
@@ -276,63 +362,51 @@ void emit_reduce(LowerContext& context, const GemmLayout& layout, uint32_t crow,
 
 // Each reducer sums its own part (read in place from its partial, K 7's first partial) and
 // the other blocks' in block order, with the bias, into FP16, then applies the epilogue.
-void emit_reduce_sums(LowerContext& context, const GemmLayout& layout, uint32_t crow,
-                      const ChunkScratch& scratch, GemmEpilogue epilogue) {
+void emit_reduce_sums(LowerContext& context, const GemmLayout& layout, Span chunk, const ChunkScratch& scratch,
+                      GemmEpilogue epilogue) {
   const GemmPlan& plan = layout.plan;
-  const uint32_t K = plan.k_blocks;
-  const uint32_t O = plan.o_blocks;
-  for (uint32_t j = 0; j < K; ++j) {
-    for (uint32_t ob = 0; ob < O; ++ob) {
-      const size_t g = size_t{j} * O + ob;
-      const Span slice = balanced_part(crow, K, j);
-      if (slice.size() == 0) continue;
-      const uint32_t ow = pair_columns(plan.out, O, ob).size();
-      context.kernel(layout.grid_tile(j, ob), "reduce_sum",
-                     {{scratch.reduce_out[g], false}, {scratch.reduce_in[g], false},
-                      layout.bias[g].operand(), {scratch.partial[g] + slice.begin * ow * kPartial, false}},
-                     {K, slice.size(), ow, kPartialBits});
-      if (epilogue == GemmEpilogue::Gelu) {
-        // On the reducers' slices (about a fifth of an owner's row each) rather than on the
-        // owners' whole rows: the same element-wise values, spread over the grid.
-        context.kernel(layout.grid_tile(j, ob), "gelu",
-                       {{scratch.reduce_out[g], false}, {scratch.reduce_out[g], false}},
-                       {int64_t{slice.size()} * ow});
-      }
+  for_each_grid_tile(layout, [&](uint32_t j, uint32_t ob, uint32_t m, size_t g) {
+    const Span slice = balanced_part(group_rows(chunk, plan.row_groups, m).size(), plan.k_blocks, j);
+    if (slice.size() == 0) return;
+    const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
+    const uint32_t tile = layout.grid_tile(j, ob, m);
+    context.kernel(tile, "reduce_sum",
+                   {{scratch.reduce_out[g], false}, {scratch.reduce_in[g], false}, layout.bias[g].operand(),
+                    {scratch.partial[g] + slice.begin * ow * kPartial, false}},
+                   {plan.k_blocks, slice.size(), ow, kPartialBits});
+    if (epilogue == GemmEpilogue::Gelu) {
+      // On the reducers' slices (about a fifth of an owner's row each) rather than on the
+      // owners' whole rows: the same element-wise values, spread over the grid.
+      context.kernel(tile, "gelu", {{scratch.reduce_out[g], false}, {scratch.reduce_out[g], false}},
+                     {int64_t{slice.size()} * ow});
     }
-  }
+  });
 }
 
 // Scatter: each reducer's output rows go back to their owners.
 void emit_scatter(LowerContext& context, const GemmLayout& layout, const Activation& output,
                   Span chunk, const std::string& suffix, const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
-  const uint32_t K = plan.k_blocks;
-  const uint32_t O = plan.o_blocks;
-  const uint32_t crow = chunk.size();
   const size_t scatter = context.phase(plan.name + ".scatter" + suffix, "gemm");
-  for (uint32_t j = 0; j < K; ++j) {
-    const Span slice = balanced_part(crow, K, j);
-    for (uint32_t ob = 0; ob < O; ++ob) {
-      const size_t g = size_t{j} * O + ob;
-      const uint32_t tile = layout.grid_tile(j, ob);
-      const Span cols = pair_columns(plan.out, O, ob);
-      for (uint32_t i = 0; i < slice.size(); ++i) {
-        const uint32_t r = chunk.begin + slice.begin + i;
-        const uint32_t owner = context.owner_of_row(r);
-        const uint32_t owner_tile = context.owner_tile(owner);
-        const uint32_t local = r - context.owner_rows(owner).begin;
-        const uint32_t source = scratch.reduce_out[g] + i * cols.size() * kHalf;
-        const uint32_t address =
-            output.address[owner] + (local * output.columns + cols.begin) * kHalf;
-        if (owner_tile == tile) {
-          context.kernel(tile, "copy", {{address, false}, {source, false}},
-                         {int64_t{cols.size()} * kHalf});
-        } else {
-          context.transfer(scatter, tile, source, {{owner_tile, address}}, cols.size() / 2);
-        }
+  for_each_grid_tile(layout, [&](uint32_t j, uint32_t ob, uint32_t m, size_t g) {
+    const Span group = group_rows(chunk, plan.row_groups, m);
+    const Span slice = balanced_part(group.size(), plan.k_blocks, j);
+    const uint32_t tile = layout.grid_tile(j, ob, m);
+    const Span cols = pair_columns(plan.out, plan.o_blocks, ob);
+    for (uint32_t i = 0; i < slice.size(); ++i) {
+      const uint32_t r = group.begin + slice.begin + i;
+      const uint32_t owner = context.owner_of_row(r);
+      const uint32_t owner_tile = context.owner_tile(owner);
+      const uint32_t local = r - context.owner_rows(owner).begin;
+      const uint32_t source = scratch.reduce_out[g] + i * cols.size() * kHalf;
+      const uint32_t address = output.address[owner] + (local * output.columns + cols.begin) * kHalf;
+      if (owner_tile == tile) {
+        context.kernel(tile, "copy", {{address, false}, {source, false}}, {int64_t{cols.size()} * kHalf});
+      } else {
+        context.transfer(scatter, tile, source, {{owner_tile, address}}, cols.size() / 2);
       }
     }
-  }
+  });
 }
 
 }  // namespace
@@ -347,14 +421,13 @@ void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& inpu
 
   for (uint32_t c = 0; c < chunks; ++c) {
     const Span chunk = balanced_part(rows, chunks, c);
-    const uint32_t crow = chunk.size();
     const std::string suffix = chunks > 1 ? ".c" + std::to_string(c) : "";
     context.memory.begin_scratch();
-    const ChunkScratch scratch = place_chunk_scratch(context, layout, crow);
+    const ChunkScratch scratch = place_chunk_scratch(context, layout, chunk);
     emit_gather(context, layout, input, chunk, suffix, scratch);
-    emit_partial_gemms(context, layout, crow, scratch);
-    emit_reduce(context, layout, crow, suffix, scratch);
-    emit_reduce_sums(context, layout, crow, scratch, epilogue);
+    emit_partial_gemms(context, layout, chunk, scratch);
+    emit_reduce(context, layout, chunk, suffix, scratch);
+    emit_reduce_sums(context, layout, chunk, scratch, epilogue);
     emit_scatter(context, layout, output, chunk, suffix, scratch);
   }
 }

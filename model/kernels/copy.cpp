@@ -3,6 +3,7 @@
 // a store per word, plus a 4-instruction prologue.
 #include <vector>
 
+#include "arch/kernel_costs.hpp"
 #include "model/kernel_registry.hpp"
 
 namespace lockstep::model {
@@ -28,13 +29,11 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 }
 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
-  return machine.supervisor_cycles_per_instruction *
-         (4 + 2 * per_worker(static_cast<uint64_t>(scalars[0]) / 4, machine));
+  return arch::copy_cycles(static_cast<uint64_t>(scalars[0]), machine);
 }
 
 std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
-  const double issue = machine.supervisor_cycles_per_instruction;
-  return {issue * static_cast<double>(per_worker(static_cast<uint64_t>(scalars[0]) / 4, machine)), issue};
+  return arch::copy_terms(static_cast<uint64_t>(scalars[0]), machine);
 }
 
 const KernelRegistration registration{

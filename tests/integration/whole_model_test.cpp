@@ -13,6 +13,7 @@
 #include "replay/model_package.hpp"
 #include "sim/backend.hpp"
 #include "support/test_support.hpp"
+#include "workload/lower.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/reference.hpp"
 #include "workload/workload.hpp"
@@ -26,8 +27,7 @@ struct WholeRun {
   uint64_t output_digest = 0;
 };
 
-WholeRun run_tiny(uint64_t weight_seed) {
-  const workload::Workload w = workload::load_workload(source_path("configs/workloads/vit-tiny.yaml"));
+WholeRun run_model(const workload::Workload& w, uint64_t weight_seed) {
   const arch::MachineDescription machine = arch::load_machine(w.machine);
   const workload::DeviceWeights device = workload::fold_and_quantize(workload::seeded_weights(w, weight_seed), w);
   replay::ModelPackageOptions options;
@@ -47,6 +47,10 @@ WholeRun run_tiny(uint64_t weight_seed) {
   for (uint16_t v : options.patches) patches.push_back(arch::fp16_to_float(v));
   run.reference = workload::reference_forward(w, workload::dequantized(device, w), patches);
   return run;
+}
+
+WholeRun run_tiny(uint64_t weight_seed) {
+  return run_model(workload::load_workload(source_path("configs/workloads/vit-tiny.yaml")), weight_seed);
 }
 
 TEST(WholeModel, VitTinyAgreesWithItsFp32Reference) {
@@ -78,7 +82,26 @@ TEST(WholeModel, VitTinyMatchesItsGoldenFile) {
   EXPECT_EQ(read_file(path), std::string(text)) << "bless an intended change with LOCKSTEP_BLESS_MODEL=1";
 }
 
+// vit-tiny with a 256-pixel image: 256 rows on 64 tiles, where every GEMM runs on two copies
+// of its grid, each a group of the rows, sharing out and exchanging its weight blocks every
+// layer (docs/lowering.md "GEMMs"). The whole run agrees with the FP32 reference as closely.
+TEST(WholeModel, GemmsOnTwoRowGroupsAgreeWithTheFp32Reference) {
+  std::string text = read_file(source_path("configs/workloads/vit-tiny.yaml"));
+  text.replace(text.find("image: 128"), 10, "image: 256");
+  const workload::Workload w = workload::parse_workload_yaml(text, "vit-tiny-256.yaml");
+  const workload::Lowered lowered = workload::lower_workload(w, arch::load_machine(w.machine));
+  for (const auto& g : lowered.gemms) EXPECT_EQ(g.row_groups, 2u) << g.name;
+  const WholeRun run = run_model(w, 1);
+  ASSERT_EQ(run.simulated.size(), run.reference.size());
+  const workload::Agreement a = workload::compare(run.simulated, run.reference);
+  std::printf("vit-tiny, 256 rows: %llu cycles, cosine %.9f, max abs error %.6f against FP32\n",
+              static_cast<unsigned long long>(run.cycles), a.cosine, a.max_abs_error);
+  EXPECT_GT(a.cosine, 0.9999);
+  EXPECT_LT(a.max_abs_error, 0.05);
+}
+
 // A wrong weight anywhere shows: another seed's network disagrees with this reference.
+
 TEST(WholeModel, TheComparisonCanFail) {
   const WholeRun one = run_tiny(1), two = run_tiny(2);
   EXPECT_LT(workload::compare(two.simulated, one.reference).cosine, 0.9);
