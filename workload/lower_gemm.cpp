@@ -93,8 +93,9 @@ uint32_t GemmLayout::grid_tile(uint32_t kb, uint32_t ob, uint32_t m) const {
   return static_cast<uint32_t>((tile_offset + index(kb, ob, m)) % tiles);
 }
 
-// Grid copies tried: one, or two (each a group of rows, the blocks' rows shared out).
-constexpr uint32_t kMostRowGroups = 2;
+// Grid copies tried: one to eight (each a group of rows, the blocks' rows shared out); more
+// groups halve each copy's gather and reduce again but multiply the shares each copy receives.
+constexpr uint32_t kMostRowGroups = 8;
 
 GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out,
                      bool per_layer, uint32_t tile_offset) {
