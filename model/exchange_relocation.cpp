@@ -1,7 +1,10 @@
 // relocate_phase (exchange_phase.hpp): a later iteration of a phase whose Repeat patch list
 // moved only send addresses reuses the earlier execution's selections and write addresses.
 #include <algorithm>
+#include <atomic>
 #include <unordered_set>
+
+#include <tbb/parallel_for.h>
 
 #include "arch/instruction.hpp"
 #include "model/exchange_phase.hpp"
@@ -93,12 +96,17 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
   if (!earlier.hazards.empty() || !earlier.trace.empty() || earlier_tiles.size() != tiles.size()) {
     return std::nullopt;
   }
+  // Tiles in parallel, each its own slot: the same result as in tile order.
   std::vector<std::optional<RowSchedule>> moved(tiles.size());
+  std::vector<char> unchanged(tiles.size(), 0);
+  tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t i) {
+    bool same = false;
+    moved[i] = moved_schedule(earlier_tiles[i], tiles[i], same);
+    unchanged[i] = same ? 1 : 0;
+  });
   bool any_moved = false;
   for (size_t i = 0; i < tiles.size(); ++i) {
-    bool unchanged = false;
-    moved[i] = moved_schedule(earlier_tiles[i], tiles[i], unchanged);
-    if (!moved[i] && !unchanged) return std::nullopt;
+    if (!moved[i] && !unchanged[i]) return std::nullopt;
     any_moved = any_moved || moved[i].has_value();
   }
   PhaseOutcome out;
@@ -108,23 +116,34 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
   out.final_paired_mux = earlier.final_paired_mux;
   out.writes = earlier.writes;
   if (!any_moved) return out;
-  std::vector<std::vector<const WriteRun*>> received(tiles.size());
-  for (WriteRun& w : out.writes) {
-    if (moved[w.receiver]) received[w.receiver].push_back(&w);
-    if (!moved[w.sender]) continue;
+  // Each write's new source in parallel (each its own write); any that cannot move fails all.
+  std::atomic<bool> stuck{false};
+  tbb::parallel_for(size_t{0}, out.writes.size(), [&](size_t k) {
+    WriteRun& w = out.writes[k];
+    if (!moved[w.sender]) return;
     const auto& runs = moved[w.sender]->runs;
-    if (w.last_run >= runs.size() || w.run > w.last_run) return std::nullopt;
+    if (w.last_run >= runs.size() || w.run > w.last_run) {
+      stuck = true;
+      return;
+    }
     // A write over several runs stays one only while the moved runs still follow each other.
     for (uint32_t r = w.run; r < w.last_run; ++r) {
-      if (runs[r + 1].byte_address() != runs[r].byte_address() + runs[r].bytes()) return std::nullopt;
+      if (runs[r + 1].byte_address() != runs[r].byte_address() + runs[r].bytes()) stuck = true;
     }
     const uint64_t source = runs[w.run].byte_address() + w.source_offset;
-    if (source < machine.sram_base || source + w.bytes > machine.sram_end) return std::nullopt;
+    if (source < machine.sram_base || source + w.bytes > machine.sram_end) stuck = true;
     w.source_address = static_cast<uint32_t>(source);
+  });
+  if (stuck) return std::nullopt;
+  std::vector<std::vector<const WriteRun*>> received(tiles.size());
+  for (const WriteRun& w : out.writes) {
+    if (moved[w.receiver]) received[w.receiver].push_back(&w);
   }
-  for (size_t i = 0; i < tiles.size(); ++i) {
-    if (moved[i] && sends_meet_receives(machine, tiles[i], *moved[i], received[i])) return std::nullopt;
-  }
+  std::atomic<bool> hazard{false};
+  tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t i) {
+    if (moved[i] && sends_meet_receives(machine, tiles[i], *moved[i], received[i])) hazard = true;
+  });
+  if (hazard) return std::nullopt;
   return out;
 }
 

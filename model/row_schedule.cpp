@@ -31,6 +31,7 @@ ControlKind xpic_kind(uint32_t selector) {
 RowSchedule schedule_row(std::span<const uint32_t> words) {
   RowSchedule out;
   out.instructions.reserve(words.size());  // at most one a word
+  out.controls.reserve(words.size());      // about one a word in receive-heavy rows
   Stream stream;
   uint32_t messages = 0;
   int64_t t = 0;

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "arch/kernel_costs.hpp"
 #include "workload/lower_context.hpp"
@@ -79,10 +81,10 @@ uint64_t estimated_cycles(const arch::MachineDescription& machine, uint32_t rows
   const uint64_t gemm = arch::charged_amp_gemm_cycles(machine, "gemm_fp8", rows, kw, ow);
   const uint64_t reduce = uint64_t{k_blocks - 1} * reduce_rows * ow * kPartial / 4;
   const uint64_t reduce_sum = arch::charged_reduce_sum_cycles(machine, k_blocks, reduce_rows, ow);
-  uint64_t shares = 0;
+  uint64_t shares = 0;  // copy 0 receives the other shares and copies its own
   if (copies > 1) {
-    const uint64_t own = uint64_t{block_share(kw, copies, copies - 1).size()} * ow;  // the smallest share
-    shares = (uint64_t{kw} * ow - own) / 4 + arch::charged_copy_cycles(machine, uint64_t{block_share(kw, copies, 0).size()} * ow);
+    const uint64_t own = uint64_t{block_share(kw, copies, 0).size()} * ow;
+    shares = (uint64_t{kw} * ow - own) / 4 + arch::charged_copy_cycles(machine, own);
   }
   return gather + gemm + reduce + reduce_sum + shares;
 }
@@ -128,9 +130,12 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
       splits.push_back(p);
     }
   }
-  // The SRAM rule holds per number of row groups (copies hold half the scratch rows).
+  // The SRAM rule holds per number of row groups (with M groups a tile's scratch holds 1/M
+  // of the rows).
   std::vector<uint64_t> least_bytes(kMostRowGroups + 1, std::numeric_limits<uint64_t>::max());
   for (const Split& p : splits) least_bytes[p.groups] = std::min(least_bytes[p.groups], split_bytes(p));
+  if (splits.empty()) throw std::logic_error("plan_gemm: " + name + ": no split of " + std::to_string(in) + " x " +
+                                             std::to_string(out) + " on " + std::to_string(tiles) + " tiles");
   uint64_t best_cycles = std::numeric_limits<uint64_t>::max();
   Split best = splits.front();
   for (const Split& p : splits) {
