@@ -62,6 +62,10 @@ inline uint64_t copy_cycles(uint64_t bytes, const MachineDescription& m) {
   return m.supervisor_cycles_per_instruction * (4 + 2 * ((bytes / 4 + workers - 1) / workers));
 }
 
+// The IPU21 stack's local copy helpers (`ipu_stack_copy_u64` and the like; K 11.1 and 14.8, the
+// planner's local copy): ceil(bytes / 8) + 288 a call.
+inline uint64_t stack_local_copy_cycles(uint64_t bytes) { return (bytes + 7) / 8 + 288; }
+
 // What `run` charges the lowering's kernels on `machine`: its fitted cycles where it carries
 // parameters for the kernel, else the built-in ones.
 inline uint64_t charged_amp_gemm_cycles(const MachineDescription& machine, const std::string& kernel, uint64_t rows,

@@ -88,6 +88,9 @@ void add_work(const std::vector<lockstep::arch::Step>& steps, double times, std:
     } else if (k->name == "copy" || k->name == "fill") {
       w.work += times * s(0);
       w.per_cycle = 8;
+    } else if (k->name == "ipu_stack_copy_u64") {  // [words per worker, remainder workers]
+      w.work += times * 8 * (6 * s(0) + s(1));
+      w.per_cycle = 8;
     } else {
       w.work += times * s(0);  // gelu, add, cast: element counts
       w.per_cycle = 4;

@@ -65,8 +65,20 @@ uint64_t scratch_bytes(uint32_t rows, uint32_t k_blocks, uint32_t kw, uint32_t o
          uint64_t{k_blocks - 1} * reduce_rows * ow * kPartial + reduce_rows * ow * kHalf + 64;
 }
 
-// A block's K rows [0, kw) shared over m copies in FP16-pair-sized runs: copy i's share.
-Span block_share(uint32_t kw, uint32_t copies, uint32_t i) { return pair_columns(kw, copies, i); }
+// A block's K rows [0, kw) shared over its copies in runs of 4 rows (the last share also takes
+// the last 2 rows when kw is not a multiple of 4): copy i's share. A share then starts at a
+// multiple of 8 bytes of the block (4 rows of an even number of columns), so the stack's 64-bit
+// local copy can stage it (`ipu_stack_copy_u64`).
+Span block_share(uint32_t kw, uint32_t copies, uint32_t i) {
+  const Span quads = balanced_part(kw / 4, copies, i);
+  return {4 * quads.begin, i + 1 == copies ? kw : 4 * quads.end};
+}
+
+// Copying `bytes` of a share into the block buffer: the stack's 64-bit local copy when whole
+// 8-byte words (both ends are 8-aligned then), else Lockstep's 32-bit copy.
+uint64_t share_copy_cycles(const arch::MachineDescription& machine, uint64_t bytes) {
+  return bytes % 8 == 0 ? arch::stack_local_copy_cycles(bytes) : arch::charged_copy_cycles(machine, bytes);
+}
 
 // The planner's estimate of one layer's cycles for a K x O split of a group of `rows`, all
 // rows in one chunk: the gather and reduce words a grid tile receives (one word per cycle),
@@ -84,7 +96,7 @@ uint64_t estimated_cycles(const arch::MachineDescription& machine, uint32_t rows
   uint64_t shares = 0;  // copy 0 receives the other shares and copies its own
   if (copies > 1) {
     const uint64_t own = uint64_t{block_share(kw, copies, 0).size()} * ow;
-    shares = (uint64_t{kw} * ow - own) / 4 + arch::charged_copy_cycles(machine, own);
+    shares = (uint64_t{kw} * ow - own) / 4 + share_copy_cycles(machine, own);
   }
   return gather + gemm + reduce + reduce_sum + shares;
 }
@@ -126,7 +138,7 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
     const uint32_t k_limit = std::min(tiles / groups, in / 2);
     for (uint32_t k = 1; k <= k_limit && std::min(tiles / groups / k, out / 2) > 0; ++k) {
       const Split p = split_of(groups, k);
-      if (in / 2 / k < groups) continue;  // the smallest block must give every copy a share
+      if (in / 2 / k * 2 / 4 < groups) continue;  // the smallest block must give every copy a share
       splits.push_back(p);
     }
   }
@@ -262,9 +274,15 @@ void copy_own_shares(LowerContext& context, const GemmLayout& layout, const Chun
     const uint32_t kw = pair_columns(plan.in, plan.k_blocks, kb).size();
     const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
     const Span share = block_share(kw, plan.row_groups, m);
-    context.kernel(layout.grid_tile(kb, ob, m), "copy",
-                   {{scratch.block[g] + share.begin * ow, false}, layout.weights[g].operand()},
-                   {int64_t{share.size()} * ow});
+    const int64_t bytes = int64_t{share.size()} * ow;
+    const arch::Operand to{scratch.block[g] + share.begin * ow, false};
+    if (bytes % 8 == 0) {
+      const int64_t words = bytes / 8;
+      context.kernel(layout.grid_tile(kb, ob, m), "ipu_stack_copy_u64", {to, layout.weights[g].operand()},
+                     {words / 6, words % 6});
+    } else {
+      context.kernel(layout.grid_tile(kb, ob, m), "copy", {to, layout.weights[g].operand()}, {bytes});
+    }
   });
 }
 

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/kernel_costs.hpp"
 #include "arch/kernel_signatures.hpp"
 #include "arch/stack_kernels.hpp"
 #include "model/kernels/stack_family.hpp"
@@ -109,12 +110,11 @@ void execute(const std::string& name, const StackKernel& k, const std::vector<ui
 }
 
 uint64_t cycles(const StackKernel& k, const Scalars& s, const arch::MachineDescription&) {
-  constexpr uint64_t kCopyBytesPerCycle = 8, kCopyCall = 288, kClearBytesPerCycle = 48,
-                     kLaunch = 11;
+  constexpr uint64_t kClearBytesPerCycle = 48, kLaunch = 11;
   const uint64_t bytes = shape(k, s).bytes();
   if (k.family == StackKernelFamily::FillZeroU64)
     return ceil_div(bytes, kClearBytesPerCycle) + kLaunch;
-  return ceil_div(bytes, kCopyBytesPerCycle) + kCopyCall;
+  return arch::stack_local_copy_cycles(bytes);
 }
 
 const kernels::StackFamilyRegistration registration{
