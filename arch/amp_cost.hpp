@@ -4,29 +4,44 @@
 // K §6 allows parallel-reduction grids ("any multiple-of-16 local K and C per call") and K §9.1
 // does for materialised attention (K = the padded head dimension, C = the padded key count).
 // Shared by the kernels' cycle model (model/kernels) and the lowering's split ranking
-// (workload/lower_gemm.cpp). Weights in standard memory: group cost 1063.
+// (workload/lower_gemm.cpp). The column-group cost is K 11.1's 1063 for weights in standard
+// memory and 940 for weights in interleaved memory (or staged there): the `_interleaved`
+// kernels, whose weights must lie in interleaved memory.
 #include <array>
 #include <cstdint>
+#include <string>
 
 namespace lockstep::arch {
 
-//   call = 294 + (Kb/16) x (ceil(Cb x rows / 4) + ceil((Cb/16) x 1063 / 4)),  Kb = ceil16(K),
-//   Cb = ceil16(columns); nothing to multiply costs nothing.
-inline uint64_t amp_f16_gemm_cycles(uint64_t rows, uint64_t k, uint64_t columns) {
-  constexpr uint64_t kCallOverhead = 294, kGroupCost = 1063;
+inline constexpr uint64_t kAmpGroupCostStandard = 1063, kAmpGroupCostInterleaved = 940;
+
+//   call = 294 + (Kb/16) x (ceil(Cb x rows / 4) + ceil((Cb/16) x G / 4)),  Kb = ceil16(K),
+//   Cb = ceil16(columns), G the column-group cost; nothing to multiply costs nothing.
+inline uint64_t amp_f16_gemm_cycles(uint64_t rows, uint64_t k, uint64_t columns,
+                                    uint64_t group_cost = kAmpGroupCostStandard) {
+  constexpr uint64_t kCallOverhead = 294;
   if (rows == 0 || k == 0 || columns == 0) return 0;
   const uint64_t k_block = (k + 15) / 16 * 16, column_block = (columns + 15) / 16 * 16;
-  return kCallOverhead + k_block / 16 * ((column_block * rows + 3) / 4 + (column_block / 16 * kGroupCost + 3) / 4);
+  return kCallOverhead + k_block / 16 * ((column_block * rows + 3) / 4 + (column_block / 16 * group_cost + 3) / 4);
 }
 
 // The same call as three terms (the call, the row blocks, the column groups) whose sum with
 // weights 294, 1, 1 it is: the cost model calibration fits (docs/calibration.md).
-inline std::array<double, 3> amp_f16_gemm_terms(uint64_t rows, uint64_t k, uint64_t columns) {
-  constexpr uint64_t kGroupCost = 1063;
+inline std::array<double, 3> amp_f16_gemm_terms(uint64_t rows, uint64_t k, uint64_t columns,
+                                                uint64_t group_cost = kAmpGroupCostStandard) {
   if (rows == 0 || k == 0 || columns == 0) return {0, 0, 0};
   const uint64_t k_block = (k + 15) / 16 * 16, column_block = (columns + 15) / 16 * 16;
   return {1.0, static_cast<double>(k_block / 16 * ((column_block * rows + 3) / 4)),
-          static_cast<double>(k_block / 16 * ((column_block / 16 * kGroupCost + 3) / 4))};
+          static_cast<double>(k_block / 16 * ((column_block / 16 * group_cost + 3) / 4))};
+}
+
+// The column-group cost of a GEMM kernel by name: `_interleaved` ones read their weights from
+// interleaved memory.
+inline uint64_t amp_group_cost(const std::string& kernel) {
+  const std::string suffix = "_interleaved";
+  return kernel.size() > suffix.size() && kernel.compare(kernel.size() - suffix.size(), suffix.size(), suffix) == 0
+             ? kAmpGroupCostInterleaved
+             : kAmpGroupCostStandard;
 }
 
 }  // namespace lockstep::arch

@@ -70,8 +70,10 @@ inline uint64_t stack_local_copy_cycles(uint64_t bytes) { return (bytes + 7) / 8
 // parameters for the kernel, else the built-in ones.
 inline uint64_t charged_amp_gemm_cycles(const MachineDescription& machine, const std::string& kernel, uint64_t rows,
                                         uint64_t k, uint64_t columns) {
-  const auto terms = amp_f16_gemm_terms(rows, k, columns);
-  return fitted_or_builtin(machine, kernel, {terms.begin(), terms.end()}, amp_f16_gemm_cycles(rows, k, columns));
+  const uint64_t group_cost = amp_group_cost(kernel);
+  const auto terms = amp_f16_gemm_terms(rows, k, columns, group_cost);
+  return fitted_or_builtin(machine, kernel, {terms.begin(), terms.end()},
+                           amp_f16_gemm_cycles(rows, k, columns, group_cost));
 }
 inline uint64_t charged_copy_cycles(const MachineDescription& machine, uint64_t bytes) {
   return fitted_or_builtin(machine, "copy", copy_terms(bytes, machine), copy_cycles(bytes, machine));

@@ -32,8 +32,21 @@ std::string bits(const Scalars& s, size_t i, const char* name) {
 
 uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 
+// The GEMM kernels' `_interleaved` variants (weights in interleaved memory, the AMP's cheaper
+// column groups; arch/amp_cost.hpp) take the same operands and scalars; sorted by name.
+std::vector<KernelSignature> with_interleaved_gemms(std::vector<KernelSignature> kernels) {
+  for (const char* name : {"gemm_fp16", "gemm_fp8"}) {
+    const auto it = std::find_if(kernels.begin(), kernels.end(), [&](const KernelSignature& k) { return k.name == name; });
+    KernelSignature variant = *it;
+    variant.name += "_interleaved";
+    kernels.push_back(std::move(variant));
+  }
+  std::sort(kernels.begin(), kernels.end(), [](const KernelSignature& a, const KernelSignature& b) { return a.name < b.name; });
+  return kernels;
+}
+
 const std::vector<KernelSignature>& table() {
-  static const std::vector<KernelSignature> kernels = {
+  static const std::vector<KernelSignature> kernels = with_interleaved_gemms({
       {"add", {3}, 1,
        [](const Scalars& s, uint64_t m) {
          return sizes(s, {{0, "count"}}, m);
@@ -146,7 +159,7 @@ const std::vector<KernelSignature>& table() {
        [](const Scalars& s, size_t) {
          return std::vector<uint64_t>{2 * u(s[0] * s[1]), 4 * u(s[0] * s[1])};
        }},
-  };
+  });
   return kernels;
 }
 

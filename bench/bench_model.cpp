@@ -70,7 +70,7 @@ void add_work(const std::vector<lockstep::arch::Step>& steps, double times, std:
     if (!k || k->scalars.empty()) continue;
     const auto s = [&](size_t i) { return i < k->scalars.size() ? double(k->scalars[i]) : 0.0; };
     KernelWork& w = out[k->name];
-    if (k->name == "gemm_fp16" || k->name == "gemm_fp8") {
+    if (k->name.rfind("gemm_fp16", 0) == 0 || k->name.rfind("gemm_fp8", 0) == 0) {  // and the _interleaved ones
       w.work += times * 2 * s(0) * s(1) * s(2);
       w.per_cycle = 128;
     } else if (k->name == "softmax" || k->name == "attention_softmax") {

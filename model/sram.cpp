@@ -9,7 +9,7 @@
 namespace lockstep::model {
 
 Sram::Sram(const arch::MachineDescription& machine)
-    : base_(machine.sram_base), end_(machine.sram_end) {
+    : base_(machine.sram_base), end_(machine.sram_end), interleaved_base_(machine.interleaved_base) {
   // Private anonymous pages read as zero and take memory only once written; NORESERVE keeps
   // 1,472 untouched tiles from counting against the commit limit.
   void* mapped = ::mmap(nullptr, end_ - base_, PROT_READ | PROT_WRITE,
@@ -22,7 +22,8 @@ Sram::~Sram() {
   if (data_ != nullptr) ::munmap(data_, end_ - base_);
 }
 
-Sram::Sram(Sram&& other) noexcept : base_(other.base_), end_(other.end_), data_(other.data_) {
+Sram::Sram(Sram&& other) noexcept
+    : base_(other.base_), end_(other.end_), interleaved_base_(other.interleaved_base_), data_(other.data_) {
   other.data_ = nullptr;
 }
 

@@ -27,6 +27,10 @@ class Sram {
   bool contains(uint64_t address, uint64_t bytes) const {
     return address >= base_ && address + bytes <= end_;
   }
+  // [address, + bytes) lies in the interleaved region (machine.interleaved_base up).
+  bool interleaved(uint64_t address, uint64_t bytes) const {
+    return address >= interleaved_base_ && contains(address, bytes);
+  }
   // All of these throw std::out_of_range outside SRAM.
   void read(uint32_t address, uint32_t bytes, uint8_t* out) const {
     std::memcpy(out, span(address, bytes, "read").data(), bytes);
@@ -70,6 +74,7 @@ class Sram {
   [[noreturn]] static void refuse(uint32_t address, const char* what);
   uint32_t base_;
   uint32_t end_;
+  uint32_t interleaved_base_;
   uint8_t* data_;
 };
 

@@ -347,13 +347,17 @@ void emit_blocks(LowerContext& context, const HeadGrid& grid, const AttentionScr
     const uint32_t tile = grid.tile(h, m);
     const int64_t n = grid.queries(b, i).size();
     const int64_t keys = grid.keys(b).size();
-    // gemm_fp16 scalars: rows, columns, inner, b transposed, output bits
-    context.kernel(tile, "gemm_fp16", {{scratch.scores[s], false}, {scratch.q[s], false}, {scratch.k[s], false}},
+    // gemm_fp16 scalars: rows, columns, inner, b transposed, output bits. Keys and values in
+    // interleaved memory take the AMP's interleaved-weights cost (K 11.1).
+    const auto gemm = [&](uint32_t b_address) {
+      return b_address >= context.machine.interleaved_base ? "gemm_fp16_interleaved" : "gemm_fp16";
+    };
+    context.kernel(tile, gemm(scratch.k[s]), {{scratch.scores[s], false}, {scratch.q[s], false}, {scratch.k[s], false}},
                    {n, keys, grid.dh, 1, 16});
     context.kernel(tile, "attention_softmax",
                    {{scratch.scores[s], false}, {scratch.state[s], false}, {scratch.scores[s], false}},
                    {n, keys, grid.dh});
-    context.kernel(tile, "gemm_fp16", {{scratch.values[s], false}, {scratch.scores[s], false}, {scratch.v[s], false}},
+    context.kernel(tile, gemm(scratch.v[s]), {{scratch.values[s], false}, {scratch.scores[s], false}, {scratch.v[s], false}},
                    {n, grid.dh, keys, 0, 16});
   });
 }

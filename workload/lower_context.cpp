@@ -34,6 +34,9 @@ LowerContext::LowerContext(const Workload& w, const arch::MachineDescription& m)
       segments_(m.tiles) {
   capture.machine_name = m.name;
   owners = std::min(tiles, w.rows());
+  // Scratch in interleaved memory: the GEMMs' block buffers and the attention's keys and
+  // values then take the AMP's interleaved-weights cost (K 11.1).
+  memory.prefer_interleaved_scratch(true);
 }
 
 uint32_t LowerContext::owner_tile(uint32_t owner) const {

@@ -345,7 +345,9 @@ void emit_partial_gemms(LowerContext& context, const GemmLayout& layout, Span ch
   for_each_grid_tile(layout, [&](uint32_t kb, uint32_t ob, uint32_t m, size_t g) {
     const arch::Operand weights =
         plan.row_groups > 1 ? arch::Operand{scratch.block[g], false} : layout.weights[g].operand();
-    context.kernel(layout.grid_tile(kb, ob, m), "gemm_fp8",
+    // A block buffer in interleaved memory takes the AMP's interleaved-weights cost (K 11.1).
+    const bool interleaved = plan.row_groups > 1 && scratch.block[g] >= context.machine.interleaved_base;
+    context.kernel(layout.grid_tile(kb, ob, m), interleaved ? "gemm_fp8_interleaved" : "gemm_fp8",
                    {{scratch.partial[g], false}, {scratch.input[g], false}, weights},
                    {group_rows(chunk, plan.row_groups, m).size(), pair_columns(plan.in, plan.k_blocks, kb).size(),
                     pair_columns(plan.out, plan.o_blocks, ob).size(), scale, kPartialBits});

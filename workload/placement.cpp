@@ -63,7 +63,14 @@ uint32_t TileMemory::apart(uint32_t start, uint32_t below_end) const {
 }
 
 uint32_t TileMemory::scratch_start(uint32_t tile) const {
-  return apart(persistent_[tile], exchanged_[tile]);
+  const uint32_t start = apart(persistent_[tile], exchanged_[tile]);
+  // In the interleaved region when it is at least half the SRAM (IPU21: 416 of 624 KiB), so
+  // the GEMMs' block buffers and the attention's keys and values can take the AMP's
+  // interleaved-weights cost (docs/lowering.md "SRAM placement").
+  if (interleaved_scratch_ && elements_ && 2 * (end_ - elements_->interleaved_base) >= end_ - begin_) {
+    return std::max(start, elements_->interleaved_base);
+  }
+  return start;
 }
 
 void TileMemory::begin_scratch() {

@@ -51,8 +51,12 @@ class TileMemory {
   // Scratch that shares no memory element with [.., below_end) (a span placed earlier).
   uint32_t scratch_apart(uint32_t tile, const std::string& tensor, uint64_t bytes, uint32_t below_end);
 
-  // Where scratch starts after begin_scratch(), and the first 8-aligned address at or
-  // above `start` that shares no element with the byte before `below_end`: for planning.
+  // Scratch from the interleaved region up when that is at least half the SRAM (the lowering
+  // asks for it: docs/lowering.md "SRAM placement"); off by default.
+  void prefer_interleaved_scratch(bool on) { interleaved_scratch_ = on; }
+  // Where scratch starts after begin_scratch() (above the persistent data, and in the
+  // interleaved region when preferred), and the first 8-aligned address at or above `start`
+  // that shares no element with the byte before `below_end`: for planning.
   uint32_t scratch_start(uint32_t tile) const;
   uint32_t apart(uint32_t start, uint32_t below_end) const;
   uint32_t end() const { return end_; }
@@ -73,6 +77,7 @@ class TileMemory {
   std::vector<uint32_t> exchanged_;  // end of the highest exchanged persistent tensor
   std::vector<uint32_t> scratch_;
   std::vector<uint32_t> peak_;
+  bool interleaved_scratch_ = false;
 };
 
 }  // namespace lockstep::workload

@@ -613,9 +613,10 @@ void gemm_f143(const uint16_t* a, const uint8_t* b, const float* decode, uint32_
 
 // The F16 AMP GEMM cost of IPU21-KERNELS.md 11.2 [S] in one shape-specialised call
 // (arch/amp_cost.hpp). Negative arguments count as 0 (check() refuses them; cycles must not fault).
-inline uint64_t f16_amp_cycles(int64_t rows, int64_t k, int64_t columns) {
+inline uint64_t f16_amp_cycles(int64_t rows, int64_t k, int64_t columns,
+                               uint64_t group_cost = arch::kAmpGroupCostStandard) {
   const auto count = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); };
-  return arch::amp_f16_gemm_cycles(count(rows), count(k), count(columns));
+  return arch::amp_f16_gemm_cycles(count(rows), count(k), count(columns), group_cost);
 }
 
 }  // namespace lockstep::model::kernels::amp

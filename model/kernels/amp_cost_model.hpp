@@ -9,9 +9,10 @@
 
 namespace lockstep::model::kernels::amp {
 
-inline std::vector<double> f16_amp_terms(int64_t rows, int64_t k, int64_t columns) {
+inline std::vector<double> f16_amp_terms(int64_t rows, int64_t k, int64_t columns,
+                                         uint64_t group_cost = arch::kAmpGroupCostStandard) {
   const auto count = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); };
-  const auto t = arch::amp_f16_gemm_terms(count(rows), count(k), count(columns));
+  const auto t = arch::amp_f16_gemm_terms(count(rows), count(k), count(columns), group_cost);
   return {t.begin(), t.end()};
 }
 

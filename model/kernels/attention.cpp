@@ -46,18 +46,20 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 //                      f32add); row 17 (set-up 3, the max's four lanes 3, floor 1, m 1, loop
 //                      set-up 2, stores 2, advance 1, and 4 for an unaligned head and odd
 //                      tail pair in the 32-bit forms, 12 a pair)
-//   attention_merge    pair and block 7: first block 3 (ld32, convert, st64), later ones 7
-//                      (ld32, convert, ld64, two f32v2mul, f32v2add, st64), and 4 in the final
-//                      pass (ld64, f32v2mul, f32v2 -> f16v2, st32) spread as 7 a block;
-//                      row and block 12: state loads and stores, max, two subtractions and
-//                      two exponentials, the l update; the reciprocal's 8 and set-ups spread
-//                      likewise. Each row's pairs may be cut into up to six runs, every run
-//                      redoing the row's state, when that shortens the slowest worker
-//                      (arch::attention_merge_split); the values do not depend on it.
-CostModel worker_rows_cost_model(const arch::AttentionSchedule& schedule,
+//   attention_merge    quad (four values) and block 13, B read 64 bits at a time: the first
+//                      block 5 (ld64, two converts, two st64), later ones 13 (ld64, two
+//                      converts, two ld64, four f32v2mul, two f32v2add, two st64), and 7 in the
+//                      final pass (two ld64, two f32v2mul, two f32v2 -> f16v2, st64), charged
+//                      as 13 a block (5 + 7 < 13 + 13); row and block 12: state loads and
+//                      stores, max, two subtractions and two exponentials, the l update; the
+//                      reciprocal's 8 and set-ups spread likewise. Each row's quads may be cut
+//                      into up to six runs, every run redoing the row's state, when that
+//                      shortens the slowest worker (arch::attention_merge_split); the values do
+//                      not depend on it.
+CostModel worker_rows_cost_model(const char* unit, const arch::AttentionSchedule& schedule,
                                  std::vector<double> (*terms)(const std::vector<int64_t>&, const arch::MachineDescription&)) {
-  return CostModel{{"instructions_per_pair", "instructions_per_row", "launch"},
-                   {static_cast<double>(schedule.per_pair), static_cast<double>(schedule.per_row),
+  return CostModel{{unit, "instructions_per_row", "launch"},
+                   {static_cast<double>(schedule.per_unit), static_cast<double>(schedule.per_row),
                     static_cast<double>(arch::kKernelLaunchCycles)},
                    terms};
 }
@@ -196,9 +198,9 @@ std::vector<double> merge_terms(const std::vector<int64_t>& s, const arch::Machi
 }
 
 const KernelRegistration stage{
-    {"attention_softmax", check_stage, execute_stage, stage_cycles, false, worker_rows_cost_model(arch::kAttentionSoftmaxSchedule, stage_terms)}};
+    {"attention_softmax", check_stage, execute_stage, stage_cycles, false, worker_rows_cost_model("instructions_per_pair", arch::kAttentionSoftmaxSchedule, stage_terms)}};
 const KernelRegistration merge{
-    {"attention_merge", check_merge, execute_merge, merge_cycles, false, worker_rows_cost_model(arch::kAttentionMergeSchedule, merge_terms)}};
+    {"attention_merge", check_merge, execute_merge, merge_cycles, false, worker_rows_cost_model("instructions_per_quad", arch::kAttentionMergeSchedule, merge_terms)}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -54,7 +54,7 @@ const char* const kPerturbed =
     "  layernorm: {instructions_per_vector: 20, cycles_per_row: 500}\n"
     "  softmax: {instructions_per_vector: 12, cycles_per_row: 300}\n"
     "  attention_softmax: {instructions_per_pair: 14, instructions_per_row: 20, launch: 30}\n"
-    "  attention_merge: {instructions_per_pair: 9, instructions_per_row: 16, launch: 25}\n";
+    "  attention_merge: {instructions_per_quad: 15, instructions_per_row: 16, launch: 25}\n";
 
 std::string kernel_package() {
   std::string text =
@@ -90,7 +90,7 @@ TEST(CalibrateCommand, RecoversThePerturbedParametersOfARunFromEitherLayout) {
                              "  gemm_fp16:\n    call: 250\n    row_blocks: 3\n    column_groups: 2\n",
                              "  layernorm:\n    instructions_per_vector: 20\n    cycles_per_row: 500\n",
                              "  copy:\n    instructions_per_worker_word: 3\n    instructions_per_call: 5\n",
-                             "  attention_merge:\n    instructions_per_pair: 9\n    instructions_per_row: 16\n    launch: 25\n"}) {
+                             "  attention_merge:\n    instructions_per_quad: 15\n    instructions_per_row: 16\n    launch: 25\n"}) {
       EXPECT_NE(fitted.find(line), std::string::npos) << layout << ":\n" << fitted;
     }
   }

@@ -19,7 +19,7 @@ TEST(ExplainCommand, AVitTinyOutputElementLeadsBackThroughTheLastGemmItsPhasesAn
   const std::string& out = r.out;
   EXPECT_EQ(out.rfind("output[5] is tile 0 word 0x5e814\n1. tile 0 word 0x5e814 = ", 0), 0u) << out;
   // The last layer's MLP down-projection: its scatter, its reduction, its GEMM and gather.
-  const size_t scatter = out.find("exchange from tile 48 address 0x6d014");
+  const size_t scatter = out.find("exchange from tile 48 address 0x89014");
   const size_t reduce = out.find("kernel reduce_sum at cycle", scatter);
   const size_t gemm = out.find("kernel gemm_fp8 at cycle", reduce);
   const size_t gather = out.find("phase 15 (layer.mlp.down.gather)", gemm);

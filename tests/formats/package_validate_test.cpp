@@ -215,7 +215,8 @@ TEST(PackageValidate, KernelNameAndShape) {
   Package p = p2p();
   step_of<KernelStep>(p, 1, {2}).name = "gemm";
   EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): name: unknown kernel 'gemm' (known: add, attention_merge, attention_softmax, cast, checksum, "
-                         "checksum_xxh3, copy, fill, gelu, gemm_fp16, gemm_fp8, layernorm, reduce_sum, softmax, and the IPU21 stack's kernels by symbol)");
+                         "checksum_xxh3, copy, fill, gelu, gemm_fp16, gemm_fp16_interleaved, gemm_fp8, gemm_fp8_interleaved, layernorm, "
+            "reduce_sum, softmax, and the IPU21 stack's kernels by symbol)");
   p = p2p();
   step_of<KernelStep>(p, 1, {2}).operands.pop_back();
   EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): operands: checksum takes 2 operands, got 1");

@@ -263,13 +263,13 @@ TEST(AttentionKernels, CyclesAreTheSlowestWorkersInstructionsPlusALaunch) {
   const auto stage = [](uint64_t rows, uint64_t columns) {
     return (rows + 5) / 6 * 6 * (10 * ((columns + 1) / 2) + 17) + 11;
   };
-  // The merge: each row's pairs in p equal runs, rows x p units over the six workers, p the
-  // best of 1 to 6.
+  // The merge: each row's 64-bit quads in p equal runs, rows x p units over the six workers,
+  // p the best of 1 to 6.
   const auto merge = [](uint64_t rows, uint64_t width, uint64_t count) {
-    const uint64_t pairs = (width + 1) / 2;
+    const uint64_t quads = (width + 3) / 4;
     uint64_t best = ~uint64_t{0};
-    for (uint64_t p = 1; p <= std::min<uint64_t>(pairs, 6); ++p) {
-      best = std::min(best, (rows * p + 5) / 6 * 6 * count * (7 * ((pairs + p - 1) / p) + 12) + 11);
+    for (uint64_t p = 1; p <= std::min<uint64_t>(quads, 6); ++p) {
+      best = std::min(best, (rows * p + 5) / 6 * 6 * count * (13 * ((quads + p - 1) / p) + 12) + 11);
     }
     return best;
   };
@@ -283,13 +283,13 @@ TEST(AttentionKernels, CyclesAreTheSlowestWorkersInstructionsPlusALaunch) {
        std::vector<std::array<int64_t, 3>>{{1, 72, 1}, {9, 72, 12}, {6, 5, 3}, {8, 72, 7}, {12, 72, 3}}) {
     EXPECT_EQ(attention_kernel("attention_merge").cycles({rows, width, count}, ipu21()), merge(rows, width, count));
   }
-  // 9 rows of 72 values over 12 blocks: two runs of 18 pairs a row, 18 units, 3 rounds (whole
-  // rows: 2 rounds of 36 pairs, 38,027 cycles).
-  EXPECT_EQ(attention_kernel("attention_merge").cycles({9, 72, 12}, ipu21()), 3u * 6 * 12 * (7 * 18 + 12) + 11);
+  // 9 rows of 72 values over 12 blocks: two runs of 9 quads a row, 18 units, 3 rounds (whole
+  // rows: 2 rounds of 18 quads, 35,435 cycles).
+  EXPECT_EQ(attention_kernel("attention_merge").cycles({9, 72, 12}, ipu21()), 3u * 6 * 12 * (13 * 9 + 12) + 11);
   // SigLIP's share, 8 rows over 7 blocks: three runs a row, 24 units, 4 rounds.
-  EXPECT_EQ(attention_kernel("attention_merge").cycles({8, 72, 7}, ipu21()), 4u * 6 * 7 * (7 * 12 + 12) + 11);
+  EXPECT_EQ(attention_kernel("attention_merge").cycles({8, 72, 7}, ipu21()), 4u * 6 * 7 * (13 * 6 + 12) + 11);
   // 12 rows fill the workers twice: whole rows.
-  EXPECT_EQ(attention_kernel("attention_merge").cycles({12, 72, 3}, ipu21()), 2u * 6 * 3 * (7 * 36 + 12) + 11);
+  EXPECT_EQ(attention_kernel("attention_merge").cycles({12, 72, 3}, ipu21()), 2u * 6 * 3 * (13 * 18 + 12) + 11);
 }
 
 }  // namespace
