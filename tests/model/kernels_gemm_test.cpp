@@ -504,6 +504,43 @@ TEST(GemmPaths, PortableAndAvx2AgreeWithTheReference) {
   }
 }
 
+// --- the interleaved-weights variants ----------------------------------------------------------
+
+// gemm_fp8_interleaved and gemm_fp16_interleaved: the same bits as the plain kernels, K 11.1's
+// column-group cost 940 instead of 1063, and weights outside interleaved memory refused.
+TEST(GemmInterleaved, SameBitsCheaperColumnGroupsAndOnlyInterleavedWeights) {
+  std::mt19937 rng(41);
+  const uint32_t rows = 9, k = 40, n = 24;
+  const auto input = random_fp16(rng, size_t{rows} * k);
+  std::vector<uint8_t> weights(size_t{k} * n);
+  for (auto& w : weights) w = static_cast<uint8_t>(rng() % 256 == 0x80 ? 0 : rng() % 256);
+  const auto b16 = random_fp16(rng, size_t{k} * n);
+  const std::vector<int64_t> fp8{rows, k, n, -4, 16}, fp16{rows, n, k, 0, 16};
+  for (const char* name : {"gemm_fp8", "gemm_fp16"}) {
+    const std::string variant = std::string(name) + "_interleaved";
+    const auto& scalars = std::string(name) == "gemm_fp8" ? fp8 : fp16;
+    std::vector<std::vector<uint16_t>> out;
+    for (const std::string& kernel_name : {std::string(name), variant}) {
+      Sram m(machine());
+      put(m, kIn, input);
+      if (std::string(name) == "gemm_fp8") {
+        put(m, kWeights, weights);
+      } else {
+        put(m, kWeights, b16);
+      }
+      EXPECT_EQ(check(kernel_name, 3, scalars), "");
+      kernel(kernel_name).execute({kOut, kIn, kWeights}, scalars, m);  // kWeights lies above 0x80000
+      out.push_back(get<uint16_t>(m, kOut, size_t{rows} * n));
+    }
+    EXPECT_EQ(out[0], out[1]) << name;
+    // 9 rows, K 40 -> 3 groups of 16, 24 columns -> 2 groups: 294 + 3 (ceil(32 x 9 / 4) + ceil(2 G / 4)).
+    EXPECT_EQ(kernel(name).cycles(scalars, machine()), 294u + 3 * (72 + 532)) << name;
+    EXPECT_EQ(kernel(variant).cycles(scalars, machine()), 294u + 3 * (72 + 470)) << variant;
+    Sram m(machine());
+    EXPECT_THROW(kernel(variant).execute({kOut, kIn, 0x60000}, scalars, m), std::out_of_range) << variant;
+  }
+}
+
 // --- reduce_sum -------------------------------------------------------------------------------
 
 std::vector<uint16_t> reference_reduce(const std::vector<float>& parts, const std::vector<uint16_t>& bias,
