@@ -27,6 +27,9 @@ const char* const kKernels[] = {
     "gemm_fp8, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 64, 32, 0, 16]",
     "gemm_fp8, operands: [0x60000, 0x70000, 0x80000], scalars: [8, 64, 32, 0, 16]",
     "gemm_fp8, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 128, 64, 0, 16]",
+    "gemm_fp8_interleaved, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 64, 32, 0, 16]",
+    "gemm_fp8_interleaved, operands: [0x60000, 0x70000, 0x80000], scalars: [8, 64, 32, 0, 16]",
+    "gemm_fp8_interleaved, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 128, 64, 0, 16]",
     "gemm_fp16, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 32, 64, 0, 16]",
     "gemm_fp16, operands: [0x60000, 0x70000, 0x80000], scalars: [8, 32, 64, 0, 16]",
     "gemm_fp16, operands: [0x60000, 0x70000, 0x80000], scalars: [4, 64, 128, 0, 16]",
@@ -51,6 +54,7 @@ const char* const kPerturbed =
     "  reduce_sum: {instructions_per_part: 5, instructions_per_chunk: 9, launch: 30}\n"
     "  gemm_fp8: {call: 300, row_blocks: 2, column_groups: 1}\n"
     "  gemm_fp16: {call: 250, row_blocks: 3, column_groups: 2}\n"
+    "  gemm_fp8_interleaved: {call: 280, row_blocks: 2, column_groups: 3}\n"
     "  layernorm: {instructions_per_vector: 20, cycles_per_row: 500}\n"
     "  softmax: {instructions_per_vector: 12, cycles_per_row: 300}\n"
     "  attention_softmax: {instructions_per_pair: 14, instructions_per_row: 20, launch: 30}\n"
@@ -77,7 +81,7 @@ TEST(CalibrateCommand, RecoversThePerturbedParametersOfARunFromEitherLayout) {
     r = run_lockstep({"calibrate", dir + "/" + layout, "-o", dir + "/fitted-" + layout + ".yaml", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
-    ASSERT_EQ(j["kernels"].size(), 11u) << r.out;
+    ASSERT_EQ(j["kernels"].size(), 12u) << r.out;
     EXPECT_EQ(j["without_call_cycles"], 0);
     for (const auto& k : j["kernels"]) {
       EXPECT_EQ(k["residual_after"]["max"], 0) << k.dump();
@@ -88,6 +92,7 @@ TEST(CalibrateCommand, RecoversThePerturbedParametersOfARunFromEitherLayout) {
     for (const char* line : {"  gelu:\n    per_value: 12\n    launch: 15\n",
                              "  gemm_fp8:\n    call: 300\n    row_blocks: 2\n    column_groups: 1\n",
                              "  gemm_fp16:\n    call: 250\n    row_blocks: 3\n    column_groups: 2\n",
+                             "  gemm_fp8_interleaved:\n    call: 280\n    row_blocks: 2\n    column_groups: 3\n",
                              "  layernorm:\n    instructions_per_vector: 20\n    cycles_per_row: 500\n",
                              "  copy:\n    instructions_per_worker_word: 3\n    instructions_per_call: 5\n",
                              "  attention_merge:\n    instructions_per_quad: 15\n    instructions_per_row: 16\n    launch: 25\n"}) {
@@ -122,8 +127,8 @@ TEST(CalibrateCommand, CrosscheckKernelErrorsBeforeAndAfterCalibration) {
       const std::string line = csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
       if (line.find(",0.0000") != std::string::npos) ++exact;
     }
-    EXPECT_EQ(kernels, 11u) << csv;
-    EXPECT_EQ(exact, side == "after" ? 11u : 0u) << side << ":\n" << csv;
+    EXPECT_EQ(kernels, 12u) << csv;
+    EXPECT_EQ(exact, side == "after" ? 12u : 0u) << side << ":\n" << csv;
   }
 }
 
