@@ -265,17 +265,26 @@ ChunkScratch place_chunk_scratch(LowerContext& context, const GemmLayout& layout
   return scratch;
 }
 
+// Copy m's share of block (kb, ob): its byte offset in the block and its bytes.
+struct ShareBytes {
+  uint32_t offset;
+  uint32_t bytes;
+};
+ShareBytes share_bytes(const GemmPlan& plan, uint32_t kb, uint32_t ob, uint32_t m) {
+  const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
+  const Span share = block_share(pair_columns(plan.in, plan.k_blocks, kb).size(), plan.row_groups, m);
+  return {share.begin * ow, share.size() * ow};
+}
+
 // With row groups, every copy of block (kb, ob) assembles the whole block in its block
 // buffer: its own share by a local copy before the gather phase, the others' in it.
 void copy_own_shares(LowerContext& context, const GemmLayout& layout, const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
   if (plan.row_groups == 1) return;
   for_each_grid_tile(layout, [&](uint32_t kb, uint32_t ob, uint32_t m, size_t g) {
-    const uint32_t kw = pair_columns(plan.in, plan.k_blocks, kb).size();
-    const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
-    const Span share = block_share(kw, plan.row_groups, m);
-    const int64_t bytes = int64_t{share.size()} * ow;
-    const arch::Operand to{scratch.block[g] + share.begin * ow, false};
+    const ShareBytes share = share_bytes(plan, kb, ob, m);
+    const int64_t bytes = share.bytes;
+    const arch::Operand to{scratch.block[g] + share.offset, false};
     if (bytes % 8 == 0) {
       const int64_t words = bytes / 8;
       context.kernel(layout.grid_tile(kb, ob, m), "ipu_stack_copy_u64", {to, layout.weights[g].operand()},
@@ -290,16 +299,14 @@ void send_shares(LowerContext& context, const GemmLayout& layout, const ChunkScr
   const GemmPlan& plan = layout.plan;
   if (plan.row_groups == 1) return;
   for_each_grid_tile(layout, [&](uint32_t kb, uint32_t ob, uint32_t m, size_t g) {
-    const uint32_t kw = pair_columns(plan.in, plan.k_blocks, kb).size();
-    const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
-    const Span share = block_share(kw, plan.row_groups, m);
+    const ShareBytes share = share_bytes(plan, kb, ob, m);
     std::vector<arch::Destination> others;
     for (uint32_t other = 0; other < plan.row_groups; ++other) {
       if (other != m) {
-        others.push_back({layout.grid_tile(kb, ob, other), scratch.block[layout.index(kb, ob, other)] + share.begin * ow});
+        others.push_back({layout.grid_tile(kb, ob, other), scratch.block[layout.index(kb, ob, other)] + share.offset});
       }
     }
-    context.transfer(phase, layout.grid_tile(kb, ob, m), layout.weights[g], std::move(others), share.size() * ow / 4);
+    context.transfer(phase, layout.grid_tile(kb, ob, m), layout.weights[g], std::move(others), share.bytes / 4);
   });
 }
 
