@@ -61,6 +61,15 @@ struct TraceLine {
   std::string text;
 };
 
+// A relocated tile's sends: its runs at their new addresses, the row word that opened each
+// message (send or transmitting sendpicp), and the row's executed bytes. A later relocation of
+// the same tile moves these runs instead of scheduling its row again.
+struct MovedSends {
+  std::vector<SendRun> runs;
+  std::vector<uint32_t> opener_word;  // per message
+  uint32_t row_bytes = 0;
+};
+
 struct PhaseOutcome {
   std::vector<RowSchedule> schedules;  // per tile
   std::vector<int64_t> tile_horizon;   // per tile: its row's final event counter
@@ -70,6 +79,7 @@ struct PhaseOutcome {
   std::vector<WriteRun> writes;        // apply in this order: (receiver, first_write_event, address)
   std::vector<ModelHazard> hazards;    // sorted by (event, tile, kind)
   std::vector<TraceLine> trace;        // events of the traced tile, by event
+  std::vector<std::optional<MovedSends>> moved;  // per tile, set by relocate_phase for moved tiles
 };
 
 PhaseOutcome execute_phase(const arch::MachineDescription& machine,

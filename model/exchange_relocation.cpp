@@ -36,49 +36,83 @@ bool only_address_moved(const RowSchedule& schedule, std::span<const uint32_t> e
   return before == now;
 }
 
-// The tile's row schedule when its row moved only send addresses (runs then hold the new
-// addresses), an empty optional with `unchanged` set when nothing it executes changed, and
-// an empty optional otherwise.
-std::optional<RowSchedule> moved_schedule(const PhaseTile& earlier, const PhaseTile& now, bool& unchanged) {
-  unchanged = false;
+// The words of `now`'s row that differ from `earlier`'s, or nullopt when anything else differs.
+std::optional<std::vector<size_t>> changed_words(const PhaseTile& earlier, const PhaseTile& now) {
   if (!same_except_row(earlier, now)) return std::nullopt;
   std::vector<size_t> changed;
   for (size_t k = 0; k < now.row_words.size(); ++k) {
     if (now.row_words[k] != earlier.row_words[k]) changed.push_back(k);
   }
-  if (changed.empty()) {
-    unchanged = true;
-    return std::nullopt;
-  }
+  return changed;
+}
+
+// The tile's sends when its row moved only send addresses (runs then hold the new addresses),
+// scheduling the row again; nullopt otherwise (`moved` false when nothing executed changed).
+std::optional<MovedSends> scheduled_sends(const PhaseTile& earlier, const PhaseTile& now,
+                                          const std::vector<size_t>& changed, bool& moved) {
+  moved = false;
   RowSchedule schedule = schedule_row(now.row_words);
   if (!schedule.issues.empty()) return std::nullopt;
   const size_t executed_words = schedule.row_bytes / 4;
-  bool moved = false;
   for (size_t k : changed) {
     if (k >= executed_words) break;  // past the return: never executed
     if (!only_address_moved(schedule, earlier.row_words, k)) return std::nullopt;
     moved = true;
   }
-  if (!moved) {
-    unchanged = true;
-    return std::nullopt;
+  MovedSends sends;
+  sends.row_bytes = schedule.row_bytes;
+  for (const SendRun& r : schedule.runs) {
+    // A message's first run is its opener's (a send or sendpicp adds its run at once).
+    if (r.message == sends.opener_word.size()) sends.opener_word.push_back(schedule.instructions[r.instruction].byte_offset / 4);
   }
-  return schedule;
+  sends.runs = std::move(schedule.runs);
+  return sends;
+}
+
+// The same from the tile's sends at its last relocation: each changed word must open a message
+// and differ from the last row's only in its address; that message's runs move by as much.
+// nullopt when that does not hold (the caller then schedules the row).
+std::optional<MovedSends> moved_again(const MovedSends& last, const PhaseTile& earlier, const PhaseTile& now,
+                                      const std::vector<size_t>& changed, bool& moved) {
+  moved = false;
+  MovedSends sends = last;
+  for (size_t k : changed) {
+    if (k >= last.row_bytes / 4) break;  // past the return: never executed
+    const auto opener = std::find(last.opener_word.begin(), last.opener_word.end(), k);
+    if (opener == last.opener_word.end()) return std::nullopt;
+    arch::Instruction before, after;
+    try {
+      before = arch::decode(earlier.row_words, k).instruction;
+      after = arch::decode(now.row_words, k).instruction;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (after.op != arch::Opcode::Send && after.op != arch::Opcode::SendPicP) return std::nullopt;
+    const uint32_t delta = after.address - before.address;
+    before.address = after.address;
+    if (!(before == after)) return std::nullopt;
+    const auto message = static_cast<uint32_t>(opener - last.opener_word.begin());
+    for (SendRun& r : sends.runs) {
+      if (r.message == message) r.item_address += delta;
+    }
+    moved = true;
+  }
+  return sends;
 }
 
 // Hazards 1 and 2 for a tile whose sends moved: the elements its sends read against those
 // its receives write and its row is fetched from (receives and row did not move).
-bool sends_meet_receives(const arch::MachineDescription& machine, const PhaseTile& tile,
-                         const RowSchedule& schedule, const std::vector<const WriteRun*>& received) {
+bool sends_meet_receives(const arch::MachineDescription& machine, const PhaseTile& tile, const MovedSends& sends,
+                         const std::vector<const WriteRun*>& received) {
   std::unordered_set<uint32_t> taken;
   for (const WriteRun* w : received) {
     for (uint32_t key : element_keys(machine, w->address, w->bytes)) taken.insert(key);
   }
   if (tile.has_row) {
-    const uint64_t fetch_bytes = uint64_t(schedule.row_bytes) + machine.fetch_lookahead_bytes;
+    const uint64_t fetch_bytes = uint64_t(sends.row_bytes) + machine.fetch_lookahead_bytes;
     for (uint32_t key : element_keys(machine, tile.row_address, fetch_bytes)) taken.insert(key);
   }
-  for (const SendRun& r : schedule.runs) {
+  for (const SendRun& r : sends.runs) {
     if (r.directions() == 0) continue;
     for (uint32_t key : element_keys(machine, r.byte_address(), r.bytes())) {
       if (taken.count(key)) return true;
@@ -96,13 +130,26 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
   if (!earlier.hazards.empty() || !earlier.trace.empty() || earlier_tiles.size() != tiles.size()) {
     return std::nullopt;
   }
-  // Tiles in parallel, each its own slot: the same result as in tile order.
-  std::vector<std::optional<RowSchedule>> moved(tiles.size());
+  // Tiles in parallel, each its own slot: the same result as in tile order. A tile that
+  // moved at the last relocation moves its runs again; any other is scheduled again.
+  std::vector<std::optional<MovedSends>> moved(tiles.size());
   std::vector<char> unchanged(tiles.size(), 0);
   tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t i) {
-    bool same = false;
-    moved[i] = moved_schedule(earlier_tiles[i], tiles[i], same);
-    unchanged[i] = same ? 1 : 0;
+    const auto changed = changed_words(earlier_tiles[i], tiles[i]);
+    if (!changed) return;
+    if (changed->empty()) {
+      unchanged[i] = 1;
+      return;
+    }
+    bool any = false;
+    if (i < earlier.moved.size() && earlier.moved[i]) {
+      moved[i] = moved_again(*earlier.moved[i], earlier_tiles[i], tiles[i], *changed, any);
+    }
+    if (!moved[i]) moved[i] = scheduled_sends(earlier_tiles[i], tiles[i], *changed, any);
+    if (moved[i] && !any) {
+      moved[i].reset();
+      unchanged[i] = 1;
+    }
   });
   bool any_moved = false;
   for (size_t i = 0; i < tiles.size(); ++i) {
@@ -144,6 +191,7 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
     if (moved[i] && sends_meet_receives(machine, tiles[i], *moved[i], received[i])) hazard = true;
   });
   if (hazard) return std::nullopt;
+  out.moved = std::move(moved);
   return out;
 }
 
