@@ -93,7 +93,8 @@ PhaseOutcome execute_phase(const arch::MachineDescription& machine,
 // nullopt when that does not hold, or when a moved source leaves SRAM or shares a memory
 // element with the tile's receives or row fetch (hazards 1, 2, 4): execute_phase then runs
 // and reports it. Cost is proportional to the changed rows and the writes, not to the
-// phase's selections. Outcomes carry no schedules or trace lines.
+// phase's selections. Outcomes carry no schedules or trace lines, but the moved tiles' sends,
+// which the next relocation shifts instead of scheduling those rows again.
 std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machine,
                                            std::span<const PhaseTile> earlier_tiles,
                                            const PhaseOutcome& earlier,
