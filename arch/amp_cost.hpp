@@ -9,7 +9,6 @@
 // kernels, whose weights must lie in interleaved memory.
 #include <array>
 #include <cstdint>
-#include <string>
 
 namespace lockstep::arch {
 
@@ -33,15 +32,6 @@ inline std::array<double, 3> amp_f16_gemm_terms(uint64_t rows, uint64_t k, uint6
   const uint64_t k_block = (k + 15) / 16 * 16, column_block = (columns + 15) / 16 * 16;
   return {1.0, static_cast<double>(k_block / 16 * ((column_block * rows + 3) / 4)),
           static_cast<double>(k_block / 16 * ((column_block / 16 * group_cost + 3) / 4))};
-}
-
-// The column-group cost of a GEMM kernel by name: `_interleaved` ones read their weights from
-// interleaved memory.
-inline uint64_t amp_group_cost(const std::string& kernel) {
-  const std::string suffix = "_interleaved";
-  return kernel.size() > suffix.size() && kernel.compare(kernel.size() - suffix.size(), suffix.size(), suffix) == 0
-             ? kAmpGroupCostInterleaved
-             : kAmpGroupCostStandard;
 }
 
 }  // namespace lockstep::arch

@@ -68,12 +68,12 @@ inline uint64_t stack_local_copy_cycles(uint64_t bytes) { return (bytes + 7) / 8
 
 // What `run` charges the lowering's kernels on `machine`: its fitted cycles where it carries
 // parameters for the kernel, else the built-in ones.
+// (The GEMMs at the standard-memory column-group cost: the lowering ranks its choices with
+// them, whether or not the weights end up in interleaved memory.)
 inline uint64_t charged_amp_gemm_cycles(const MachineDescription& machine, const std::string& kernel, uint64_t rows,
                                         uint64_t k, uint64_t columns) {
-  const uint64_t group_cost = amp_group_cost(kernel);
-  const auto terms = amp_f16_gemm_terms(rows, k, columns, group_cost);
-  return fitted_or_builtin(machine, kernel, {terms.begin(), terms.end()},
-                           amp_f16_gemm_cycles(rows, k, columns, group_cost));
+  const auto terms = amp_f16_gemm_terms(rows, k, columns);
+  return fitted_or_builtin(machine, kernel, {terms.begin(), terms.end()}, amp_f16_gemm_cycles(rows, k, columns));
 }
 inline uint64_t charged_copy_cycles(const MachineDescription& machine, uint64_t bytes) {
   return fitted_or_builtin(machine, "copy", copy_terms(bytes, machine), copy_cycles(bytes, machine));

@@ -78,37 +78,14 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   }
 }
 
-uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  if (scalars.size() < 3) return 0;
-  return kernels::amp::f16_amp_cycles(scalars[0], scalars[2], scalars[1]);
-}
+// scalars -> the AMP call's (rows, inner (K), columns); the b operand's bytes.
+kernels::amp::AmpShape shape(const std::vector<int64_t>& s) { return {s[0], s[2], s[1]}; }
+uint64_t weight_bytes(const std::vector<int64_t>& s) { return 2 * static_cast<uint64_t>(s[1]) * static_cast<uint64_t>(s[2]); }
 
-std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  return kernels::amp::f16_amp_terms(scalars[0], scalars[2], scalars[1]);
-}
-
-const KernelRegistration registration{{"gemm_fp16", check, execute, cycles, false, kernels::amp::f16_amp_cost_model(terms)}};
-
-// gemm_fp16_interleaved: the same kernel with b in interleaved memory (K 4's `_interleaved`
-// variants): K 11.1's column-group cost 940 instead of 1063. b anywhere else is refused
-// (std::out_of_range: a hazard).
-void execute_interleaved(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
-  if (!memory.interleaved(operands[2], 2 * static_cast<uint64_t>(scalars[1]) * static_cast<uint64_t>(scalars[2]))) {
-    throw std::out_of_range("gemm_fp16_interleaved: b at " + std::to_string(operands[2]) +
-                            " is not all in interleaved memory");
-  }
-  execute(operands, scalars, memory);
-}
-uint64_t cycles_interleaved(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  if (scalars.size() < 3) return 0;
-  return kernels::amp::f16_amp_cycles(scalars[0], scalars[2], scalars[1], arch::kAmpGroupCostInterleaved);
-}
-std::vector<double> terms_interleaved(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  return kernels::amp::f16_amp_terms(scalars[0], scalars[2], scalars[1], arch::kAmpGroupCostInterleaved);
-}
-const KernelRegistration interleaved_registration{{"gemm_fp16_interleaved", check, execute_interleaved,
-                                                   cycles_interleaved, false,
-                                                   kernels::amp::f16_amp_cost_model(terms_interleaved)}};
+// gemm_fp16 and gemm_fp16_interleaved (b in interleaved memory: K 11.1's column group 940).
+const KernelRegistration registration{kernels::amp::amp_gemm_definition("gemm_fp16", check, execute, shape, weight_bytes, false)};
+const KernelRegistration interleaved_registration{
+    kernels::amp::amp_gemm_definition("gemm_fp16", check, execute, shape, weight_bytes, true)};
 
 }  // namespace
 }  // namespace lockstep::model

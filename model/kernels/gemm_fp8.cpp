@@ -87,37 +87,14 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   }
 }
 
-uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  if (scalars.size() < 3) return 0;
-  return kernels::amp::f16_amp_cycles(scalars[0], scalars[1], scalars[2]);
-}
+// scalars -> the AMP call's (rows, k, n); the weights operand's bytes.
+kernels::amp::AmpShape shape(const std::vector<int64_t>& s) { return {s[0], s[1], s[2]}; }
+uint64_t weight_bytes(const std::vector<int64_t>& s) { return static_cast<uint64_t>(s[1]) * static_cast<uint64_t>(s[2]); }
 
-std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  return kernels::amp::f16_amp_terms(scalars[0], scalars[1], scalars[2]);
-}
-
-const KernelRegistration registration{{"gemm_fp8", check, execute, cycles, false, kernels::amp::f16_amp_cost_model(terms)}};
-
-// gemm_fp8_interleaved: the same kernel with its weights in interleaved memory (K 4's
-// `_interleaved` variants, loaded 16 bytes at a time): K 11.1's column-group cost 940 instead
-// of 1063. Weights anywhere else are refused (std::out_of_range: a hazard).
-void execute_interleaved(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
-  if (!memory.interleaved(operands[2], static_cast<uint64_t>(scalars[1]) * static_cast<uint64_t>(scalars[2]))) {
-    throw std::out_of_range("gemm_fp8_interleaved: weights at " + std::to_string(operands[2]) +
-                            " are not all in interleaved memory");
-  }
-  execute(operands, scalars, memory);
-}
-uint64_t cycles_interleaved(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  if (scalars.size() < 3) return 0;
-  return kernels::amp::f16_amp_cycles(scalars[0], scalars[1], scalars[2], arch::kAmpGroupCostInterleaved);
-}
-std::vector<double> terms_interleaved(const std::vector<int64_t>& scalars, const arch::MachineDescription&) {
-  return kernels::amp::f16_amp_terms(scalars[0], scalars[1], scalars[2], arch::kAmpGroupCostInterleaved);
-}
-const KernelRegistration interleaved_registration{{"gemm_fp8_interleaved", check, execute_interleaved,
-                                                   cycles_interleaved, false,
-                                                   kernels::amp::f16_amp_cost_model(terms_interleaved)}};
+// gemm_fp8 and gemm_fp8_interleaved (weights in interleaved memory: K 11.1's column group 940).
+const KernelRegistration registration{kernels::amp::amp_gemm_definition("gemm_fp8", check, execute, shape, weight_bytes, false)};
+const KernelRegistration interleaved_registration{
+    kernels::amp::amp_gemm_definition("gemm_fp8", check, execute, shape, weight_bytes, true)};
 
 }  // namespace
 }  // namespace lockstep::model
