@@ -151,6 +151,43 @@ LOCKSTEP_AMP_AVX2 inline void fp16_bits_array_avx2(const float* v, uint16_t* out
   }
   for (; i < n; ++i) out[i] = fp16_bits(v[i]);
 }
+
+#define LOCKSTEP_AMP_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
+// GCC 12 warns that its own AVX-512 intrinsics' undefined pass-through operands may be used
+// uninitialised (they are never read: the masks are full).
+#if !defined(__clang__)
+#define LOCKSTEP_AMP_AVX512_WARNINGS_OFF \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define LOCKSTEP_AMP_AVX512_WARNINGS_ON _Pragma("GCC diagnostic pop")
+#else
+#define LOCKSTEP_AMP_AVX512_WARNINGS_OFF
+#define LOCKSTEP_AMP_AVX512_WARNINGS_ON
+#endif
+LOCKSTEP_AMP_AVX512_WARNINGS_OFF
+
+// round_add on 16 lanes from the sum's directed roundings instead of TwoSum: the round-to-odd
+// value is the sum rounded towards zero with its last bit set when the sum is inexact, which
+// is when its roundings down and up differ (7 instructions where TwoSum's takes 13). An
+// overflowing sum rounds towards zero to FLT_MAX (odd), which FP16 rounds to infinity as the
+// nearest-even sum would; a NaN compares unordered and stays a NaN.
+LOCKSTEP_AMP_AVX512 inline __m512 round_add_avx512(__m512 s, __m512 acc) {
+  const __m512 toward_zero = _mm512_add_round_ps(s, acc, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m512 down = _mm512_add_round_ps(s, acc, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m512 up = _mm512_add_round_ps(s, acc, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+  const __mmask16 inexact = _mm512_cmp_ps_mask(down, up, _CMP_NEQ_OQ);
+  const __m512i bits = _mm512_castps_si512(toward_zero);
+  const __m512i odd = _mm512_mask_or_epi32(bits, inexact, bits, _mm512_set1_epi32(1));
+  return _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_castsi512_ps(odd), _MM_FROUND_TO_NEAREST_INT));
+}
+
+LOCKSTEP_AMP_AVX512 inline void round_add_array_avx512(const float* s, float* acc, size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm512_storeu_ps(acc + i, round_add_avx512(_mm512_loadu_ps(s + i), _mm512_loadu_ps(acc + i)));
+  }
+  round_add_array_avx2(s + i, acc + i, n - i);
+}
+LOCKSTEP_AMP_AVX512_WARNINGS_ON
 #endif
 
 // out[i] = fp16_bits(v[i]) for i < n.
@@ -165,6 +202,7 @@ inline void fp16_bits_array(const float* v, uint16_t* out, size_t n, Isa isa) {
 // acc[i] = round_add(s[i], acc[i]) for i < n.
 inline void round_add_array(const float* s, float* acc, size_t n, Isa isa) {
 #if LOCKSTEP_AMP_X86
+  if (isa == Isa::Avx512) return round_add_array_avx512(s, acc, n);
   if (isa != Isa::Portable) return round_add_array_avx2(s, acc, n);
 #endif
   (void)isa;
@@ -177,11 +215,12 @@ inline void round_add_array(const float* s, float* acc, size_t n, Isa isa) {
 // add rounded once (round_add); parts[p] at parts + p x elements; NaN -> 0x7e00. fl16(x) is
 // round_add(x, -0): adding -0 changes no value, not even the sign of a zero.
 #if LOCKSTEP_AMP_X86
-LOCKSTEP_AMP_AVX2 inline void reduce_avx2(const float* parts, uint32_t count, size_t elements, float* bias,
-                                          uint16_t* out) {
+// Elements `first` onwards (the AVX-512 code hands its remainder here).
+LOCKSTEP_AMP_AVX2 inline void reduce_avx2_from(const float* parts, uint32_t count, size_t elements, size_t first,
+                                               float* bias, uint16_t* out) {
   // Four independent vectors at a time (one round_add chain is latency-bound), then single
   // vectors; the sums go to the caller's scratch `bias`, converted to FP16 at the end.
-  size_t i = 0;
+  size_t i = first;
   for (; i + 32 <= elements; i += 32) {
     __m256 acc[4];
 #pragma GCC unroll 4
@@ -201,19 +240,44 @@ LOCKSTEP_AMP_AVX2 inline void reduce_avx2(const float* parts, uint32_t count, si
     for (uint32_t p = 0; p < count; ++p) acc = round_add_avx2(_mm256_loadu_ps(parts + p * elements + i), acc);
     _mm256_storeu_ps(bias + i, round_add_avx2(_mm256_loadu_ps(bias + i), acc));
   }
-  fp16_bits_array_avx2(bias, out, i);
+  fp16_bits_array_avx2(bias + first, out + first, i - first);
   for (; i < elements; ++i) {
     float acc = -0.0f;
     for (uint32_t p = 0; p < count; ++p) acc = round_add(parts[p * elements + i], acc);
     out[i] = fp16_bits(round_add(bias[i], acc));
   }
 }
+
+LOCKSTEP_AMP_AVX512_WARNINGS_OFF
+// reduce_avx2 on 16 lanes: four independent vectors at a time, then the AVX2 code for the rest.
+LOCKSTEP_AMP_AVX512 inline void reduce_avx512(const float* parts, uint32_t count, size_t elements, float* bias,
+                                              uint16_t* out) {
+  size_t i = 0;
+  for (; i + 64 <= elements; i += 64) {
+    __m512 acc[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) acc[v] = _mm512_set1_ps(-0.0f);
+    for (uint32_t p = 0; p < count; ++p) {
+      const float* part = parts + p * elements + i;
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) acc[v] = round_add_avx512(_mm512_loadu_ps(part + 16 * v), acc[v]);
+    }
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      _mm512_storeu_ps(bias + i + 16 * v, round_add_avx512(_mm512_loadu_ps(bias + i + 16 * v), acc[v]));
+    }
+  }
+  fp16_bits_array_avx2(bias, out, i);
+  reduce_avx2_from(parts, count, elements, i, bias, out);
+}
+LOCKSTEP_AMP_AVX512_WARNINGS_ON
 #endif
 
 // `bias` holds the bias of every element (elements floats) and is overwritten.
 inline void reduce(const float* parts, uint32_t count, size_t elements, float* bias, uint16_t* out, Isa isa) {
 #if LOCKSTEP_AMP_X86
-  if (isa != Isa::Portable) return reduce_avx2(parts, count, elements, bias, out);
+  if (isa == Isa::Avx512) return reduce_avx512(parts, count, elements, bias, out);
+  if (isa != Isa::Portable) return reduce_avx2_from(parts, count, elements, 0, bias, out);
 #endif
   (void)isa;
   for (size_t i = 0; i < elements; ++i) {
@@ -351,26 +415,7 @@ LOCKSTEP_AMP_AVX2 void block_avx2(const float* a, size_t lda, const float* bp, u
 #endif
 
 #if LOCKSTEP_AMP_X86
-#define LOCKSTEP_AMP_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
-// GCC 12 warns that its own AVX-512 intrinsics' undefined pass-through operands may be used
-// uninitialised (they are never read: the masks are full).
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
-// round_add_avx2 on 16 lanes.
-LOCKSTEP_AMP_AVX512 inline __m512 round_add_avx512(__m512 s, __m512 acc) {
-  const __m512 hi = _mm512_add_ps(s, acc);
-  const __m512 bb = _mm512_sub_ps(hi, s);
-  const __m512 lo = _mm512_add_ps(_mm512_sub_ps(s, _mm512_sub_ps(hi, bb)), _mm512_sub_ps(acc, bb));
-  const __mmask16 inexact = _mm512_cmp_ps_mask(lo, _mm512_setzero_ps(), _CMP_NEQ_OQ);
-  const __m512i hib = _mm512_castps_si512(hi);
-  const __m512i differ = _mm512_srai_epi32(_mm512_xor_si512(hib, _mm512_castps_si512(lo)), 31);
-  __m512i bits = _mm512_mask_add_epi32(hib, inexact, hib, differ);             // -1: truncate
-  bits = _mm512_mask_or_epi32(bits, inexact, bits, _mm512_set1_epi32(1));     // odd
-  return _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_castsi512_ps(bits), _MM_FROUND_TO_NEAREST_INT));
-}
+LOCKSTEP_AMP_AVX512_WARNINGS_OFF
 
 // block_avx2 for a full 16-column panel, one ZMM register a row, up to kWideRowBlock rows.
 template <int R>
@@ -393,9 +438,7 @@ LOCKSTEP_AMP_AVX512 void block_avx512(const float* a, size_t lda, const float* b
     }
   }
 }
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+LOCKSTEP_AMP_AVX512_WARNINGS_ON
 #endif
 
 inline constexpr uint32_t kWideRowBlock = 12;  // rows per AVX-512 block: 12 independent sums
