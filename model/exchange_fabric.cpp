@@ -7,9 +7,11 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <tuple>
 
@@ -96,35 +98,38 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
 const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<PhaseTile> inputs,
                                                           bool unchanged, std::span<Tile* const> tiles) {
   auto found = last_execution_.find(phase);
-  std::optional<PhaseOutcome> outcome;
   if (found != last_execution_.end()) {
+    Executed& e = found->second;
     if (unchanged) {
       spdlog::debug("phase {}: as its last execution", phase);
-      return found->second;
+      return e;
     }
-    if (!monitor_.trace_tile) outcome = relocate_phase(machine_, found->second.inputs, found->second.outcome, inputs);
+    // A relocation keeps the timing (so the activities), the receivers and their addresses
+    // (so the code writes), and moves the copies with their sources where it can.
+    if (!monitor_.trace_tile && relocate_phase_in_place(machine_, e.inputs, e.outcome, inputs)) {
+      spdlog::debug("phase {}: relocated from its last execution", phase);
+      e.inputs = std::move(inputs);
+      if (!move_copies(e, tiles)) plan_copies(e, tiles);
+      spdlog::debug("phase {}: {} writes in {} copies", phase, e.outcome.writes.size(), e.copies.size());
+      return e;
+    }
   }
-  spdlog::debug("phase {}: {}", phase, outcome ? "relocated from its last execution" : "executed");
-  // A relocation keeps the timing, so it keeps the activities too.
+  spdlog::debug("phase {}: executed", phase);
+  const auto t0 = std::chrono::steady_clock::now();
+  PhaseOutcome outcome = execute_phase(machine_, topology_, inputs, monitor_.trace_tile);
+  spdlog::debug("phase {}: executed in {:.3f} s, {} writes", phase,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), outcome.writes.size());
   std::shared_ptr<const PhaseActivities> activities;
-  if (outcome) activities = found->second.activities;
-  if (!outcome) {
-    const auto t0 = std::chrono::steady_clock::now();
-    outcome = execute_phase(machine_, topology_, inputs, monitor_.trace_tile);
-    spdlog::debug("phase {}: executed in {:.3f} s, {} writes", phase,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                  outcome->writes.size());
-    if (monitor_.profile) {
-      const auto a0 = std::chrono::steady_clock::now();
-      activities = exchange_activities(*outcome, inputs);
-      spdlog::debug("phase {}: profile activities in {:.3f} s", phase,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count());
-    }
-    outcome->schedules.clear();  // not needed after the phase; a cached phase stays small
-    outcome->schedules.shrink_to_fit();
+  if (monitor_.profile) {
+    const auto a0 = std::chrono::steady_clock::now();
+    activities = exchange_activities(outcome, inputs);
+    spdlog::debug("phase {}: profile activities in {:.3f} s", phase,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count());
   }
+  outcome.schedules.clear();  // not needed after the phase; a cached phase stays small
+  outcome.schedules.shrink_to_fit();
   Executed& e = last_execution_[phase];
-  e.outcome = std::move(*outcome);
+  e.outcome = std::move(outcome);
   e.inputs = std::move(inputs);
   e.activities = std::move(activities);
   plan_copies(e, tiles);
@@ -151,20 +156,27 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   e.receiver_begin.push_back(static_cast<uint32_t>(writes.size()));
   e.copies.clear();
   e.copy_begin.clear();
+  e.copy_writes.clear();
+  e.copy_first.clear();
   e.direct = e.outcome.hazards.empty();
   if (!e.direct) return;
-  // Receivers in parallel, each into its own list; the lists then go in receiver order.
+  // Receivers in parallel, each into its own lists; the lists then go in receiver order. A
+  // receiver's writes keep their places in copy_writes, sorted among themselves.
   const size_t groups = e.receiver_begin.size() - 1;
   std::vector<std::vector<Copy>> found(groups);
+  std::vector<std::vector<uint32_t>> firsts(groups);
+  e.copy_writes.resize(writes.size());
   tbb::parallel_for(size_t{0}, groups, [&](size_t g) {
-    std::vector<const WriteRun*> group;
-    for (uint32_t k = e.receiver_begin[g]; k < e.receiver_begin[g + 1]; ++k) group.push_back(&writes[k]);
-    std::sort(group.begin(), group.end(), [](const WriteRun* x, const WriteRun* y) {
-      return std::tie(x->sender, x->source_address, x->address) < std::tie(y->sender, y->source_address, y->address);
+    const auto group = std::span(e.copy_writes).subspan(e.receiver_begin[g], e.receiver_begin[g + 1] - e.receiver_begin[g]);
+    std::iota(group.begin(), group.end(), e.receiver_begin[g]);
+    std::sort(group.begin(), group.end(), [&](uint32_t a, uint32_t b) {
+      const WriteRun &x = writes[a], &y = writes[b];
+      return std::tie(x.sender, x.source_address, x.address) < std::tie(y.sender, y.source_address, y.address);
     });
     std::vector<Copy>& copies = found[g];
     const WriteRun* last = nullptr;  // the write that the last copy ends with
-    for (const WriteRun* w : group) {
+    for (size_t j = 0; j < group.size(); ++j) {
+      const WriteRun* w = &writes[group[j]];
       // Each write's two ranges are checked against SRAM here, once for every execution.
       const uint8_t* from = tiles[w->sender]->memory().span(w->source_address, w->bytes).data();
       uint8_t* to = tiles[w->receiver]->memory().mutable_span(w->address, w->bytes).data();
@@ -173,11 +185,33 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
         copies.back().bytes += w->bytes;  // continues the last copy in both memories
       } else {
         copies.push_back({from, to, w->bytes});
+        firsts[g].push_back(static_cast<uint32_t>(e.receiver_begin[g] + j));
       }
       last = w;
     }
   });
   e.copy_begin = arch::flatten(found, e.copies);
+  arch::flatten(firsts, e.copy_first);
+  e.copy_first.push_back(static_cast<uint32_t>(writes.size()));
+}
+
+bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
+  if (!e.direct) return true;  // nothing planned: the writes are applied one by one
+  const auto& writes = e.outcome.writes;
+  std::atomic<bool> apart{false};
+  tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
+    for (uint32_t c = e.copy_begin[g]; c < e.copy_begin[g + 1] && !apart; ++c) {
+      const WriteRun& first = writes[e.copy_writes[e.copy_first[c]]];
+      uint64_t next = uint64_t{first.source_address} + first.bytes;
+      for (uint32_t j = e.copy_first[c] + 1; j < e.copy_first[c + 1]; ++j) {
+        const WriteRun& w = writes[e.copy_writes[j]];
+        if (w.source_address != next) apart = true;
+        next += w.bytes;
+      }
+      if (!apart) e.copies[c].from = tiles[first.sender]->memory().span(first.source_address, e.copies[c].bytes).data();
+    }
+  });
+  return !apart;
 }
 
 // Every send reads its source as it stood at the release; each receiver's words land in
@@ -187,8 +221,19 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
 // one chunk. Otherwise every source is read into a buffer first, writes then apply in order.
 void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles) {
   if (e.direct) {
+    // The copies are short and scattered over 1,472 SRAMs, so each one waits on memory: the
+    // lines of the copy kPrefetchAhead further on are asked for first.
+    constexpr uint32_t kPrefetchAhead = 8;
     tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
-      for (uint32_t k = e.copy_begin[g]; k < e.copy_begin[g + 1]; ++k) {
+      const uint32_t end = e.copy_begin[g + 1];
+      for (uint32_t k = e.copy_begin[g]; k < end; ++k) {
+        if (k + kPrefetchAhead < end) {
+          const Copy& next = e.copies[k + kPrefetchAhead];
+          for (uint32_t b = 0; b < next.bytes; b += 64) {
+            __builtin_prefetch(next.from + b, 0);
+            __builtin_prefetch(next.to + b, 1);
+          }
+        }
         std::memcpy(e.copies[k].to, e.copies[k].from, e.copies[k].bytes);
       }
     });

@@ -46,6 +46,8 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     bool direct = false;                   // copies SRAM to SRAM (see plan_copies)
     std::vector<Copy> copies;              // by receiver; merged writes
     std::vector<uint32_t> copy_begin;      // each receiver's first copy, then the end
+    std::vector<uint32_t> copy_writes;     // the writes in copy order (indices)
+    std::vector<uint32_t> copy_first;      // each copy's first place in copy_writes, then the end
     std::shared_ptr<const PhaseActivities> activities;  // only when the run is profiled
     // The writes (indices) that land in their receiver's supervisor code area, found once per
     // outcome: code areas do not change during a run, and a phase that repeats unchanged
@@ -56,6 +58,9 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
                            std::span<Tile* const> tiles);
   static void plan_copies(Executed& e, std::span<Tile* const> tiles);
+  // After a relocation, which moves only sources: each copy keeps its writes and moves with
+  // them while they still follow each other in the sender's memory. False when one does not.
+  static bool move_copies(Executed& e, std::span<Tile* const> tiles);
   // `tiles` serve a phase with hazards, whose writes go through a buffer in write order.
   void copy_words(const Executed& e, std::span<Tile* const> tiles);
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);

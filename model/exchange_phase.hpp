@@ -99,5 +99,10 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
                                            std::span<const PhaseTile> earlier_tiles,
                                            const PhaseOutcome& earlier,
                                            std::span<const PhaseTile> tiles);
+// The same in place: `outcome` is the earlier execution's and becomes the relocated one (its
+// writes keep their order, receivers and destinations). False when relocate_phase would give
+// nullopt; `outcome` is then unspecified.
+bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<const PhaseTile> earlier_tiles,
+                             PhaseOutcome& outcome, std::span<const PhaseTile> tiles);
 
 }  // namespace lockstep::model

@@ -2,7 +2,7 @@
 // moved only send addresses reuses the earlier execution's selections and write addresses.
 #include <algorithm>
 #include <atomic>
-#include <unordered_set>
+#include <span>
 
 #include <tbb/parallel_for.h>
 
@@ -101,22 +101,26 @@ std::optional<MovedSends> moved_again(const MovedSends& last, const PhaseTile& e
 }
 
 // Hazards 1 and 2 for a tile whose sends moved: the elements its sends read against those
-// its receives write and its row is fetched from (receives and row did not move).
+// its receives write and its row is fetched from (receives and row did not move). A tile
+// touches a few dozen elements, so they are a sorted list.
 bool sends_meet_receives(const arch::MachineDescription& machine, const PhaseTile& tile, const MovedSends& sends,
-                         const std::vector<const WriteRun*>& received) {
-  std::unordered_set<uint32_t> taken;
-  for (const WriteRun* w : received) {
-    for (uint32_t key : element_keys(machine, w->address, w->bytes)) taken.insert(key);
-  }
+                         std::span<const WriteRun> received) {
+  std::vector<uint32_t> taken;
+  const auto take = [&](uint32_t key) { taken.push_back(key); };
+  for (const WriteRun& w : received) for_each_element_key(machine, w.address, w.bytes, take);
   if (tile.has_row) {
     const uint64_t fetch_bytes = uint64_t(sends.row_bytes) + machine.fetch_lookahead_bytes;
-    for (uint32_t key : element_keys(machine, tile.row_address, fetch_bytes)) taken.insert(key);
+    for_each_element_key(machine, tile.row_address, fetch_bytes, take);
   }
+  std::sort(taken.begin(), taken.end());
+  taken.erase(std::unique(taken.begin(), taken.end()), taken.end());
+  bool meet = false;
   for (const SendRun& r : sends.runs) {
     if (r.directions() == 0) continue;
-    for (uint32_t key : element_keys(machine, r.byte_address(), r.bytes())) {
-      if (taken.count(key)) return true;
-    }
+    for_each_element_key(machine, r.byte_address(), r.bytes(), [&](uint32_t key) {
+      meet = meet || std::binary_search(taken.begin(), taken.end(), key);
+    });
+    if (meet) return true;
   }
   return false;
 }
@@ -127,8 +131,16 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
                                            std::span<const PhaseTile> earlier_tiles,
                                            const PhaseOutcome& earlier,
                                            std::span<const PhaseTile> tiles) {
+  PhaseOutcome out = earlier;
+  if (!relocate_phase_in_place(machine, earlier_tiles, out, tiles)) return std::nullopt;
+  return out;
+}
+
+bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<const PhaseTile> earlier_tiles,
+                             PhaseOutcome& outcome, std::span<const PhaseTile> tiles) {
+  const PhaseOutcome& earlier = outcome;
   if (!earlier.hazards.empty() || !earlier.trace.empty() || earlier_tiles.size() != tiles.size()) {
-    return std::nullopt;
+    return false;
   }
   // Tiles in parallel, each its own slot: the same result as in tile order. A tile that
   // moved at the last relocation moves its runs again; any other is scheduled again.
@@ -153,20 +165,19 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
   });
   bool any_moved = false;
   for (size_t i = 0; i < tiles.size(); ++i) {
-    if (!moved[i] && !unchanged[i]) return std::nullopt;
+    if (!moved[i] && !unchanged[i]) return false;
     any_moved = any_moved || moved[i].has_value();
   }
-  PhaseOutcome out;
-  out.tile_horizon = earlier.tile_horizon;
-  out.horizon = earlier.horizon;
-  out.final_mux = earlier.final_mux;
-  out.final_paired_mux = earlier.final_paired_mux;
-  out.writes = earlier.writes;
-  if (!any_moved) return out;
+  // From here on the outcome changes, and a failure leaves it unspecified.
+  outcome.schedules.clear();
+  if (!any_moved) {
+    outcome.moved.clear();
+    return true;
+  }
   // Each write's new source in parallel (each its own write); any that cannot move fails all.
   std::atomic<bool> stuck{false};
-  tbb::parallel_for(size_t{0}, out.writes.size(), [&](size_t k) {
-    WriteRun& w = out.writes[k];
+  tbb::parallel_for(size_t{0}, outcome.writes.size(), [&](size_t k) {
+    WriteRun& w = outcome.writes[k];
     if (!moved[w.sender]) return;
     const auto& runs = moved[w.sender]->runs;
     if (w.last_run >= runs.size() || w.run > w.last_run) {
@@ -181,18 +192,20 @@ std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machi
     if (source < machine.sram_base || source + w.bytes > machine.sram_end) stuck = true;
     w.source_address = static_cast<uint32_t>(source);
   });
-  if (stuck) return std::nullopt;
-  std::vector<std::vector<const WriteRun*>> received(tiles.size());
-  for (const WriteRun& w : out.writes) {
-    if (moved[w.receiver]) received[w.receiver].push_back(&w);
-  }
+  if (stuck) return false;
+  // Writes go by receiver, so each tile's receives are one range.
+  const auto by_receiver = [](const WriteRun& w, uint32_t receiver) { return w.receiver < receiver; };
   std::atomic<bool> hazard{false};
   tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t i) {
-    if (moved[i] && sends_meet_receives(machine, tiles[i], *moved[i], received[i])) hazard = true;
+    if (!moved[i]) return;
+    const auto& writes = outcome.writes;
+    const auto first = std::lower_bound(writes.begin(), writes.end(), static_cast<uint32_t>(i), by_receiver);
+    const auto last = std::lower_bound(first, writes.end(), static_cast<uint32_t>(i + 1), by_receiver);
+    if (sends_meet_receives(machine, tiles[i], *moved[i], std::span<const WriteRun>(first, last))) hazard = true;
   });
-  if (hazard) return std::nullopt;
-  out.moved = std::move(moved);
-  return out;
+  if (hazard) return false;
+  outcome.moved = std::move(moved);
+  return true;
 }
 
 }  // namespace lockstep::model
