@@ -184,7 +184,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
           last->address + last->bytes == w->address) {
         copies.back().bytes += w->bytes;  // continues the last copy in both memories
       } else {
-        copies.push_back({from, to, w->bytes});
+        copies.push_back({from, to, w->bytes, w->sender});
         firsts[g].push_back(static_cast<uint32_t>(e.receiver_begin[g] + j));
       }
       last = w;
@@ -198,9 +198,12 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
 bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
   if (!e.direct) return true;  // nothing planned: the writes are applied one by one
   const auto& writes = e.outcome.writes;
+  const auto& moved = e.outcome.moved;
+  if (moved.empty()) return true;  // no sender moved
   std::atomic<bool> apart{false};
   tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
     for (uint32_t c = e.copy_begin[g]; c < e.copy_begin[g + 1] && !apart; ++c) {
+      if (!moved[e.copies[c].sender]) continue;
       const WriteRun& first = writes[e.copy_writes[e.copy_first[c]]];
       uint64_t next = uint64_t{first.source_address} + first.bytes;
       for (uint32_t j = e.copy_first[c] + 1; j < e.copy_first[c + 1]; ++j) {

@@ -38,6 +38,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     const uint8_t* from = nullptr;
     uint8_t* to = nullptr;
     uint32_t bytes = 0;
+    uint32_t sender = 0;  // index into the phase's tiles
   };
   struct Executed {
     std::vector<PhaseTile> inputs;

@@ -68,6 +68,9 @@ struct MovedSends {
   std::vector<SendRun> runs;
   std::vector<uint32_t> opener_word;  // per message
   uint32_t row_bytes = 0;
+  // The memory elements that the tile's receives write and its row fetch reads, sorted: they
+  // do not move, so the next relocation's hazard check reuses them (empty until known).
+  std::vector<uint32_t> fixed_elements;
 };
 
 struct PhaseOutcome {
@@ -80,6 +83,9 @@ struct PhaseOutcome {
   std::vector<ModelHazard> hazards;    // sorted by (event, tile, kind)
   std::vector<TraceLine> trace;        // events of the traced tile, by event
   std::vector<std::optional<MovedSends>> moved;  // per tile, set by relocate_phase for moved tiles
+  // The writes' indices by sender (each sender's from sender_begin[sender]), made by the first
+  // relocation and kept by the later ones (they keep the writes).
+  std::vector<uint32_t> by_sender, sender_begin;
 };
 
 PhaseOutcome execute_phase(const arch::MachineDescription& machine,

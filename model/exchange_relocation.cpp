@@ -2,6 +2,7 @@
 // moved only send addresses reuses the earlier execution's selections and write addresses.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <span>
 
 #include <tbb/parallel_for.h>
@@ -39,9 +40,16 @@ bool only_address_moved(const RowSchedule& schedule, std::span<const uint32_t> e
 // The words of `now`'s row that differ from `earlier`'s, or nullopt when anything else differs.
 std::optional<std::vector<size_t>> changed_words(const PhaseTile& earlier, const PhaseTile& now) {
   if (!same_except_row(earlier, now)) return std::nullopt;
+  // Most rows and most of a changed row are as before: blocks are compared whole first.
+  constexpr size_t kBlock = 16;
   std::vector<size_t> changed;
-  for (size_t k = 0; k < now.row_words.size(); ++k) {
-    if (now.row_words[k] != earlier.row_words[k]) changed.push_back(k);
+  const size_t words = now.row_words.size();
+  for (size_t b = 0; b < words; b += kBlock) {
+    const size_t end = std::min(words, b + kBlock);
+    if (std::memcmp(&now.row_words[b], &earlier.row_words[b], (end - b) * 4) == 0) continue;
+    for (size_t k = b; k < end; ++k) {
+      if (now.row_words[k] != earlier.row_words[k]) changed.push_back(k);
+    }
   }
   return changed;
 }
@@ -100,20 +108,26 @@ std::optional<MovedSends> moved_again(const MovedSends& last, const PhaseTile& e
   return sends;
 }
 
-// Hazards 1 and 2 for a tile whose sends moved: the elements its sends read against those
-// its receives write and its row is fetched from (receives and row did not move). A tile
-// touches a few dozen elements, so they are a sorted list.
-bool sends_meet_receives(const arch::MachineDescription& machine, const PhaseTile& tile, const MovedSends& sends,
-                         std::span<const WriteRun> received) {
+// The elements that a tile's receives write and its row fetch reads, sorted (a tile touches a
+// few dozen).
+std::vector<uint32_t> fixed_elements(const arch::MachineDescription& machine, const PhaseTile& tile,
+                                     uint32_t row_bytes, std::span<const WriteRun> received) {
   std::vector<uint32_t> taken;
   const auto take = [&](uint32_t key) { taken.push_back(key); };
   for (const WriteRun& w : received) for_each_element_key(machine, w.address, w.bytes, take);
   if (tile.has_row) {
-    const uint64_t fetch_bytes = uint64_t(sends.row_bytes) + machine.fetch_lookahead_bytes;
+    const uint64_t fetch_bytes = uint64_t(row_bytes) + machine.fetch_lookahead_bytes;
     for_each_element_key(machine, tile.row_address, fetch_bytes, take);
   }
   std::sort(taken.begin(), taken.end());
   taken.erase(std::unique(taken.begin(), taken.end()), taken.end());
+  return taken;
+}
+
+// Hazards 1 and 2 for a tile whose sends moved: the elements its sends read against those
+// its receives write and its row is fetched from (receives and row did not move).
+bool sends_meet_receives(const arch::MachineDescription& machine, const MovedSends& sends) {
+  const std::vector<uint32_t>& taken = sends.fixed_elements;
   bool meet = false;
   for (const SendRun& r : sends.runs) {
     if (r.directions() == 0) continue;
@@ -123,6 +137,33 @@ bool sends_meet_receives(const arch::MachineDescription& machine, const PhaseTil
     if (meet) return true;
   }
   return false;
+}
+
+// The write's source from its sender's moved runs; `stuck` when it cannot move.
+void move_source(const arch::MachineDescription& machine, const std::vector<SendRun>& runs, WriteRun& w,
+                 std::atomic<bool>& stuck) {
+  if (w.last_run >= runs.size() || w.run > w.last_run) {
+    stuck = true;
+    return;
+  }
+  // A write over several runs stays one only while the moved runs still follow each other.
+  for (uint32_t r = w.run; r < w.last_run; ++r) {
+    if (runs[r + 1].byte_address() != runs[r].byte_address() + runs[r].bytes()) stuck = true;
+  }
+  const uint64_t source = runs[w.run].byte_address() + w.source_offset;
+  if (source < machine.sram_base || source + w.bytes > machine.sram_end) stuck = true;
+  w.source_address = static_cast<uint32_t>(source);
+}
+
+// The writes' indices grouped by sender (a counting sort), so that a relocation touches only
+// the moved senders' writes.
+void index_writes_by_sender(PhaseOutcome& outcome, size_t tiles) {
+  outcome.sender_begin.assign(tiles + 1, 0);
+  for (const WriteRun& w : outcome.writes) ++outcome.sender_begin[w.sender + 1];
+  for (size_t i = 0; i < tiles; ++i) outcome.sender_begin[i + 1] += outcome.sender_begin[i];
+  outcome.by_sender.resize(outcome.writes.size());
+  std::vector<uint32_t> next(outcome.sender_begin.begin(), outcome.sender_begin.end() - 1);
+  for (uint32_t k = 0; k < outcome.writes.size(); ++k) outcome.by_sender[next[outcome.writes[k].sender]++] = k;
 }
 
 }  // namespace
@@ -174,23 +215,15 @@ bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<
     outcome.moved.clear();
     return true;
   }
-  // Each write's new source in parallel (each its own write); any that cannot move fails all.
+  // Each moved sender's writes get their new sources, senders in parallel (each write has
+  // one sender); any write that cannot move fails all.
+  if (outcome.sender_begin.empty()) index_writes_by_sender(outcome, tiles.size());
   std::atomic<bool> stuck{false};
-  tbb::parallel_for(size_t{0}, outcome.writes.size(), [&](size_t k) {
-    WriteRun& w = outcome.writes[k];
-    if (!moved[w.sender]) return;
-    const auto& runs = moved[w.sender]->runs;
-    if (w.last_run >= runs.size() || w.run > w.last_run) {
-      stuck = true;
-      return;
+  tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t sender) {
+    if (!moved[sender]) return;
+    for (uint32_t j = outcome.sender_begin[sender]; j < outcome.sender_begin[sender + 1] && !stuck; ++j) {
+      move_source(machine, moved[sender]->runs, outcome.writes[outcome.by_sender[j]], stuck);
     }
-    // A write over several runs stays one only while the moved runs still follow each other.
-    for (uint32_t r = w.run; r < w.last_run; ++r) {
-      if (runs[r + 1].byte_address() != runs[r].byte_address() + runs[r].bytes()) stuck = true;
-    }
-    const uint64_t source = runs[w.run].byte_address() + w.source_offset;
-    if (source < machine.sram_base || source + w.bytes > machine.sram_end) stuck = true;
-    w.source_address = static_cast<uint32_t>(source);
   });
   if (stuck) return false;
   // Writes go by receiver, so each tile's receives are one range.
@@ -198,10 +231,14 @@ bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<
   std::atomic<bool> hazard{false};
   tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t i) {
     if (!moved[i]) return;
-    const auto& writes = outcome.writes;
-    const auto first = std::lower_bound(writes.begin(), writes.end(), static_cast<uint32_t>(i), by_receiver);
-    const auto last = std::lower_bound(first, writes.end(), static_cast<uint32_t>(i + 1), by_receiver);
-    if (sends_meet_receives(machine, tiles[i], *moved[i], std::span<const WriteRun>(first, last))) hazard = true;
+    if (moved[i]->fixed_elements.empty()) {
+      const auto& writes = outcome.writes;
+      const auto first = std::lower_bound(writes.begin(), writes.end(), static_cast<uint32_t>(i), by_receiver);
+      const auto last = std::lower_bound(first, writes.end(), static_cast<uint32_t>(i + 1), by_receiver);
+      moved[i]->fixed_elements =
+          fixed_elements(machine, tiles[i], moved[i]->row_bytes, std::span<const WriteRun>(first, last));
+    }
+    if (sends_meet_receives(machine, *moved[i])) hazard = true;
   });
   if (hazard) return false;
   outcome.moved = std::move(moved);
