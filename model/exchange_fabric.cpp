@@ -158,6 +158,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   e.copy_begin.clear();
   e.copy_writes.clear();
   e.copy_first.clear();
+  e.copy_of_write.clear();
   e.direct = e.outcome.hazards.empty();
   if (!e.direct) return;
   // Receivers in parallel, each into its own lists; the lists then go in receiver order. A
@@ -184,7 +185,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
           last->address + last->bytes == w->address) {
         copies.back().bytes += w->bytes;  // continues the last copy in both memories
       } else {
-        copies.push_back({from, to, w->bytes, w->sender});
+        copies.push_back({from, to, w->bytes});
         firsts[g].push_back(static_cast<uint32_t>(e.receiver_begin[g] + j));
       }
       last = w;
@@ -193,26 +194,31 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   e.copy_begin = arch::flatten(found, e.copies);
   arch::flatten(firsts, e.copy_first);
   e.copy_first.push_back(static_cast<uint32_t>(writes.size()));
+  e.copy_of_write.resize(writes.size());
+  tbb::parallel_for(size_t{0}, e.copies.size(), [&](size_t c) {
+    for (uint32_t j = e.copy_first[c]; j < e.copy_first[c + 1]; ++j) e.copy_of_write[e.copy_writes[j]] = static_cast<uint32_t>(c);
+  });
 }
 
 bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
   if (!e.direct) return true;  // nothing planned: the writes are applied one by one
   const auto& writes = e.outcome.writes;
-  const auto& moved = e.outcome.moved;
-  if (moved.empty()) return true;  // no sender moved
+  std::vector<uint32_t> moved;  // the copies that hold a write whose source changed
+  moved.reserve(e.outcome.moved_writes.size());
+  for (const uint32_t k : e.outcome.moved_writes) moved.push_back(e.copy_of_write[k]);
+  std::sort(moved.begin(), moved.end());
+  moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
   std::atomic<bool> apart{false};
-  tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
-    for (uint32_t c = e.copy_begin[g]; c < e.copy_begin[g + 1] && !apart; ++c) {
-      if (!moved[e.copies[c].sender]) continue;
-      const WriteRun& first = writes[e.copy_writes[e.copy_first[c]]];
-      uint64_t next = uint64_t{first.source_address} + first.bytes;
-      for (uint32_t j = e.copy_first[c] + 1; j < e.copy_first[c + 1]; ++j) {
-        const WriteRun& w = writes[e.copy_writes[j]];
-        if (w.source_address != next) apart = true;
-        next += w.bytes;
-      }
-      if (!apart) e.copies[c].from = tiles[first.sender]->memory().span(first.source_address, e.copies[c].bytes).data();
+  tbb::parallel_for(size_t{0}, moved.size(), [&](size_t m) {
+    const uint32_t c = moved[m];
+    const WriteRun& first = writes[e.copy_writes[e.copy_first[c]]];
+    uint64_t next = uint64_t{first.source_address} + first.bytes;
+    for (uint32_t j = e.copy_first[c] + 1; j < e.copy_first[c + 1]; ++j) {
+      const WriteRun& w = writes[e.copy_writes[j]];
+      if (w.source_address != next) apart = true;
+      next += w.bytes;
     }
+    if (!apart) e.copies[c].from = tiles[first.sender]->memory().span(first.source_address, e.copies[c].bytes).data();
   });
   return !apart;
 }

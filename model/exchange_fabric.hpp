@@ -38,7 +38,6 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     const uint8_t* from = nullptr;
     uint8_t* to = nullptr;
     uint32_t bytes = 0;
-    uint32_t sender = 0;  // index into the phase's tiles
   };
   struct Executed {
     std::vector<PhaseTile> inputs;
@@ -49,6 +48,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     std::vector<uint32_t> copy_begin;      // each receiver's first copy, then the end
     std::vector<uint32_t> copy_writes;     // the writes in copy order (indices)
     std::vector<uint32_t> copy_first;      // each copy's first place in copy_writes, then the end
+    std::vector<uint32_t> copy_of_write;   // by write: its copy
     std::shared_ptr<const PhaseActivities> activities;  // only when the run is profiled
     // The writes (indices) that land in their receiver's supervisor code area, found once per
     // outcome: code areas do not change during a run, and a phase that repeats unchanged
@@ -59,8 +59,9 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
                            std::span<Tile* const> tiles);
   static void plan_copies(Executed& e, std::span<Tile* const> tiles);
-  // After a relocation, which moves only sources: each copy keeps its writes and moves with
-  // them while they still follow each other in the sender's memory. False when one does not.
+  // After a relocation, which moves only sources: each copy that holds a moved write keeps its
+  // writes and moves with them while they still follow each other in the sender's memory.
+  // False when they do not.
   static bool move_copies(Executed& e, std::span<Tile* const> tiles);
   // `tiles` serve a phase with hazards, whose writes go through a buffer in write order.
   void copy_words(const Executed& e, std::span<Tile* const> tiles);

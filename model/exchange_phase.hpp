@@ -68,6 +68,10 @@ struct MovedSends {
   std::vector<SendRun> runs;
   std::vector<uint32_t> opener_word;  // per message
   uint32_t row_bytes = 0;
+  // The runs this relocation moved (a moved message moves all its runs), or all of them when
+  // the row was scheduled again.
+  std::vector<uint32_t> moved_runs;
+  bool every_run_moved = false;
   // The memory elements that the tile's receives write and its row fetch reads, sorted: they
   // do not move, so the next relocation's hazard check reuses them (empty until known).
   std::vector<uint32_t> fixed_elements;
@@ -83,9 +87,10 @@ struct PhaseOutcome {
   std::vector<ModelHazard> hazards;    // sorted by (event, tile, kind)
   std::vector<TraceLine> trace;        // events of the traced tile, by event
   std::vector<std::optional<MovedSends>> moved;  // per tile, set by relocate_phase for moved tiles
-  // The writes' indices by sender (each sender's from sender_begin[sender]), made by the first
-  // relocation and kept by the later ones (they keep the writes).
+  // The writes' indices by sender and first run (each sender's from sender_begin[sender]),
+  // made by the first relocation and kept by the later ones (they keep the writes).
   std::vector<uint32_t> by_sender, sender_begin;
+  std::vector<uint32_t> moved_writes;  // the writes whose source the last relocation changed
 };
 
 PhaseOutcome execute_phase(const arch::MachineDescription& machine,

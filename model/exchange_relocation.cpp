@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 
 #include "arch/instruction.hpp"
+#include "io/parallel.hpp"
 #include "model/exchange_phase.hpp"
 #include "model/memory_elements.hpp"
 
@@ -69,6 +70,7 @@ std::optional<MovedSends> scheduled_sends(const PhaseTile& earlier, const PhaseT
   }
   MovedSends sends;
   sends.row_bytes = schedule.row_bytes;
+  sends.every_run_moved = true;
   for (const SendRun& r : schedule.runs) {
     // A message's first run is its opener's (a send or sendpicp adds its run at once).
     if (r.message == sends.opener_word.size()) sends.opener_word.push_back(schedule.instructions[r.instruction].byte_offset / 4);
@@ -84,6 +86,8 @@ std::optional<MovedSends> moved_again(const MovedSends& last, const PhaseTile& e
                                       const std::vector<size_t>& changed, bool& moved) {
   moved = false;
   MovedSends sends = last;
+  sends.moved_runs.clear();
+  sends.every_run_moved = false;
   for (size_t k : changed) {
     if (k >= last.row_bytes / 4) break;  // past the return: never executed
     const auto opener = std::find(last.opener_word.begin(), last.opener_word.end(), k);
@@ -100,8 +104,10 @@ std::optional<MovedSends> moved_again(const MovedSends& last, const PhaseTile& e
     before.address = after.address;
     if (!(before == after)) return std::nullopt;
     const auto message = static_cast<uint32_t>(opener - last.opener_word.begin());
-    for (SendRun& r : sends.runs) {
-      if (r.message == message) r.item_address += delta;
+    for (uint32_t r = 0; r < sends.runs.size(); ++r) {
+      if (sends.runs[r].message != message) continue;
+      sends.runs[r].item_address += delta;
+      sends.moved_runs.push_back(r);
     }
     moved = true;
   }
@@ -155,15 +161,43 @@ void move_source(const arch::MachineDescription& machine, const std::vector<Send
   w.source_address = static_cast<uint32_t>(source);
 }
 
-// The writes' indices grouped by sender (a counting sort), so that a relocation touches only
-// the moved senders' writes.
+// The writes' indices grouped by sender (a counting sort), each sender's by first run, so
+// that a relocation touches only the moved runs' writes (a few in a hundred: a Repeat patch
+// list moves one message of a row, not the row).
 void index_writes_by_sender(PhaseOutcome& outcome, size_t tiles) {
+  const auto& writes = outcome.writes;
   outcome.sender_begin.assign(tiles + 1, 0);
-  for (const WriteRun& w : outcome.writes) ++outcome.sender_begin[w.sender + 1];
+  for (const WriteRun& w : writes) ++outcome.sender_begin[w.sender + 1];
   for (size_t i = 0; i < tiles; ++i) outcome.sender_begin[i + 1] += outcome.sender_begin[i];
-  outcome.by_sender.resize(outcome.writes.size());
+  outcome.by_sender.resize(writes.size());
   std::vector<uint32_t> next(outcome.sender_begin.begin(), outcome.sender_begin.end() - 1);
-  for (uint32_t k = 0; k < outcome.writes.size(); ++k) outcome.by_sender[next[outcome.writes[k].sender]++] = k;
+  for (uint32_t k = 0; k < writes.size(); ++k) outcome.by_sender[next[writes[k].sender]++] = k;
+  tbb::parallel_for(size_t{0}, tiles, [&](size_t i) {
+    const auto first = outcome.by_sender.begin() + outcome.sender_begin[i];
+    const auto last = outcome.by_sender.begin() + outcome.sender_begin[i + 1];
+    std::stable_sort(first, last, [&](uint32_t a, uint32_t b) { return writes[a].run < writes[b].run; });
+  });
+}
+
+// The new sources of `sender`'s writes over its moved runs (a write's runs are one message's,
+// which moves whole, so its first run says whether it moved), appended to `changed`.
+void move_sender_writes(const arch::MachineDescription& machine, PhaseOutcome& outcome, uint32_t sender,
+                        const MovedSends& sends, std::vector<uint32_t>& changed, std::atomic<bool>& stuck) {
+  auto& writes = outcome.writes;
+  const auto first = outcome.by_sender.begin() + outcome.sender_begin[sender];
+  const auto last = outcome.by_sender.begin() + outcome.sender_begin[sender + 1];
+  const auto move = [&](uint32_t k) {
+    move_source(machine, sends.runs, writes[k], stuck);
+    changed.push_back(k);
+  };
+  if (sends.every_run_moved) {
+    std::for_each(first, last, move);
+    return;
+  }
+  for (const uint32_t run : sends.moved_runs) {
+    auto j = std::lower_bound(first, last, run, [&](uint32_t k, uint32_t r) { return writes[k].run < r; });
+    for (; j != last && writes[*j].run == run; ++j) move(*j);
+  }
 }
 
 }  // namespace
@@ -211,6 +245,7 @@ bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<
   }
   // From here on the outcome changes, and a failure leaves it unspecified.
   outcome.schedules.clear();
+  outcome.moved_writes.clear();
   if (!any_moved) {
     outcome.moved.clear();
     return true;
@@ -219,13 +254,12 @@ bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<
   // one sender); any write that cannot move fails all.
   if (outcome.sender_begin.empty()) index_writes_by_sender(outcome, tiles.size());
   std::atomic<bool> stuck{false};
+  std::vector<std::vector<uint32_t>> changed(tiles.size());
   tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t sender) {
-    if (!moved[sender]) return;
-    for (uint32_t j = outcome.sender_begin[sender]; j < outcome.sender_begin[sender + 1] && !stuck; ++j) {
-      move_source(machine, moved[sender]->runs, outcome.writes[outcome.by_sender[j]], stuck);
-    }
+    if (moved[sender]) move_sender_writes(machine, outcome, static_cast<uint32_t>(sender), *moved[sender], changed[sender], stuck);
   });
   if (stuck) return false;
+  arch::flatten(changed, outcome.moved_writes);
   // Writes go by receiver, so each tile's receives are one range.
   const auto by_receiver = [](const WriteRun& w, uint32_t receiver) { return w.receiver < receiver; };
   std::atomic<bool> hazard{false};
