@@ -101,6 +101,7 @@ class SystemCBackend : public Backend {
     for (const auto& t : package.tiles) check_kernels(t.steps, file + ": tile " + std::to_string(t.tile) + ":");
     check_inputs(package, options);
 
+    const auto began = std::chrono::steady_clock::now();
     FreshSimulationContext context;
     model::RunMonitor monitor;
     monitor.keep_going = options.keep_going;
@@ -123,13 +124,16 @@ class SystemCBackend : public Backend {
       };
     }
     arm_stop(options, monitor);
+    const auto built = std::chrono::steady_clock::now();
     load(package, options, *chip);
     if (watcher) report_loaded(package, options, *chip, *watcher);
     if (chip->host_phases() > 0 || !package.host.calls.empty()) attach_host(package, options, *chip, view);
     const bool snapshots = options.invocation_outputs && options.invocations > 1;
     if (snapshots) snapshot_outputs(package, *chip);
+    const auto loaded = std::chrono::steady_clock::now();
     sc_core::sc_start();
     chip->run_pending_kernels();  // kernels launched after the last barrier
+    const auto simulated = std::chrono::steady_clock::now();
 
     if (!monitor.stopping()) {
       for (const auto& [key, tiles] : chip->barrier().stuck()) {
@@ -181,7 +185,13 @@ class SystemCBackend : public Backend {
       spdlog::debug("profile: {} steps built in {:.3f} s", result.profile->steps.size(),
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
+    const auto collected = std::chrono::steady_clock::now();
     chip.reset();
+    const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
+    spdlog::debug("run: chip built in {:.3f} s, loaded in {:.3f} s, simulated in {:.3f} s, results in {:.3f} s, "
+                  "chip taken down in {:.3f} s",
+                  seconds(began, built), seconds(built, loaded), seconds(loaded, simulated), seconds(simulated, collected),
+                  seconds(collected, std::chrono::steady_clock::now()));
     return result;
   }
 
