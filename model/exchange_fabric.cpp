@@ -168,8 +168,9 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   std::vector<std::vector<uint32_t>> firsts(groups);
   e.copy_writes.resize(writes.size());
   tbb::parallel_for(size_t{0}, groups, [&](size_t g) {
-    const auto group = std::span(e.copy_writes).subspan(e.receiver_begin[g], e.receiver_begin[g + 1] - e.receiver_begin[g]);
-    std::iota(group.begin(), group.end(), e.receiver_begin[g]);
+    const uint32_t begin = e.receiver_begin[g], end = e.receiver_begin[g + 1];
+    const auto group = std::span(e.copy_writes).subspan(begin, end - begin);
+    std::iota(group.begin(), group.end(), begin);
     std::sort(group.begin(), group.end(), [&](uint32_t a, uint32_t b) {
       const WriteRun &x = writes[a], &y = writes[b];
       return std::tie(x.sender, x.source_address, x.address) < std::tie(y.sender, y.source_address, y.address);
@@ -186,7 +187,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
         copies.back().bytes += w->bytes;  // continues the last copy in both memories
       } else {
         copies.push_back({from, to, w->bytes});
-        firsts[g].push_back(static_cast<uint32_t>(e.receiver_begin[g] + j));
+        firsts[g].push_back(static_cast<uint32_t>(begin + j));
       }
       last = w;
     }
@@ -196,7 +197,9 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   e.copy_first.push_back(static_cast<uint32_t>(writes.size()));
   e.copy_of_write.resize(writes.size());
   tbb::parallel_for(size_t{0}, e.copies.size(), [&](size_t c) {
-    for (uint32_t j = e.copy_first[c]; j < e.copy_first[c + 1]; ++j) e.copy_of_write[e.copy_writes[j]] = static_cast<uint32_t>(c);
+    for (uint32_t j = e.copy_first[c]; j < e.copy_first[c + 1]; ++j) {
+      e.copy_of_write[e.copy_writes[j]] = static_cast<uint32_t>(c);
+    }
   });
 }
 

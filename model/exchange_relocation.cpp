@@ -256,7 +256,8 @@ bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<
   std::atomic<bool> stuck{false};
   std::vector<std::vector<uint32_t>> changed(tiles.size());
   tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t sender) {
-    if (moved[sender]) move_sender_writes(machine, outcome, static_cast<uint32_t>(sender), *moved[sender], changed[sender], stuck);
+    if (!moved[sender]) return;
+    move_sender_writes(machine, outcome, static_cast<uint32_t>(sender), *moved[sender], changed[sender], stuck);
   });
   if (stuck) return false;
   arch::flatten(changed, outcome.moved_writes);

@@ -190,8 +190,8 @@ class SystemCBackend : public Backend {
     const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
     spdlog::debug("run: chip built in {:.3f} s, loaded in {:.3f} s, simulated in {:.3f} s, results in {:.3f} s, "
                   "chip taken down in {:.3f} s",
-                  seconds(began, built), seconds(built, loaded), seconds(loaded, simulated), seconds(simulated, collected),
-                  seconds(collected, std::chrono::steady_clock::now()));
+                  seconds(began, built), seconds(built, loaded), seconds(loaded, simulated),
+                  seconds(simulated, collected), seconds(collected, std::chrono::steady_clock::now()));
     return result;
   }
 

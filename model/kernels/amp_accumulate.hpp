@@ -8,6 +8,7 @@
 // Rounding to odd at 24 bits and then to nearest at 11 bits is one rounding to nearest at 11
 // bits (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms
 // using rounding to odd", IEEE TC 2008: it needs 2 extra bits, float has 13).
+// The AVX-512 code takes the same round-to-odd value from the sum's directed roundings.
 //
 // GEMM: out[r][c] starts at FP16 +0; per AMP step (16 consecutive K values, the last step
 // shorter when K % 16 != 0) the products a[r][k] * b[k][c] (exact in FP32) are summed in FP32

@@ -22,7 +22,10 @@
 //
 // Cycles of both: rows split over the workers (row i on worker i mod 6, K sections 9.2 and
 // 9.4), the slowest worker's instructions at the issue interval, plus one launch.
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -102,6 +105,93 @@ std::string check_stage(const arch::KernelStep& step) {
   return spans("attention_softmax", {{"s spans rows x columns x 2", s[0] * s[1] * 2}});
 }
 
+// One row's m, exponentials e (as floats) and p, in column order.
+void stage_row(const float* row, uint64_t columns, float sc, const std::array<float, 65536>& exp16, float* e,
+               uint16_t* p, float& m) {
+  float mx = -65504.0f;
+  for (uint64_t c = 0; c < columns; ++c) mx = row[c] > mx ? row[c] : mx;
+  m = mx * sc;
+  for (uint64_t c = 0; c < columns; ++c) {
+    const float scaled = row[c] * sc;
+    const float z = scaled - m;
+    e[c] = exp16[arch::fp16_from_float(z)];
+    p[c] = to_fp16(e[c]);
+  }
+}
+
+#if LOCKSTEP_AMP_X86
+// AVX2 and F16C without FMA: fl32(fl32(S * sc) - m) must stay two roundings.
+#define LOCKSTEP_STAGE_AVX2 __attribute__((target("avx2,f16c")))
+
+// stage_row eight columns at a time (F16C converts as arch::fp16_from_float does; the table
+// is gathered). False, with nothing written, when the row holds a score that is not finite or
+// its maximum is a zero: NaN codes and the sign of a zero maximum follow the scalar order.
+LOCKSTEP_STAGE_AVX2 bool stage_row_avx2(const float* row, uint64_t columns, float sc,
+                                        const std::array<float, 65536>& exp16, float* e, uint16_t* p, float& m) {
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 infinity = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  __m256 lanes = _mm256_set1_ps(-65504.0f), unusual = _mm256_setzero_ps();
+  uint64_t c = 0;
+  for (; c + 8 <= columns; c += 8) {
+    const __m256 v = _mm256_loadu_ps(row + c);
+    unusual = _mm256_or_ps(unusual, _mm256_cmp_ps(_mm256_and_ps(v, magnitude), infinity, _CMP_NLT_UQ));
+    lanes = _mm256_max_ps(lanes, v);
+  }
+  if (_mm256_movemask_ps(unusual) != 0) return false;
+  float lane[8];
+  _mm256_storeu_ps(lane, lanes);
+  float mx = -65504.0f;
+  for (const float x : lane) mx = x > mx ? x : mx;
+  for (; c < columns; ++c) {
+    if (!std::isfinite(row[c])) return false;
+    mx = row[c] > mx ? row[c] : mx;
+  }
+  if (mx == 0.0f) return false;
+  m = mx * sc;
+  const __m256 scale = _mm256_set1_ps(sc), shift = _mm256_set1_ps(m);
+  for (c = 0; c + 8 <= columns; c += 8) {
+    const __m256 z = _mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(row + c), scale), shift);
+    const __m256i code = _mm256_cvtepu16_epi32(_mm256_cvtps_ph(z, _MM_FROUND_TO_NEAREST_INT));
+    const __m256 ev = _mm256_i32gather_ps(exp16.data(), code, 4);
+    _mm256_storeu_ps(e + c, ev);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + c), _mm256_cvtps_ph(ev, _MM_FROUND_TO_NEAREST_INT));
+  }
+  for (; c < columns; ++c) {
+    const float scaled = row[c] * sc;
+    const float z = scaled - m;
+    e[c] = exp16[arch::fp16_from_float(z)];
+    p[c] = to_fp16(e[c]);
+  }
+  return true;
+}
+
+// The sums of up to eight rows' e (rows `columns` apart), one row a lane, each adding its
+// columns in order from +0 as the scalar sum does.
+LOCKSTEP_STAGE_AVX2 void row_sums_avx2(const float* e, uint64_t columns, uint64_t height, float* sums) {
+  alignas(32) int32_t at[8];
+  for (uint64_t i = 0; i < 8; ++i) at[i] = static_cast<int32_t>((i < height ? i : 0) * columns);
+  const __m256i index = _mm256_load_si256(reinterpret_cast<const __m256i*>(at));
+  __m256 l = _mm256_setzero_ps();
+  for (uint64_t c = 0; c < columns; ++c) l = _mm256_add_ps(l, _mm256_i32gather_ps(e + c, index, 4));
+  float lane[8];
+  _mm256_storeu_ps(lane, l);
+  for (uint64_t i = 0; i < height; ++i) sums[i] = lane[i];
+}
+#endif
+
+// Each of `height` rows' e summed in column order from +0 (`columns` apart).
+void row_sums(const float* e, uint64_t columns, uint64_t height, float* sums, kernels::amp::Isa isa) {
+#if LOCKSTEP_AMP_X86
+  if (isa != kernels::amp::Isa::Portable) return row_sums_avx2(e, columns, height, sums);
+#endif
+  (void)isa;
+  for (uint64_t i = 0; i < height; ++i) {
+    float l = 0.0f;
+    for (uint64_t c = 0; c < columns; ++c) l += e[i * columns + c];
+    sums[i] = l;
+  }
+}
+
 void execute_stage(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto rows = u(scalars[0]);
   const auto columns = u(scalars[1]);
@@ -113,22 +203,26 @@ void execute_stage(const std::vector<uint32_t>& operands, const std::vector<int6
   std::vector<uint16_t> p(rows * columns);
   std::vector<float> state(rows * 2);
   const kernels::amp::Isa isa = kernels::amp::best_isa();
-  std::vector<float> row(columns);
-  for (uint64_t r = 0; r < rows; ++r) {
-    kernels::amp::to_float(in.data() + r * columns, row.data(), columns, isa);
-    float mx = -65504.0f;
-    for (uint64_t c = 0; c < columns; ++c) mx = row[c] > mx ? row[c] : mx;
-    const float m = mx * sc;
-    float l = 0.0f;
-    for (uint64_t c = 0; c < columns; ++c) {
-      const float scaled = row[c] * sc;
-      const float z = scaled - m;
-      const float e = exp16[arch::fp16_from_float(z)];
-      p[r * columns + c] = to_fp16(e);
-      l += e;
+  // Rows go in blocks of eight: each row's exponentials, then the block's sums (a sum is a
+  // chain of adds in column order; eight rows' chains run side by side).
+  constexpr uint64_t kBlock = 8;
+  std::vector<float> row(columns), e(kBlock * columns), sums(kBlock);
+  for (uint64_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const uint64_t height = std::min(kBlock, rows - r0);
+    for (uint64_t i = 0; i < height; ++i) {
+      const uint64_t r = r0 + i;
+      kernels::amp::to_float(in.data() + r * columns, row.data(), columns, isa);
+      float* er = e.data() + i * columns;
+      uint16_t* pr = p.data() + r * columns;
+#if LOCKSTEP_AMP_X86
+      if (isa != kernels::amp::Isa::Portable && stage_row_avx2(row.data(), columns, sc, exp16, er, pr, state[2 * r])) {
+        continue;
+      }
+#endif
+      stage_row(row.data(), columns, sc, exp16, er, pr, state[2 * r]);
     }
-    state[2 * r] = m;
-    state[2 * r + 1] = l;
+    row_sums(e.data(), columns, height, sums.data(), isa);
+    for (uint64_t i = 0; i < height; ++i) state[2 * (r0 + i) + 1] = sums[i];
   }
   kernels::write_array(memory, operands[0], p, "attention_softmax p");
   kernels::write_array(memory, operands[1], state, "attention_softmax state");
