@@ -106,7 +106,7 @@ const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::ve
     }
     // A relocation keeps the timing (so the activities), the receivers and their addresses
     // (so the code writes), and moves the copies with their sources where it can.
-    if (!monitor_.trace_tile && relocate_phase_in_place(machine_, e.inputs, e.outcome, inputs)) {
+    if (!monitor_.trace_tile && relocate_phase(machine_, e.inputs, e.outcome, inputs)) {
       spdlog::debug("phase {}: relocated from its last execution", phase);
       e.inputs = std::move(inputs);
       if (!move_copies(e, tiles)) plan_copies(e, tiles);

@@ -97,23 +97,18 @@ PhaseOutcome execute_phase(const arch::MachineDescription& machine,
                            const arch::Topology& topology, std::span<const PhaseTile> tiles,
                            std::optional<uint32_t> trace_logical = std::nullopt);
 
-// The outcome of `tiles` derived from an earlier hazard-free execution of `earlier_tiles`,
-// when the rows differ only in the address fields of send and sendpicp words (what a Repeat
-// patch list rewrites between iterations) or after their returns: timing, selections and
-// write addresses depend on no source address, so only the writes' sources move. Returns
-// nullopt when that does not hold, or when a moved source leaves SRAM or shares a memory
-// element with the tile's receives or row fetch (hazards 1, 2, 4): execute_phase then runs
-// and reports it. Cost is proportional to the changed rows and the writes, not to the
-// phase's selections. Outcomes carry no schedules or trace lines, but the moved tiles' sends,
-// which the next relocation shifts instead of scheduling those rows again.
-std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machine,
-                                           std::span<const PhaseTile> earlier_tiles,
-                                           const PhaseOutcome& earlier,
-                                           std::span<const PhaseTile> tiles);
-// The same in place: `outcome` is the earlier execution's and becomes the relocated one (its
-// writes keep their order, receivers and destinations). False when relocate_phase would give
-// nullopt; `outcome` is then unspecified.
-bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<const PhaseTile> earlier_tiles,
-                             PhaseOutcome& outcome, std::span<const PhaseTile> tiles);
+// The outcome of `tiles` derived in place from `outcome`, an earlier hazard-free execution of
+// `earlier_tiles`, when the rows differ only in the address fields of send and sendpicp words
+// (what a Repeat patch list rewrites between iterations) or after their returns: timing,
+// selections and write addresses depend on no source address, so only the moved messages'
+// writes change their sources (listed in moved_writes); the writes keep their order,
+// receivers and destinations. False, with `outcome` unspecified, when that does not hold, or
+// when a moved source leaves SRAM or shares a memory element with the tile's receives or row
+// fetch (hazards 1, 2, 4): execute_phase then runs and reports it. Cost is proportional to
+// the changed rows and the moved writes, not to the phase's selections. Outcomes carry no
+// schedules or trace lines, but the moved tiles' sends, which the next relocation shifts
+// instead of scheduling those rows again.
+bool relocate_phase(const arch::MachineDescription& machine, std::span<const PhaseTile> earlier_tiles,
+                    PhaseOutcome& outcome, std::span<const PhaseTile> tiles);
 
 }  // namespace lockstep::model

@@ -202,17 +202,8 @@ void move_sender_writes(const arch::MachineDescription& machine, PhaseOutcome& o
 
 }  // namespace
 
-std::optional<PhaseOutcome> relocate_phase(const arch::MachineDescription& machine,
-                                           std::span<const PhaseTile> earlier_tiles,
-                                           const PhaseOutcome& earlier,
-                                           std::span<const PhaseTile> tiles) {
-  PhaseOutcome out = earlier;
-  if (!relocate_phase_in_place(machine, earlier_tiles, out, tiles)) return std::nullopt;
-  return out;
-}
-
-bool relocate_phase_in_place(const arch::MachineDescription& machine, std::span<const PhaseTile> earlier_tiles,
-                             PhaseOutcome& outcome, std::span<const PhaseTile> tiles) {
+bool relocate_phase(const arch::MachineDescription& machine, std::span<const PhaseTile> earlier_tiles,
+                    PhaseOutcome& outcome, std::span<const PhaseTile> tiles) {
   const PhaseOutcome& earlier = outcome;
   if (!earlier.hazards.empty() || !earlier.trace.empty() || earlier_tiles.size() != tiles.size()) {
     return false;

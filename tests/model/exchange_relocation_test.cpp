@@ -3,6 +3,7 @@
 // outcome, and anything but a moved send address must refuse relocation.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -74,6 +75,14 @@ std::vector<compiler::ScheduledPhase> repeated_phases() {
   return out;
 }
 
+// The earlier outcome relocated to `tiles` (a copy: relocate_phase works in place).
+std::optional<PhaseOutcome> relocated_to(const std::vector<PhaseTile>& earlier, const PhaseOutcome& outcome,
+                                         const std::vector<PhaseTile>& tiles) {
+  PhaseOutcome moved = outcome;
+  if (!relocate_phase(chip(), earlier, moved, tiles)) return std::nullopt;
+  return moved;
+}
+
 TEST(ExchangeRelocation, EveryIterationMatchesTheFullExecution) {
   uint32_t relocated_iterations = 0;
   for (const compiler::ScheduledPhase& phase : repeated_phases()) {
@@ -85,7 +94,7 @@ TEST(ExchangeRelocation, EveryIterationMatchesTheFullExecution) {
       const std::vector<PhaseTile> tiles = tiles_at(phase, iteration);
       const PhaseOutcome full = execute_phase(chip(), topology(), tiles);
       ASSERT_TRUE(full.hazards.empty());
-      const auto relocated = relocate_phase(chip(), earlier, earlier_outcome, tiles);
+      const auto relocated = relocated_to(earlier, earlier_outcome, tiles);
       const bool pointers_move = std::any_of(phase.rows.begin(), phase.rows.end(), [](const auto& row) {
         return std::any_of(row.address_fields.begin(), row.address_fields.end(), [](const auto& f) {
           return f.kind == compiler::AddressField::Kind::PicPointer && f.values.size() > 1;
@@ -97,6 +106,14 @@ TEST(ExchangeRelocation, EveryIterationMatchesTheFullExecution) {
       }
       ASSERT_TRUE(relocated) << "iteration " << iteration;
       expect_same(*relocated, full);
+      // The copies move only with the writes listed as moved: every write whose source
+      // changed must be among them.
+      const std::set<uint32_t> listed(relocated->moved_writes.begin(), relocated->moved_writes.end());
+      for (uint32_t k = 0; k < full.writes.size(); ++k) {
+        if (relocated->writes[k].source_address != earlier_outcome.writes[k].source_address) {
+          EXPECT_TRUE(listed.count(k)) << "write " << k << " moved unlisted";
+        }
+      }
       ++relocated_iterations;
       earlier = tiles;
       earlier_outcome = *relocated;
@@ -112,15 +129,15 @@ TEST(ExchangeRelocation, RefusesAnythingButMovedSendAddresses) {
   const std::vector<PhaseTile> earlier = tiles_at(phase, 0);
   const PhaseOutcome outcome = execute_phase(chip(), topology(), earlier);
   // Identical rows relocate to the same outcome.
-  ASSERT_TRUE(relocate_phase(chip(), earlier, outcome, earlier));
+  ASSERT_TRUE(relocated_to(earlier, outcome, earlier));
 
   std::vector<PhaseTile> changed = earlier;
   changed[0].row_words[0] ^= 1u;  // the leading instruction's own fields
-  EXPECT_FALSE(relocate_phase(chip(), earlier, outcome, changed));
+  EXPECT_FALSE(relocated_to(earlier, outcome, changed));
 
   changed = earlier;
   changed[1].incoming_base += 4;
-  EXPECT_FALSE(relocate_phase(chip(), earlier, outcome, changed));
+  EXPECT_FALSE(relocated_to(earlier, outcome, changed));
 
   // A send moved onto its own row (hazard 1): the full execution must report it.
   changed = tiles_at(phase, 1);
@@ -139,7 +156,7 @@ TEST(ExchangeRelocation, RefusesAnythingButMovedSendAddresses) {
     }
   }
   ASSERT_TRUE(moved_onto_row);
-  EXPECT_FALSE(relocate_phase(chip(), earlier, outcome, changed));
+  EXPECT_FALSE(relocated_to(earlier, outcome, changed));
   EXPECT_FALSE(execute_phase(chip(), topology(), changed).hazards.empty());
 }
 
