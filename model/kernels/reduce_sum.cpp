@@ -4,7 +4,7 @@
 // part 0, read from its own place (K 7's first partial), and `parts` then holds parts 1 ..
 // parts-1 back to back.
 // Element-wise, F16 adds in the listed order (IPU21-KERNELS.md 7), each rounded once from the
-// exact sum (nearest even, amp_accumulate.hpp round_add):
+// exact sum (nearest even, amp_round.hpp round_add):
 //   acc = fl16(parts[0]); for p = 1 .. parts-1: acc = fl16(acc + parts[p]);
 //   out = fl16(acc + bias[c])
 // A NaN result is the positive 0x7e00. All inputs are read before the output is written.
@@ -19,7 +19,7 @@
 #include "arch/kernel_costs.hpp"
 #include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
-#include "model/kernels/amp_accumulate.hpp"
+#include "model/kernels/amp_round.hpp"
 #include "model/kernels/tensor_io.hpp"
 
 namespace lockstep::model {
