@@ -31,12 +31,15 @@ class Sram {
   bool interleaved(uint64_t address, uint64_t bytes) const {
     return address >= interleaved_base_ && contains(address, bytes);
   }
-  // All of these throw std::out_of_range outside SRAM.
+  // All of these throw std::out_of_range outside SRAM. Zero bytes are checked and copy nothing
+  // (the caller's pointer may then be null, which memcpy may not be given).
   void read(uint32_t address, uint32_t bytes, uint8_t* out) const {
-    std::memcpy(out, span(address, bytes, "read").data(), bytes);
+    const auto from = span(address, bytes, "read");
+    if (bytes != 0) std::memcpy(out, from.data(), bytes);
   }
   void write(uint32_t address, uint32_t bytes, const uint8_t* data) {
-    std::memcpy(mutable_span(address, bytes).data(), data, bytes);
+    const auto to = mutable_span(address, bytes);
+    if (bytes != 0) std::memcpy(to.data(), data, bytes);
   }
   // Copies [source_address, + bytes) of `source` to `address` here; the ranges must not
   // overlap when `source` is this SRAM.
@@ -45,7 +48,8 @@ class Sram {
                 source.span(source_address, bytes, "read").data(), bytes);
   }
   bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
-    return std::memcmp(span(address, bytes, "compare").data(), expected, bytes) == 0;
+    const auto here = span(address, bytes, "compare");
+    return bytes == 0 || std::memcmp(here.data(), expected, bytes) == 0;
   }
   // [address, + bytes) in place: valid while this SRAM lives; writes through the mutable span
   // are the tile's memory.
