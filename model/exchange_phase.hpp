@@ -12,6 +12,7 @@
 
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
+#include "io/parallel.hpp"
 #include "model/hazard.hpp"
 #include "model/row_schedule.hpp"
 
@@ -87,9 +88,9 @@ struct PhaseOutcome {
   std::vector<ModelHazard> hazards;    // sorted by (event, tile, kind)
   std::vector<TraceLine> trace;        // events of the traced tile, by event
   std::vector<std::optional<MovedSends>> moved;  // per tile, set by relocate_phase for moved tiles
-  // The writes' indices by sender and first run (each sender's from sender_begin[sender]),
-  // made by the first relocation and kept by the later ones (they keep the writes).
-  std::vector<uint32_t> by_sender, sender_begin;
+  // The writes' indices by sender, each sender's by first run, made by the first relocation
+  // and kept by the later ones (they keep the writes); empty until then.
+  arch::Groups writes_by_sender;
   std::vector<uint32_t> moved_writes;  // the writes whose source the last relocation changed
 };
 

@@ -161,22 +161,17 @@ void move_source(const arch::MachineDescription& machine, const std::vector<Send
   w.source_address = static_cast<uint32_t>(source);
 }
 
-// The writes' indices grouped by sender (a counting sort), each sender's by first run, so
-// that a relocation touches only the moved runs' writes (a few in a hundred: a Repeat patch
-// list moves one message of a row, not the row).
-void index_writes_by_sender(PhaseOutcome& outcome, size_t tiles) {
-  const auto& writes = outcome.writes;
-  outcome.sender_begin.assign(tiles + 1, 0);
-  for (const WriteRun& w : writes) ++outcome.sender_begin[w.sender + 1];
-  for (size_t i = 0; i < tiles; ++i) outcome.sender_begin[i + 1] += outcome.sender_begin[i];
-  outcome.by_sender.resize(writes.size());
-  std::vector<uint32_t> next(outcome.sender_begin.begin(), outcome.sender_begin.end() - 1);
-  for (uint32_t k = 0; k < writes.size(); ++k) outcome.by_sender[next[writes[k].sender]++] = k;
+// The writes' indices grouped by sender, each sender's by first run, so that a relocation
+// touches only the moved runs' writes (a few in a hundred: a Repeat patch list moves one
+// message of a row, not the row).
+arch::Groups writes_by_sender(const std::vector<WriteRun>& writes, size_t tiles) {
+  arch::Groups groups = arch::group_by(writes.size(), tiles, [&](size_t k) { return writes[k].sender; });
   tbb::parallel_for(size_t{0}, tiles, [&](size_t i) {
-    const auto first = outcome.by_sender.begin() + outcome.sender_begin[i];
-    const auto last = outcome.by_sender.begin() + outcome.sender_begin[i + 1];
-    std::stable_sort(first, last, [&](uint32_t a, uint32_t b) { return writes[a].run < writes[b].run; });
+    const auto sender = groups.of(i);
+    const auto by_run = [&](uint32_t a, uint32_t b) { return writes[a].run < writes[b].run; };
+    std::stable_sort(sender.begin(), sender.end(), by_run);
   });
+  return groups;
 }
 
 // The new sources of `sender`'s writes over its moved runs (a write's runs are one message's,
@@ -184,8 +179,8 @@ void index_writes_by_sender(PhaseOutcome& outcome, size_t tiles) {
 void move_sender_writes(const arch::MachineDescription& machine, PhaseOutcome& outcome, uint32_t sender,
                         const MovedSends& sends, std::vector<uint32_t>& changed, std::atomic<bool>& stuck) {
   auto& writes = outcome.writes;
-  const auto first = outcome.by_sender.begin() + outcome.sender_begin[sender];
-  const auto last = outcome.by_sender.begin() + outcome.sender_begin[sender + 1];
+  const auto mine = outcome.writes_by_sender.of(sender);
+  const auto first = mine.begin(), last = mine.end();
   const auto move = [&](uint32_t k) {
     move_source(machine, sends.runs, writes[k], stuck);
     changed.push_back(k);
@@ -243,7 +238,7 @@ bool relocate_phase(const arch::MachineDescription& machine, std::span<const Pha
   }
   // Each moved sender's writes get their new sources, senders in parallel (each write has
   // one sender); any write that cannot move fails all.
-  if (outcome.sender_begin.empty()) index_writes_by_sender(outcome, tiles.size());
+  if (outcome.writes_by_sender.begin.empty()) outcome.writes_by_sender = writes_by_sender(outcome.writes, tiles.size());
   std::atomic<bool> stuck{false};
   std::vector<std::vector<uint32_t>> changed(tiles.size());
   tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t sender) {

@@ -105,18 +105,24 @@ std::string check_stage(const arch::KernelStep& step) {
   return spans("attention_softmax", {{"s spans rows x columns x 2", s[0] * s[1] * 2}});
 }
 
-// One row's m, exponentials e (as floats) and p, in column order.
-void stage_row(const float* row, uint64_t columns, float sc, const std::array<float, 65536>& exp16, float* e,
-               uint16_t* p, float& m) {
-  float mx = -65504.0f;
-  for (uint64_t c = 0; c < columns; ++c) mx = row[c] > mx ? row[c] : mx;
-  m = mx * sc;
-  for (uint64_t c = 0; c < columns; ++c) {
+// Columns `first` onwards of a row: its exponentials e (as floats) and p, given sc and m.
+void stage_columns(const float* row, uint64_t first, uint64_t columns, float sc, float m,
+                   const std::array<float, 65536>& exp16, float* e, uint16_t* p) {
+  for (uint64_t c = first; c < columns; ++c) {
     const float scaled = row[c] * sc;
     const float z = scaled - m;
     e[c] = exp16[arch::fp16_from_float(z)];
     p[c] = to_fp16(e[c]);
   }
+}
+
+// One row's m, exponentials e and p, in column order.
+void stage_row(const float* row, uint64_t columns, float sc, const std::array<float, 65536>& exp16, float* e,
+               uint16_t* p, float& m) {
+  float mx = -65504.0f;
+  for (uint64_t c = 0; c < columns; ++c) mx = row[c] > mx ? row[c] : mx;
+  m = mx * sc;
+  stage_columns(row, 0, columns, sc, m, exp16, e, p);
 }
 
 #if LOCKSTEP_AMP_X86
@@ -156,12 +162,7 @@ LOCKSTEP_STAGE_AVX2 bool stage_row_avx2(const float* row, uint64_t columns, floa
     _mm256_storeu_ps(e + c, ev);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p + c), _mm256_cvtps_ph(ev, _MM_FROUND_TO_NEAREST_INT));
   }
-  for (; c < columns; ++c) {
-    const float scaled = row[c] * sc;
-    const float z = scaled - m;
-    e[c] = exp16[arch::fp16_from_float(z)];
-    p[c] = to_fp16(e[c]);
-  }
+  stage_columns(row, c, columns, sc, m, exp16, e, p);
   return true;
 }
 
