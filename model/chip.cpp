@@ -24,7 +24,7 @@ void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& ph
 Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine,
            const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor,
            uint32_t invocations)
-    : sc_core::sc_module(name), monitor_(monitor) {
+    : sc_core::sc_module(name), sram_(machine, package.tiles.size()), monitor_(monitor) {
   std::map<BarrierKey, uint32_t> participants;
   for (const auto& program : package.tiles) {
     std::set<uint32_t> phases;
@@ -60,7 +60,7 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   for (size_t i = 0; i < package.tiles.size(); ++i) {
     const arch::TileProgram& program = package.tiles[i];
     auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program, std::move(code[i]),
-                                    machine, topology.physical(program.tile), monitor);
+                                    machine, topology.physical(program.tile), monitor, Sram(machine, sram_.slot(i)));
     t->barrier(*barrier_);
     if (program.tile >= by_logical_.size()) by_logical_.resize(program.tile + 1, nullptr);
     by_logical_[program.tile] = t.get();

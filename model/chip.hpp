@@ -48,6 +48,7 @@ class Chip : public sc_core::sc_module {
   void run_pending_kernels();
 
  private:
+  SramArena sram_;  // before the tiles: they hold slots of it
   std::vector<std::unique_ptr<Tile>> tiles_;
   std::vector<Tile*> by_logical_;  // indexed by logical tile; nullptr where none
   std::unique_ptr<ExchangeFabric> fabric_;

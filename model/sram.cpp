@@ -18,13 +18,37 @@ Sram::Sram(const arch::MachineDescription& machine)
   data_ = static_cast<uint8_t*>(mapped);
 }
 
+Sram::Sram(const arch::MachineDescription& machine, uint8_t* storage)
+    : base_(machine.sram_base),
+      end_(machine.sram_end),
+      interleaved_base_(machine.interleaved_base),
+      data_(storage),
+      owned_(false) {}
+
 Sram::~Sram() {
-  if (data_ != nullptr) ::munmap(data_, end_ - base_);
+  if (owned_ && data_ != nullptr) ::munmap(data_, end_ - base_);
 }
 
 Sram::Sram(Sram&& other) noexcept
-    : base_(other.base_), end_(other.end_), interleaved_base_(other.interleaved_base_), data_(other.data_) {
+    : base_(other.base_),
+      end_(other.end_),
+      interleaved_base_(other.interleaved_base_),
+      data_(other.data_),
+      owned_(other.owned_) {
   other.data_ = nullptr;
+}
+
+// Slots rounded up to whole pages, so that no two tiles share one.
+SramArena::SramArena(const arch::MachineDescription& machine, size_t tiles)
+    : slot_bytes_((size_t{machine.sram_end - machine.sram_base} + 4095) / 4096 * 4096), bytes_(slot_bytes_ * tiles) {
+  if (bytes_ == 0) return;
+  void* mapped = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  data_ = static_cast<uint8_t*>(mapped);
+}
+
+SramArena::~SramArena() {
+  if (data_ != nullptr) ::munmap(data_, bytes_);
 }
 
 void Sram::refuse(uint32_t address, const char* what) {

@@ -17,7 +17,11 @@ static_assert(std::endian::native == std::endian::little, "Lockstep needs a litt
 
 class Sram {
  public:
+  // Its own mapping, unmapped with it.
   explicit Sram(const arch::MachineDescription& machine);
+  // `storage`: machine.sram_end - machine.sram_base bytes that read as zero and outlive this
+  // SRAM (a slot of an SramArena).
+  Sram(const arch::MachineDescription& machine, uint8_t* storage);
   ~Sram();
   Sram(Sram&& other) noexcept;
   Sram& operator=(Sram&&) = delete;
@@ -80,6 +84,26 @@ class Sram {
   uint32_t end_;
   uint32_t interleaved_base_;
   uint8_t* data_;
+  bool owned_ = true;  // data_ is this SRAM's own mapping
+};
+
+// Every tile's SRAM of a chip in one mapping, a page-aligned slot each: one mmap to build the
+// chip and one munmap to take it down. 1,472 unmaps took 26 ms of a 0.4 s replay, mostly the
+// other core's TLB shootdown after each (docs/performance.md, round eleven). The slots are
+// still 4 KiB pages touched on demand: huge pages were slower (round ten).
+class SramArena {
+ public:
+  SramArena(const arch::MachineDescription& machine, size_t tiles);
+  ~SramArena();
+  SramArena(const SramArena&) = delete;
+  SramArena& operator=(const SramArena&) = delete;
+  // Tile i's storage, for Sram(machine, storage).
+  uint8_t* slot(size_t i) const { return data_ + i * slot_bytes_; }
+
+ private:
+  size_t slot_bytes_;
+  size_t bytes_;
+  uint8_t* data_ = nullptr;
 };
 
 }  // namespace lockstep::model

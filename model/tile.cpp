@@ -8,14 +8,14 @@ namespace lockstep::model {
 using arch::hex;
 
 Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch::TileCode code,
-           const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor)
+           const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor, Sram memory)
     : sc_core::sc_module(name),
       barrier("barrier"),
       program_(program),
       machine_(machine),
       physical_(physical),
       monitor_(monitor),
-      memory_(machine),
+      memory_(std::move(memory)),
       code_(std::move(code)) {
   decode_code();
   mux = machine.neutral_mux;

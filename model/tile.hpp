@@ -29,8 +29,9 @@ class Tile : public sc_core::sc_module {
   sc_core::sc_port<BarrierInterface> barrier;
 
   // Throws InputError when the code holds a word the model cannot execute.
+  // `memory` is the tile's SRAM (a slot of the chip's SramArena).
   Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch::TileCode code,
-       const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor);
+       const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor, Sram memory);
 
   uint32_t logical() const { return program_.tile; }
   uint32_t physical() const { return physical_; }

@@ -74,6 +74,25 @@ TEST(Sram, CopyFromAnotherTileAndMoveKeepTheBytes) {
   EXPECT_EQ(bytes_of(moved, base + 3, static_cast<uint32_t>(data.size())), data);
 }
 
+// A chip's tiles share one mapping: each slot is a whole SRAM of its own, zero until written,
+// and a write at one tile's last byte does not reach the next tile's first.
+TEST(SramArena, EachSlotIsAWholeSramOfItsOwn) {
+  const uint32_t base = c600().sram_base, end = c600().sram_end;
+  SramArena arena(c600(), 3);
+  Sram first(c600(), arena.slot(0)), second(c600(), arena.slot(1)), third(c600(), arena.slot(2));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(arena.slot(1)) % 4096, 0u);  // no page shared between tiles
+  const std::vector<uint8_t> ones(8, 0xff);
+  first.write(end - 8, 8, ones.data());
+  third.write(base, 8, ones.data());
+  EXPECT_EQ(bytes_of(second, base, 8), std::vector<uint8_t>(8, 0));
+  EXPECT_EQ(bytes_of(second, end - 8, 8), std::vector<uint8_t>(8, 0));
+  EXPECT_EQ(bytes_of(first, end - 8, 8), ones);
+  EXPECT_EQ(bytes_of(third, base, 8), ones);
+  EXPECT_THROW(first.write_word(end, 1), std::out_of_range);  // the slot's end is still refused
+  Sram moved(std::move(third));                                // a slot moves without being unmapped
+  EXPECT_EQ(bytes_of(moved, base, 8), ones);
+}
+
 TEST(InputArray, AlignedInputsAreReadInPlaceAndOddOnesCopied) {
   Sram m(c600());
   const uint32_t base = c600().sram_base;
