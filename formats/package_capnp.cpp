@@ -220,8 +220,14 @@ struct Reader {
     return out;
   }
 
+  // The vector's pages mapped in one call before the copy fills them (a model's segments are
+  // 460 MB: 113,000 faults otherwise).
   std::vector<uint8_t> data(capnp::Data::Reader d) const {
-    return std::vector<uint8_t>(d.begin(), d.end());
+    std::vector<uint8_t> out;
+    out.reserve(d.size());
+    populate_for_write(out.data(), d.size());
+    out.assign(d.begin(), d.end());
+    return out;
   }
 
   // `tile` is "tile N", `path` the index path of the enclosing Repeat ("" at top level).

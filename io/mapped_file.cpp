@@ -16,6 +16,20 @@
 
 namespace lockstep::arch {
 
+void populate_for_write(void* data, size_t bytes) {
+#if defined(MADV_POPULATE_WRITE)
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t first = reinterpret_cast<uintptr_t>(data) / kPage * kPage;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes + kPage - 1) / kPage * kPage;
+  if (bytes != 0 && end - first >= 2 * kPage) {
+    (void)::madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE);
+  }
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 namespace {
 
 std::string reason() { return std::strerror(errno); }

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/mapped_file.hpp"
+
 namespace lockstep::model {
 
 Sram::Sram(const arch::MachineDescription& machine)
@@ -49,6 +51,11 @@ SramArena::SramArena(const arch::MachineDescription& machine, size_t tiles)
 
 SramArena::~SramArena() {
   if (data_ != nullptr) ::munmap(data_, bytes_);
+}
+
+void Sram::populate(uint32_t address, uint32_t bytes) {
+  const auto range = mutable_span(address, bytes);
+  arch::populate_for_write(range.data(), range.size());
 }
 
 void Sram::refuse(uint32_t address, const char* what) {

@@ -55,6 +55,9 @@ class Sram {
     const auto here = span(address, bytes, "compare");
     return bytes == 0 || std::memcmp(here.data(), expected, bytes) == 0;
   }
+  // Maps the pages of [address, + bytes) ahead of a write that fills them, in one call instead
+  // of a fault per page (arch::populate_for_write, io/mapped_file.hpp).
+  void populate(uint32_t address, uint32_t bytes);
   // [address, + bytes) in place: valid while this SRAM lives; writes through the mutable span
   // are the tile's memory.
   std::span<const uint8_t> span(uint32_t address, uint32_t bytes, const char* what = "read") const {

@@ -239,6 +239,7 @@ class SystemCBackend : public Backend {
       const auto& program = package.tiles[t];
       model::Sram& memory = chip.tile(program.tile)->memory();
       for (const auto& seg : program.segments) {
+        memory.populate(seg.address, seg.size);
         switch (seg.fill) {
           case arch::FillKind::Bytes:
             memory.write(seg.address, seg.size, seg.bytes.data());

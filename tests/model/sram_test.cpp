@@ -14,6 +14,7 @@
 #include "arch/machine.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
+#include "io/mapped_file.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -91,6 +92,26 @@ TEST(SramArena, EachSlotIsAWholeSramOfItsOwn) {
   EXPECT_THROW(first.write_word(end, 1), std::out_of_range);  // the slot's end is still refused
   Sram moved(std::move(third));                                // a slot moves without being unmapped
   EXPECT_EQ(bytes_of(moved, base, 8), ones);
+}
+
+// Mapping pages ahead of a write is only a hint: untouched memory still reads zero, written
+// bytes stay, and ranges of any size and alignment are taken.
+TEST(Sram, PopulatingPagesChangesNoByte) {
+  Sram m(c600());
+  const uint32_t base = c600().sram_base, end = c600().sram_end;
+  std::vector<uint8_t> data(20000);
+  std::mt19937 rng(5);
+  for (auto& v : data) v = static_cast<uint8_t>(rng());
+  m.write(base + 4096 + 12, static_cast<uint32_t>(data.size()), data.data());
+  m.populate(base, end - base);
+  m.populate(base + 3, 5);
+  m.populate(end - 4, 4);
+  EXPECT_EQ(bytes_of(m, base + 4096 + 12, static_cast<uint32_t>(data.size())), data);
+  EXPECT_EQ(bytes_of(m, base + 64 * 1024, 64), std::vector<uint8_t>(64, 0));
+  EXPECT_THROW(m.populate(end - 4, 8), std::out_of_range);
+  std::vector<uint8_t> held = data;
+  arch::populate_for_write(held.data(), held.size());
+  EXPECT_EQ(held, data);
 }
 
 TEST(InputArray, AlignedInputsAreReadInPlaceAndOddOnesCopied) {
