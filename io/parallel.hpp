@@ -14,6 +14,8 @@
 #include <span>
 #include <vector>
 
+#include "io/mapped_file.hpp"
+
 namespace lockstep::arch {
 
 // Items 0..count-1 grouped by key(i) < groups, each group in item order (a counting sort):
@@ -60,6 +62,7 @@ std::vector<uint32_t> flatten(const std::vector<std::vector<T>>& lists, Out& out
   std::vector<uint32_t> begin(lists.size() + 1, 0);
   for (size_t l = 0; l < lists.size(); ++l) begin[l + 1] = begin[l] + static_cast<uint32_t>(lists[l].size());
   out.resize(begin.back());
+  populate_for_write(out.data(), out.size() * sizeof(T));  // fresh pages mapped in one call
   tbb::parallel_for(size_t{0}, lists.size(),
                     [&](size_t l) { std::copy(lists[l].begin(), lists[l].end(), out.begin() + begin[l]); });
   return begin;
