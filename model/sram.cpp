@@ -9,16 +9,23 @@
 #include "io/mapped_file.hpp"
 
 namespace lockstep::model {
+namespace {
+
+// Private anonymous pages read as zero and take memory only once written; NORESERVE keeps
+// 1,472 untouched tiles from counting against the commit limit.
+uint8_t* map_zeroed(size_t bytes) {
+  void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  return static_cast<uint8_t*>(mapped);
+}
+
+}  // namespace
 
 Sram::Sram(const arch::MachineDescription& machine)
-    : base_(machine.sram_base), end_(machine.sram_end), interleaved_base_(machine.interleaved_base) {
-  // Private anonymous pages read as zero and take memory only once written; NORESERVE keeps
-  // 1,472 untouched tiles from counting against the commit limit.
-  void* mapped = ::mmap(nullptr, end_ - base_, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (mapped == MAP_FAILED) throw std::bad_alloc();
-  data_ = static_cast<uint8_t*>(mapped);
-}
+    : base_(machine.sram_base),
+      end_(machine.sram_end),
+      interleaved_base_(machine.interleaved_base),
+      data_(map_zeroed(end_ - base_)) {}
 
 Sram::Sram(const arch::MachineDescription& machine, uint8_t* storage)
     : base_(machine.sram_base),
@@ -43,10 +50,7 @@ Sram::Sram(Sram&& other) noexcept
 // Slots rounded up to whole pages, so that no two tiles share one.
 SramArena::SramArena(const arch::MachineDescription& machine, size_t tiles)
     : slot_bytes_((size_t{machine.sram_end - machine.sram_base} + 4095) / 4096 * 4096), bytes_(slot_bytes_ * tiles) {
-  if (bytes_ == 0) return;
-  void* mapped = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (mapped == MAP_FAILED) throw std::bad_alloc();
-  data_ = static_cast<uint8_t*>(mapped);
+  if (bytes_ != 0) data_ = map_zeroed(bytes_);
 }
 
 SramArena::~SramArena() {
