@@ -21,6 +21,22 @@ namespace {
 constexpr uint32_t kStackRegister = 11;
 constexpr uint32_t kZeroRegister = 15;
 constexpr uint32_t kIntrinsicInstructions = 3;  // runall, sync 1, br $m10 (docs/timing.md)
+
+// The step kind a site's role acts on; std::get refuses here, at decode, a site whose step is
+// not its role's kind.
+const void* site_kind(const arch::CodeSite& site) {
+  switch (site.role) {
+    case SiteRole::Sync: return &std::get<arch::SyncStep>(site.step->kind);
+    case SiteRole::Exchange: return &std::get<arch::ExchangeStep>(site.step->kind);
+    case SiteRole::Kernel: return &std::get<arch::KernelStep>(site.step->kind);
+    case SiteRole::Patch: return &std::get<arch::PatchStep>(site.step->kind);
+    case SiteRole::Host: return &std::get<arch::HostStep>(site.step->kind);
+    case SiteRole::RepeatEntry:
+    case SiteRole::RepeatIteration:
+    case SiteRole::RepeatBody: return &std::get<arch::RepeatStep>(site.step->kind);
+    default: return nullptr;
+  }
+}
 }  // namespace
 
 // Decodes the instruction part of the code area once; data tables are never fetched.
@@ -40,9 +56,13 @@ void Tile::decode_code() {
                        ": word " + hex(code[i]) + ": not an instruction the model executes (" + e.what() + ")");
     }
   }
+  site_targets_.assign(code_.sites.size(), SiteTarget{});
   for (size_t s = code_.sites.size(); s-- > 0;) {
-    const uint32_t at = (code_.sites[s].address - code_.base) / 4;
+    const arch::CodeSite& site = code_.sites[s];
+    const uint32_t at = (site.address - code_.base) / 4;
     if (at < words) first_site_[at] = static_cast<int32_t>(s);
+    site_targets_[s].kind = site_kind(site);
+    if (site.role == SiteRole::RepeatBody) site_targets_[s].repeat_count = std::get<arch::RepeatStep>(site.step->kind).count;
   }
   intrinsics_.assign(code_.symbols.size(), Intrinsic{});
   for (size_t s = 0; s < code_.symbols.size(); ++s) {
@@ -120,39 +140,37 @@ bool Tile::enter_sites(uint32_t index) {
   const uint32_t address = code_.base + 4 * index;
   for (size_t s = static_cast<size_t>(first_site_[index]); s < code_.sites.size() && code_.sites[s].address == address; ++s) {
     const arch::CodeSite& site = code_.sites[s];
+    const void* kind = site_targets_[s].kind;
     if (monitor_.stop_step && arch::opens_record(site.role) && stops_here(site)) return true;
     if (arch::opens_record(site.role)) {
       flush_issued();
       close_record();
     }
     switch (site.role) {
-      case SiteRole::Sync: open_record(StepRole::Sync, &std::get<arch::SyncStep>(site.step->kind)); break;
+      case SiteRole::Sync: open_record(StepRole::Sync, kind); break;
       case SiteRole::Exchange: {
-        const auto& e = std::get<arch::ExchangeStep>(site.step->kind);
-        open_record(StepRole::Exchange, &e);
+        open_record(StepRole::Exchange, kind);
         incoming_format_ = 0;  // the step's own writes are what its phase sees
         incoming_muxpair_.reset();
         break;
       }
-      case SiteRole::Kernel: open_record(StepRole::Kernel, &std::get<arch::KernelStep>(site.step->kind)); break;
-      case SiteRole::Patch: open_record(StepRole::Patch, &std::get<arch::PatchStep>(site.step->kind)); break;
-      case SiteRole::Host: open_record(StepRole::Host, &std::get<arch::HostStep>(site.step->kind)); break;
+      case SiteRole::Kernel: open_record(StepRole::Kernel, kind); break;
+      case SiteRole::Patch: open_record(StepRole::Patch, kind); break;
+      case SiteRole::Host: open_record(StepRole::Host, kind); break;
       case SiteRole::RepeatEntry:
-        entering_ = &std::get<arch::RepeatStep>(site.step->kind);
-        open_record(StepRole::RepeatEntry, entering_);
+        entering_ = static_cast<const arch::RepeatStep*>(kind);
+        open_record(StepRole::RepeatEntry, kind);
         break;
-      case SiteRole::RepeatIteration:
-        open_record(StepRole::RepeatIteration, &std::get<arch::RepeatStep>(site.step->kind));
-        break;
+      case SiteRole::RepeatIteration: open_record(StepRole::RepeatIteration, kind); break;
       case SiteRole::RepeatBody: {
-        const auto* r = &std::get<arch::RepeatStep>(site.step->kind);
+        const auto* r = static_cast<const arch::RepeatStep*>(kind);
         if (entering_ == r) {
           loops_.push_back({r, 0, epoch_});
           entering_ = nullptr;
         } else if (!loops_.empty()) {
           ++loops_.back().iteration;
         }
-        if (!loops_.empty()) epoch_ = loops_.back().outer_epoch * r->count + loops_.back().iteration;
+        if (!loops_.empty()) epoch_ = loops_.back().outer_epoch * site_targets_[s].repeat_count + loops_.back().iteration;
         monitor_.check_limits(now() + issued_);
         break;
       }

@@ -160,6 +160,14 @@ class Tile : public sc_core::sc_module {
   arch::TileCode code_;
   std::vector<arch::Instruction> decoded_;  // per code word (a two-word instruction's second: unused)
   std::vector<int32_t> first_site_;        // per code word: its first site, or -1
+  // Per site, the step kind its role acts on (and a Repeat's count), resolved once when the code
+  // is decoded: the package's steps are cold by the time a tile runs, and reading them at
+  // every site was 4% of an exchange-only run's samples, on the main thread.
+  struct SiteTarget {
+    const void* kind = nullptr;
+    uint32_t repeat_count = 0;
+  };
+  std::vector<SiteTarget> site_targets_;
   std::vector<int32_t> intrinsic_at_;      // per code word: the intrinsic symbol there, or -1
   struct Intrinsic {                       // per code symbol, resolved once
     bool bulk_patch = false;
