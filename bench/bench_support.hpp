@@ -2,6 +2,7 @@
 // What the benchmarks share: timing a command line as a user runs it, and printing a
 // figure beside its issue's goal.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@ inline double timed_command(const std::string& command) {
 struct CommandFigure {
   double seconds = -1;  // -1: it failed
   double peak_rss_gb = 0;
+  uint64_t minor_faults = 0;  // pages the command touched for the first time (and the like)
 };
 
 // Runs `argv` (no shell; output to /dev/null, or its standard error to `errors_to`) and
@@ -53,6 +55,7 @@ inline CommandFigure measured_command(const std::vector<std::string>& argv, cons
   if (pid < 0 || ::wait4(pid, &status, 0, &usage) != pid) return {};
   CommandFigure figure;
   figure.peak_rss_gb = double(usage.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB
+  figure.minor_faults = static_cast<uint64_t>(usage.ru_minflt);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) figure.seconds = seconds_since(start);
   return figure;
 }
@@ -68,6 +71,21 @@ inline double memcpy_gb_per_s(uint64_t bytes) {
   volatile char sink = to[n - 1];
   (void)sink;
   return double(n) * kRounds / seconds / 1e9;
+}
+
+// Microseconds one core takes to touch a fresh 4 KiB page for the first time (64 MiB mapped and
+// written a byte a page): the fault, the zeroing and whatever the hypervisor adds. About 10 us
+// on the AMD EPYC virtual machine of docs/performance.md round eleven.
+inline double first_touch_us_per_page() {
+  constexpr size_t kBytes = 64u << 20, kPage = 4096;
+  void* mapped = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return -1;
+  auto* bytes = static_cast<volatile char*>(mapped);
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t at = 0; at < kBytes; at += kPage) bytes[at] = 1;
+  const double seconds = seconds_since(start);
+  ::munmap(mapped, kBytes);
+  return seconds * 1e6 / double(kBytes / kPage);
 }
 
 // Best of `runs` (the machine's noise only ever adds time).
