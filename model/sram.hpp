@@ -1,6 +1,7 @@
 #pragma once
-// One tile's SRAM: one contiguous anonymous mapping that the operating system fills with zero
-// pages on first touch, so idle memory costs nothing and every range is one span in place.
+// One tile's SRAM: one contiguous anonymous mapping (its own, or its slot of the chip's
+// SramArena) that the operating system fills with zero pages on first touch, so idle memory
+// costs nothing and every range is one span in place.
 // Little-endian; untouched memory reads as zero; addresses outside SRAM are refused (callers
 // report hazard 4 first).
 #include <bit>

@@ -72,13 +72,12 @@ TEST(WholeModel, VitTinyAgreesWithItsFp32Reference) {
 
 // The golden file's agreement lines, read back: "cosine_vs_fp32 X" and "max_abs_error_vs_fp32 Y".
 workload::Agreement golden_agreement(const std::string& text) {
-  workload::Agreement a{};
-  const size_t cosine = text.find("cosine_vs_fp32 "), error = text.find("max_abs_error_vs_fp32 ");
-  EXPECT_NE(cosine, std::string::npos);
-  EXPECT_NE(error, std::string::npos);
-  if (cosine != std::string::npos) a.cosine = std::strtod(text.c_str() + cosine + 15, nullptr);
-  if (error != std::string::npos) a.max_abs_error = std::strtod(text.c_str() + error + 22, nullptr);
-  return a;
+  const auto value_of = [&text](const std::string& key) {
+    const size_t at = text.find(key + " ");
+    EXPECT_NE(at, std::string::npos) << key;
+    return at == std::string::npos ? 0.0 : std::strtod(text.c_str() + at + key.size() + 1, nullptr);
+  };
+  return {value_of("cosine_vs_fp32"), value_of("max_abs_error_vs_fp32")};
 }
 
 // golden/models/vit-tiny.txt: the small default model's whole run (output digest, cycles,
