@@ -65,7 +65,7 @@ void PhaseExecutor::schedule_rows() {
       h.row_offset = issue.byte_offset;
       h.instruction = issue.instruction == kNoInstruction
                           ? "(undecodable word)"
-                          : arch::describe(s.instructions[issue.instruction].instruction);
+                          : arch::describe(instruction_at(tile(i).row_words, s.instructions[issue.instruction]));
       h.detail = issue.detail;
       out_.hazards.push_back(std::move(h));
     }

@@ -39,8 +39,7 @@ void PhaseExecutor::check_controls() {
       a = b;
     }
     for (const auto& r : schedule(i).runs) {
-      const auto& in = schedule(i).instructions[r.instruction].instruction;
-      if (in.op != arch::Opcode::Send) continue;
+      if (schedule(i).instructions[r.instruction].op != arch::Opcode::Send) continue;
       auto from = std::lower_bound(controls.begin(), controls.end(), r.issue_event,
                                    [](const Control& c, int64_t e) { return c.event < e; });
       for (auto c_it = from; c_it != controls.end() && c_it->event <= r.first_event; ++c_it) {

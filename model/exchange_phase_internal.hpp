@@ -171,7 +171,7 @@ class PhaseExecutor {
     if (instruction != kNoInstruction && instruction < schedule(t).instructions.size()) {
       const auto& in = schedule(t).instructions[instruction];
       h.row_offset = in.byte_offset;
-      h.instruction = arch::describe(in.instruction);
+      h.instruction = arch::describe(instruction_at(tile(t).row_words, in));
     } else {
       h.instruction = "(none: CSR state before the row)";
     }

@@ -19,17 +19,18 @@ bool same_except_row(const PhaseTile& a, const PhaseTile& b) {
   return a.same_but_row(b) && a.row_words.size() == b.row_words.size();
 }
 
-// Word `index` starts a send or sendpicp of `schedule` whose only difference from the same
-// word in `earlier` is its address field.
-bool only_address_moved(const RowSchedule& schedule, std::span<const uint32_t> earlier, size_t index) {
+// Word `index` starts a send or sendpicp of `schedule` (the schedule of the row `words`)
+// whose only difference from the same word in `earlier` is its address field.
+bool only_address_moved(const RowSchedule& schedule, std::span<const uint32_t> words,
+                        std::span<const uint32_t> earlier, size_t index) {
   const auto& list = schedule.instructions;
   const auto it = std::lower_bound(list.begin(), list.end(), index * 4,
                                    [](const ScheduledInstruction& s, size_t at) { return s.byte_offset < at; });
   if (it == list.end() || it->byte_offset != index * 4) return false;
-  const arch::Instruction& now = it->instruction;
-  if (now.op != arch::Opcode::Send && now.op != arch::Opcode::SendPicP) return false;
-  arch::Instruction before;
+  if (it->op != arch::Opcode::Send && it->op != arch::Opcode::SendPicP) return false;
+  arch::Instruction now, before;
   try {
+    now = instruction_at(words, *it);
     before = arch::decode(earlier, index).instruction;
   } catch (const std::exception&) {
     return false;
@@ -65,7 +66,7 @@ std::optional<MovedSends> scheduled_sends(const PhaseTile& earlier, const PhaseT
   const size_t executed_words = schedule.row_bytes / 4;
   for (size_t k : changed) {
     if (k >= executed_words) break;  // past the return: never executed
-    if (!only_address_moved(schedule, earlier.row_words, k)) return std::nullopt;
+    if (!only_address_moved(schedule, now.row_words, earlier.row_words, k)) return std::nullopt;
     moved = true;
   }
   MovedSends sends;

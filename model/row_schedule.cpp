@@ -28,6 +28,10 @@ ControlKind xpic_kind(uint32_t selector) {
 
 }  // namespace
 
+arch::Instruction instruction_at(std::span<const uint32_t> words, const ScheduledInstruction& s) {
+  return arch::decode(words, s.byte_offset / 4).instruction;
+}
+
 RowSchedule schedule_row(std::span<const uint32_t> words) {
   RowSchedule out;
   out.instructions.reserve(words.size());  // at most one a word
@@ -58,7 +62,7 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
     }
     const arch::Instruction& in = decoded.instruction;
     const auto id = static_cast<uint32_t>(out.instructions.size());
-    out.instructions.push_back({in, static_cast<uint32_t>(index * 4), t});
+    out.instructions.push_back({in.op, static_cast<uint32_t>(index * 4), t});
     if (!arch::is_row_instruction(in.op)) {
       // Supervisor code has no event timing and may branch away: the row stops here.
       out.issues.push_back({t, out.instructions.back().byte_offset, id,

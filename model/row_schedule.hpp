@@ -43,11 +43,18 @@ struct SendRun {
   uint64_t bytes() const { return uint64_t(items) * item_bytes(); }
 };
 
+// An instruction of the row as scheduled: its opcode, where it is and when it issued. Its
+// other fields are decoded again from the row's words when a hazard names it
+// (instruction_at): a whole arch::Instruction is 92 bytes, and a phase's first execution
+// schedules up to a million instructions.
 struct ScheduledInstruction {
-  arch::Instruction instruction;
+  arch::Opcode op = arch::Opcode::Delay;
   uint32_t byte_offset = 0;  // from the row's first word
   int64_t issue_event = 0;
 };
+
+// The whole instruction `s` of the row whose words start at words[0], decoded again.
+arch::Instruction instruction_at(std::span<const uint32_t> words, const ScheduledInstruction& s);
 
 // An encoding problem (hazard 11) found while scheduling; the row stops at a decode error.
 struct RowIssue {

@@ -4,6 +4,8 @@
 // is an exchange row; calls to intrinsic symbols run the model's kernels. docs/timing.md,
 // "Supervisor code", lists what each instruction costs.
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "io/errors.hpp"
 #include "io/hex.hpp"
@@ -39,17 +41,40 @@ const void* site_kind(const arch::CodeSite& site) {
 }
 }  // namespace
 
+Tile::CodeWord Tile::code_word(const arch::Instruction& in) {
+  const auto narrow = [&](uint32_t field) {
+    if (field > UINT8_MAX) throw std::logic_error("decode gave a register, zone or CSR wider than 8 bits");
+    return static_cast<uint8_t>(field);
+  };
+  CodeWord w;
+  w.op = in.op;
+  w.reg = narrow(in.reg);
+  w.dest = narrow(in.dest);
+  w.source = narrow(in.source);
+  w.base = narrow(in.base);
+  w.index = narrow(in.index);
+  w.zone = narrow(in.zone);
+  w.csr = narrow(in.csr);
+  w.immediate = in.immediate;
+  w.offset = in.offset;
+  w.target = in.target;
+  return w;
+}
+
+std::string Tile::describe_word(uint32_t index) const {
+  return arch::describe(arch::decode(std::span<const uint32_t>(code_.words.data(), decoded_.size()), index).instruction);
+}
+
 // Decodes the instruction part of the code area once; data tables are never fetched.
 void Tile::decode_code() {
   const size_t words = code_.code_bytes / 4;
-  decoded_.assign(words, arch::Instruction{});
-  first_site_.assign(words, -1);
+  decoded_.assign(words, CodeWord{});
   intrinsic_at_.assign(words, -1);
   const std::span<const uint32_t> code(code_.words.data(), words);
   for (size_t i = 0; i < words;) {
     try {
       const arch::DecodedInstruction d = arch::decode(code, i);
-      decoded_[i] = d.instruction;
+      decoded_[i] = code_word(d.instruction);
       i += d.word_count;
     } catch (const arch::DecodeError& e) {
       throw InputError("tile " + std::to_string(logical()) + ": address " + hex(code_.base + 4 * uint32_t(i)) +
@@ -60,7 +85,7 @@ void Tile::decode_code() {
   for (size_t s = code_.sites.size(); s-- > 0;) {
     const arch::CodeSite& site = code_.sites[s];
     const uint32_t at = (site.address - code_.base) / 4;
-    if (at < words) first_site_[at] = static_cast<int32_t>(s);
+    if (at < words) decoded_[at].first_site = static_cast<int32_t>(s);
     site_targets_[s].kind = site_kind(site);
     if (site.role == SiteRole::RepeatBody) site_targets_[s].repeat_count = std::get<arch::RepeatStep>(site.step->kind).count;
   }
@@ -119,8 +144,9 @@ void Tile::run() {
       break;
     }
     const uint32_t index = offset / 4;
-    if (first_site_[index] >= 0 && enter_sites(index)) break;
-    if (!execute(decoded_[index], index)) break;
+    const CodeWord& word = decoded_[index];
+    if (word.first_site >= 0 && enter_sites(index)) break;
+    if (!execute(word, index)) break;
   }
   flush_issued();
   catch_up();
@@ -138,7 +164,7 @@ void Tile::run() {
 // Acts on every site at this word, in order. Returns true at the halt.
 bool Tile::enter_sites(uint32_t index) {
   const uint32_t address = code_.base + 4 * index;
-  for (size_t s = static_cast<size_t>(first_site_[index]); s < code_.sites.size() && code_.sites[s].address == address; ++s) {
+  for (size_t s = static_cast<size_t>(decoded_[index].first_site); s < code_.sites.size() && code_.sites[s].address == address; ++s) {
     const arch::CodeSite& site = code_.sites[s];
     const void* kind = site_targets_[s].kind;
     if (monitor_.stop_step && arch::opens_record(site.role) && stops_here(site)) return true;
@@ -232,7 +258,7 @@ void Tile::put_csr(uint32_t csr, uint32_t value) {
 // A host program's body, from its barrier's release to its closing `sync 7`, is the host
 // link's: its packets are in the phase's cycles (docs/timing.md, "Host phases"), so its words
 // take no slot and its sends move nothing here.
-bool Tile::execute_host_body(const arch::Instruction& in) {
+bool Tile::execute_host_body(const CodeWord& in, uint32_t index) {
   switch (in.op) {
     case Opcode::Send:
     case Opcode::SendOff:
@@ -250,15 +276,15 @@ bool Tile::execute_host_body(const arch::Instruction& in) {
       }
       break;
     default:
-      code_hazard(HazardClass::Encoding, arch::describe(in) + ": not an instruction of a host program (IPU21-DEVICE.md 14)");
+      code_hazard(HazardClass::Encoding, describe_word(index) + ": not an instruction of a host program (IPU21-DEVICE.md 14)");
       return false;
   }
   pc_ += 4;  // every word of a section 14 body is one instruction
   return true;
 }
 
-bool Tile::execute(const arch::Instruction& in, uint32_t index) {
-  if (host_body_) return execute_host_body(in);
+bool Tile::execute(const CodeWord& in, uint32_t index) {
+  if (host_body_) return execute_host_body(in, index);
   const uint32_t cpi = machine_.supervisor_cycles_per_instruction;
   issue(cpi);
   const uint32_t next = pc_ + 4;
@@ -332,7 +358,7 @@ bool Tile::execute(const arch::Instruction& in, uint32_t index) {
       }
       break;
     default:
-      code_hazard(HazardClass::Encoding, arch::describe(in) + ": not a supervisor instruction the model executes");
+      code_hazard(HazardClass::Encoding, describe_word(index) + ": not a supervisor instruction the model executes");
       return false;
   }
   pc_ = next;
@@ -341,7 +367,7 @@ bool Tile::execute(const arch::Instruction& in, uint32_t index) {
 
 // A step's barrier: the issued cycles first, then the arrival; an exchange's row events
 // follow at its row call (or at once for a tile without a row).
-void Tile::barrier_sync(const arch::Instruction& in, uint32_t index) {
+void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
   const arch::CodeSite& site = *barrier_;
   barrier_ = nullptr;
   flush_issued();

@@ -100,9 +100,25 @@ class Tile : public sc_core::sc_module {
   void run();
   void decode_code();
   bool enter_sites(uint32_t index);  // site markers at a code word; true at the halt
-  bool execute(const arch::Instruction& in, uint32_t index);  // false: stop
-  bool execute_host_body(const arch::Instruction& in);
-  void barrier_sync(const arch::Instruction& in, uint32_t index);
+  // A code word decoded as the interpreter reads it: the fields supervisor instructions have
+  // (decode gives registers, zone and CSR in 4 to 8 bits) and the word's first site, 24 bytes
+  // where arch::Instruction has 92. Each tile's code missed in cache whenever SystemC switched
+  // to its thread, and the decoded copies were about 100 MB of an exchange-only run's first
+  // touches of fresh pages.
+  struct CodeWord {
+    arch::Opcode op = arch::Opcode::Delay;
+    uint8_t reg = 0, dest = 0, source = 0, base = 0, index = 0, zone = 0, csr = 0;
+    int32_t immediate = 0;
+    uint32_t offset = 0;
+    uint32_t target = 0;
+    int32_t first_site = -1;  // index into code_.sites, or -1
+  };
+  static_assert(sizeof(CodeWord) == 24);
+  static CodeWord code_word(const arch::Instruction& in);
+  std::string describe_word(uint32_t index) const;  // the whole instruction, decoded again
+  bool execute(const CodeWord& in, uint32_t index);  // false: stop
+  bool execute_host_body(const CodeWord& in, uint32_t index);
+  void barrier_sync(const CodeWord& in, uint32_t index);
   void call_intrinsic(size_t symbol);  // an index into code_.symbols
   void launch_kernel(size_t symbol);
   void bulk_patch();
@@ -158,8 +174,7 @@ class Tile : public sc_core::sc_module {
 
   // Supervisor state.
   arch::TileCode code_;
-  std::vector<arch::Instruction> decoded_;  // per code word (a two-word instruction's second: unused)
-  std::vector<int32_t> first_site_;        // per code word: its first site, or -1
+  std::vector<CodeWord> decoded_;  // per code word (a two-word instruction's second: unused)
   // Per site, the step kind its role acts on (and a Repeat's count), resolved once when the code
   // is decoded: the package's steps are cold by the time a tile runs, and reading them at
   // every site was 4% of an exchange-only run's samples, on the main thread.

@@ -154,7 +154,8 @@ TEST(RowSchedule, SupervisorWordsInARowAreEncodingIssues) {
   EXPECT_EQ(s.issues[0].event, 5);
   EXPECT_EQ(s.issues[0].detail, "setzi is not an exchange row instruction");
   ASSERT_EQ(s.issues[0].instruction, 1u);
-  EXPECT_EQ(arch::describe(s.instructions[1].instruction), "setzi reg=$m8 immediate=0x70000");
+  EXPECT_EQ(s.instructions[1].op, Opcode::SetZi);
+  EXPECT_EQ(arch::describe(instruction_at(row, s.instructions[1])), "setzi reg=$m8 immediate=0x70000");
   EXPECT_FALSE(s.returned);
   EXPECT_EQ(s.horizon, 5);
 
