@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <bit>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -60,6 +61,16 @@ SramArena::~SramArena() {
 void Sram::populate(uint32_t address, uint32_t bytes) {
   const auto range = mutable_span(address, bytes);
   arch::populate_for_write(range.data(), range.size());
+}
+
+std::span<uint32_t> Sram::mutable_words(uint32_t address, uint32_t bytes) {
+  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
+  if (address % 4 != 0 || bytes % 4 != 0) {
+    throw std::invalid_argument("SRAM words at " + std::to_string(address) + ", " + std::to_string(bytes) +
+                                " bytes: not whole words");
+  }
+  // The storage is page-aligned (a mapping of its own or an arena slot), so the words are too.
+  return {reinterpret_cast<uint32_t*>(mutable_span(address, bytes).data()), bytes / 4};
 }
 
 void Sram::refuse(uint32_t address, const char* what) {

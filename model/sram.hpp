@@ -69,6 +69,14 @@ class Sram {
     check(address, bytes, "write");
     return {data_ + (address - base_), bytes};
   }
+  // [address, + bytes) as the words SRAM holds: little-endian, as the host's. The address and
+  // size must be multiples of 4 (std::invalid_argument otherwise). The loader makes a token
+  // segment's words there in place, without a buffer to fill and copy.
+  std::span<uint32_t> mutable_words(uint32_t address, uint32_t bytes);
+  void zero(uint32_t address, uint32_t bytes) {
+    const auto to = mutable_span(address, bytes);
+    if (bytes != 0) std::memset(to.data(), 0, bytes);
+  }
   uint32_t read_word(uint32_t address) const {
     uint32_t value;
     read(address, 4, reinterpret_cast<uint8_t*>(&value));

@@ -244,20 +244,13 @@ class SystemCBackend : public Backend {
           case arch::FillKind::Bytes:
             memory.write(seg.address, seg.size, seg.bytes.data());
             break;
-          case arch::FillKind::Zero: {
-            const std::vector<uint8_t> zeros(seg.size, 0);
-            memory.write(seg.address, seg.size, zeros.data());
+          case arch::FillKind::Zero: memory.zero(seg.address, seg.size); break;
+          case arch::FillKind::Tokens:
+            // Made in place: a buffer to fill and copy was two more passes over 640 MB of an
+            // exchange-only package's tokens.
+            arch::payload_tokens(seg.token_seed, program.tile, seg.address, 0,
+                                 memory.mutable_words(seg.address, seg.size));
             break;
-          }
-          case arch::FillKind::Tokens: {
-            // One write per segment: a write per word cost more than the tokens themselves.
-            static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
-            std::vector<uint32_t> tokens(seg.size / 4);
-            arch::payload_tokens(seg.token_seed, program.tile, seg.address, 0, tokens);
-            memory.write(seg.address, static_cast<uint32_t>(tokens.size() * 4),
-                         reinterpret_cast<const uint8_t*>(tokens.data()));
-            break;
-          }
         }
       }
       chip.tile(program.tile)->load_code();

@@ -114,6 +114,27 @@ TEST(Sram, PopulatingPagesChangesNoByte) {
   EXPECT_EQ(held, data);
 }
 
+// The loader makes tokens in SRAM's words in place and zeroes zero-fill segments there.
+TEST(Sram, WordsInPlaceAreTheLittleEndianWordsAtTheirAddresses) {
+  Sram m(c600());
+  const uint32_t base = c600().sram_base, end = c600().sram_end;
+  const auto words = m.mutable_words(base + 64, 12);
+  ASSERT_EQ(words.size(), 3u);
+  words[0] = 0x11223344u;
+  words[2] = 0xa5a5a5a5u;
+  EXPECT_EQ(m.read_word(base + 64), 0x11223344u);
+  EXPECT_EQ(bytes_of(m, base + 64, 4), (std::vector<uint8_t>{0x44, 0x33, 0x22, 0x11}));
+  EXPECT_EQ(m.read_word(base + 68), 0u);
+  EXPECT_EQ(m.read_word(base + 72), 0xa5a5a5a5u);
+  m.zero(base + 72, 4);
+  EXPECT_EQ(m.read_word(base + 72), 0u);
+  EXPECT_EQ(m.read_word(base + 64), 0x11223344u);
+  EXPECT_THROW(m.mutable_words(base + 2, 4), std::invalid_argument);
+  EXPECT_THROW(m.mutable_words(base, 6), std::invalid_argument);
+  EXPECT_THROW(m.mutable_words(end - 4, 8), std::out_of_range);
+  EXPECT_THROW(m.zero(end - 4, 8), std::out_of_range);
+}
+
 TEST(InputArray, AlignedInputsAreReadInPlaceAndOddOnesCopied) {
   Sram m(c600());
   const uint32_t base = c600().sram_base;
