@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 
 #include "io/hex.hpp"
+#include "io/mapped_file.hpp"
 #include "model/exchange_phase_internal.hpp"
 
 namespace lockstep::model {
@@ -201,13 +202,22 @@ bool PhaseExecutor::intersect(const SendRun& r, int64_t latency, const Window& w
   return true;
 }
 
-// Senders are worked out in parallel and their selections appended in sender order, as one
-// thread would.
+// Senders are worked out in parallel, counted first and then made in place in sender order,
+// as one thread would: a list per sender copied into one held a phase's selections twice,
+// 123 MB of fresh pages for the largest phase.
 void PhaseExecutor::select_ordinary() {
   const size_t n = tiles_.size();
-  std::vector<std::vector<Selection>> found(n);
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t s) { select_ordinary_from(s, found[s]); });
-  ordinary_of_sender_ = arch::flatten(found, selections_);
+  ordinary_of_sender_.assign(n + 1, 0);
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n),
+                    [&](uint32_t s) { ordinary_of_sender_[s + 1] = select_ordinary_from(s, nullptr); });
+  for (size_t s = 0; s < n; ++s) ordinary_of_sender_[s + 1] += ordinary_of_sender_[s];
+  const size_t total = ordinary_of_sender_[n];
+  selections_.reserve(total);
+  arch::populate_for_write(selections_.data(), total * sizeof(Selection));
+  selections_.resize(total);  // not written: UninitializedAllocator
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t s) {
+    select_ordinary_from(s, selections_.data() + ordinary_of_sender_[s]);
+  });
   first_paired_ = selections_.size();
 }
 
@@ -233,8 +243,9 @@ WritePiece PhaseExecutor::piece(const Selection& sel, uint32_t k, uint32_t recei
 
 // Sender s's windows moved into its frame (start and end minus the route latency) and
 // sorted, so each run meets only the windows it can intersect; candidates are then taken in
-// the windows' original order, so selections keep a fixed order.
-void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& into) const {
+// the windows' original order, so selections keep a fixed order. Returns how many there are,
+// and writes them at `into` unless it is null.
+uint32_t PhaseExecutor::select_ordinary_from(uint32_t s, Selection* into) const {
   struct Framed {
     int64_t start, end;
     uint32_t index;  // in ordinary_by_sender_.of(s)
@@ -242,7 +253,8 @@ void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& int
   std::vector<Framed> framed;
   std::vector<uint32_t> candidates;
   const auto windows = ordinary_by_sender_.of(s);
-  if (windows.empty()) return;
+  if (windows.empty()) return 0;
+  uint32_t found = 0;
   const uint32_t ps = tile(s).physical;
   int64_t longest = 0;
   for (uint32_t k = 0; k < windows.size(); ++k) {
@@ -279,10 +291,14 @@ void PhaseExecutor::select_ordinary_from(uint32_t s, std::vector<Selection>& int
       uint32_t k0, count;
       int64_t mux;
       if (!intersect(runs[r], topology_.time_to_mux(ps, pd), w, k0, count, mux)) continue;
-      into.push_back({w.receiver, s, r, k0, count, w.id, runs[r].message, false, mux,
-                      runs[r].byte_address() + uint64_t(k0) * 4});
+      if (into != nullptr) {
+        into[found] = {w.receiver, s, r, k0, count, w.id, runs[r].message, false, mux,
+                       runs[r].byte_address() + uint64_t(k0) * 4};
+      }
+      ++found;
     }
   }
+  return found;
 }
 
 // Paired 64-bit items (section 6 and the project decision in docs/timing.md): item k of a

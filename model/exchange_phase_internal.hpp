@@ -197,7 +197,7 @@ class PhaseExecutor {
   static bool intersect(const SendRun& r, int64_t latency, const Window& w, uint32_t& k0,
                         uint32_t& count, int64_t& mux);
   void select_ordinary();
-  void select_ordinary_from(uint32_t sender, std::vector<Selection>& into) const;
+  uint32_t select_ordinary_from(uint32_t sender, Selection* into) const;
   void select_paired();
   // One receiver's writes, the selection of each, and its hazards: receivers are worked out
   // in parallel and appended in receiver order, as one thread would.
