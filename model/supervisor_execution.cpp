@@ -42,7 +42,7 @@ const void* site_kind(const arch::CodeSite& site) {
 }  // namespace
 
 Tile::CodeWord Tile::code_word(const arch::Instruction& in) {
-  const auto narrow = [&](uint32_t field) {
+  const auto narrow = [](uint32_t field) {
     if (field > UINT8_MAX) throw std::logic_error("decode gave a register, zone or CSR wider than 8 bits");
     return static_cast<uint8_t>(field);
   };
@@ -62,7 +62,8 @@ Tile::CodeWord Tile::code_word(const arch::Instruction& in) {
 }
 
 std::string Tile::describe_word(uint32_t index) const {
-  return arch::describe(arch::decode(std::span<const uint32_t>(code_.words.data(), decoded_.size()), index).instruction);
+  const std::span<const uint32_t> code(code_.words.data(), decoded_.size());
+  return arch::describe(arch::decode(code, index).instruction);
 }
 
 // Decodes the instruction part of the code area once; data tables are never fetched.
@@ -164,7 +165,8 @@ void Tile::run() {
 // Acts on every site at this word, in order. Returns true at the halt.
 bool Tile::enter_sites(uint32_t index) {
   const uint32_t address = code_.base + 4 * index;
-  for (size_t s = static_cast<size_t>(decoded_[index].first_site); s < code_.sites.size() && code_.sites[s].address == address; ++s) {
+  const auto first = static_cast<size_t>(decoded_[index].first_site);
+  for (size_t s = first; s < code_.sites.size() && code_.sites[s].address == address; ++s) {
     const arch::CodeSite& site = code_.sites[s];
     const void* kind = site_targets_[s].kind;
     if (monitor_.stop_step && arch::opens_record(site.role) && stops_here(site)) return true;
@@ -276,7 +278,8 @@ bool Tile::execute_host_body(const CodeWord& in, uint32_t index) {
       }
       break;
     default:
-      code_hazard(HazardClass::Encoding, describe_word(index) + ": not an instruction of a host program (IPU21-DEVICE.md 14)");
+      code_hazard(HazardClass::Encoding,
+                  describe_word(index) + ": not an instruction of a host program (IPU21-DEVICE.md 14)");
       return false;
   }
   pc_ += 4;  // every word of a section 14 body is one instruction
