@@ -224,8 +224,7 @@ struct Reader {
   // 460 MB: 113,000 faults otherwise).
   std::vector<uint8_t> data(capnp::Data::Reader d) const {
     std::vector<uint8_t> out;
-    out.reserve(d.size());
-    populate_for_write(out.data(), d.size());
+    reserve_populated(out, d.size());
     out.assign(d.begin(), d.end());
     return out;
   }

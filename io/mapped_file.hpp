@@ -41,4 +41,13 @@ class MappedFile {
 // capacity): a range within one page, and a kernel without the call, are left alone.
 void populate_for_write(void* data, size_t bytes);
 
+// Reserves room for `count` elements in `v`, which holds none yet, and maps that room's pages
+// ahead of the write that fills it (then `resize` or `assign`). A plain vector's resize writes
+// zeros into the mapped pages; a vector with an uninitialising allocator leaves them to the fill.
+template <class Vector>
+void reserve_populated(Vector& v, size_t count) {
+  v.reserve(count);
+  populate_for_write(v.data(), count * sizeof(typename Vector::value_type));
+}
+
 }  // namespace lockstep::arch

@@ -61,10 +61,7 @@ template <class T, class Out>
 std::vector<uint32_t> flatten(const std::vector<std::vector<T>>& lists, Out& out) {
   std::vector<uint32_t> begin(lists.size() + 1, 0);
   for (size_t l = 0; l < lists.size(); ++l) begin[l + 1] = begin[l] + static_cast<uint32_t>(lists[l].size());
-  // Fresh pages mapped in one call before anything touches them: a plain vector's resize
-  // writes zeros, the exchange's uninitialised one leaves them to the copies below.
-  out.reserve(begin.back());
-  populate_for_write(out.data(), size_t{begin.back()} * sizeof(T));
+  reserve_populated(out, begin.back());
   out.resize(begin.back());
   tbb::parallel_for(size_t{0}, lists.size(),
                     [&](size_t l) { std::copy(lists[l].begin(), lists[l].end(), out.begin() + begin[l]); });

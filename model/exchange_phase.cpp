@@ -212,8 +212,7 @@ void PhaseExecutor::select_ordinary() {
                     [&](uint32_t s) { ordinary_of_sender_[s + 1] = select_ordinary_from(s, nullptr); });
   for (size_t s = 0; s < n; ++s) ordinary_of_sender_[s + 1] += ordinary_of_sender_[s];
   const size_t total = ordinary_of_sender_[n];
-  selections_.reserve(total);
-  arch::populate_for_write(selections_.data(), total * sizeof(Selection));
+  arch::reserve_populated(selections_, total);
   selections_.resize(total);  // not written: UninitializedAllocator
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t s) {
     select_ordinary_from(s, selections_.data() + ordinary_of_sender_[s]);

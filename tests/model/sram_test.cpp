@@ -112,6 +112,10 @@ TEST(Sram, PopulatingPagesChangesNoByte) {
   std::vector<uint8_t> held = data;
   arch::populate_for_write(held.data(), held.size());
   EXPECT_EQ(held, data);
+  std::vector<uint32_t> reserved;
+  arch::reserve_populated(reserved, 5000);
+  EXPECT_TRUE(reserved.empty());
+  EXPECT_GE(reserved.capacity(), 5000u);
 }
 
 // The loader makes tokens in SRAM's words in place and zeroes zero-fill segments there.
