@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "io/mapped_file.hpp"
+
 namespace lockstep::bench {
 
 inline double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -82,6 +84,21 @@ inline double first_touch_us_per_page() {
   if (mapped == MAP_FAILED) return -1;
   auto* bytes = static_cast<volatile char*>(mapped);
   const auto start = std::chrono::steady_clock::now();
+  for (size_t at = 0; at < kBytes; at += kPage) bytes[at] = 1;
+  const double seconds = seconds_since(start);
+  ::munmap(mapped, kBytes);
+  return seconds * 1e6 / double(kBytes / kPage);
+}
+
+// The same pages mapped ahead in one call (MADV_POPULATE_WRITE, as the simulator maps large
+// fresh writes) and then written: the cheapest way to a fresh page, per page.
+inline double populated_first_touch_us_per_page() {
+  constexpr size_t kBytes = 64u << 20, kPage = 4096;
+  void* mapped = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return -1;
+  auto* bytes = static_cast<volatile char*>(mapped);
+  const auto start = std::chrono::steady_clock::now();
+  arch::populate_for_write(mapped, kBytes);
   for (size_t at = 0; at < kBytes; at += kPage) bytes[at] = 1;
   const double seconds = seconds_since(start);
   ::munmap(mapped, kBytes);

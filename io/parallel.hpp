@@ -3,7 +3,8 @@
 // failures read as one thread's would: every index runs, then the exception of the lowest
 // failing index is rethrown, so which error a command reports never depends on thread timing.
 // group_by: items grouped by a key (a tile, say) so each group can go to its own task and
-// still see its items in the order one thread would.
+// still see its items in the order one thread would. UninitializedAllocator: a vector whose
+// resize writes nothing, so that the threads that fill it touch its fresh pages first.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -12,11 +13,42 @@
 #include <exception>
 #include <mutex>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "io/mapped_file.hpp"
 
 namespace lockstep::arch {
+
+// For a large list that parallel tasks fill whole right after `resize`: resize then neither
+// zeroes nor runs default member initialisers, so each page is first written by the task that
+// fills it, on its own core, instead of once more by the resizing thread (a page's first touch
+// costs 5-11 us on a paravirtualised guest; docs/performance.md, round thirteen). Only for
+// element types whose storage is the object (trivially copyable and destructible): every
+// element must be written before it is read.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  using value_type = T;
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  template <class U>
+  void construct(U*) noexcept {
+    static_assert(std::is_trivially_copyable_v<U> && std::is_trivially_destructible_v<U>,
+                  "UninitializedAllocator leaves elements unwritten: only for plain data");
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using UninitializedVector = std::vector<T, UninitializedAllocator<T>>;
 
 // Items 0..count-1 grouped by key(i) < groups, each group in item order (a counting sort):
 // of(g) lists group g's items. A large count is counted and placed in blocks in parallel

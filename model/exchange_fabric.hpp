@@ -44,11 +44,12 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     PhaseOutcome outcome;
     std::vector<uint32_t> receiver_begin;  // each receiver's first write, then the end
     bool direct = false;                   // copies SRAM to SRAM (see plan_copies)
-    std::vector<Copy> copies;              // by receiver; merged writes
-    std::vector<uint32_t> copy_begin;      // each receiver's first copy, then the end
-    std::vector<uint32_t> copy_writes;     // the writes in copy order (indices)
-    std::vector<uint32_t> copy_first;      // each copy's first place in copy_writes, then the end
-    std::vector<uint32_t> copy_of_write;   // by write: its copy
+    // Filled whole by parallel tasks after an unwritten resize (arch::UninitializedVector).
+    arch::UninitializedVector<Copy> copies;            // by receiver; merged writes
+    std::vector<uint32_t> copy_begin;                  // each receiver's first copy, then the end
+    arch::UninitializedVector<uint32_t> copy_writes;   // the writes in copy order (indices)
+    arch::UninitializedVector<uint32_t> copy_first;    // each copy's first place in copy_writes, then the end
+    arch::UninitializedVector<uint32_t> copy_of_write; // by write: its copy
     std::shared_ptr<const PhaseActivities> activities;  // only when the run is profiled
     // The writes (indices) that land in their receiver's supervisor code area, found once per
     // outcome: code areas do not change during a run, and a phase that repeats unchanged

@@ -383,10 +383,13 @@ void PhaseExecutor::assign_addresses() {
   std::vector<ReceiverWrites> found(n);
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n),
                     [&](uint32_t d) { assign_receiver(d, paired_of_receiver.of(d), found[d]); });
-  // Appended in receiver order, each receiver's block copied in parallel.
-  std::vector<size_t> at(n + 1, out_.writes.size());
+  // Laid end to end in receiver order, each receiver's block copied in parallel: the lists are
+  // resized unwritten, so each block's pages are first touched by the task that copies it.
+  std::vector<size_t> at(n + 1, 0);
   for (size_t d = 0; d < n; ++d) at[d + 1] = at[d] + found[d].writes.size();
+  arch::reserve_populated(out_.writes, at[n]);  // the phase's first writes
   out_.writes.resize(at[n]);
+  arch::reserve_populated(write_selection_, at[n]);
   write_selection_.resize(at[n]);
   tbb::parallel_for(size_t{0}, n, [&](size_t d) {
     std::copy(found[d].writes.begin(), found[d].writes.end(), out_.writes.begin() + at[d]);

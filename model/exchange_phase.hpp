@@ -84,7 +84,9 @@ struct PhaseOutcome {
   int64_t horizon = 0;                 // max over tiles
   std::vector<uint32_t> final_mux;     // per tile, to carry into the next phase
   std::vector<uint32_t> final_paired_mux;
-  std::vector<WriteRun> writes;        // apply in this order: (receiver, first_write_event, address)
+  // Apply in this order: (receiver, first_write_event, address). Made by parallel tasks into a
+  // resized list that they fill whole (arch::UninitializedVector).
+  arch::UninitializedVector<WriteRun> writes;
   std::vector<ModelHazard> hazards;    // sorted by (event, tile, kind)
   std::vector<TraceLine> trace;        // events of the traced tile, by event
   std::vector<std::optional<MovedSends>> moved;  // per tile, set by relocate_phase for moved tiles

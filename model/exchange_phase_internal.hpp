@@ -63,28 +63,7 @@ struct Selection {
   uint64_t source_address;  // of item first_item
 };
 
-// An allocator whose resize leaves new elements default-initialised (for Selection: not
-// written), so that threads fill them, each touching its own pages first.
-template <class T>
-struct UninitializedAllocator : std::allocator<T> {
-  using value_type = T;
-  UninitializedAllocator() = default;
-  template <class U>
-  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
-  template <class U>
-  struct rebind {
-    using other = UninitializedAllocator<U>;
-  };
-  template <class U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
+using arch::UninitializedVector;  // io/parallel.hpp
 using arch::group_by;  // selections, pieces and writes by tile (io/parallel.hpp)
 using arch::Groups;
 
@@ -129,14 +108,14 @@ class PhaseExecutor {
   std::set<std::pair<uint32_t, uint32_t>> format_checked_;  // (member, sender) pairs checked
   std::vector<Window> windows_;  // every window, by id
   Groups ordinary_by_sender_, paired_by_sender_;  // window ids per sender, in id order
-  std::vector<Selection, UninitializedAllocator<Selection>> selections_;  // ordinary ones in sender order, then paired ones
+  UninitializedVector<Selection> selections_;  // ordinary ones in sender order, then paired ones
   // Sender s's ordinary selections start at ordinary_of_sender_[s], its paired ones at
   // paired_of_sender_[s]; first_paired_ is the first paired selection.
   std::vector<uint32_t> ordinary_of_sender_, paired_of_sender_;
   size_t first_paired_ = 0;
   Groups selections_of_receiver_;
   std::vector<WritePiece> paired_pieces_;
-  std::vector<uint32_t> write_selection_;
+  UninitializedVector<uint32_t> write_selection_;  // by write: its selection
   Groups writes_of_;  // write indices per receiver
 
   const PhaseTile& tile(uint32_t i) const { return tiles_[i]; }
