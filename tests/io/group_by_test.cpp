@@ -1,7 +1,9 @@
 // arch::group_by against its definition: every group lists its items in item order, whatever
-// the blocks the items are counted and placed in. And arch::flatten.
+// the blocks the items are counted and placed in. And arch::flatten, into a plain vector and
+// into an UninitializedVector.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -48,6 +50,38 @@ TEST(Flatten, LaysTheListsEndToEndAndSaysWhereEachStarts) {
   std::vector<int> out{9};  // replaced, not appended to
   EXPECT_EQ(flatten(lists, out), (std::vector<uint32_t>{0, 2, 2, 3, 6}));
   EXPECT_EQ(out, (std::vector<int>{1, 2, 3, 4, 5, 6}));
+}
+
+// Plain data with default member initialisers, as model::WriteRun and the planned copies are.
+struct Piece {
+  uint32_t list = 7;
+  uint32_t index = 7;
+  bool operator==(const Piece&) const = default;
+};
+
+TEST(Flatten, FillsAnUninitializedVectorWholeFromManyListsInParallel) {
+  std::vector<std::vector<Piece>> lists(1472);
+  std::vector<Piece> want;
+  for (uint32_t l = 0; l < lists.size(); ++l) {
+    for (uint32_t i = 0; i < (l * 37) % 211; ++i) lists[l].push_back({l, i});
+    want.insert(want.end(), lists[l].begin(), lists[l].end());
+  }
+  UninitializedVector<Piece> out;
+  const std::vector<uint32_t> begin = flatten(lists, out);
+  ASSERT_EQ(begin.back(), want.size());
+  EXPECT_TRUE(std::equal(out.begin(), out.end(), want.begin(), want.end()));
+  EXPECT_EQ(out[begin[5]], (Piece{5, 0}));
+}
+
+TEST(UninitializedVector, ConstructsWhatItIsGivenAndCopiesLikeAVector) {
+  UninitializedVector<Piece> v;
+  v.resize(3, Piece{1, 2});  // a value given is constructed as in any vector
+  v.push_back({3, 4});
+  v.emplace_back();  // default construction with no arguments writes nothing: assign before reading
+  v.back() = {5, 6};
+  const UninitializedVector<Piece> copy = v;
+  EXPECT_EQ(std::vector<Piece>(copy.begin(), copy.end()),
+            (std::vector<Piece>{{1, 2}, {1, 2}, {1, 2}, {3, 4}, {5, 6}}));
 }
 
 }  // namespace
