@@ -220,7 +220,7 @@ void command_line_figures(const std::string& binary) {
                   double(logged_run.minor_faults) * touch_us / 1e3);
       // The floor of the run itself: its fresh pages at the cheapest first touch (mapped ahead,
       // then written), shared by both cores, against what the 35% goal leaves for everything.
-      const double populated_us = bench::populated_first_touch_us_per_page();
+      const double populated_us = bench::first_touch_us_per_page(bench::FirstTouch::MappedAheadThenWritten);
       std::printf("  the run itself touched %llu fresh pages: at the cheapest first touch (mapped ahead, then "
                   "written: %.2f us, measured now) on both cores, at least %.0f ms; 35%% of memcpy allows "
                   "%.0f ms for the whole run\n",

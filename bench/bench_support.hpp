@@ -75,30 +75,21 @@ inline double memcpy_gb_per_s(uint64_t bytes) {
   return double(n) * kRounds / seconds / 1e9;
 }
 
+// How a fresh page is first touched: written, or mapped ahead in one call first
+// (MADV_POPULATE_WRITE, as the simulator maps large fresh writes) and then written.
+enum class FirstTouch { Written, MappedAheadThenWritten };
+
 // Microseconds one core takes to touch a fresh 4 KiB page for the first time (64 MiB mapped and
 // written a byte a page): the fault, the zeroing and whatever the hypervisor adds. About 10 us
-// on the AMD EPYC virtual machine of docs/performance.md round eleven.
-inline double first_touch_us_per_page() {
+// written, 5.4 us mapped ahead, on the AMD EPYC virtual machine of docs/performance.md rounds
+// eleven and thirteen.
+inline double first_touch_us_per_page(FirstTouch how = FirstTouch::Written) {
   constexpr size_t kBytes = 64u << 20, kPage = 4096;
   void* mapped = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) return -1;
   auto* bytes = static_cast<volatile char*>(mapped);
   const auto start = std::chrono::steady_clock::now();
-  for (size_t at = 0; at < kBytes; at += kPage) bytes[at] = 1;
-  const double seconds = seconds_since(start);
-  ::munmap(mapped, kBytes);
-  return seconds * 1e6 / double(kBytes / kPage);
-}
-
-// The same pages mapped ahead in one call (MADV_POPULATE_WRITE, as the simulator maps large
-// fresh writes) and then written: the cheapest way to a fresh page, per page.
-inline double populated_first_touch_us_per_page() {
-  constexpr size_t kBytes = 64u << 20, kPage = 4096;
-  void* mapped = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapped == MAP_FAILED) return -1;
-  auto* bytes = static_cast<volatile char*>(mapped);
-  const auto start = std::chrono::steady_clock::now();
-  arch::populate_for_write(mapped, kBytes);
+  if (how == FirstTouch::MappedAheadThenWritten) arch::populate_for_write(mapped, kBytes);
   for (size_t at = 0; at < kBytes; at += kPage) bytes[at] = 1;
   const double seconds = seconds_since(start);
   ::munmap(mapped, kBytes);
