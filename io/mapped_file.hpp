@@ -42,12 +42,19 @@ class MappedFile {
 void populate_for_write(void* data, size_t bytes);
 
 // Reserves room for `count` elements in `v`, which holds none yet, and maps that room's pages
-// ahead of the write that fills it (then `resize` or `assign`). A plain vector's resize writes
-// zeros into the mapped pages; a vector with an uninitialising allocator leaves them to the fill.
+// ahead of the write that fills it (then `assign`, say). A plain vector's resize writes zeros
+// into the mapped pages; a vector with an uninitialising allocator leaves them to the fill.
 template <class Vector>
 void reserve_populated(Vector& v, size_t count) {
   v.reserve(count);
   populate_for_write(v.data(), count * sizeof(typename Vector::value_type));
+}
+// The same, then resized to `count`: for a list the caller's tasks fill whole next (with
+// arch::UninitializedVector the resize writes nothing, so those tasks touch the pages first).
+template <class Vector>
+void resize_populated(Vector& v, size_t count) {
+  reserve_populated(v, count);
+  v.resize(count);
 }
 
 }  // namespace lockstep::arch

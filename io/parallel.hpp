@@ -93,8 +93,7 @@ template <class T, class Out>
 std::vector<uint32_t> flatten(const std::vector<std::vector<T>>& lists, Out& out) {
   std::vector<uint32_t> begin(lists.size() + 1, 0);
   for (size_t l = 0; l < lists.size(); ++l) begin[l + 1] = begin[l] + static_cast<uint32_t>(lists[l].size());
-  reserve_populated(out, begin.back());
-  out.resize(begin.back());
+  resize_populated(out, begin.back());
   tbb::parallel_for(size_t{0}, lists.size(),
                     [&](size_t l) { std::copy(lists[l].begin(), lists[l].end(), out.begin() + begin[l]); });
   return begin;

@@ -166,8 +166,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   const size_t groups = e.receiver_begin.size() - 1;
   std::vector<std::vector<Copy>> found(groups);
   std::vector<std::vector<uint32_t>> firsts(groups);
-  arch::reserve_populated(e.copy_writes, writes.size());
-  e.copy_writes.resize(writes.size());  // each receiver's task writes its block
+  arch::resize_populated(e.copy_writes, writes.size());  // each receiver's task writes its block
   tbb::parallel_for(size_t{0}, groups, [&](size_t g) {
     const uint32_t begin = e.receiver_begin[g], end = e.receiver_begin[g + 1];
     const auto group = std::span(e.copy_writes).subspan(begin, end - begin);
@@ -196,8 +195,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   e.copy_begin = arch::flatten(found, e.copies);
   arch::flatten(firsts, e.copy_first);
   e.copy_first.push_back(static_cast<uint32_t>(writes.size()));
-  arch::reserve_populated(e.copy_of_write, writes.size());
-  e.copy_of_write.resize(writes.size());  // every write is in one copy, which writes it
+  arch::resize_populated(e.copy_of_write, writes.size());  // every write is in one copy, which writes it
   tbb::parallel_for(size_t{0}, e.copies.size(), [&](size_t c) {
     for (uint32_t j = e.copy_first[c]; j < e.copy_first[c + 1]; ++j) {
       e.copy_of_write[e.copy_writes[j]] = static_cast<uint32_t>(c);

@@ -212,8 +212,7 @@ void PhaseExecutor::select_ordinary() {
                     [&](uint32_t s) { ordinary_of_sender_[s + 1] = select_ordinary_from(s, nullptr); });
   for (size_t s = 0; s < n; ++s) ordinary_of_sender_[s + 1] += ordinary_of_sender_[s];
   const size_t total = ordinary_of_sender_[n];
-  arch::reserve_populated(selections_, total);
-  selections_.resize(total);  // not written: UninitializedAllocator
+  arch::resize_populated(selections_, total);  // not written: UninitializedAllocator
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t s) {
     select_ordinary_from(s, selections_.data() + ordinary_of_sender_[s]);
   });
@@ -387,10 +386,8 @@ void PhaseExecutor::assign_addresses() {
   // resized unwritten, so each block's pages are first touched by the task that copies it.
   std::vector<size_t> at(n + 1, 0);
   for (size_t d = 0; d < n; ++d) at[d + 1] = at[d] + found[d].writes.size();
-  arch::reserve_populated(out_.writes, at[n]);  // the phase's first writes
-  out_.writes.resize(at[n]);
-  arch::reserve_populated(write_selection_, at[n]);
-  write_selection_.resize(at[n]);
+  arch::resize_populated(out_.writes, at[n]);  // the phase's first writes
+  arch::resize_populated(write_selection_, at[n]);
   tbb::parallel_for(size_t{0}, n, [&](size_t d) {
     std::copy(found[d].writes.begin(), found[d].writes.end(), out_.writes.begin() + at[d]);
     std::copy(found[d].selections.begin(), found[d].selections.end(), write_selection_.begin() + at[d]);

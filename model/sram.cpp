@@ -2,7 +2,6 @@
 
 #include <sys/mman.h>
 
-#include <bit>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -64,7 +63,6 @@ void Sram::populate(uint32_t address, uint32_t bytes) {
 }
 
 std::span<uint32_t> Sram::mutable_words(uint32_t address, uint32_t bytes) {
-  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
   if (address % 4 != 0 || bytes % 4 != 0) {
     throw std::invalid_argument("SRAM words at " + std::to_string(address) + ", " + std::to_string(bytes) +
                                 " bytes: not whole words");

@@ -474,8 +474,7 @@ DeviceWeights zero_device_weights(const Workload& w) {
   const uint32_t H = w.hidden, M = w.mlp;
   const auto gemm = [](uint32_t in, uint32_t out) {
     DeviceGemm g{in, out, {}, std::vector<uint16_t>(out), 0};
-    arch::reserve_populated(g.weight, size_t{in} * out);
-    g.weight.resize(size_t{in} * out);
+    arch::resize_populated(g.weight, size_t{in} * out);
     return g;
   };
   DeviceWeights d;

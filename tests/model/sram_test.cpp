@@ -116,6 +116,9 @@ TEST(Sram, PopulatingPagesChangesNoByte) {
   arch::reserve_populated(reserved, 5000);
   EXPECT_TRUE(reserved.empty());
   EXPECT_GE(reserved.capacity(), 5000u);
+  std::vector<uint32_t> sized;
+  arch::resize_populated(sized, 5000);
+  EXPECT_EQ(sized, std::vector<uint32_t>(5000, 0u));  // a plain vector's resize still zeroes
 }
 
 // The loader makes tokens in SRAM's words in place and zeroes zero-fill segments there.
