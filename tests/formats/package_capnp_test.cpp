@@ -62,6 +62,38 @@ TEST(PackageCapnp, RandomCorruptionNeverCrashes) {
   EXPECT_EQ(read + rejected, 2000u);
 }
 
+// Segments' bytes are copied on every core once the whole package is read: each lands in its
+// own tile's segment, in order, whatever its size (none, odd, many pages).
+TEST(PackageCapnp, EverySegmentGetsItsOwnBytesBackFromManyTiles) {
+  Package package = read_package(testing::source_path("tests/data/packages/repeat_patch.yaml"));
+  const TileProgram first = package.tiles.front();
+  package.tiles.clear();
+  std::mt19937 rng(7);
+  for (uint32_t t = 0; t < 64; ++t) {
+    TileProgram tile = first;
+    tile.tile = t;
+    tile.segments.clear();
+    for (const uint32_t size : {0u, 3u + t, 4096u * (t % 5) + 17u}) {
+      Segment segment;
+      segment.address = 0x50000 + 0x10000 * static_cast<uint32_t>(tile.segments.size());
+      segment.size = size;
+      segment.fill = FillKind::Bytes;
+      for (uint32_t k = 0; k < size; ++k) segment.bytes.push_back(static_cast<uint8_t>(rng()));
+      tile.segments.push_back(segment);
+    }
+    Segment zero;
+    zero.address = 0x90000;
+    zero.size = 64;
+    zero.fill = FillKind::Zero;
+    tile.segments.insert(tile.segments.begin() + 1, zero);
+    package.tiles.push_back(tile);
+  }
+  const std::string bytes = package_to_capnp_bytes(package);
+  const Package read = read_package_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "f");
+  ASSERT_EQ(read.tiles.size(), package.tiles.size());
+  for (size_t t = 0; t < package.tiles.size(); ++t) EXPECT_EQ(read.tiles[t].segments, package.tiles[t].segments) << t;
+}
+
 TEST(PackageCapnp, GarbageAndEmptyFilesAreBadInput) {
   const std::string dir = testing::temp_dir("package-capnp-garbage");
   testing::write_file(dir + "/empty", "");
