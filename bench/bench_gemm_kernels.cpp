@@ -9,12 +9,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "arch/machine.hpp"
+#include "bench/bench_support.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
 #include "model/sram.hpp"
@@ -65,10 +65,7 @@ int main() {
   using namespace lockstep;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   openblas_set_num_threads(1);
-  // OpenBLAS picks its kernels for the CPU as it starts, or takes OPENBLAS_CORETYPE's.
-  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
-  std::printf("OpenBLAS on one thread, its %s kernels (OPENBLAS_CORETYPE %s)\n", openblas_get_corename(),
-              coretype ? coretype : "unset");
+  std::printf("OpenBLAS on one thread, its %s\n", bench::openblas_kernels().c_str());
   const arch::MachineDescription machine = arch::load_machine("ipu21-c600");
   std::mt19937 rng(5);
   std::normal_distribution<double> normal(0, 1);

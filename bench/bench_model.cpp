@@ -210,10 +210,9 @@ int main(int argc, char** argv) {
               "simulation / FP32 = %.1fx\n",
               reference_seconds, gflop, gflop / reference_seconds, run_seconds / reference_seconds);
   const double limit = sgemm_gflops();
-  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
-  std::printf("limit: OpenBLAS SGEMM 2048^3 on this machine (its %s kernels; OPENBLAS_CORETYPE %s) %.0f GFLOP/s, so "
-              "%.1f s for the reference's products\n",
-              openblas_get_corename(), coretype ? coretype : "unset", limit, gflop / limit);
+  std::printf("limit: OpenBLAS SGEMM 2048^3 on this machine (its %s) %.0f GFLOP/s, so %.1f s for the reference's "
+              "products\n",
+              lockstep::bench::openblas_kernels().c_str(), limit, gflop / limit);
   if (const char* binary = std::getenv("LOCKSTEP_BINARY"); binary != nullptr && w.name == "siglip-so400m") {
     command_line_figures(binary, file);
   }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <cblas.h>
+
 #include "io/mapped_file.hpp"
 
 namespace lockstep::bench {
@@ -73,6 +75,14 @@ inline double memcpy_gb_per_s(uint64_t bytes) {
   volatile char sink = to[n - 1];
   (void)sink;
   return double(n) * kRounds / seconds / 1e9;
+}
+
+// The kernels OpenBLAS runs (it picks them for the CPU as it starts, unless OPENBLAS_CORETYPE
+// names them), for the line that prints the BLAS limit: "Haswell kernels; OPENBLAS_CORETYPE
+// Haswell", say.
+inline std::string openblas_kernels() {
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  return std::string(openblas_get_corename()) + " kernels; OPENBLAS_CORETYPE " + (coretype ? coretype : "unset");
 }
 
 // How a fresh page is first touched: written, or mapped ahead in one call first

@@ -356,11 +356,10 @@ struct Reader {
   }
 
   // A Bytes segment found while reading, filled after: out.tiles[tile].segments[segment] gets
-  // `size` bytes from `from` (in the message, which outlives the read).
+  // `bytes` (in the message, which outlives the read).
   struct PendingBytes {
     size_t tile, segment;
-    const uint8_t* from;
-    size_t size;
+    capnp::Data::Reader bytes;
   };
 
   Package package(s::Package::Reader in) const {
@@ -391,8 +390,7 @@ struct Reader {
         switch (fill.which()) {
           case s::Segment::Fill::BYTES: {
             s.fill = FillKind::Bytes;
-            const capnp::Data::Reader bytes = fill.getBytes();
-            pending.push_back({out.tiles.size(), tile.segments.size(), bytes.begin(), bytes.size()});
+            pending.push_back({out.tiles.size(), tile.segments.size(), fill.getBytes()});
             break;
           }
           case s::Segment::Fill::ZERO:
@@ -449,13 +447,11 @@ struct Reader {
 
   // The segments' bytes (a model's are 460 MB), copied on every core once the whole package
   // has been read and checked: each copy's destination is fresh memory, whose first touches
-  // cost more than the copy; mapped in one call each (113,000 faults otherwise).
-  static void fill_segments(Package& out, const std::vector<PendingBytes>& pending) {
+  // (113,000 of them) cost more than the copy.
+  void fill_segments(Package& out, const std::vector<PendingBytes>& pending) const {
     parallel_for_each(size_t{0}, pending.size(), [&](size_t i) {
       const PendingBytes& p = pending[i];
-      std::vector<uint8_t>& bytes = out.tiles[p.tile].segments[p.segment].bytes;
-      reserve_populated(bytes, p.size);
-      bytes.assign(p.from, p.from + p.size);
+      out.tiles[p.tile].segments[p.segment].bytes = data(p.bytes);
     });
   }
 };

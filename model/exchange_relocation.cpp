@@ -165,7 +165,7 @@ void move_source(const arch::MachineDescription& machine, const std::vector<Send
 // The writes' indices grouped by sender, each sender's by first run, so that a relocation
 // touches only the moved runs' writes (a few in a hundred: a Repeat patch list moves one
 // message of a row, not the row).
-arch::Groups writes_by_sender(const arch::UninitializedVector<WriteRun>& writes, size_t tiles) {
+arch::Groups writes_by_sender(std::span<const WriteRun> writes, size_t tiles) {
   arch::Groups groups = arch::group_by(writes.size(), tiles, [&](size_t k) { return writes[k].sender; });
   tbb::parallel_for(size_t{0}, tiles, [&](size_t i) {
     const auto sender = groups.of(i);
