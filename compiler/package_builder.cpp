@@ -425,7 +425,7 @@ arch::Segment pointer_segment(const TileState& state, uint32_t pointers) {
       const std::vector<uint8_t> value = little_endian(checksum.slot_address, 4);
       const uint32_t at = *checksum.pointer_address - pointers;
       if (segment.bytes.size() < at + 4) segment.bytes.resize(at + 4, 0);
-      std::copy(value.begin(), value.end(), segment.bytes.begin() + at);
+      std::copy(value.begin(), value.end(), &segment.bytes[at]);
     }
   }
   return segment;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arch/machine.hpp"
+#include "formats/segment_bytes.hpp"
 
 namespace lockstep::arch {
 
@@ -25,7 +26,7 @@ struct Segment {
   uint32_t address = 0;  // byte address, 4-aligned
   uint32_t size = 0;     // bytes, multiple of 4
   FillKind fill = FillKind::Zero;
-  std::vector<uint8_t> bytes;
+  SegmentBytes bytes;
   uint64_t token_seed = 0;
   bool operator==(const Segment&) const = default;
 };

@@ -5,6 +5,8 @@
 #include <kj/io.h>
 
 #include <cstring>
+#include <memory>
+#include <span>
 #include <stdexcept>
 
 #include "io/errors.hpp"
@@ -135,7 +137,7 @@ void write_host_session(s::HostSession::Builder out, const HostSession& host) {
   for (unsigned i = 0; i < host.calls.size(); ++i) write_host_call(calls[i], host.calls[i]);
 }
 
-kj::ArrayPtr<const kj::byte> data_of(const std::vector<uint8_t>& bytes) {
+kj::ArrayPtr<const kj::byte> data_of(std::span<const uint8_t> bytes) {
   return kj::arrayPtr(bytes.data(), bytes.size());
 }
 
@@ -207,6 +209,7 @@ constexpr int kMaxRepeatDepth = 32;
 
 struct Reader {
   const std::string& name;
+  std::shared_ptr<const void> keeper;  // non-null: Bytes segments view the message
 
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
     throw InputError(name + ": " + where + ": " + what);
@@ -445,10 +448,18 @@ struct Reader {
     return out;
   }
 
-  // The segments' bytes (a model's are 460 MB), copied on every core once the whole package
-  // has been read and checked: each copy's destination is fresh memory, whose first touches
-  // (113,000 of them) cost more than the copy.
+  // The segments' bytes (a model's are 460 MB), once the whole package has been read and
+  // checked: views of the message when it is kept alive; otherwise copies, made on every
+  // core, as each copy's destination is fresh memory whose first touches (113,000 of them)
+  // cost more than the copy.
   void fill_segments(Package& out, const std::vector<PendingBytes>& pending) const {
+    if (keeper != nullptr) {
+      for (const PendingBytes& p : pending) {
+        out.tiles[p.tile].segments[p.segment].bytes =
+            SegmentBytes::view(keeper, std::span<const uint8_t>(p.bytes.begin(), p.bytes.size()));
+      }
+      return;
+    }
     parallel_for_each(size_t{0}, pending.size(), [&](size_t i) {
       const PendingBytes& p = pending[i];
       out.tiles[p.tile].segments[p.segment].bytes = data(p.bytes);
@@ -468,7 +479,8 @@ std::string package_to_capnp_bytes(const Package& package) {
   return out;
 }
 
-Package parse_package_capnp(const uint8_t* data, size_t size, const std::string& name) {
+Package parse_package_capnp(const uint8_t* data, size_t size, const std::string& name,
+                            std::shared_ptr<const void> keeper) {
   if (size < kPackageMagicBytes || std::memcmp(data, kPackageMagic, kPackageMagicBytes) != 0) {
     throw InputError(name + ": not a Cap'n Proto package (missing the LKSPKG01 magic)");
   }
@@ -488,7 +500,9 @@ Package parse_package_capnp(const uint8_t* data, size_t size, const std::string&
                        std::to_string(words.end() - reader.getEnd()) +
                        " words after the message");
     }
-    return Reader{name}.package(reader.getRoot<s::Package>());
+    // Views only of the caller's own bytes: an unaligned message was read from `copy`.
+    if (copy.size() != 0) keeper = nullptr;
+    return Reader{name, std::move(keeper)}.package(reader.getRoot<s::Package>());
   } catch (const kj::Exception& e) {
     std::string what(e.getDescription().cStr());
     for (char& c : what) {

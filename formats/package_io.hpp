@@ -3,6 +3,7 @@
 // reading from memory (the fuzzer, tests) and producing the on-disk bytes without a file.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "formats/package.hpp"
@@ -15,14 +16,18 @@ inline constexpr size_t kPackageMagicBytes = 8;
 
 // Parses a package held in memory, picking the form from the content like read_package.
 // `name` stands for the file in error messages. Never crashes on any input: a package or
-// an InputError.
-Package read_package_from_bytes(const uint8_t* data, size_t size, const std::string& name);
+// an InputError. With a `keeper` that keeps `data` alive, the Bytes segments of a Cap'n
+// Proto package are views into `data` that hold the keeper; without, they are copies.
+Package read_package_from_bytes(const uint8_t* data, size_t size, const std::string& name,
+                                std::shared_ptr<const void> keeper = nullptr);
 
 // The Cap'n Proto form: magic + flat message. Deterministic: the same package always gives
 // the same bytes.
 std::string package_to_capnp_bytes(const Package& package);
-// `data` must start with the magic. Accepts unaligned input (copies it then).
-Package parse_package_capnp(const uint8_t* data, size_t size, const std::string& name);
+// `data` must start with the magic. Accepts unaligned input (copies it then, and its
+// segments are then copies too).
+Package parse_package_capnp(const uint8_t* data, size_t size, const std::string& name,
+                            std::shared_ptr<const void> keeper = nullptr);
 
 // Names used by both forms and by error messages.
 const char* fill_kind_name(FillKind kind);

@@ -1,5 +1,7 @@
 // Reading a package file: the form is picked from the content, never from the file name.
 #include <cstring>
+#include <memory>
+#include <utility>
 
 #include "io/errors.hpp"
 #include "io/mapped_file.hpp"
@@ -8,13 +10,14 @@
 
 namespace lockstep::arch {
 
-Package read_package_from_bytes(const uint8_t* data, size_t size, const std::string& name) {
+Package read_package_from_bytes(const uint8_t* data, size_t size, const std::string& name,
+                                std::shared_ptr<const void> keeper) {
   if (size >= 6 && std::memcmp(data, kPackageMagic, 6) == 0) {
     if (size < kPackageMagicBytes || std::memcmp(data, kPackageMagic, kPackageMagicBytes) != 0) {
       throw InputError(name + ": unsupported package container (expected magic " +
                        std::string(kPackageMagic) + ")");
     }
-    return parse_package_capnp(data, size, name);
+    return parse_package_capnp(data, size, name, std::move(keeper));
   }
   if (size > 0 && std::memchr(data, '\0', size) != nullptr) {
     throw InputError(name + ": neither a Cap'n Proto package (no " + std::string(kPackageMagic) +
@@ -25,8 +28,10 @@ Package read_package_from_bytes(const uint8_t* data, size_t size, const std::str
 }
 
 Package read_package(const std::string& path) {
-  const MappedFile file(path);
-  return read_package_from_bytes(file.data(), file.size(), path);
+  // The mapping lives as long as a segment that views it: the loader then copies a model's
+  // weights once, from the file's pages into SRAM.
+  const auto file = std::make_shared<const MappedFile>(path);
+  return read_package_from_bytes(file->data(), file->size(), path, file);
 }
 
 const uint8_t* initial_bytes(const Package& package, uint32_t tile, uint32_t address, uint32_t size) {

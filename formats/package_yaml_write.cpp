@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <span>
 #include <sstream>
 
 #include "io/atomic_file.hpp"
@@ -26,7 +27,7 @@ std::string word(uint32_t value) {
 
 std::string quoted(const std::string& text) { return yaml_quoted(text); }
 
-std::string hex_bytes(const std::vector<uint8_t>& bytes) {
+std::string hex_bytes(std::span<const uint8_t> bytes) {
   std::string out = "\"";
   char buf[4];
   for (uint8_t b : bytes) {
@@ -52,7 +53,7 @@ std::string word_list(const std::vector<uint32_t>& words, size_t indent) {
   return out;
 }
 
-std::vector<uint32_t> bytes_to_words(const std::vector<uint8_t>& bytes) {
+std::vector<uint32_t> bytes_to_words(std::span<const uint8_t> bytes) {
   std::vector<uint32_t> words(bytes.size() / 4);
   for (size_t i = 0; i < words.size(); ++i) {
     words[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 |

@@ -18,7 +18,7 @@ void write_weight_blocks(arch::Package& program, const std::vector<WeightBlock>&
     segment->bytes.assign(segment->size, 0);
     const uint32_t stride = block.stride == 0 ? block.bytes() : block.stride;
     for (uint32_t layer = 0; layer < block.copies; ++layer) {
-      writer(block, layer, segment->bytes.data() + uint64_t{layer} * stride);
+      writer(block, layer, segment->bytes.mutable_data() + uint64_t{layer} * stride);
     }
   }
 }

@@ -52,7 +52,7 @@ AppSegment data_segment(const Segment& seg, uint32_t logical, const TableRegion&
   // Rows are executed: a segment over the row table is code, as the stack marks rows R|X.
   const bool rows = table.size > 0 && seg.address < table.address + table.size && table.address < seg.address + seg.size;
   if (rows) out.flags = kSegmentRead | kSegmentExecute;
-  if (seg.fill == FillKind::Bytes) out.data = seg.bytes;
+  if (seg.fill == FillKind::Bytes) out.data = seg.bytes.vector();
   if (seg.fill == FillKind::Tokens) {
     std::vector<uint32_t> words(seg.size / 4);
     for (uint32_t i = 0; i < words.size(); ++i) words[i] = payload_token(seg.token_seed, logical, seg.address + 4 * i);

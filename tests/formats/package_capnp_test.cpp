@@ -1,6 +1,8 @@
 // Truncated, corrupt and foreign Cap'n Proto files give one line of bad input, never a crash.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <optional>
 #include <random>
 
 #include "io/errors.hpp"
@@ -62,7 +64,7 @@ TEST(PackageCapnp, RandomCorruptionNeverCrashes) {
   EXPECT_EQ(read + rejected, 2000u);
 }
 
-// Segments' bytes are copied on every core once the whole package is read: each lands in its
+// Segments' bytes from memory are copied on every core once the whole package is read: each lands in its
 // own tile's segment, in order, whatever its size (none, odd, many pages).
 TEST(PackageCapnp, EverySegmentGetsItsOwnBytesBackFromManyTiles) {
   Package package = read_package(testing::source_path("tests/data/packages/repeat_patch.yaml"));
@@ -92,6 +94,46 @@ TEST(PackageCapnp, EverySegmentGetsItsOwnBytesBackFromManyTiles) {
   const Package read = read_package_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "f");
   ASSERT_EQ(read.tiles.size(), package.tiles.size());
   for (size_t t = 0; t < package.tiles.size(); ++t) EXPECT_EQ(read.tiles[t].segments, package.tiles[t].segments) << t;
+}
+
+// A package read from a file views the file's pages for its Bytes segments, and keeps the
+// mapping alive as long as any segment does: past the package, and past the file's name.
+// A change to a view copies it first, and leaves every other view as it was.
+TEST(PackageCapnp, SegmentsReadFromAFileViewItAndOutliveItsName) {
+  Package package = read_package(testing::source_path("tests/data/packages/repeat_patch.yaml"));
+  Segment written;
+  written.address = 0x50000;
+  written.size = 8192;
+  written.fill = FillKind::Bytes;
+  std::mt19937 rng(11);
+  for (uint32_t k = 0; k < written.size; ++k) written.bytes.push_back(static_cast<uint8_t>(rng()));
+  package.tiles.front().segments.push_back(written);
+  const std::string dir = testing::temp_dir("package-capnp-views");
+  write_package(package, dir + "/p.lkspkg");
+
+  std::optional<Segment> kept;
+  {
+    const Package read = read_package(dir + "/p.lkspkg");
+    kept = read.tiles.front().segments.back();
+  }
+  std::filesystem::remove(dir + "/p.lkspkg");
+  ASSERT_TRUE(kept->bytes.is_view());
+  EXPECT_EQ(*kept, written);
+
+  Segment changed = *kept;
+  changed.bytes[5] ^= 0xff;
+  EXPECT_FALSE(changed.bytes.is_view());
+  EXPECT_TRUE(kept->bytes.is_view());
+  EXPECT_EQ(*kept, written);
+  EXPECT_NE(changed, written);
+  changed.bytes[5] ^= 0xff;
+  EXPECT_EQ(changed, written);
+
+  // Bytes in memory, whose lifetime the reader cannot know, are copied.
+  const std::string bytes = package_to_capnp_bytes(package);
+  const Package copied = read_package_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "f");
+  EXPECT_FALSE(copied.tiles.front().segments.back().bytes.is_view());
+  EXPECT_EQ(copied.tiles.front().segments.back(), written);
 }
 
 TEST(PackageCapnp, GarbageAndEmptyFilesAreBadInput) {
