@@ -13,7 +13,9 @@
 // output byte a cycle, which is 3.5 to 4 times as much; docs/kernels-gemm.md gives the reason.
 // Details: docs/kernels-gemm.md.
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "arch/kernel_costs.hpp"
@@ -50,6 +52,51 @@ std::string check(const arch::KernelStep& step) {
   return "";  // out (rows x columns x 2) and bias (columns x 2) are smaller than one part
 }
 
+// Part p's element i as a float (FP16 parts widen exactly: the sums are those of the FP32 form).
+template <typename T>
+void widen(const T* from, float* to, size_t n, kernels::amp::Isa isa) {
+  if constexpr (std::is_same_v<T, float>) {
+    std::copy_n(from, n, to);
+  } else {
+    kernels::amp::to_float(from, to, n, isa);
+  }
+}
+
+// The parts are read in place (part 0 from its own operand when there is one) and widened a
+// block of elements at a time into this thread's scratch, where they stay in cache for the
+// sums: widening them all first wrote and read again four bytes an element of every part,
+// in fresh memory each call.
+template <typename T>
+void reduce_parts(const std::vector<uint32_t>& operands, uint32_t parts, size_t elements, uint32_t columns,
+                  Sram& memory, std::vector<uint16_t>& out, kernels::amp::Isa isa) {
+  const bool first_apart = operands.size() == 4;
+  std::optional<kernels::InputArray<T>> first;
+  if (first_apart) first.emplace(memory, operands[3], elements, "reduce_sum first part");
+  const kernels::InputArray<T> rest(memory, operands[1], uint64_t{parts - (first_apart ? 1 : 0)} * elements,
+                                    "reduce_sum parts");
+  const kernels::InputArray<uint16_t> bias16(memory, operands[2], columns, "reduce_sum bias");
+  std::vector<float> bias_row(columns);
+  kernels::amp::to_float(bias16.data(), bias_row.data(), columns, isa);
+  const auto part = [&](uint32_t p) {
+    return first_apart ? (p == 0 ? first->data() : rest.data() + (p - 1) * elements) : rest.data() + p * elements;
+  };
+  // About 256 KiB of floats a block, in whole vectors of 64 elements.
+  const size_t block = std::max<size_t>(64, (size_t{65536} / parts) / 64 * 64);
+  thread_local std::vector<float> widened, bias;
+  widened.resize(parts * std::min(block, elements));
+  bias.resize(std::min(block, elements));
+  for (size_t i0 = 0; i0 < elements; i0 += block) {
+    const size_t n = std::min(block, elements - i0);
+    for (uint32_t p = 0; p < parts; ++p) widen(part(p) + i0, widened.data() + p * n, n, isa);
+    for (size_t j = 0; j < n;) {  // the bias of each element, a row's columns at a time
+      const size_t c = (i0 + j) % columns, take = std::min<size_t>(columns - c, n - j);
+      std::copy_n(bias_row.data() + c, take, bias.data() + j);
+      j += take;
+    }
+    kernels::amp::reduce(widened.data(), parts, n, bias.data(), out.data() + i0, isa);
+  }
+}
+
 void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto parts = static_cast<uint32_t>(scalars[0]);
   const auto rows = static_cast<uint32_t>(scalars[1]);
@@ -57,29 +104,12 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const size_t elements = size_t{rows} * columns;
   kernels::require_span(memory, operands[0], elements * 2, "reduce_sum out");
   const kernels::amp::Isa isa = kernels::amp::best_isa();
-  // Part 0 from the fourth operand when there is one, the rest from `parts`, all as FP32 in
-  // summation order.
-  std::vector<float> in(uint64_t{parts} * elements);
-  const bool first_apart = operands.size() == 4;
-  const auto read_parts = [&](uint32_t address, uint64_t count, float* to, const char* what) {
-    if (scalars[3] == 32) {
-      const std::vector<float> wide = kernels::read_fp32(memory, address, count * elements, what);
-      std::copy(wide.begin(), wide.end(), to);
-    } else {
-      // FP16 parts widen exactly; the sums are then those of the FP32 form.
-      const kernels::InputArray<uint16_t> half(memory, address, count * elements, what);
-      kernels::amp::to_float(half.data(), to, half.size(), isa);
-    }
-  };
-  if (first_apart) read_parts(operands[3], 1, in.data(), "reduce_sum first part");
-  read_parts(operands[1], parts - (first_apart ? 1 : 0), in.data() + (first_apart ? elements : 0), "reduce_sum parts");
-  const kernels::InputArray<uint16_t> bias16(memory, operands[2], columns, "reduce_sum bias");
-
-  std::vector<float> bias(elements);  // per element, in row-major order
-  kernels::amp::to_float(bias16.data(), bias.data(), columns, isa);
-  for (uint32_t r = 1; r < rows; ++r) std::copy_n(bias.begin(), columns, bias.begin() + size_t{r} * columns);
   std::vector<uint16_t> out(elements);
-  kernels::amp::reduce(in.data(), parts, elements, bias.data(), out.data(), isa);
+  if (scalars[3] == 32) {
+    reduce_parts<float>(operands, parts, elements, columns, memory, out, isa);
+  } else {
+    reduce_parts<uint16_t>(operands, parts, elements, columns, memory, out, isa);
+  }
   kernels::write_array(memory, operands[0], out, "reduce_sum out");
 }
 

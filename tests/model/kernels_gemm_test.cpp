@@ -646,6 +646,43 @@ TEST(ReduceSum, FirstPartApartGivesTheBitsOfThePartsInOrder) {
   EXPECT_EQ(check("reduce_sum", 5, {1, 1, 1, 16}), "kernel reduce_sum takes 3 operand(s), got 5");
 }
 
+// Many parts are summed a block of elements at a time (about 64 Ki floats of parts a block):
+// blocks that end inside a row, with part 0 apart or not, FP16 and FP32 parts, give the bits of
+// the sums taken element by element.
+TEST(ReduceSum, ManyPartsOverSeveralBlocksGiveTheReferenceBits) {
+  std::mt19937 rng(41);
+  constexpr uint32_t kSum = kBase, kBias = 0x50000, kParts = 0x54000;
+  for (const Shape& shape : std::vector<Shape>{{20, 64, 55}, {9, 130, 61}}) {  // rows, parts, columns
+    const uint32_t count = shape.k, rows = shape.rows, columns = shape.n;
+    const size_t part = size_t{rows} * columns;
+    const auto codes = random_fp16(rng, count * part);
+    std::vector<float> wide;
+    for (uint16_t h : codes) wide.push_back(static_cast<float>(value16(h)));
+    const auto bias = random_fp16(rng, columns);
+    const auto expected = reference_reduce(wide, bias, count, rows, columns);
+    for (const int64_t bits : {16, 32}) {
+      for (const bool apart : {false, true}) {
+        Sram m(machine());
+        const size_t skip = apart ? part : 0;
+        const auto kFirst = static_cast<uint32_t>(kParts + (count * part * bits / 8 + 63) / 64 * 64);
+        if (bits == 16) {
+          put(m, kFirst, std::vector<uint16_t>(codes.begin(), codes.begin() + part));
+          put(m, kParts, std::vector<uint16_t>(codes.begin() + skip, codes.end()));
+        } else {
+          put(m, kFirst, std::vector<float>(wide.begin(), wide.begin() + part));
+          put(m, kParts, std::vector<float>(wide.begin() + skip, wide.end()));
+        }
+        put(m, kBias, bias);
+        std::vector<uint32_t> operands{kSum, kParts, kBias};
+        if (apart) operands.push_back(kFirst);
+        kernel("reduce_sum").execute(operands, {count, rows, columns, bits}, m);
+        EXPECT_EQ(get<uint16_t>(m, kSum, part), expected)
+            << count << " parts " << rows << "x" << columns << " bits " << bits << (apart ? " apart" : "");
+      }
+    }
+  }
+}
+
 TEST(ReduceSum, PortableAndAvx2AgreeWithTheReference) {
   std::mt19937 rng(29);
   for (const Shape& shape : std::vector<Shape>{{1, 1, 1}, {3, 46, 36}, {5, 2, 13}}) {
