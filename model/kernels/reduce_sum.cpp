@@ -52,7 +52,7 @@ std::string check(const arch::KernelStep& step) {
   return "";  // out (rows x columns x 2) and bias (columns x 2) are smaller than one part
 }
 
-// Part p's element i as a float (FP16 parts widen exactly: the sums are those of the FP32 form).
+// n values of a part as floats (FP16 widens exactly: the sums are those of the FP32 form).
 template <typename T>
 void widen(const T* from, float* to, size_t n, kernels::amp::Isa isa) {
   if constexpr (std::is_same_v<T, float>) {

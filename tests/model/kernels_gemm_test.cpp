@@ -609,6 +609,18 @@ TEST(ReduceSum, Fp16PartsEqualFp32PartsOfTheSameValues) {
   }
 }
 
+// Part 0 at `first` and the values from `skip` on at `parts`: FP16 codes, or their FP32 values.
+void put_parts(Sram& m, uint32_t first, uint32_t parts, const std::vector<uint16_t>& codes,
+               const std::vector<float>& wide, size_t part, size_t skip, int64_t bits) {
+  if (bits == 16) {
+    put(m, first, std::vector<uint16_t>(codes.begin(), codes.begin() + part));
+    put(m, parts, std::vector<uint16_t>(codes.begin() + skip, codes.end()));
+  } else {
+    put(m, first, std::vector<float>(wide.begin(), wide.begin() + part));
+    put(m, parts, std::vector<float>(wide.begin() + skip, wide.end()));
+  }
+}
+
 // With a fourth operand, part 0 is read from there (K 7's first partial) and `parts` holds the
 // others: the bits of the three-operand form over the same parts in the same order, FP16 and
 // FP32 parts; the second operand then spans one part less.
@@ -624,13 +636,7 @@ TEST(ReduceSum, FirstPartApartGivesTheBitsOfThePartsInOrder) {
       Sram m(machine());
       std::vector<float> wide;
       for (uint16_t h : codes) wide.push_back(static_cast<float>(value16(h)));
-      if (bits == 16) {
-        put(m, kFirst, std::vector<uint16_t>(codes.begin(), codes.begin() + part));
-        put(m, kIn, std::vector<uint16_t>(codes.begin() + part, codes.end()));
-      } else {
-        put(m, kFirst, std::vector<float>(wide.begin(), wide.begin() + part));
-        put(m, kIn, std::vector<float>(wide.begin() + part, wide.end()));
-      }
+      put_parts(m, kFirst, kIn, codes, wide, part, part, bits);
       put(m, kWeights, bias);
       const std::vector<int64_t> scalars{count, rows, columns, bits};
       EXPECT_EQ(check("reduce_sum", 4, scalars), "");
@@ -665,13 +671,7 @@ TEST(ReduceSum, ManyPartsOverSeveralBlocksGiveTheReferenceBits) {
         Sram m(machine());
         const size_t skip = apart ? part : 0;
         const auto kFirst = static_cast<uint32_t>(kParts + (count * part * bits / 8 + 63) / 64 * 64);
-        if (bits == 16) {
-          put(m, kFirst, std::vector<uint16_t>(codes.begin(), codes.begin() + part));
-          put(m, kParts, std::vector<uint16_t>(codes.begin() + skip, codes.end()));
-        } else {
-          put(m, kFirst, std::vector<float>(wide.begin(), wide.begin() + part));
-          put(m, kParts, std::vector<float>(wide.begin() + skip, wide.end()));
-        }
+        put_parts(m, kFirst, kParts, codes, wide, part, skip, bits);
         put(m, kBias, bias);
         std::vector<uint32_t> operands{kSum, kParts, kBias};
         if (apart) operands.push_back(kFirst);
