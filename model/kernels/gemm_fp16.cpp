@@ -8,6 +8,7 @@
 // Cycles [S]: IPU21-KERNELS.md 11.2 in one call of K block ceil16(inner) by C block
 // ceil16(columns) (arch/amp_cost.hpp).
 // Details: docs/kernels-gemm.md.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -64,17 +65,19 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const kernels::InputArray<uint16_t> a(memory, operands[1], uint64_t{rows} * inner, "gemm_fp16 a");
   const kernels::InputArray<uint16_t> b(memory, operands[2], uint64_t{inner} * columns, "gemm_fp16 b");
 
+  const std::array<kernels::SramRange, 2> inputs{
+      {{operands[1], uint64_t{rows} * inner * 2}, {operands[2], uint64_t{inner} * columns * 2}}};
   if (fp32_out) {
-    std::vector<float> out(outputs);
+    kernels::OutputArray<float> out(memory, operands[0], outputs, inputs, "gemm_fp16 out");
     kernels::amp::gemm_fp16(a.data(), b.data(), rows, inner, columns, transposed,
                             kernels::amp::Fp32Rows{out.data(), columns});
-    kernels::write_array(memory, operands[0], out, "gemm_fp16 out");
+    out.commit();
   } else {
-    std::vector<uint16_t> out(outputs);
+    kernels::OutputArray<uint16_t> out(memory, operands[0], outputs, inputs, "gemm_fp16 out");
     const kernels::amp::Isa isa = kernels::amp::best_isa();
     kernels::amp::gemm_fp16(a.data(), b.data(), rows, inner, columns, transposed,
                             kernels::amp::Fp16Rows{out.data(), columns, isa}, isa);
-    kernels::write_array(memory, operands[0], out, "gemm_fp16 out");
+    out.commit();
   }
 }
 

@@ -73,17 +73,19 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   std::array<float, 256> decode{};
   for (size_t c = 0; c < decode.size(); ++c) decode[c] = arch::fp16_to_float(fp16[c]);
 
+  const std::array<kernels::SramRange, 2> inputs{
+      {{operands[1], uint64_t{rows} * k * 2}, {operands[2], uint64_t{k} * n}}};
   if (fp32_out) {
-    std::vector<float> out(size_t{rows} * n);
+    kernels::OutputArray<float> out(memory, operands[0], uint64_t{rows} * n, inputs, "gemm_fp8 out");
     kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,
                             kernels::amp::Fp32Rows{out.data(), n});
-    kernels::write_array(memory, operands[0], out, "gemm_fp8 out");
+    out.commit();
   } else {
-    std::vector<uint16_t> out(size_t{rows} * n);
+    kernels::OutputArray<uint16_t> out(memory, operands[0], uint64_t{rows} * n, inputs, "gemm_fp8 out");
     const kernels::amp::Isa isa = kernels::amp::best_isa();
     kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,
                             kernels::amp::Fp16Rows{out.data(), n, isa}, isa);
-    kernels::write_array(memory, operands[0], out, "gemm_fp8 out");
+    out.commit();
   }
 }
 

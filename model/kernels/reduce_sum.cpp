@@ -13,6 +13,7 @@
 // output byte a cycle, which is 3.5 to 4 times as much; docs/kernels-gemm.md gives the reason.
 // Details: docs/kernels-gemm.md.
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -68,7 +69,7 @@ void widen(const T* from, float* to, size_t n, kernels::amp::Isa isa) {
 // in fresh memory each call.
 template <typename T>
 void reduce_parts(const std::vector<uint32_t>& operands, uint32_t parts, size_t elements, uint32_t columns,
-                  Sram& memory, std::vector<uint16_t>& out, kernels::amp::Isa isa) {
+                  Sram& memory, uint16_t* out, kernels::amp::Isa isa) {
   const bool first_apart = operands.size() == 4;
   std::optional<kernels::InputArray<T>> first;
   if (first_apart) first.emplace(memory, operands[3], elements, "reduce_sum first part");
@@ -93,7 +94,7 @@ void reduce_parts(const std::vector<uint32_t>& operands, uint32_t parts, size_t 
       std::copy_n(bias_row.data() + c, take, bias.data() + j);
       j += take;
     }
-    kernels::amp::reduce(widened.data(), parts, n, bias.data(), out.data() + i0, isa);
+    kernels::amp::reduce(widened.data(), parts, n, bias.data(), out + i0, isa);
   }
 }
 
@@ -104,13 +105,18 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const size_t elements = size_t{rows} * columns;
   kernels::require_span(memory, operands[0], elements * 2, "reduce_sum out");
   const kernels::amp::Isa isa = kernels::amp::best_isa();
-  std::vector<uint16_t> out(elements);
+  const bool first_apart = operands.size() == 4;
+  const uint64_t part_bytes = elements * static_cast<uint64_t>(scalars[3] / 8);
+  std::array<kernels::SramRange, 3> inputs{{{operands[1], (parts - (first_apart ? 1 : 0)) * part_bytes},
+                                            {operands[2], uint64_t{columns} * 2},
+                                            {first_apart ? operands[3] : operands[1], first_apart ? part_bytes : 0}}};
+  kernels::OutputArray<uint16_t> out(memory, operands[0], elements, inputs, "reduce_sum out");
   if (scalars[3] == 32) {
-    reduce_parts<float>(operands, parts, elements, columns, memory, out, isa);
+    reduce_parts<float>(operands, parts, elements, columns, memory, out.data(), isa);
   } else {
-    reduce_parts<uint16_t>(operands, parts, elements, columns, memory, out, isa);
+    reduce_parts<uint16_t>(operands, parts, elements, columns, memory, out.data(), isa);
   }
-  kernels::write_array(memory, operands[0], out, "reduce_sum out");
+  out.commit();
 }
 
 uint64_t count(int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); }

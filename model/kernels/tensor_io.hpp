@@ -1,7 +1,8 @@
 #pragma once
 // Reading and writing a kernel's tensors in tile SRAM: little-endian FP16 (raw bits), FP32
-// and bytes, whole spans at once, or an input read in place (InputArray). Each throws
-// std::out_of_range (hazard 4) before touching memory when the span leaves SRAM.
+// and bytes, whole spans at once, an input read in place (InputArray) or an output computed in
+// place (OutputArray). Each throws std::out_of_range (hazard 4) before touching memory when the
+// span leaves SRAM.
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -38,8 +39,9 @@ void write_array(Sram& memory, uint32_t address, const std::vector<T>& values, c
 
 // A kernel input read in place in SRAM (a copy only when the address is not aligned for T).
 // Kernels read all their inputs before they write: every kernel here computes into its own
-// output buffer and writes it last, so an output that overlaps an input sees the same values
-// a copied input would.
+// output buffer and writes it last (or, through OutputArray, in place only when the output
+// overlaps no input), so an output that overlaps an input sees the same values a copied input
+// would.
 template <typename T>
 class InputArray {
  public:
@@ -65,6 +67,48 @@ class InputArray {
  private:
   std::vector<T> copy_;
   std::span<const T> view_;
+};
+
+// A kernel output computed in place in SRAM when it overlaps none of the kernel's inputs
+// (given as [address, + bytes) ranges) and is aligned for T; otherwise computed into a buffer
+// that commit() writes once every input has been read. SRAM ends with the same bytes either
+// way; the in-place form saves a buffer and a copy of every output.
+struct SramRange {
+  uint64_t address, bytes;
+};
+template <typename T>
+class OutputArray {
+ public:
+  OutputArray(Sram& memory, uint32_t address, uint64_t count, std::span<const SramRange> inputs, const char* what)
+      : memory_(memory), address_(address) {
+    require_span(memory, address, count * sizeof(T), what);
+    const uint64_t end = address + count * sizeof(T);
+    bool apart = true;
+    for (const SramRange& in : inputs) apart = apart && (in.address >= end || in.address + in.bytes <= address);
+    const std::span<uint8_t> bytes = memory.mutable_span(address, static_cast<uint32_t>(count * sizeof(T)));
+    if (apart && reinterpret_cast<uintptr_t>(bytes.data()) % alignof(T) == 0) {
+      data_ = reinterpret_cast<T*>(bytes.data());
+    } else {
+      buffer_.resize(count);
+      data_ = buffer_.data();
+    }
+  }
+  OutputArray(const OutputArray&) = delete;
+  OutputArray& operator=(const OutputArray&) = delete;
+  T* data() { return data_; }
+  // Writes the buffer, when there is one, into SRAM.
+  void commit() {
+    if (!buffer_.empty()) {
+      memory_.write(address_, static_cast<uint32_t>(buffer_.size() * sizeof(T)),
+                    reinterpret_cast<const uint8_t*>(buffer_.data()));
+    }
+  }
+
+ private:
+  Sram& memory_;
+  uint32_t address_;
+  std::vector<T> buffer_;
+  T* data_ = nullptr;
 };
 
 inline std::vector<uint16_t> read_fp16(const Sram& m, uint32_t a, uint64_t n, const char* what) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
@@ -174,6 +175,72 @@ TEST(InputArray, AKernelWrittenOverItsInputGivesTheSameBits) {
   };
   EXPECT_EQ(run(0x1000), run(0x8000));
 }
+
+TEST(OutputArray, AnOutputApartFromItsInputsIsWrittenInPlaceOtherwiseAtCommit) {
+  Sram m(c600());
+  const uint32_t base = c600().sram_base;
+  const std::array<kernels::SramRange, 2> inputs{{{base + 0x100, 64}, {base + 0x400, 32}}};
+  kernels::OutputArray<uint32_t> apart(m, base + 0x140, 4, inputs, "apart");  // starts where input 0 ends
+  EXPECT_EQ(apart.data(), reinterpret_cast<uint32_t*>(m.mutable_span(base + 0x140, 16).data()));
+  apart.data()[1] = 0xdeadbeefu;
+  EXPECT_EQ(m.read_word(base + 0x144), 0xdeadbeefu);  // already in SRAM
+  apart.commit();
+  EXPECT_EQ(m.read_word(base + 0x144), 0xdeadbeefu);
+
+  kernels::OutputArray<uint32_t> over(m, base + 0x3fc, 4, inputs, "over");  // its last words on input 1
+  EXPECT_NE(over.data(), reinterpret_cast<uint32_t*>(m.mutable_span(base + 0x3fc, 16).data()));
+  over.data()[0] = 0x01020304u;
+  EXPECT_EQ(m.read_word(base + 0x3fc), 0u);  // not before commit
+  over.commit();
+  EXPECT_EQ(m.read_word(base + 0x3fc), 0x01020304u);
+
+  kernels::OutputArray<uint32_t> odd(m, base + 0x802, 2, inputs, "odd");  // apart, but not aligned
+  EXPECT_NE(reinterpret_cast<uint8_t*>(odd.data()), m.mutable_span(base + 0x802, 8).data());
+  EXPECT_THROW(kernels::OutputArray<uint32_t>(m, c600().sram_end - 4, 2, inputs, "past the end"), std::out_of_range);
+}
+
+// The GEMMs and reduce_sum compute in place when their output is apart from their inputs, and
+// into a buffer otherwise: written over either input, each must give the bits it gives apart.
+struct OverInput {
+  const char* kernel;
+  std::vector<int64_t> scalars;
+  uint32_t output_bytes;
+};
+class KernelWrittenOverItsInput : public ::testing::TestWithParam<OverInput> {};
+
+TEST_P(KernelWrittenOverItsInput, GivesTheBitsItGivesApart) {
+  const KernelDefinition* kernel = find_kernel(GetParam().kernel);
+  ASSERT_NE(kernel, nullptr);
+  const uint32_t base = c600().sram_base, in = base + 0x1000, second = base + 0x6000, third = base + 0xa000;
+  std::mt19937 rng(5);
+  std::vector<uint16_t> values(0x3000);  // FP16 around 0.1..1 (F143 bytes where read as bytes)
+  for (auto& v : values) v = static_cast<uint16_t>(0x3000 + rng() % 0x1000);
+  const auto run = [&](uint32_t out) {
+    Sram m(c600());
+    for (const uint32_t at : {in, second, third}) {
+      m.write(at, 0x4000, reinterpret_cast<const uint8_t*>(values.data()));
+    }
+    kernel->execute({out, in, second}, GetParam().scalars, m);
+    return bytes_of(m, out, GetParam().output_bytes);
+  };
+  const auto apart = run(base + 0x20000);
+  EXPECT_EQ(run(in), apart);
+  EXPECT_EQ(run(second), apart);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, KernelWrittenOverItsInput,
+    // 40 rows: more than one register block and chunk of widened rows.
+    ::testing::Values(OverInput{"gemm_fp16", {40, 24, 16, 0, 16}, 40 * 24 * 2},  // rows, columns, inner, b^T, out bits
+                      OverInput{"gemm_fp16", {40, 24, 16, 0, 32}, 40 * 24 * 4},
+                      OverInput{"gemm_fp8", {40, 16, 24, -4, 16}, 40 * 24 * 2},  // rows, k, n, scale, out bits
+                      OverInput{"gemm_fp8", {40, 16, 24, -4, 32}, 40 * 24 * 4},
+                      OverInput{"reduce_sum", {3, 4, 40, 32}, 4 * 40 * 2},  // parts, rows, columns, part bits
+                      OverInput{"reduce_sum", {3, 4, 40, 16}, 4 * 40 * 2}),
+    [](const auto& info) {
+      return std::string(info.param.kernel) + "_out" + std::to_string(info.param.scalars.back()) + "_" +
+             std::to_string(info.index);
+    });
 
 }  // namespace
 }  // namespace lockstep::model
