@@ -240,18 +240,20 @@ void command_line_figures(const std::string& binary) {
       measured_command(with_proof).seconds < 0 || measured_command(without_proof).seconds < 0) {
     std::printf("command line: lowering or compiling configs/workloads/siglip-so400m.yaml failed\n");
   } else {
-    const bench::CommandFigure run_bare = measured_command({binary, "run", bare});
+    // Medians of several runs: this machine's speed moves by a fifth within minutes.
+    const bench::MedianFigure run_bare = bench::median_of({binary, "run", bare}, 3);
     bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, --no-proof)",
-                              run_bare.seconds, 5.0);
-    std::printf("  peak RSS %.2f GB\n", run_bare.peak_rss_gb);
-    const bench::CommandFigure run = measured_command({binary, "run", proof});
-    bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, proof)",
-                              run.seconds, 10.0);
-    std::printf("  peak RSS %.2f GB\n", run.peak_rss_gb);
+                              run_bare, 5.0);
+    std::printf("  peak RSS %.2f GB\n", run_bare.median.peak_rss_gb);
+    const bench::MedianFigure run = bench::median_of({binary, "run", proof}, 3);
+    bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, proof)", run,
+                              10.0);
+    std::printf("  peak RSS %.2f GB\n", run.median.peak_rss_gb);
     const std::vector<std::string> plain = {binary, "replay", capture, "--phase", "10", "--config", "B1024", "--all"};
-    const bench::CommandFigure replay = measured_command(plain);
+    const bench::MedianFigure replay_runs = bench::median_of(plain, 5);
     bench::print_against_goal("lockstep replay --phase 10 --config B1024 --all (27 iterations, every word)",
-                              replay.seconds, 0.6);
+                              replay_runs, 0.6);
+    const bench::CommandFigure replay = replay_runs.median;
     const arch::Capture lowered = arch::read_capture(capture, 10);
     const auto& phase = lowered.phases.front();
     const double words = double(replay::count_destination_words(phase)) * phase.iterations;

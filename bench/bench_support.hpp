@@ -7,9 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -115,6 +115,41 @@ inline CommandFigure best_of(const std::vector<std::string>& argv, int runs) {
     if (best.seconds < 0 || f.seconds < best.seconds) best = f;
   }
   return best;
+}
+
+// The median wall time of `runs` runs (what a user meets most; one lucky or slow minute does
+// not move it), with the fastest and slowest beside it and the largest peak RSS.
+struct MedianFigure {
+  CommandFigure median;  // seconds -1: a run failed
+  double fastest = -1, slowest = -1;
+  int runs = 0;
+};
+inline MedianFigure median_of(const std::vector<std::string>& argv, int runs) {
+  std::vector<double> seconds;
+  MedianFigure figure;
+  for (int i = 0; i < runs; ++i) {
+    const CommandFigure f = measured_command(argv);
+    if (f.seconds < 0) return figure;
+    seconds.push_back(f.seconds);
+    figure.median.peak_rss_gb = std::max(figure.median.peak_rss_gb, f.peak_rss_gb);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  figure.median.seconds = seconds[seconds.size() / 2];
+  figure.fastest = seconds.front();
+  figure.slowest = seconds.back();
+  figure.runs = runs;
+  return figure;
+}
+
+// "what: 0.55 s, the median of 5 runs (0.51-0.62 s) (goal 0.6 s: 0.92x of it, met)".
+inline void print_against_goal(const char* what, const MedianFigure& figure, double goal) {
+  if (figure.median.seconds < 0) {
+    std::printf("%s: failed\n", what);
+    return;
+  }
+  const double seconds = figure.median.seconds;
+  std::printf("%s: %.2f s, the median of %d runs (%.2f-%.2f s) (goal %.3g s: %.2fx of it, %s)\n", what, seconds,
+              figure.runs, figure.fastest, figure.slowest, goal, seconds / goal, seconds <= goal ? "met" : "missed");
 }
 
 // "what: 2.48 s (goal 0.6 s: 4.13x of it, missed)"; smaller is better.
