@@ -69,13 +69,15 @@ class InputArray {
   std::span<const T> view_;
 };
 
-// A kernel output computed in place in SRAM when it overlaps none of the kernel's inputs
-// (given as [address, + bytes) ranges) and is aligned for T; otherwise computed into a buffer
-// that commit() writes once every input has been read. SRAM ends with the same bytes either
-// way; the in-place form saves a buffer and a copy of every output.
+// [address, + bytes) of a kernel's operand in SRAM.
 struct SramRange {
   uint64_t address, bytes;
 };
+
+// A kernel output computed in place in SRAM when it overlaps none of the kernel's inputs and is
+// aligned for T; otherwise computed into a buffer that commit() writes once every input has been
+// read. SRAM ends with the same bytes either way; the in-place form saves a buffer and a copy of
+// every output. The kernel must write every element.
 template <typename T>
 class OutputArray {
  public:
