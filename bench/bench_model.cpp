@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
   for (uint16_t v : options.patches) patches.push_back(arch::fp16_to_float(v));
   start = std::chrono::steady_clock::now();
   // As `run --reference` runs it: each layer's weights dequantised just before the layer (all
-  // of them at once first was 1.4 GB of fresh FP32 and 3 s more here).
+  // of them at once first was 1.4 GB of fresh FP32 and 3.5 s more here).
   const std::vector<float> reference = workload::reference_forward(w, device, patches);
   const double reference_seconds = seconds_since(start);
   const auto& bytes = result.outputs.at("output");

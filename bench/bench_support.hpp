@@ -106,15 +106,22 @@ inline double first_touch_us_per_page(FirstTouch how = FirstTouch::Written) {
   return seconds * 1e6 / double(kBytes / kPage);
 }
 
-// Best of `runs` (the machine's noise only ever adds time).
-inline CommandFigure best_of(const std::vector<std::string>& argv, int runs) {
-  CommandFigure best;
+// `runs` runs of `argv`, fastest first; empty when one of them failed.
+inline std::vector<CommandFigure> measured_runs(const std::vector<std::string>& argv, int runs) {
+  std::vector<CommandFigure> figures;
   for (int i = 0; i < runs; ++i) {
-    const CommandFigure f = measured_command(argv);
-    if (f.seconds < 0) return f;
-    if (best.seconds < 0 || f.seconds < best.seconds) best = f;
+    figures.push_back(measured_command(argv));
+    if (figures.back().seconds < 0) return {};
   }
-  return best;
+  std::sort(figures.begin(), figures.end(),
+            [](const CommandFigure& a, const CommandFigure& b) { return a.seconds < b.seconds; });
+  return figures;
+}
+
+// Best of `runs` (the machine's noise only ever adds time); seconds -1 when a run failed.
+inline CommandFigure best_of(const std::vector<std::string>& argv, int runs) {
+  const std::vector<CommandFigure> figures = measured_runs(argv, runs);
+  return figures.empty() ? CommandFigure{} : figures.front();
 }
 
 // The median wall time of `runs` runs (what a user meets most; one lucky or slow minute does
@@ -125,18 +132,13 @@ struct MedianFigure {
   int runs = 0;
 };
 inline MedianFigure median_of(const std::vector<std::string>& argv, int runs) {
-  std::vector<double> seconds;
+  const std::vector<CommandFigure> figures = measured_runs(argv, runs);
   MedianFigure figure;
-  for (int i = 0; i < runs; ++i) {
-    const CommandFigure f = measured_command(argv);
-    if (f.seconds < 0) return figure;
-    seconds.push_back(f.seconds);
-    figure.median.peak_rss_gb = std::max(figure.median.peak_rss_gb, f.peak_rss_gb);
-  }
-  std::sort(seconds.begin(), seconds.end());
-  figure.median.seconds = seconds[seconds.size() / 2];
-  figure.fastest = seconds.front();
-  figure.slowest = seconds.back();
+  if (figures.empty()) return figure;
+  figure.median = figures[figures.size() / 2];
+  for (const CommandFigure& f : figures) figure.median.peak_rss_gb = std::max(figure.median.peak_rss_gb, f.peak_rss_gb);
+  figure.fastest = figures.front().seconds;
+  figure.slowest = figures.back().seconds;
   figure.runs = runs;
   return figure;
 }

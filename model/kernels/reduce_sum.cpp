@@ -69,13 +69,17 @@ void widen(const T* from, float* to, size_t n, kernels::amp::Isa isa) {
 // in fresh memory each call.
 template <typename T>
 void reduce_parts(const std::vector<uint32_t>& operands, uint32_t parts, size_t elements, uint32_t columns,
-                  Sram& memory, uint16_t* out, kernels::amp::Isa isa) {
+                  Sram& memory, kernels::amp::Isa isa) {
   const bool first_apart = operands.size() == 4;
   std::optional<kernels::InputArray<T>> first;
   if (first_apart) first.emplace(memory, operands[3], elements, "reduce_sum first part");
   const kernels::InputArray<T> rest(memory, operands[1], uint64_t{parts - (first_apart ? 1 : 0)} * elements,
                                     "reduce_sum parts");
   const kernels::InputArray<uint16_t> bias16(memory, operands[2], columns, "reduce_sum bias");
+  // In place unless it overlaps a part or the bias: a block's sums land before the next block's
+  // parts are read.
+  const std::array<kernels::SramRange, 3> inputs{rest.range(), bias16.range(), first ? first->range() : rest.range()};
+  kernels::OutputArray<uint16_t> out(memory, operands[0], elements, inputs, "reduce_sum out");
   std::vector<float> bias_row(columns);
   kernels::amp::to_float(bias16.data(), bias_row.data(), columns, isa);
   const auto part = [&](uint32_t p) {
@@ -94,8 +98,9 @@ void reduce_parts(const std::vector<uint32_t>& operands, uint32_t parts, size_t 
       std::copy_n(bias_row.data() + c, take, bias.data() + j);
       j += take;
     }
-    kernels::amp::reduce(widened.data(), parts, n, bias.data(), out + i0, isa);
+    kernels::amp::reduce(widened.data(), parts, n, bias.data(), out.data() + i0, isa);
   }
+  out.commit();
 }
 
 void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
@@ -105,18 +110,11 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const size_t elements = size_t{rows} * columns;
   kernels::require_span(memory, operands[0], elements * 2, "reduce_sum out");
   const kernels::amp::Isa isa = kernels::amp::best_isa();
-  const bool first_apart = operands.size() == 4;
-  const uint64_t part_bytes = elements * static_cast<uint64_t>(scalars[3] / 8);
-  std::array<kernels::SramRange, 3> inputs{{{operands[1], (parts - (first_apart ? 1 : 0)) * part_bytes},
-                                            {operands[2], uint64_t{columns} * 2},
-                                            {first_apart ? operands[3] : operands[1], first_apart ? part_bytes : 0}}};
-  kernels::OutputArray<uint16_t> out(memory, operands[0], elements, inputs, "reduce_sum out");
   if (scalars[3] == 32) {
-    reduce_parts<float>(operands, parts, elements, columns, memory, out.data(), isa);
+    reduce_parts<float>(operands, parts, elements, columns, memory, isa);
   } else {
-    reduce_parts<uint16_t>(operands, parts, elements, columns, memory, out.data(), isa);
+    reduce_parts<uint16_t>(operands, parts, elements, columns, memory, isa);
   }
-  out.commit();
 }
 
 uint64_t count(int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); }

@@ -37,6 +37,11 @@ void write_array(Sram& memory, uint32_t address, const std::vector<T>& values, c
                reinterpret_cast<const uint8_t*>(values.data()));
 }
 
+// [address, + bytes) of a kernel's operand in SRAM.
+struct SramRange {
+  uint64_t address, bytes;
+};
+
 // A kernel input read in place in SRAM (a copy only when the address is not aligned for T).
 // Kernels read all their inputs before they write: every kernel here computes into its own
 // output buffer and writes it last (or, through OutputArray, in place only when the output
@@ -45,7 +50,8 @@ void write_array(Sram& memory, uint32_t address, const std::vector<T>& values, c
 template <typename T>
 class InputArray {
  public:
-  InputArray(const Sram& memory, uint32_t address, uint64_t count, const char* what) {
+  InputArray(const Sram& memory, uint32_t address, uint64_t count, const char* what)
+      : range_{address, count * sizeof(T)} {
     require_span(memory, address, count * sizeof(T), what);
     const std::span<const uint8_t> bytes = memory.span(address, static_cast<uint32_t>(count * sizeof(T)));
     if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(T) == 0) {
@@ -63,15 +69,13 @@ class InputArray {
   const T& operator[](size_t i) const { return view_[i]; }
   auto begin() const { return view_.begin(); }
   auto end() const { return view_.end(); }
+  // Where the input lies in SRAM, for an OutputArray to keep apart from.
+  SramRange range() const { return range_; }
 
  private:
+  SramRange range_;
   std::vector<T> copy_;
   std::span<const T> view_;
-};
-
-// [address, + bytes) of a kernel's operand in SRAM.
-struct SramRange {
-  uint64_t address, bytes;
 };
 
 // A kernel output computed in place in SRAM when it overlaps none of the kernel's inputs and is
