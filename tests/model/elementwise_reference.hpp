@@ -21,16 +21,12 @@
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
 #include "model/sram.hpp"
+#include "tests/model/kernel_harness.hpp"
 
 namespace lockstep::model::elementwise_reference {
 
-inline const arch::MachineDescription& machine() {
-  static const auto m = arch::load_machine("ipu21-c600");
-  return m;
-}
+using namespace kernel_harness;  // NOLINT(google-build-using-namespace): shared by every kernel test
 
-constexpr uint32_t kBase = 0x4c000;  // first SRAM byte of ipu21-c600
-constexpr uint32_t kEnd = 0xe8000;   // one past the last
 
 // --- the references -------------------------------------------------------------------------
 
@@ -127,23 +123,9 @@ inline std::vector<uint16_t> reference_layernorm(const std::vector<uint16_t>& x,
 
 // --- running kernels ------------------------------------------------------------------------
 
-inline const KernelDefinition& kernel(const std::string& name) {
-  const KernelDefinition* k = find_kernel(name);
-  if (k == nullptr) throw std::runtime_error("kernel " + name + " not registered");
-  return *k;
-}
-
 inline void run(const std::string& name, const std::vector<uint32_t>& operands,
                 const std::vector<int64_t>& scalars, Sram& memory) {
   kernel(name).execute(operands, scalars, memory);
-}
-
-inline std::string check(const std::string& name, size_t operands, const std::vector<int64_t>& scalars) {
-  arch::KernelStep step;
-  step.name = name;
-  for (size_t i = 0; i < operands; ++i) step.operands.push_back({kBase, false});
-  step.scalars = scalars;
-  return kernel(name).check(step);
 }
 
 inline uint64_t cycles(const std::string& name, const std::vector<int64_t>& scalars) {

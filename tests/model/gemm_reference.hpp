@@ -25,19 +25,15 @@
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
 #include "model/sram.hpp"
+#include "tests/model/kernel_harness.hpp"
 
 namespace lockstep::model::gemm_reference {
+
+using namespace kernel_harness;  // NOLINT(google-build-using-namespace): shared by every kernel test
 
 namespace amp = kernels::amp;
 using Int = __int128;
 
-inline const arch::MachineDescription& machine() {
-  static const auto m = arch::load_machine("ipu21-c600");
-  return m;
-}
-
-constexpr uint32_t kBase = 0x4c000;  // first SRAM byte of ipu21-c600
-constexpr uint32_t kEnd = 0xe8000;   // one past the last
 constexpr uint32_t kOut = 0x50000, kIn = 0x80000, kWeights = 0xb0000;
 
 // --- the reference ----------------------------------------------------------------------------
@@ -159,12 +155,6 @@ inline std::vector<uint8_t> random_f143(std::mt19937& rng, size_t count) {
 
 // --- running kernels --------------------------------------------------------------------------
 
-inline const KernelDefinition& kernel(const std::string& name) {
-  const KernelDefinition* k = find_kernel(name);
-  if (k == nullptr) throw std::runtime_error("kernel " + name + " not registered");
-  return *k;
-}
-
 template <typename T>
 inline void put(Sram& m, uint32_t address, const std::vector<T>& v) {
   m.write(address, static_cast<uint32_t>(v.size() * sizeof(T)), reinterpret_cast<const uint8_t*>(v.data()));
@@ -187,24 +177,23 @@ inline std::vector<uint32_t> fp32_bits_of_fp16(const std::vector<uint16_t>& v) {
   return bits;
 }
 
-inline std::string check(const std::string& name, size_t operands, const std::vector<int64_t>& scalars) {
-  arch::KernelStep step;
-  step.name = name;
-  for (size_t i = 0; i < operands; ++i) step.operands.push_back({kBase, false});
-  step.scalars = scalars;
-  return kernel(name).check(step);
+// Kernel `name` on a fresh SRAM, its call checked first: `a` at kIn, `b` at kWeights, and the
+// `count` outputs it writes at kOut.
+template <typename Out, typename A, typename B>
+std::vector<Out> run_kernel(const std::string& name, const std::vector<A>& a, const std::vector<B>& b,
+                            const std::vector<int64_t>& scalars, size_t count) {
+  Sram m(machine());
+  put(m, kIn, a);
+  put(m, kWeights, b);
+  EXPECT_EQ(check(name, 3, scalars), "");
+  kernel(name).execute({kOut, kIn, kWeights}, scalars, m);
+  return get<Out>(m, kOut, count);
 }
 
 // gemm_fp8 on SRAM: FP32 output.
 inline std::vector<float> run_gemm_fp8(const std::vector<uint16_t>& input, const std::vector<uint8_t>& weights,
-                                uint32_t rows, uint32_t k, uint32_t n, int scale) {
-  Sram m(machine());
-  put(m, kIn, input);
-  put(m, kWeights, weights);
-  const std::vector<int64_t> scalars{rows, k, n, scale, 32};
-  EXPECT_EQ(check("gemm_fp8", 3, scalars), "");
-  kernel("gemm_fp8").execute({kOut, kIn, kWeights}, scalars, m);
-  return get<float>(m, kOut, size_t{rows} * n);
+                                       uint32_t rows, uint32_t k, uint32_t n, int scale) {
+  return run_kernel<float>("gemm_fp8", input, weights, {rows, k, n, scale, 32}, size_t{rows} * n);
 }
 
 inline std::vector<uint16_t> reference_fp8(const std::vector<uint16_t>& input, const std::vector<uint8_t>& weights,

@@ -126,13 +126,8 @@ TEST(GemmFp8, Fp16OutputHoldsTheSameValues) {
   for (const Shape& shape : kShapes) {
     const auto input = random_fp16(rng, size_t{shape.rows} * shape.k);
     const auto weights = random_f143(rng, size_t{shape.k} * shape.n);
-    Sram m(machine());
-    put(m, kIn, input);
-    put(m, kWeights, weights);
-    const std::vector<int64_t> scalars{shape.rows, shape.k, shape.n, -4, 16};
-    EXPECT_EQ(check("gemm_fp8", 3, scalars), "");
-    kernel("gemm_fp8").execute({kOut, kIn, kWeights}, scalars, m);
-    const auto got = get<uint16_t>(m, kOut, size_t{shape.rows} * shape.n);
+    const auto got = run_kernel<uint16_t>("gemm_fp8", input, weights, {shape.rows, shape.k, shape.n, -4, 16},
+                                          size_t{shape.rows} * shape.n);
     EXPECT_EQ(got, reference_fp8(input, weights, shape.rows, shape.k, shape.n, -4))
         << "rows " << shape.rows << " k " << shape.k << " n " << shape.n;
   }
@@ -188,23 +183,11 @@ TEST(GemmFp8, AccumulationBetweenStepsIsFp16) {
 
 std::vector<uint16_t> run_gemm_fp16_bits(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b,
                                          uint32_t rows, uint32_t columns, uint32_t inner, int transposed) {
-  Sram m(machine());
-  put(m, kIn, a);
-  put(m, kWeights, b);
-  const std::vector<int64_t> scalars{rows, columns, inner, transposed, 16};
-  EXPECT_EQ(check("gemm_fp16", 3, scalars), "");
-  kernel("gemm_fp16").execute({kOut, kIn, kWeights}, scalars, m);
-  return get<uint16_t>(m, kOut, size_t{rows} * columns);
+  return run_kernel<uint16_t>("gemm_fp16", a, b, {rows, columns, inner, transposed, 16}, size_t{rows} * columns);
 }
 std::vector<float> run_gemm_fp16_fp32(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, uint32_t rows,
                                       uint32_t columns, uint32_t inner, int transposed) {
-  Sram m(machine());
-  put(m, kIn, a);
-  put(m, kWeights, b);
-  const std::vector<int64_t> scalars{rows, columns, inner, transposed, 32};
-  EXPECT_EQ(check("gemm_fp16", 3, scalars), "");
-  kernel("gemm_fp16").execute({kOut, kIn, kWeights}, scalars, m);
-  return get<float>(m, kOut, size_t{rows} * columns);
+  return run_kernel<float>("gemm_fp16", a, b, {rows, columns, inner, transposed, 32}, size_t{rows} * columns);
 }
 
 // Zero signs: step 1's exact sum -2^-30 rounds to -0; step 2's products are all -0, and its

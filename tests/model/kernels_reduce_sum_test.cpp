@@ -31,13 +31,7 @@ std::vector<uint16_t> reference_reduce(const std::vector<float>& parts, const st
 
 std::vector<uint16_t> run_reduce(const std::vector<float>& parts, const std::vector<uint16_t>& bias, uint32_t count,
                                  uint32_t rows, uint32_t columns) {
-  Sram m(machine());
-  put(m, kIn, parts);
-  put(m, kWeights, bias);
-  const std::vector<int64_t> scalars{count, rows, columns, 32};
-  EXPECT_EQ(check("reduce_sum", 3, scalars), "");
-  kernel("reduce_sum").execute({kOut, kIn, kWeights}, scalars, m);
-  return get<uint16_t>(m, kOut, size_t{rows} * columns);
+  return run_kernel<uint16_t>("reduce_sum", parts, bias, {count, rows, columns, 32}, size_t{rows} * columns);
 }
 
 TEST(ReduceSum, RandomPartsBitExactAgainstTheReference) {
@@ -67,13 +61,9 @@ TEST(ReduceSum, Fp16PartsEqualFp32PartsOfTheSameValues) {
     std::vector<float> wide;
     for (uint16_t h : codes) wide.push_back(static_cast<float>(value16(h)));
     const auto bias = random_fp16(rng, columns);
-    Sram m(machine());
-    put(m, kIn, codes);
-    put(m, kWeights, bias);
     const std::vector<int64_t> scalars{count, rows, columns, 16};
-    EXPECT_EQ(check("reduce_sum", 3, scalars), "");
-    kernel("reduce_sum").execute({kOut, kIn, kWeights}, scalars, m);
-    EXPECT_EQ(get<uint16_t>(m, kOut, size_t{rows} * columns), run_reduce(wide, bias, count, rows, columns));
+    EXPECT_EQ(run_kernel<uint16_t>("reduce_sum", codes, bias, scalars, size_t{rows} * columns),
+              run_reduce(wide, bias, count, rows, columns));
     // The cycle model charges F16 partial bytes either way.
     EXPECT_EQ(kernel("reduce_sum").cycles(scalars, machine()),
               kernel("reduce_sum").cycles({count, rows, columns, 32}, machine()));
