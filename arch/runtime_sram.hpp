@@ -14,6 +14,7 @@ namespace lockstep::arch {
 struct SramRange {
   uint32_t begin = 0;
   uint32_t end = 0;  // exclusive
+  bool overlaps(const SramRange& other) const { return begin < other.end && other.begin < end; }
 };
 
 inline constexpr uint32_t kRuntimeStateBlock = 0x58000;     // = the completion word

@@ -123,7 +123,7 @@ void command_line_figures(const std::string& binary, const std::string& workload
     // Three runs each: this machine's speed moves by a fifth within minutes (performance.md).
     const auto run = lockstep::bench::median_of({binary, "run", package}, 3);
     lockstep::bench::print_against_goal("lockstep run, whole model package", run, 15.0);
-    std::printf("  peak RSS %.2f GB\n", run.median.peak_rss_gb);
+    std::printf("  peak RSS %.2f GB\n", run.peak_rss_gb);
     const auto reference = lockstep::bench::median_of({binary, "run", package, "--reference"}, 3);
     lockstep::bench::print_against_goal("lockstep run --reference, whole model package", reference, 20.0);
   }

@@ -244,11 +244,11 @@ void command_line_figures(const std::string& binary) {
     const bench::MedianFigure run_bare = bench::median_of({binary, "run", bare}, 3);
     bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, --no-proof)",
                               run_bare, 5.0);
-    std::printf("  peak RSS %.2f GB\n", run_bare.median.peak_rss_gb);
+    std::printf("  peak RSS %.2f GB\n", run_bare.peak_rss_gb);
     const bench::MedianFigure run = bench::median_of({binary, "run", proof}, 3);
     bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, proof)", run,
                               10.0);
-    std::printf("  peak RSS %.2f GB\n", run.median.peak_rss_gb);
+    std::printf("  peak RSS %.2f GB\n", run.peak_rss_gb);
     const std::vector<std::string> plain = {binary, "replay", capture, "--phase", "10", "--config", "B1024", "--all"};
     const bench::MedianFigure replay_runs = bench::median_of(plain, 5);
     bench::print_against_goal("lockstep replay --phase 10 --config B1024 --all (27 iterations, every word)",

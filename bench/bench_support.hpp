@@ -124,11 +124,12 @@ inline CommandFigure best_of(const std::vector<std::string>& argv, int runs) {
   return figures.empty() ? CommandFigure{} : figures.front();
 }
 
-// The median wall time of `runs` runs (what a user meets most; one lucky or slow minute does
-// not move it), with the fastest and slowest beside it and the largest peak RSS.
+// The median of `runs` runs (what a user meets most; one lucky or slow minute does not move
+// it), with the fastest and slowest beside it, and the largest peak RSS of them.
 struct MedianFigure {
   CommandFigure median;  // seconds -1: a run failed
   double fastest = -1, slowest = -1;
+  double peak_rss_gb = -1;
   int runs = 0;
 };
 inline MedianFigure median_of(const std::vector<std::string>& argv, int runs) {
@@ -136,32 +137,29 @@ inline MedianFigure median_of(const std::vector<std::string>& argv, int runs) {
   MedianFigure figure;
   if (figures.empty()) return figure;
   figure.median = figures[figures.size() / 2];
-  for (const CommandFigure& f : figures) figure.median.peak_rss_gb = std::max(figure.median.peak_rss_gb, f.peak_rss_gb);
+  for (const CommandFigure& f : figures) figure.peak_rss_gb = std::max(figure.peak_rss_gb, f.peak_rss_gb);
   figure.fastest = figures.front().seconds;
   figure.slowest = figures.back().seconds;
   figure.runs = runs;
   return figure;
 }
 
-// "what: 0.55 s, the median of 5 runs (0.51-0.62 s) (goal 0.6 s: 0.92x of it, met)".
-inline void print_against_goal(const char* what, const MedianFigure& figure, double goal) {
-  if (figure.median.seconds < 0) {
-    std::printf("%s: failed\n", what);
-    return;
-  }
-  const double seconds = figure.median.seconds;
-  std::printf("%s: %.2f s, the median of %d runs (%.2f-%.2f s) (goal %.3g s: %.2fx of it, %s)\n", what, seconds,
-              figure.runs, figure.fastest, figure.slowest, goal, seconds / goal, seconds <= goal ? "met" : "missed");
-}
-
-// "what: 2.48 s (goal 0.6 s: 4.13x of it, missed)"; smaller is better.
-inline void print_against_goal(const char* what, double seconds, double goal) {
+// "what: 2.48 s<detail> (goal 0.6 s: 4.13x of it, missed)"; smaller is better.
+inline void print_against_goal(const char* what, double seconds, double goal, const std::string& detail = "") {
   if (seconds < 0) {
     std::printf("%s: failed\n", what);
     return;
   }
-  std::printf("%s: %.2f s (goal %.3g s: %.2fx of it, %s)\n", what, seconds, goal, seconds / goal,
+  std::printf("%s: %.2f s%s (goal %.3g s: %.2fx of it, %s)\n", what, seconds, detail.c_str(), goal, seconds / goal,
               seconds <= goal ? "met" : "missed");
+}
+
+// "what: 0.55 s, the median of 5 runs (0.51-0.62 s) (goal 0.6 s: 0.92x of it, met)".
+inline void print_against_goal(const char* what, const MedianFigure& figure, double goal) {
+  char detail[96];
+  std::snprintf(detail, sizeof detail, ", the median of %d runs (%.2f-%.2f s)", figure.runs, figure.fastest,
+                figure.slowest);
+  print_against_goal(what, figure.median.seconds, goal, detail);
 }
 
 }  // namespace lockstep::bench

@@ -65,7 +65,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   const kernels::InputArray<uint16_t> a(memory, operands[1], uint64_t{rows} * inner, "gemm_fp16 a");
   const kernels::InputArray<uint16_t> b(memory, operands[2], uint64_t{inner} * columns, "gemm_fp16 b");
 
-  const std::array<kernels::SramRange, 2> inputs{a.range(), b.range()};
+  const std::array<arch::SramRange, 2> inputs{a.range(), b.range()};
   if (fp32_out) {
     kernels::OutputArray<float> out(memory, operands[0], outputs, inputs, "gemm_fp16 out");
     kernels::amp::gemm_fp16(a.data(), b.data(), rows, inner, columns, transposed,

@@ -73,7 +73,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   std::array<float, 256> decode{};
   for (size_t c = 0; c < decode.size(); ++c) decode[c] = arch::fp16_to_float(fp16[c]);
 
-  const std::array<kernels::SramRange, 2> inputs{input.range(), weights.range()};
+  const std::array<arch::SramRange, 2> inputs{input.range(), weights.range()};
   if (fp32_out) {
     kernels::OutputArray<float> out(memory, operands[0], uint64_t{rows} * n, inputs, "gemm_fp8 out");
     kernels::amp::gemm_f143(input.data(), weights.data(), decode.data(), rows, k, n,

@@ -78,7 +78,7 @@ void reduce_parts(const std::vector<uint32_t>& operands, uint32_t parts, size_t 
   const kernels::InputArray<uint16_t> bias16(memory, operands[2], columns, "reduce_sum bias");
   // In place unless it overlaps a part or the bias: a block's sums land before the next block's
   // parts are read.
-  const std::array<kernels::SramRange, 3> inputs{rest.range(), bias16.range(), first ? first->range() : rest.range()};
+  const std::array<arch::SramRange, 3> inputs{rest.range(), bias16.range(), first ? first->range() : rest.range()};
   kernels::OutputArray<uint16_t> out(memory, operands[0], elements, inputs, "reduce_sum out");
   std::vector<float> bias_row(columns);
   kernels::amp::to_float(bias16.data(), bias_row.data(), columns, isa);

@@ -3,6 +3,7 @@
 // and bytes, whole spans at once, an input read in place (InputArray) or an output computed in
 // place (OutputArray). Each throws std::out_of_range (hazard 4) before touching memory when the
 // span leaves SRAM.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/runtime_sram.hpp"
 #include "model/sram.hpp"
 
 namespace lockstep::model::kernels {
@@ -37,11 +39,6 @@ void write_array(Sram& memory, uint32_t address, const std::vector<T>& values, c
                reinterpret_cast<const uint8_t*>(values.data()));
 }
 
-// [address, + bytes) of a kernel's operand in SRAM.
-struct SramRange {
-  uint64_t address, bytes;
-};
-
 // A kernel input read in place in SRAM (a copy only when the address is not aligned for T).
 // Kernels read all their inputs before they write: every kernel here computes into its own
 // output buffer and writes it last (or, through OutputArray, in place only when the output
@@ -50,9 +47,9 @@ struct SramRange {
 template <typename T>
 class InputArray {
  public:
-  InputArray(const Sram& memory, uint32_t address, uint64_t count, const char* what)
-      : range_{address, count * sizeof(T)} {
+  InputArray(const Sram& memory, uint32_t address, uint64_t count, const char* what) {
     require_span(memory, address, count * sizeof(T), what);
+    range_ = {address, static_cast<uint32_t>(address + count * sizeof(T))};  // in SRAM: checked above
     const std::span<const uint8_t> bytes = memory.span(address, static_cast<uint32_t>(count * sizeof(T)));
     if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(T) == 0) {
       view_ = {reinterpret_cast<const T*>(bytes.data()), count};
@@ -70,10 +67,10 @@ class InputArray {
   auto begin() const { return view_.begin(); }
   auto end() const { return view_.end(); }
   // Where the input lies in SRAM, for an OutputArray to keep apart from.
-  SramRange range() const { return range_; }
+  arch::SramRange range() const { return range_; }
 
  private:
-  SramRange range_;
+  arch::SramRange range_;
   std::vector<T> copy_;
   std::span<const T> view_;
 };
@@ -85,13 +82,15 @@ class InputArray {
 template <typename T>
 class OutputArray {
  public:
-  OutputArray(Sram& memory, uint32_t address, uint64_t count, std::span<const SramRange> inputs, const char* what)
+  OutputArray(Sram& memory, uint32_t address, uint64_t count, std::span<const arch::SramRange> inputs,
+              const char* what)
       : memory_(memory), address_(address) {
     require_span(memory, address, count * sizeof(T), what);
-    const uint64_t end = address + count * sizeof(T);
-    bool apart = true;
-    for (const SramRange& in : inputs) apart = apart && (in.address >= end || in.address + in.bytes <= address);
-    const std::span<uint8_t> bytes = memory.mutable_span(address, static_cast<uint32_t>(count * sizeof(T)));
+    const auto bytes_out = static_cast<uint32_t>(count * sizeof(T));  // in SRAM: checked above
+    const arch::SramRange range{address, address + bytes_out};
+    const bool apart = std::none_of(inputs.begin(), inputs.end(),
+                                    [&](const arch::SramRange& in) { return in.overlaps(range); });
+    const std::span<uint8_t> bytes = memory.mutable_span(address, bytes_out);
     if (apart && reinterpret_cast<uintptr_t>(bytes.data()) % alignof(T) == 0) {
       data_ = reinterpret_cast<T*>(bytes.data());
     } else {

@@ -8,13 +8,11 @@
 
 #include "arch/machine.hpp"
 #include "model/kernel_registry.hpp"
+#include "tests/support/test_support.hpp"
 
 namespace lockstep::model::kernel_harness {
 
-inline const arch::MachineDescription& machine() {
-  static const auto m = arch::load_machine("ipu21-c600");
-  return m;
-}
+inline const arch::MachineDescription& machine() { return testing::c600_machine(); }
 
 constexpr uint32_t kBase = 0x4c000;  // first SRAM byte of ipu21-c600
 constexpr uint32_t kEnd = 0xe8000;   // one past the last

@@ -179,7 +179,7 @@ TEST(InputArray, AKernelWrittenOverItsInputGivesTheSameBits) {
 TEST(OutputArray, AnOutputApartFromItsInputsIsWrittenInPlaceOtherwiseAtCommit) {
   Sram m(c600());
   const uint32_t base = c600().sram_base;
-  const std::array<kernels::SramRange, 2> inputs{{{base + 0x100, 64}, {base + 0x400, 32}}};
+  const std::array<arch::SramRange, 2> inputs{{{base + 0x100, base + 0x140}, {base + 0x400, base + 0x420}}};
   kernels::OutputArray<uint32_t> apart(m, base + 0x140, 4, inputs, "apart");  // starts where input 0 ends
   EXPECT_EQ(apart.data(), reinterpret_cast<uint32_t*>(m.mutable_span(base + 0x140, 16).data()));
   apart.data()[1] = 0xdeadbeefu;
