@@ -1,22 +1,17 @@
 // The instruction codec against IPU21-EXCHANGE.md sections 4 and 9 and IPU21-DEVICE.md
-// sections 5 and 8.
+// sections 5 and 8 (the supervisor's worked examples: supervisor_codec_test.cpp).
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 
 #include "arch/instruction.hpp"
+#include "tests/arch/instruction_codec_support.hpp"
 
 namespace lockstep::arch {
 namespace {
 
-Instruction decode_one(std::vector<uint32_t> words) {
-  const auto decoded = decode(words, 0);
-  EXPECT_EQ(decoded.word_count, words.size());
-  return decoded.instruction;
-}
-
-std::string text_of(std::vector<uint32_t> words) { return describe(decode_one(words)); }
+using namespace codec_testing;
 
 constexpr Opcode kAllOpcodes[] = {
     Opcode::Delay, Opcode::DelayPic, Opcode::DelayXpic, Opcode::Send,   Opcode::SendOff,
@@ -24,20 +19,6 @@ constexpr Opcode kAllOpcodes[] = {
     Opcode::SetZi, Opcode::Add,      Opcode::And,       Opcode::Shl,    Opcode::Ld32,
     Opcode::St32,  Opcode::Put,      Opcode::Get,       Opcode::Br,     Opcode::Call,
     Opcode::Brz,   Opcode::Trap};
-
-std::vector<uint32_t> encode_all(const std::vector<Instruction>& instructions) {
-  std::vector<uint32_t> words;
-  for (const auto& in : instructions) encode_into(in, words);
-  return words;
-}
-
-std::vector<std::string> texts_of(const std::vector<uint32_t>& words) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < words.size(); i += decode(words, i).word_count) {
-    out.push_back(describe(decode(words, i).instruction));
-  }
-  return out;
-}
 
 uint64_t offset_of_failure(const std::vector<uint32_t>& words, size_t index) {
   try {
@@ -47,16 +28,6 @@ uint64_t offset_of_failure(const std::vector<uint32_t>& words, size_t index) {
   }
   ADD_FAILURE() << "decode accepted word " << std::hex << words[index];
   return UINT64_MAX;
-}
-
-std::string encode_failure(const Instruction& in) {
-  try {
-    encode(in);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "encode accepted " << describe(in);
-  return "";
 }
 
 TEST(InstructionCodec, SpecExamples) {
@@ -402,102 +373,6 @@ TEST(InstructionCodec, FieldsFollowTheSpecNames) {
   EXPECT_TRUE(fields_of(r).empty());
 }
 
-// IPU21-DEVICE.md 5.1: the emitter's test vectors, each decoded, described and encoded back.
-TEST(InstructionCodec, SupervisorSpecVectors) {
-  const std::pair<uint32_t, const char*> vectors[] = {
-      {0x01b8f001, "ld32 dest=$m8 base=$m11 index=$m15 offset=1"},
-      {0x4fb2f000, "st32 source=$m2 base=$m11 index=$m15 offset=0"},
-      {0x22bbffe0, "add dest=$m11 source=$m11 immediate=-32"},
-      {0x42800001, "and dest=$m0 source=$m8 immediate=1"},
-      {0x427aa002, "shl dest=$m10 source=$m7 immediate=2"},
-      {0x13013040, "brz reg=$m0 target=0x4c100"},
-      {0x19870000, "setzi reg=$m8 immediate=0x70000"},
-      {0x438080a4, "put csr=0xa4 reg=$m8"},
-      {0x43f080a7, "put csr=0xa7 reg=$m15"},
-      {0x18a18000, "call reg=$m10 target=0x60000"},
-      {0x41010070, "get dest=$m1 csr=0x70"},
-      // 5.2 and the named constants of 5.1.
-      {0x41000000, "get dest=$m0 csr=0x0"},
-      {0x41000001, "get dest=$m0 csr=0x1"},
-      {0x43008070, "put csr=0x70 reg=$m0"},
-      {0x01f01000, "ld32 dest=$m0 base=$m15 index=$m1 offset=0"},
-      {0x4f10f000, "st32 source=$m0 base=$m1 index=$m15 offset=0"},
-      {0x43000000, "br reg=$m0"},
-      {0x41801000, "trap breakpoint=0"},
-      {0x41800007, "sync zone=7"},
-      {0x40c00001, "sans zone=1"},
-      // nop is the same word as setzi $m14, 0; it decodes as setzi.
-      {0x19e00000, "setzi reg=$m14 immediate=0x0"},
-  };
-  for (const auto& [word, text] : vectors) {
-    const Instruction in = decode_one({word});
-    EXPECT_EQ(describe(in), text) << std::hex << word;
-    EXPECT_EQ(encode(in), std::vector<uint32_t>{word}) << text;
-  }
-}
-
-TEST(InstructionCodec, EncodesSupervisorSpecVectorsFromFields) {
-  EXPECT_EQ(encode({.op = Opcode::Ld32, .dest = 8, .base = 11, .index = 15, .offset = 1}),
-            std::vector<uint32_t>{0x01b8f001});
-  EXPECT_EQ(encode({.op = Opcode::St32, .source = 2, .base = 11, .index = 15}),
-            std::vector<uint32_t>{0x4fb2f000});
-  EXPECT_EQ(encode({.op = Opcode::Add, .dest = 11, .source = 11, .immediate = -32}),
-            std::vector<uint32_t>{0x22bbffe0});
-  EXPECT_EQ(encode({.op = Opcode::And, .dest = 0, .source = 8, .immediate = 1}),
-            std::vector<uint32_t>{0x42800001});
-  EXPECT_EQ(encode({.op = Opcode::Shl, .dest = 10, .source = 7, .immediate = 2}),
-            std::vector<uint32_t>{0x427aa002});
-  EXPECT_EQ(encode({.op = Opcode::Brz, .reg = 0, .target = 0x4c100}),
-            std::vector<uint32_t>{0x13013040});
-  EXPECT_EQ(encode({.op = Opcode::SetZi, .reg = 8, .immediate = 0x70000}),
-            std::vector<uint32_t>{0x19870000});
-  EXPECT_EQ(encode({.op = Opcode::Put, .reg = 8, .csr = 0xa4}), std::vector<uint32_t>{0x438080a4});
-  EXPECT_EQ(encode({.op = Opcode::Put, .reg = 15, .csr = 0xa7}), std::vector<uint32_t>{0x43f080a7});
-  EXPECT_EQ(encode({.op = Opcode::Call, .reg = 10, .target = 0x60000}),
-            std::vector<uint32_t>{0x18a18000});
-  EXPECT_EQ(encode({.op = Opcode::Get, .dest = 1, .csr = 0x70}), std::vector<uint32_t>{0x41010070});
-}
-
-// IPU21-DEVICE.md 8.2: the active and inactive exchange step, word for word.
-TEST(InstructionCodec, ExchangeStepWorkedExample) {
-  const Instruction incoming_base{.op = Opcode::SetZi, .reg = 8, .immediate = 0x70000};
-  const Instruction put_incoming_base{.op = Opcode::Put, .reg = 8, .csr = 0xa4};
-  const Instruction put_outgoing_base{.op = Opcode::Put, .reg = 15, .csr = 0xa7};
-  const Instruction call_row{.op = Opcode::Call, .reg = 10, .target = 0x60000};
-  const std::vector<uint32_t> active = {0x19870000, 0x438080a4, 0x43f080a7, 0x18714000,
-                                        0x19800001, 0x438080a6, 0x41800003, 0x18a18000};
-  EXPECT_EQ(encode_all({incoming_base, put_incoming_base, put_outgoing_base,
-                        {.op = Opcode::Call, .reg = 7, .target = 0x50000},
-                        {.op = Opcode::SetZi, .reg = 8, .immediate = 1},
-                        {.op = Opcode::Put, .reg = 8, .csr = 0xa6},
-                        {.op = Opcode::Sync, .zone = 3},
-                        call_row}),
-            active);
-  EXPECT_EQ(texts_of(active),
-            (std::vector<std::string>{"setzi reg=$m8 immediate=0x70000", "put csr=0xa4 reg=$m8",
-                                      "put csr=0xa7 reg=$m15", "call reg=$m7 target=0x50000",
-                                      "setzi reg=$m8 immediate=0x1", "put csr=0xa6 reg=$m8",
-                                      "sync zone=3", "call reg=$m10 target=0x60000"}));
-  const std::vector<uint32_t> inactive = {0x19870000, 0x438080a4, 0x43f080a7,
-                                          0x40c00000, 0x41800001, 0x18a18000};
-  EXPECT_EQ(encode_all({incoming_base, put_incoming_base, put_outgoing_base,
-                        {.op = Opcode::Sans, .zone = 0},
-                        {.op = Opcode::Sync, .zone = 1},
-                        call_row}),
-            inactive);
-}
-
-// IPU21-DEVICE.md 8.3: a kernel launch with output, two inputs and one argument.
-TEST(InstructionCodec, ComputeStepWorkedExample) {
-  const std::vector<uint32_t> words = {0x19270000, 0x19371000, 0x19472000, 0x19500040, 0x18a14400};
-  EXPECT_EQ(encode_all({{.op = Opcode::SetZi, .reg = 2, .immediate = 0x70000},
-                        {.op = Opcode::SetZi, .reg = 3, .immediate = 0x71000},
-                        {.op = Opcode::SetZi, .reg = 4, .immediate = 0x72000},
-                        {.op = Opcode::SetZi, .reg = 5, .immediate = 64},
-                        {.op = Opcode::Call, .reg = 10, .target = 0x51000}}),
-            words);
-  EXPECT_EQ(texts_of(words).back(), "call reg=$m10 target=0x51000");
-}
 
 // The classes of the spec's tables (IPU21-EXCHANGE.md 4, IPU21-DEVICE.md 5.1-5.3), written
 // out here independently of the codec: mask -> value.
@@ -593,42 +468,6 @@ TEST(InstructionCodec, RowDecodingRejectsSupervisorWordsByName) {
   EXPECT_FALSE(is_row_instruction(Opcode::Br));
 }
 
-TEST(InstructionCodec, SupervisorEncodeNamesTheFieldThatDoesNotFit) {
-  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .immediate = 1 << 20}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .immediate = -1}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .reg = 16}).find("reg"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Add, .immediate = 32768}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Add, .immediate = -32769}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Shl, .immediate = 4096}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Ld32, .offset = 4096}).find("offset"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::St32, .base = 16}).find("base"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Put, .csr = 256}).find("csr"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Call, .target = 0x60002}).find("word aligned"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Brz, .target = 1u << 21}).find("target"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Br, .reg = 10}).find("Return"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Trap, .breakpoint = 16}).find("breakpoint"),
-            std::string::npos);
-  // A field the instruction lacks must keep its default.
-  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .dest = 1}).find("field dest"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Ld32, .source = 1}).find("field source"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Get, .reg = 1}).find("field reg"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Send, .immediate = 1}).find("field immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Delay, .pic_selector = 1}).find("field ps"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::SendPicP, .pic_selector = 2}).find("ps"),
-            std::string::npos);
-}
 
 TEST(InstructionCodec, SendPicPSelectorIsPrefixBit27) {
   Instruction p{.op = Opcode::SendPicP, .words = 20, .address = 0x18100, .sctl = 2};
