@@ -101,6 +101,9 @@ struct SaturatedTensor {
 };
 std::vector<SaturatedTensor> saturated_tensors(const DeviceWeights& d);
 
+// w.weight_scale as the device's int8 power-of-two scale; std::invalid_argument outside int8.
+int8_t device_weight_scale(const Workload& w);
+
 DeviceWeights fold_and_quantize(const ModelWeights& m, const Workload& w);
 // fold_and_quantize(seeded_weights(w, seed), w), the same bits, with one layer's FP32 weights at
 // a time on each thread: a SigLIP-So400m build never holds its 1.6 GB of FP32 weights at once.
