@@ -123,15 +123,6 @@ inline std::vector<uint16_t> reference_layernorm(const std::vector<uint16_t>& x,
 
 // --- running kernels ------------------------------------------------------------------------
 
-inline void run(const std::string& name, const std::vector<uint32_t>& operands,
-                const std::vector<int64_t>& scalars, Sram& memory) {
-  kernel(name).execute(operands, scalars, memory);
-}
-
-inline uint64_t cycles(const std::string& name, const std::vector<int64_t>& scalars) {
-  return kernel(name).cycles(scalars, machine());
-}
-
 template <typename T>
 inline void put(Sram& m, uint32_t address, const std::vector<T>& v) {
   kernels::write_array(m, address, v, "test");

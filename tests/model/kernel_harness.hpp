@@ -1,6 +1,7 @@
 #pragma once
-// What every kernel test needs: the machine, its SRAM's bounds, a registered kernel by name, and
-// the kernel's check() of a call with every operand at the first SRAM byte.
+// What every kernel test needs: the machine, its SRAM's bounds, a registered kernel by name, run
+// on an SRAM or costed, and the kernel's check() of a call with every operand at the first SRAM
+// byte.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "arch/machine.hpp"
 #include "model/kernel_registry.hpp"
+#include "model/sram.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace lockstep::model::kernel_harness {
@@ -21,6 +23,15 @@ inline const KernelDefinition& kernel(const std::string& name) {
   const KernelDefinition* k = find_kernel(name);
   if (k == nullptr) throw std::runtime_error("kernel " + name + " not registered");
   return *k;
+}
+
+inline void run(const std::string& name, const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
+                Sram& memory) {
+  kernel(name).execute(operands, scalars, memory);
+}
+
+inline uint64_t cycles(const std::string& name, const std::vector<int64_t>& scalars) {
+  return kernel(name).cycles(scalars, machine());
 }
 
 inline std::string check(const std::string& name, size_t operands, const std::vector<int64_t>& scalars) {

@@ -20,25 +20,18 @@
 #include "model/sram.hpp"
 #include "numerics/fp16.hpp"
 #include "numerics/numerics_reference.hpp"
+#include "tests/model/kernel_harness.hpp"
 
 namespace lockstep::model {
 namespace {
 
-const arch::MachineDescription& ipu21() {
-  static const auto m = arch::load_machine("ipu21-c600");
-  return m;
-}
-
-constexpr uint32_t kBase = 0x4c000;  // first SRAM byte of ipu21-c600
+using kernel_harness::check;
+using kernel_harness::kBase;
+using kernel_harness::kernel;
+using kernel_harness::machine;
 
 double value16(uint16_t h) { return arch::reference::fp16_value(h); }
 uint16_t round16(double x) { return std::isnan(x) ? uint16_t{0x7e00} : arch::reference::fp16_nearest_even(x); }
-
-const KernelDefinition& attention_kernel(const std::string& name) {
-  const KernelDefinition* k = find_kernel(name);
-  if (k == nullptr) throw std::runtime_error("kernel " + name + " not registered");
-  return *k;
-}
 
 template <typename T>
 void store(Sram& m, uint32_t address, const std::vector<T>& v) {
@@ -123,27 +116,27 @@ struct StageShape {
 TEST(AttentionSoftmax, BitExactAgainstTheReferenceAtSeveralShapes) {
   std::mt19937 rng(7);
   for (const StageShape shape : {StageShape{1, 1, 72}, {6, 64, 72}, {105, 64, 72}, {7, 25, 72}, {13, 33, 16}}) {
-    Sram m(ipu21());
+    Sram m(machine());
     const size_t n = static_cast<size_t>(shape.rows * shape.columns);
     const auto s = random_halves(rng, n, 8.0);
     store(m, kBase, s);
     const uint32_t state = kBase + 0x20000;
-    attention_kernel("attention_softmax")
+    kernel("attention_softmax")
         .execute({kBase + 0x10000, state, kBase}, {shape.rows, shape.columns, shape.head_dim}, m);
     const StageResult want = reference_stage(s, shape.rows, shape.columns, shape.head_dim);
     ASSERT_EQ(kernels::read_fp16(m, kBase + 0x10000, n, "p"), want.p) << shape.rows << "x" << shape.columns;
     ASSERT_EQ(kernels::read_fp32(m, state, shape.rows * 2, "state"), want.state);
     // In place (p over s) gives the same bits.
-    attention_kernel("attention_softmax").execute({kBase, state, kBase}, {shape.rows, shape.columns, shape.head_dim}, m);
+    kernel("attention_softmax").execute({kBase, state, kBase}, {shape.rows, shape.columns, shape.head_dim}, m);
     ASSERT_EQ(kernels::read_fp16(m, kBase, n, "p"), want.p);
   }
 }
 
 TEST(AttentionSoftmax, TheRowMaximumWeighsOneAndFloorsAtMinus65504) {
-  Sram m(ipu21());
+  Sram m(machine());
   // Row 0: its maximum 2.0 gives exp(0) = 1; row 1: every score -inf, below the floor.
   store(m, kBase, std::vector<uint16_t>{0x3c00, 0x4000, 0xbc00, 0xfc00, 0xfc00, 0xfc00});
-  attention_kernel("attention_softmax").execute({kBase + 0x100, kBase + 0x200, kBase}, {2, 3, 4}, m);
+  kernel("attention_softmax").execute({kBase + 0x100, kBase + 0x200, kBase}, {2, 3, 4}, m);
   const auto p = kernels::read_fp16(m, kBase + 0x100, 6, "p");
   EXPECT_EQ(p[1], 0x3c00);
   const auto state = kernels::read_fp32(m, kBase + 0x200, 4, "state");
@@ -159,7 +152,7 @@ TEST(AttentionMerge, BitExactAgainstTheReferenceAtSeveralShapes) {
   std::normal_distribution<double> maxima(0, 3);
   std::uniform_real_distribution<double> sums(1, 64);
   for (const auto& [rows, width, count] : std::vector<std::array<int64_t, 3>>{{1, 2, 1}, {9, 72, 12}, {6, 5, 3}, {13, 16, 2}}) {
-    Sram m(ipu21());
+    Sram m(machine());
     const auto blocks = random_halves(rng, static_cast<size_t>(count * rows * width), 4.0);
     std::vector<float> states;
     for (int64_t i = 0; i < count * rows; ++i) {
@@ -168,7 +161,7 @@ TEST(AttentionMerge, BitExactAgainstTheReferenceAtSeveralShapes) {
     }
     store(m, kBase, blocks);
     store(m, kBase + 0x20000, states);
-    attention_kernel("attention_merge").execute({kBase + 0x30000, kBase, kBase + 0x20000}, {rows, width, count}, m);
+    kernel("attention_merge").execute({kBase + 0x30000, kBase, kBase + 0x20000}, {rows, width, count}, m);
     EXPECT_EQ(kernels::read_fp16(m, kBase + 0x30000, static_cast<size_t>(rows * width), "out"),
               reference_merge(blocks, states, rows, width, count))
         << rows << "x" << width << " x" << count;
@@ -176,10 +169,10 @@ TEST(AttentionMerge, BitExactAgainstTheReferenceAtSeveralShapes) {
 }
 
 TEST(AttentionMerge, OneBlockIsItsValuesOverItsSum) {
-  Sram m(ipu21());
+  Sram m(machine());
   store(m, kBase, std::vector<uint16_t>{0x4400, 0xc200});  // 4, -3
   store(m, kBase + 0x100, std::vector<float>{5.0f, 2.0f});
-  attention_kernel("attention_merge").execute({kBase + 0x200, kBase, kBase + 0x100}, {1, 2, 1}, m);
+  kernel("attention_merge").execute({kBase + 0x200, kBase, kBase + 0x100}, {1, 2, 1}, m);
   EXPECT_EQ(kernels::read_fp16(m, kBase + 0x200, 2, "out"), (std::vector<uint16_t>{0x4000, 0xbe00}));  // 2, -1.5
 }
 
@@ -195,7 +188,7 @@ TEST(BlockedAttention, MatchesExactAttentionAcrossKeyBlocks) {
   const auto q = random_halves(rng, rows * dh, 1.0);
   const auto k = random_halves(rng, keys * dh, 1.0);
   const auto v = random_halves(rng, keys * dh, 1.0);
-  Sram m(ipu21());
+  Sram m(machine());
   const uint32_t q_at = kBase, k_at = kBase + 0x4000, v_at = kBase + 0x10000, s_at = kBase + 0x20000,
                  state_at = kBase + 0x24000, values_at = kBase + 0x25000, merged_states_at = kBase + 0x40000,
                  out_at = kBase + 0x48000;
@@ -206,12 +199,12 @@ TEST(BlockedAttention, MatchesExactAttentionAcrossKeyBlocks) {
     const int64_t first = b * block, n = std::min(keys, first + block) - first;
     const auto kb = static_cast<uint32_t>(k_at + first * dh * 2), vb = static_cast<uint32_t>(v_at + first * dh * 2);
     const auto values = static_cast<uint32_t>(values_at + b * rows * dh * 2);
-    attention_kernel("gemm_fp16").execute({s_at, q_at, kb}, {rows, n, dh, 1, 16}, m);
-    attention_kernel("attention_softmax").execute({s_at, state_at, s_at}, {rows, n, dh}, m);
-    attention_kernel("gemm_fp16").execute({values, s_at, vb}, {rows, dh, n, 0, 16}, m);
+    kernel("gemm_fp16").execute({s_at, q_at, kb}, {rows, n, dh, 1, 16}, m);
+    kernel("attention_softmax").execute({s_at, state_at, s_at}, {rows, n, dh}, m);
+    kernel("gemm_fp16").execute({values, s_at, vb}, {rows, dh, n, 0, 16}, m);
     store(m, static_cast<uint32_t>(merged_states_at + b * rows * 8), kernels::read_fp32(m, state_at, rows * 2, "state"));
   }
-  attention_kernel("attention_merge").execute({out_at, values_at, merged_states_at}, {rows, dh, blocks}, m);
+  kernel("attention_merge").execute({out_at, values_at, merged_states_at}, {rows, dh, blocks}, m);
   const auto got = kernels::read_fp16(m, out_at, rows * dh, "out");
 
   double worst = 0;
@@ -236,14 +229,6 @@ TEST(BlockedAttention, MatchesExactAttentionAcrossKeyBlocks) {
 }
 
 // --- checks and cycles ------------------------------------------------------------------------
-
-std::string check(const std::string& name, size_t operands, const std::vector<int64_t>& scalars) {
-  arch::KernelStep step;
-  step.name = name;
-  for (size_t i = 0; i < operands; ++i) step.operands.push_back({kBase, false});
-  step.scalars = scalars;
-  return attention_kernel(name).check(step);
-}
 
 TEST(AttentionKernels, ChecksNameTheScalarAndTheLimit) {
   EXPECT_EQ(check("attention_softmax", 3, {105, 64, 72}), "");
@@ -274,22 +259,22 @@ TEST(AttentionKernels, CyclesAreTheSlowestWorkersInstructionsPlusALaunch) {
     return best;
   };
   for (const auto& [rows, columns] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {6, 64}, {7, 64}, {105, 64}, {49, 25}}) {
-    EXPECT_EQ(attention_kernel("attention_softmax").cycles({rows, columns, 72}, ipu21()), stage(rows, columns));
+    EXPECT_EQ(kernel("attention_softmax").cycles({rows, columns, 72}, machine()), stage(rows, columns));
   }
-  EXPECT_EQ(attention_kernel("attention_softmax").cycles({105, 64, 72}, ipu21()), 36407u);
+  EXPECT_EQ(kernel("attention_softmax").cycles({105, 64, 72}, machine()), 36407u);
   // SigLIP's full key blocks: 53 rows of 112 keys, 9 rounds of 56 pairs.
-  EXPECT_EQ(attention_kernel("attention_softmax").cycles({53, 112, 72}, ipu21()), 9u * 6 * (10 * 56 + 17) + 11);
+  EXPECT_EQ(kernel("attention_softmax").cycles({53, 112, 72}, machine()), 9u * 6 * (10 * 56 + 17) + 11);
   for (const auto& [rows, width, count] :
        std::vector<std::array<int64_t, 3>>{{1, 72, 1}, {9, 72, 12}, {6, 5, 3}, {8, 72, 7}, {12, 72, 3}}) {
-    EXPECT_EQ(attention_kernel("attention_merge").cycles({rows, width, count}, ipu21()), merge(rows, width, count));
+    EXPECT_EQ(kernel("attention_merge").cycles({rows, width, count}, machine()), merge(rows, width, count));
   }
   // 9 rows of 72 values over 12 blocks: two runs of 9 quads a row, 18 units, 3 rounds (whole
   // rows: 2 rounds of 18 quads, 35,435 cycles).
-  EXPECT_EQ(attention_kernel("attention_merge").cycles({9, 72, 12}, ipu21()), 3u * 6 * 12 * (13 * 9 + 12) + 11);
+  EXPECT_EQ(kernel("attention_merge").cycles({9, 72, 12}, machine()), 3u * 6 * 12 * (13 * 9 + 12) + 11);
   // SigLIP's share, 8 rows over 7 blocks: three runs a row, 24 units, 4 rounds.
-  EXPECT_EQ(attention_kernel("attention_merge").cycles({8, 72, 7}, ipu21()), 4u * 6 * 7 * (13 * 6 + 12) + 11);
+  EXPECT_EQ(kernel("attention_merge").cycles({8, 72, 7}, machine()), 4u * 6 * 7 * (13 * 6 + 12) + 11);
   // 12 rows fill the workers twice: whole rows.
-  EXPECT_EQ(attention_kernel("attention_merge").cycles({12, 72, 3}, ipu21()), 2u * 6 * 3 * (13 * 18 + 12) + 11);
+  EXPECT_EQ(kernel("attention_merge").cycles({12, 72, 3}, machine()), 2u * 6 * 3 * (13 * 18 + 12) + 11);
 }
 
 }  // namespace

@@ -24,19 +24,19 @@
 #include "model/sram.hpp"
 #include "numerics/fp16.hpp"
 #include "numerics/numerics_reference.hpp"
+#include "tests/model/kernel_harness.hpp"
 
 namespace lockstep::model {
 namespace {
 
 namespace ref = arch::reference;
 
-const arch::MachineDescription& machine() {
-  static const auto m = arch::load_machine("ipu21-c600");
-  return m;
-}
-
-constexpr uint32_t kBase = 0x4c000;  // first SRAM byte of ipu21-c600
-constexpr uint32_t kEnd = 0xe8000;   // one past the last
+using kernel_harness::cycles;
+using kernel_harness::kBase;
+using kernel_harness::kEnd;
+using kernel_harness::kernel;
+using kernel_harness::machine;
+using kernel_harness::run;
 
 constexpr const char* kReduce = "ipu_stack_reduce_sum_f16";
 constexpr const char* kGelu = "ipu_stack_gelu_tanh_approx_f16";
@@ -99,21 +99,6 @@ uint32_t f8_to_f32(uint8_t c) {
 }
 
 // --- running kernels --------------------------------------------------------------------------
-
-const KernelDefinition& kernel(const std::string& name) {
-  const KernelDefinition* k = find_kernel(name);
-  if (k == nullptr) throw std::runtime_error("kernel " + name + " not found");
-  return *k;
-}
-
-void run(const std::string& name, const std::vector<uint32_t>& operands,
-         const std::vector<int64_t>& scalars, Sram& memory) {
-  kernel(name).execute(operands, scalars, memory);
-}
-
-uint64_t cycles(const std::string& name, const std::vector<int64_t>& scalars) {
-  return kernel(name).cycles(scalars, machine());
-}
 
 template <typename T>
 void put(Sram& m, uint32_t address, const std::vector<T>& v) {

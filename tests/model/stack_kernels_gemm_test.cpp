@@ -11,16 +11,14 @@
 #include "model/sram.hpp"
 #include "numerics/fp16.hpp"
 #include "numerics/numerics_reference.hpp"
+#include "tests/model/kernel_harness.hpp"
 
 namespace lockstep::model {
 namespace {
 
 constexpr uint32_t kOut = 0x60000, kLeft = 0x70000, kRight = 0x80000;
 
-const arch::MachineDescription& machine() {
-  static const auto m = arch::load_machine("ipu21-c600");
-  return m;
-}
+using kernel_harness::machine;
 
 template <typename T>
 void put(Sram& m, uint32_t at, const std::vector<T>& v) {

@@ -15,6 +15,7 @@
 #include "arch/machine.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/sram.hpp"
+#include "tests/model/kernel_harness.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -22,28 +23,13 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 using Scalars = std::vector<int64_t>;
 
-const arch::MachineDescription& machine() {
-  static const auto m = arch::load_machine("ipu21-c600");
-  return m;
-}
+using kernel_harness::cycles;
+using kernel_harness::kEnd;
+using kernel_harness::kernel;
+using kernel_harness::machine;
+using kernel_harness::run;
 
-constexpr uint32_t kEnd = 0xe8000;  // one past the last SRAM byte of ipu21-c600
 constexpr uint32_t kOut = 0x50000, kIn = 0x80000;
-
-const KernelDefinition& kernel(const std::string& symbol) {
-  const KernelDefinition* k = find_kernel(symbol);
-  if (k == nullptr) throw std::runtime_error(symbol + " is not found");
-  return *k;
-}
-
-void run(const std::string& symbol, const std::vector<uint32_t>& operands, const Scalars& scalars,
-         Sram& m) {
-  kernel(symbol).execute(operands, scalars, m);
-}
-
-uint64_t cycles(const std::string& symbol, const Scalars& scalars) {
-  return kernel(symbol).cycles(scalars, machine());
-}
 
 Bytes random_bytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
