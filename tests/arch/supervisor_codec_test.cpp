@@ -111,40 +111,32 @@ TEST(InstructionCodec, ComputeStepWorkedExample) {
 }
 
 TEST(InstructionCodec, SupervisorEncodeNamesTheFieldThatDoesNotFit) {
-  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .immediate = 1 << 20}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .immediate = -1}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .reg = 16}).find("reg"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Add, .immediate = 32768}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Add, .immediate = -32769}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Shl, .immediate = 4096}).find("immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Ld32, .offset = 4096}).find("offset"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::St32, .base = 16}).find("base"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Put, .csr = 256}).find("csr"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Call, .target = 0x60002}).find("word aligned"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Brz, .target = 1u << 21}).find("target"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Br, .reg = 10}).find("Return"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Trap, .breakpoint = 16}).find("breakpoint"),
-            std::string::npos);
-  // A field the instruction lacks must keep its default.
-  EXPECT_NE(encode_failure({.op = Opcode::SetZi, .dest = 1}).find("field dest"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Ld32, .source = 1}).find("field source"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Get, .reg = 1}).find("field reg"), std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Send, .immediate = 1}).find("field immediate"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::Delay, .pic_selector = 1}).find("field ps"),
-            std::string::npos);
-  EXPECT_NE(encode_failure({.op = Opcode::SendPicP, .pic_selector = 2}).find("ps"),
-            std::string::npos);
+  const std::pair<Instruction, const char*> refused[] = {
+      {{.op = Opcode::SetZi, .immediate = 1 << 20}, "immediate"},
+      {{.op = Opcode::SetZi, .immediate = -1}, "immediate"},
+      {{.op = Opcode::SetZi, .reg = 16}, "reg"},
+      {{.op = Opcode::Add, .immediate = 32768}, "immediate"},
+      {{.op = Opcode::Add, .immediate = -32769}, "immediate"},
+      {{.op = Opcode::Shl, .immediate = 4096}, "immediate"},
+      {{.op = Opcode::Ld32, .offset = 4096}, "offset"},
+      {{.op = Opcode::St32, .base = 16}, "base"},
+      {{.op = Opcode::Put, .csr = 256}, "csr"},
+      {{.op = Opcode::Call, .target = 0x60002}, "word aligned"},
+      {{.op = Opcode::Brz, .target = 1u << 21}, "target"},
+      {{.op = Opcode::Br, .reg = 10}, "Return"},
+      {{.op = Opcode::Trap, .breakpoint = 16}, "breakpoint"},
+      // A field the instruction lacks must keep its default.
+      {{.op = Opcode::SetZi, .dest = 1}, "field dest"},
+      {{.op = Opcode::Ld32, .source = 1}, "field source"},
+      {{.op = Opcode::Get, .reg = 1}, "field reg"},
+      {{.op = Opcode::Send, .immediate = 1}, "field immediate"},
+      {{.op = Opcode::Delay, .pic_selector = 1}, "field ps"},
+      {{.op = Opcode::SendPicP, .pic_selector = 2}, "ps"},
+  };
+  for (const auto& [instruction, field] : refused) {
+    EXPECT_NE(encode_failure(instruction).find(field), std::string::npos) << describe(instruction) << ": " << field;
+  }
 }
+
 }  // namespace
 }  // namespace lockstep::arch
