@@ -230,11 +230,14 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
 bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
   if (!e.direct) return true;  // nothing planned: the writes are applied one by one
   const auto& writes = e.outcome.writes;
-  std::vector<uint32_t> moved;  // the copies that hold a write whose source changed
-  moved.reserve(e.outcome.moved_writes.size());
-  for (const uint32_t k : e.outcome.moved_writes) moved.push_back(e.copy_of_write[k]);
-  std::sort(moved.begin(), moved.end());
-  moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
+  // The copies that hold a write whose source changed, each once: marked, then listed in copy
+  // order (linear; sorting the writes' copies was 67 ms of the exchange-only run's main thread).
+  std::vector<uint8_t> holds_moved(e.copies.size(), 0);
+  for (const uint32_t k : e.outcome.moved_writes) holds_moved[e.copy_of_write[k]] = 1;
+  std::vector<uint32_t> moved;
+  for (uint32_t c = 0; c < holds_moved.size(); ++c) {
+    if (holds_moved[c] != 0) moved.push_back(c);
+  }
   std::atomic<bool> apart{false};
   tbb::parallel_for(size_t{0}, moved.size(), [&](size_t m) {
     const uint32_t c = moved[m];
