@@ -36,6 +36,8 @@ const void* site_kind(const arch::CodeSite& site) {
     case SiteRole::RepeatEntry:
     case SiteRole::RepeatIteration:
     case SiteRole::RepeatBody: return &std::get<arch::RepeatStep>(site.step->kind);
+    case SiteRole::Barrier:  // its host step; null for a phase's or a plain sync's barrier
+      return site.step == nullptr ? nullptr : std::get_if<arch::HostStep>(&site.step->kind);
     default: return nullptr;
   }
 }
@@ -208,7 +210,10 @@ bool Tile::enter_sites(uint32_t index) {
           loops_.pop_back();
         }
         break;
-      case SiteRole::Barrier: barrier_ = &site; break;
+      case SiteRole::Barrier:
+        barrier_ = &site;
+        barrier_host_ = static_cast<const arch::HostStep*>(kind);
+        break;
       case SiteRole::RowCall: row_call_ = true; break;
       case SiteRole::InvocationEnd:
         flush_issued();
@@ -374,7 +379,7 @@ void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
   const arch::CodeSite& site = *barrier_;
   barrier_ = nullptr;
   flush_issued();
-  if (const auto* host = std::get_if<arch::HostStep>(&site.step->kind)) {
+  if (const arch::HostStep* host = barrier_host_) {
     pending_host_ = host;
     const int64_t cycles = barrier->arrive(BarrierKey{false, host_phases_++, true}, *this);
     pending_host_ = nullptr;

@@ -198,6 +198,7 @@ class Tile : public sc_core::sc_module {
   uint32_t incoming_dcount_ = 0;
   arch::ExchangeStep exchange_;              // what the fabric reads at a release
   const arch::CodeSite* barrier_ = nullptr;  // the barrier marker at the current sync
+  const arch::HostStep* barrier_host_ = nullptr;  // its host step, when it is a host phase's
   bool row_call_ = false;                    // the next call is the exchange row's
   bool host_body_ = false;                   // inside a host program's body (until its sync 7)
   int64_t row_events_ = 0;  // what the last release handed: the row's event count (host: cycles)
