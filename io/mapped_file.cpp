@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +29,17 @@ void populate_for_write(void* data, size_t bytes) {
   (void)data;
   (void)bytes;
 #endif
+}
+
+void populate_for_write(std::vector<std::pair<uintptr_t, uintptr_t>> ranges) {
+  constexpr uintptr_t kPage = 4096;
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 0; i < ranges.size();) {
+    const uintptr_t begin = ranges[i].first;
+    uintptr_t end = ranges[i].second;
+    for (++i; i < ranges.size() && ranges[i].first <= end + kPage; ++i) end = std::max(end, ranges[i].second);
+    populate_for_write(reinterpret_cast<void*>(begin), end - begin);
+  }
 }
 
 namespace {

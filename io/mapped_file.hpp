@@ -7,6 +7,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace lockstep::arch {
 
@@ -40,6 +42,10 @@ class MappedFile {
 // Only a hint, for memory about to be written whole (a tile's segment, a vector's reserved
 // capacity): a range within one page, and a kernel without the call, are left alone.
 void populate_for_write(void* data, size_t bytes);
+// The same for several ranges [begin, end) at once, in any order: one call per stretch of
+// ranges less than a page apart (the pages between them are mapped too). For writes scattered
+// over one memory, such as a receiver's copies (model/exchange_fabric.cpp).
+void populate_for_write(std::vector<std::pair<uintptr_t, uintptr_t>> ranges);
 
 // Reserves room for `count` elements in `v`, which holds none yet, and maps that room's pages
 // ahead of the write that fills it (then `assign`, say). A plain vector's resize writes zeros

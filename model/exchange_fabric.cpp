@@ -25,28 +25,6 @@ namespace lockstep::model {
 namespace {
 constexpr uint32_t kReturnWord = 0x43a00000;  // br $m10
 
-// Maps a receiver's destination pages ahead of its first copies, a call per stretch of
-// neighbouring pages: a first write to a fresh page costs about 10 us on the virtual machines
-// measured here, a page mapped ahead in bulk half of that (docs/performance.md, round
-// eighteen). Only a hint: the pages read as zero either way, as untouched SRAM does.
-template <class Copy>
-void populate_destinations(std::span<const Copy> copies) {
-  constexpr uintptr_t kPage = 4096;
-  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;  // [begin, end) addresses
-  ranges.reserve(copies.size());
-  for (const Copy& c : copies) {
-    const auto begin = reinterpret_cast<uintptr_t>(c.to);
-    ranges.emplace_back(begin, begin + c.bytes);
-  }
-  std::sort(ranges.begin(), ranges.end());
-  for (size_t i = 0; i < ranges.size();) {
-    const uintptr_t begin = ranges[i].first;
-    uintptr_t end = ranges[i].second;
-    for (++i; i < ranges.size() && ranges[i].first <= end + kPage; ++i) end = std::max(end, ranges[i].second);
-    arch::populate_for_write(reinterpret_cast<void*>(begin), end - begin);
-  }
-}
-
 // Every tile's row end and the runs it received, write runs merged where one continues
 // the last (same sender, next addresses, next event).
 std::vector<TileRecord> tile_records(const PhaseOutcome& outcome, std::span<Tile* const> tiles) {
@@ -214,7 +192,15 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
       }
       last = w;
     }
-    populate_destinations(std::span<const Copy>(copies));
+    // The receiver's pages mapped ahead of its first copies: a first write to a fresh page costs
+    // about 10 us on the virtual machines measured here, a page mapped in bulk half of that
+    // (docs/performance.md, round eighteen). They read as zero either way, as untouched SRAM does.
+    std::vector<std::pair<uintptr_t, uintptr_t>> destinations;
+    destinations.reserve(copies.size());
+    for (const Copy& c : copies) {
+      destinations.emplace_back(reinterpret_cast<uintptr_t>(c.to), reinterpret_cast<uintptr_t>(c.to) + c.bytes);
+    }
+    arch::populate_for_write(std::move(destinations));
   });
   e.copy_begin = arch::flatten(found, e.copies);
   arch::flatten(firsts, e.copy_first);

@@ -210,10 +210,7 @@ bool Tile::enter_sites(uint32_t index) {
           loops_.pop_back();
         }
         break;
-      case SiteRole::Barrier:
-        barrier_ = &site;
-        barrier_host_ = static_cast<const arch::HostStep*>(kind);
-        break;
+      case SiteRole::Barrier: barrier_ = &site; break;
       case SiteRole::RowCall: row_call_ = true; break;
       case SiteRole::InvocationEnd:
         flush_issued();
@@ -379,7 +376,8 @@ void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
   const arch::CodeSite& site = *barrier_;
   barrier_ = nullptr;
   flush_issued();
-  if (const arch::HostStep* host = barrier_host_) {
+  const void* kind = site_targets_[&site - code_.sites.data()].kind;  // resolved at decode: the step is cold
+  if (const auto* host = static_cast<const arch::HostStep*>(kind)) {
     pending_host_ = host;
     const int64_t cycles = barrier->arrive(BarrierKey{false, host_phases_++, true}, *this);
     pending_host_ = nullptr;

@@ -175,9 +175,10 @@ class Tile : public sc_core::sc_module {
   // Supervisor state.
   arch::TileCode code_;
   std::vector<CodeWord> decoded_;  // per code word (a two-word instruction's second: unused)
-  // Per site, the step kind its role acts on (and a Repeat's count), resolved once when the code
-  // is decoded: the package's steps are cold by the time a tile runs, and reading them at
-  // every site was 4% of an exchange-only run's samples, on the main thread.
+  // Per site, the step kind its role acts on (a barrier's: its host step, or null) and a Repeat's
+  // count, resolved once when the code is decoded: the package's steps are cold by the time a
+  // tile runs, and reading them at every site was 4% of an exchange-only run's samples, on the
+  // main thread.
   struct SiteTarget {
     const void* kind = nullptr;
     uint32_t repeat_count = 0;
@@ -198,7 +199,6 @@ class Tile : public sc_core::sc_module {
   uint32_t incoming_dcount_ = 0;
   arch::ExchangeStep exchange_;              // what the fabric reads at a release
   const arch::CodeSite* barrier_ = nullptr;  // the barrier marker at the current sync
-  const arch::HostStep* barrier_host_ = nullptr;  // its host step, when it is a host phase's
   bool row_call_ = false;                    // the next call is the exchange row's
   bool host_body_ = false;                   // inside a host program's body (until its sync 7)
   int64_t row_events_ = 0;  // what the last release handed: the row's event count (host: cycles)
