@@ -8,7 +8,8 @@
 // With LOCKSTEP_BINARY (scripts/bench.sh sets it), also the command-line figures of the
 // throughput issue (25), wall time and peak memory as a user sees them, from the source
 // tree: `lockstep run` of the exchange-only package of the full-size capture (B1024;
-// without the payload proof, goal 5 s; with it, goal 10 s) and `lockstep replay` of one
+// without the payload proof, goal 5 s, beside a memcpy of the bytes its exchanges copy; with
+// it, goal 10 s) and `lockstep replay` of one
 // reduce phase, every word of all 27 iterations (goal 0.6 s, and 35% of memcpy; beside it the
 // replay's page faults and one core's first touch of a fresh page, measured in the same run,
 // and the least any program doing that replay's work takes: tokens, copies and compares alone,
@@ -163,6 +164,23 @@ ReplayRunFigures replay_run_figures(const std::string& log) {
   return {};
 }
 
+// What a run's `--log-level debug` summary says its exchanges moved: "run: E phase executions
+// copied B bytes between SRAMs in C copies"; bytes 0 when the log has no such line.
+struct CopiedFigures {
+  uint64_t bytes = 0, copies = 0;
+};
+CopiedFigures copied_figures(const std::string& log) {
+  std::ifstream in(log);
+  const std::string marker = " phase executions copied ", copies = " between SRAMs in ";
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find(marker), count = line.find(copies);
+    if (at == std::string::npos || count == std::string::npos) continue;
+    return {std::strtoull(line.c_str() + at + marker.size(), nullptr, 10),
+            std::strtoull(line.c_str() + count + copies.size(), nullptr, 10)};
+  }
+  return {};
+}
+
 // The least any replay of `phase` can do, timed: no simulation, no plan, only the words' own
 // work. Each iteration fills its sources with their tokens (source tiles in parallel), copies
 // every transfer to each destination, then compares every destination with its source (the
@@ -245,6 +263,19 @@ void command_line_figures(const std::string& binary) {
     bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, --no-proof)",
                               run_bare, 5.0);
     std::printf("  peak RSS %.2f GB\n", run_bare.peak_rss_gb);
+    // Its physical limit: the words its exchanges copy between SRAMs, at one core's memcpy.
+    const std::string copy_log = (directory / "run.log").string();
+    const CopiedFigures copied =
+        measured_command({binary, "run", bare, "--log-level", "debug"}, copy_log).seconds < 0
+            ? CopiedFigures{}
+            : copied_figures(copy_log);
+    if (copied.bytes > 0 && run_bare.median.seconds > 0) {
+      const double gbps = bench::memcpy_gb_per_s(256u << 20);
+      std::printf("  its exchanges copied %.2f GB between SRAMs in %.1f M copies; one core's memcpy (%.2f GB/s, "
+                  "measured now) moves that in %.2f s, %.1f%% of the run's median\n",
+                  copied.bytes / 1e9, copied.copies / 1e6, gbps, copied.bytes / 1e9 / gbps,
+                  100.0 * copied.bytes / 1e9 / gbps / run_bare.median.seconds);
+    }
     const bench::MedianFigure run = bench::median_of({binary, "run", proof}, 3);
     bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, proof)", run,
                               10.0);

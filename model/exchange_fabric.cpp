@@ -135,8 +135,10 @@ const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::ve
   e.activities = std::move(activities);
   plan_copies(e, tiles);
   e.code_writes.clear();
+  e.write_bytes = 0;
   for (uint32_t i = 0; i < e.outcome.writes.size(); ++i) {
     const WriteRun& w = e.outcome.writes[i];
+    e.write_bytes += w.bytes;
     const arch::TileCode& code = tiles[w.receiver]->code();
     if (uint64_t(w.address) + w.bytes > code.base && w.address < code.end()) e.code_writes.push_back(i);
   }
@@ -343,6 +345,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   const PhaseOutcome& outcome = e.outcome;
 
   copy_words(e, tiles);
+  monitor_.count_copies(e.direct ? e.copies.size() : outcome.writes.size(), e.write_bytes);
   if (monitor_.watcher != nullptr) report_watched(*monitor_.watcher, outcome, tiles, release, phase);
   report_code_writes(e, tiles, release);
   for (size_t i = 0; i < tiles.size(); ++i) {

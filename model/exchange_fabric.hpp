@@ -55,6 +55,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     // outcome: code areas do not change during a run, and a phase that repeats unchanged
     // reuses this Executed.
     std::vector<uint32_t> code_writes;
+    uint64_t write_bytes = 0;  // every write's bytes: a relocation moves sources only
   };
   // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).
   const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,

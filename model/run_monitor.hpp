@@ -91,6 +91,18 @@ class RunMonitor {
   const std::vector<RecordedHazard>& hazards() const { return hazards_; }
   const std::vector<PhaseRecord>& executions() const { return executions_; }
 
+  // What the phases' copies moved between SRAMs over the run, so that a benchmark can set a
+  // memcpy of that volume beside the run (the `--log-level debug` summary prints it).
+  struct CopyTotals {
+    uint64_t copies = 0;  // memory copies made (a phase with hazards copies write by write)
+    uint64_t bytes = 0;
+  };
+  void count_copies(uint64_t copies, uint64_t bytes) {
+    copied_.copies += copies;
+    copied_.bytes += bytes;
+  }
+  const CopyTotals& copied() const { return copied_; }
+
  private:
   bool stopping_ = false;
   uint64_t stop_horizon_ = 0;  // the earliest stopping hazard's cycle
@@ -101,6 +113,7 @@ class RunMonitor {
   std::string stopped_at_;
   std::vector<RecordedHazard> hazards_;
   std::vector<PhaseRecord> executions_;
+  CopyTotals copied_;
 };
 
 }  // namespace lockstep::model
