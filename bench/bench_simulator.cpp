@@ -9,11 +9,11 @@
 // throughput issue (25), wall time and peak memory as a user sees them, from the source
 // tree: `lockstep run` of the exchange-only package of the full-size capture (B1024;
 // without the payload proof, goal 5 s, beside a memcpy of the bytes its exchanges copy; with
-// it, goal 10 s) and `lockstep replay` of one
-// reduce phase, every word of all 27 iterations (goal 0.6 s, and 35% of memcpy; beside it the
-// replay's page faults and one core's first touch of a fresh page, measured in the same run,
-// and the least any program doing that replay's work takes: tokens, copies and compares alone,
-// on fresh pages and on pages already touched), and the same replay with and without `--watch`.
+// it, goal 10 s) and `lockstep replay` of one reduce phase, every word of all 27 iterations
+// (goal 0.6 s, and 35% of memcpy; beside it the replay's page faults and one core's first
+// touch of a fresh page, measured in the same run, and the least any program doing that
+// replay's work takes: tokens, copies and compares alone, on fresh pages and on pages already
+// touched), and the same replay with and without `--watch`.
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
