@@ -143,6 +143,20 @@ double memcpy_seconds(uint32_t tiles) {
 
 }  // namespace
 
+// The part of the first line of a `--log-level debug` log that starts at `marker` ("" when no
+// line holds it), and the number that follows a marker in such a part (0 when it is not there).
+std::string log_from(const std::string& log, const std::string& marker) {
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (const size_t at = line.find(marker); at != std::string::npos) return line.substr(at);
+  }
+  return "";
+}
+double number_after(const std::string& text, const std::string& marker) {
+  const size_t at = text.find(marker);
+  return at == std::string::npos ? 0 : std::strtod(text.c_str() + at + marker.size(), nullptr);
+}
+
 // What the replay's `--log-level debug` line says of the run itself: "... simulated and checked
 // in X ms, N page faults meanwhile"; seconds -1 when the log has no such line.
 struct ReplayRunFigures {
@@ -150,18 +164,9 @@ struct ReplayRunFigures {
   uint64_t page_faults = 0;
 };
 ReplayRunFigures replay_run_figures(const std::string& log) {
-  std::ifstream in(log);
-  const std::string marker = "simulated and checked in ", faults = " ms, ";
-  for (std::string line; std::getline(in, line);) {
-    const size_t at = line.find(marker);
-    if (at == std::string::npos) continue;
-    ReplayRunFigures figures;
-    figures.seconds = std::atof(line.c_str() + at + marker.size()) / 1e3;
-    const size_t count = line.find(faults, at);
-    if (count != std::string::npos) figures.page_faults = std::strtoull(line.c_str() + count + faults.size(), nullptr, 10);
-    return figures;
-  }
-  return {};
+  const std::string marker = "simulated and checked in ", line = log_from(log, marker);
+  if (line.empty()) return {};
+  return {number_after(line, marker) / 1e3, static_cast<uint64_t>(number_after(line, " ms, "))};
 }
 
 // What a run's `--log-level debug` summary says its exchanges moved: "run: E phase executions
@@ -170,15 +175,9 @@ struct CopiedFigures {
   uint64_t bytes = 0, copies = 0;
 };
 CopiedFigures copied_figures(const std::string& log) {
-  std::ifstream in(log);
-  const std::string marker = " phase executions copied ", copies = " between SRAMs in ";
-  for (std::string line; std::getline(in, line);) {
-    const size_t at = line.find(marker), count = line.find(copies);
-    if (at == std::string::npos || count == std::string::npos) continue;
-    return {std::strtoull(line.c_str() + at + marker.size(), nullptr, 10),
-            std::strtoull(line.c_str() + count + copies.size(), nullptr, 10)};
-  }
-  return {};
+  const std::string marker = " phase executions copied ", line = log_from(log, marker);
+  return {static_cast<uint64_t>(number_after(line, marker)),
+          static_cast<uint64_t>(number_after(line, " between SRAMs in "))};
 }
 
 // The least any replay of `phase` can do, timed: no simulation, no plan, only the words' own

@@ -17,9 +17,10 @@
 
 namespace lockstep::arch {
 
+constexpr uintptr_t kPage = 4096;  // the smallest page, which a first write faults in
+
 void populate_for_write(void* data, size_t bytes) {
 #if defined(MADV_POPULATE_WRITE)
-  constexpr uintptr_t kPage = 4096;
   const uintptr_t first = reinterpret_cast<uintptr_t>(data) / kPage * kPage;
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes + kPage - 1) / kPage * kPage;
   if (bytes != 0 && end - first >= 2 * kPage) {
@@ -32,7 +33,6 @@ void populate_for_write(void* data, size_t bytes) {
 }
 
 void populate_for_write(std::vector<std::pair<uintptr_t, uintptr_t>> ranges) {
-  constexpr uintptr_t kPage = 4096;
   std::sort(ranges.begin(), ranges.end());
   for (size_t i = 0; i < ranges.size();) {
     const uintptr_t begin = ranges[i].first;
