@@ -130,12 +130,18 @@ TEST(SystemCBackend, InputsAndOutputs) {
 std::string debug_log_of_run(const arch::Package& package, const RunOptions& options) {
   auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
   auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
-  auto previous = spdlog::default_logger();
+  // The test binary's logger comes back however the run ends, a throw included.
+  struct Restore {
+    std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
+    spdlog::level::level_enum level = spdlog::get_level();
+    ~Restore() {
+      spdlog::set_default_logger(previous);
+      spdlog::set_level(level);
+    }
+  } restore;
   spdlog::set_default_logger(std::make_shared<spdlog::logger>("trace-test", sink));
   spdlog::set_level(spdlog::level::debug);
   backend->run(package, options);
-  spdlog::set_default_logger(previous);
-  spdlog::set_level(spdlog::level::warn);
   std::string all;
   for (const auto& line : sink->last_formatted()) all += line;
   return all;
