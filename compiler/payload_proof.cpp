@@ -108,11 +108,11 @@ struct Segment {
   uint32_t transfer = 0;
   uint32_t offset = 0;
 };
-using TilePlan = std::vector<Segment>;  // sorted by begin, disjoint
+using WritePlan = std::vector<Segment>;  // sorted by begin, disjoint
 
 // Last writer wins: walk the writes backwards and keep only what no later write covers.
-TilePlan paint(const std::vector<Segment>& writes) {
-  TilePlan plan;
+WritePlan paint(const std::vector<Segment>& writes) {
+  WritePlan plan;
   std::map<uint32_t, uint32_t> covered;  // begin -> end, merged
   for (size_t w = writes.size(); w-- > 0;) {
     const Segment& write = writes[w];
@@ -145,7 +145,7 @@ TilePlan paint(const std::vector<Segment>& writes) {
 }
 
 // Per tile position: which transfer's read every destination byte of the phase holds.
-std::vector<TilePlan> write_plans(const arch::CapturePhase& phase, const std::vector<uint32_t>& position_of,
+std::vector<WritePlan> write_plans(const arch::CapturePhase& phase, const std::vector<uint32_t>& position_of,
                                   size_t tile_count) {
   std::vector<std::vector<Segment>> writes(tile_count);
   for (uint32_t k = 0; k < phase.transfers.size(); ++k) {
@@ -156,9 +156,9 @@ std::vector<TilePlan> write_plans(const arch::CapturePhase& phase, const std::ve
       writes[position_of[d.tile]].push_back(Segment{d.address, d.address + bytes, k, 0});
     }
   }
-  std::vector<TilePlan> plans(tile_count);
+  std::vector<WritePlan> plans(tile_count);
   arch::parallel_for_each(size_t{0}, tile_count, [&](size_t t) {
-    TilePlan sorted = writes[t];
+    WritePlan sorted = writes[t];
     std::sort(sorted.begin(), sorted.end(), [](const Segment& a, const Segment& b) { return a.begin < b.begin; });
     bool overlapping = false;
     for (size_t i = 1; i < sorted.size() && !overlapping; ++i) overlapping = sorted[i].begin < sorted[i - 1].end;
@@ -317,14 +317,14 @@ struct SignatureHash {
 };
 
 // The plan's segments inside [begin, end): the first index and one past the last.
-std::pair<size_t, size_t> segments_within(const TilePlan& plan, uint32_t begin, uint32_t end) {
+std::pair<size_t, size_t> segments_within(const WritePlan& plan, uint32_t begin, uint32_t end) {
   auto first = std::upper_bound(plan.begin(), plan.end(), begin, [](uint32_t a, const Segment& s) { return a < s.begin; });
   if (first != plan.begin() && std::prev(first)->end > begin) --first;
   auto last = std::lower_bound(first, plan.end(), end, [](const Segment& s, uint32_t a) { return s.begin < a; });
   return {static_cast<size_t>(first - plan.begin()), static_cast<size_t>(last - plan.begin())};
 }
 
-RangeGroups group_ranges(const std::vector<ProofTile>& tiles, size_t p, const std::vector<TilePlan>& plans) {
+RangeGroups group_ranges(const std::vector<ProofTile>& tiles, size_t p, const std::vector<WritePlan>& plans) {
   RangeGroups groups;
   groups.group_of.resize(tiles.size());
   std::unordered_map<std::vector<uint32_t>, uint32_t, SignatureHash> known;
@@ -427,7 +427,7 @@ class Prover {
       } else {
         const size_t q = static_cast<size_t>(it->owner);
         const Reads& reads = q == current_phase ? current : final_reads_[q];
-        const TilePlan& plan = plans_[q][t];
+        const WritePlan& plan = plans_[q][t];
         uint32_t covered = lo;
         const auto [first, last] = segments_within(plan, lo, hi);
         for (size_t s = first; s < last; ++s) {
@@ -499,7 +499,7 @@ class Prover {
     std::vector<Content> contents(again.size());
     arch::parallel_for_each(size_t{0}, again.size(), [&](size_t j) {
       const auto& [t, range] = groups.representatives[again[j]];
-      const TilePlan& plan = plans_[p][t];
+      const WritePlan& plan = plans_[p][t];
       const uint32_t end = range.address + range.bytes;
       const auto [first, last] = segments_within(plan, range.address, end);
       for (size_t s = first; s < last; ++s) {
@@ -575,7 +575,7 @@ class Prover {
   ContentHasher hasher_;
   DigestMemo memo_;
   std::vector<uint32_t> position_of_;
-  std::vector<std::vector<TilePlan>> plans_;        // per phase, per tile position
+  std::vector<std::vector<WritePlan>> plans_;        // per phase, per tile position
   std::vector<Reads> final_reads_;                  // per phase: what its last iteration read
   std::vector<OwnerMap> maps_;                      // per tile position, between phases
   std::vector<std::vector<std::vector<std::vector<uint8_t>>>> slots_;  // tile, phase, checksum

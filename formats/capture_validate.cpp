@@ -123,7 +123,7 @@ class Checker {
     const bool reserved = begin < kTableReservedEnd && end > kTableReservedBegin;
     if (address % 4 == 0 && !outside && !reserved) return;
     if (address % 4 != 0) fail(field() + ": " + hex(address) + " is not 4-aligned");
-    const std::string range = "[" + hex(begin) + ", " + hex(end) + ")";
+    const std::string range = hex_range(begin, end);
     if (outside) {
       fail(field() + ": span " + range + " outside SRAM [" + hex(machine_.sram_base) + ", " +
            hex(machine_.sram_end) + ")");

@@ -18,10 +18,6 @@ namespace lockstep::arch {
 
 namespace {
 
-std::string range(uint64_t address, uint64_t bytes) {
-  return "[" + hex(address) + ", " + hex(address + bytes) + ")";
-}
-
 // Barriers are compared across tiles up to this many per tile; beyond it (huge Repeat
 // counts) the Repeat structure itself must match.
 constexpr uint64_t kMaxExpandedBarriers = 1u << 20;
@@ -109,8 +105,8 @@ class Validator {
 
   void sram(const std::string& where, uint64_t address, uint64_t bytes) const {
     if (address < m_.sram_base || address + bytes > m_.sram_end) {
-      fail(where, range(address, bytes) + " outside SRAM " +
-                      range(m_.sram_base, m_.sram_end - m_.sram_base));
+      fail(where, hex_range(address, address + bytes) + " outside SRAM " +
+                      hex_range(m_.sram_base, m_.sram_end));
     }
   }
 
@@ -135,7 +131,8 @@ class Validator {
       if (t.table.size % 4 != 0) fail(where + ".size", std::to_string(t.table.size) + " is not a multiple of 4");
       sram(where, t.table.address, t.table.size);
       if (uint64_t(t.table.address) + t.table.size > m_.row_region_end) {
-        fail(where, range(t.table.address, t.table.size) + " reaches past the row region end " +
+        fail(where, hex_range(t.table.address, uint64_t{t.table.address} + t.table.size) +
+                        " reaches past the row region end " +
                         hex(m_.row_region_end) + " (rows must be fetchable)");
       }
     }
@@ -162,7 +159,8 @@ class Validator {
       }
       sram(where, s.address, s.size);
       if (uint64_t(s.address) + s.size > m_.loader_limit) {
-        fail(where, range(s.address, s.size) + " reaches past the loader limit " + hex(m_.loader_limit));
+        fail(where, hex_range(s.address, uint64_t{s.address} + s.size) + " reaches past the loader limit " +
+                        hex(m_.loader_limit));
       }
       spans.emplace_back(s.address, uint64_t(s.address) + s.size);
     }
@@ -174,8 +172,8 @@ class Validator {
       const auto& cur = spans[order[k]];
       if (cur.first < prev.second) {
         fail(tile_name_ + ": segment " + std::to_string(order[k]) + " (" + hex(cur.first) + ")",
-             range(cur.first, cur.second - cur.first) + " overlaps segment " +
-                 std::to_string(order[k - 1]) + " " + range(prev.first, prev.second - prev.first));
+             hex_range(cur.first, cur.second) + " overlaps segment " +
+                 std::to_string(order[k - 1]) + " " + hex_range(prev.first, prev.second));
       }
     }
     segments_ = spans;
@@ -278,7 +276,7 @@ class Validator {
     encodable(Opcode::Call, Field::Target, row, where + ": row_address");
     if (table_.size == 0 || !in_table(row, 4)) {
       fail(where + ": row_address", hex(row) + " outside the table " +
-                                        range(table_.address, table_.size));
+                                        hex_range(table_.address, uint64_t{table_.address} + table_.size));
     }
     if (!initialised(row)) fail(where + ": row_address", hex(row) + " is in no segment");
   }
@@ -356,7 +354,7 @@ class Validator {
       }
       if (table_.size == 0 || !in_table(e.word_address, 4)) {
         fail(field + ".word", hex(e.word_address) + " outside the table " +
-                                  range(table_.address, table_.size));
+                                  hex_range(table_.address, uint64_t{table_.address} + table_.size));
       }
       if (e.values.empty()) fail(field + ".values", "is empty");
       if (e.values.size() != 1 && e.values.size() != count) {
@@ -398,8 +396,9 @@ class Validator {
     if (t.host_address % 4 != 0) fail(field + ".host_address", hex(t.host_address) + " is not 4-aligned");
     sram(field + ".tile_address", t.tile_address, t.bytes);
     if (uint64_t{t.host_address} + t.bytes > p_.host.arena_bytes) {
-      fail(field + ".host_address", range(t.host_address, t.bytes) + " outside the host arena " +
-                                        range(0, p_.host.arena_bytes));
+      fail(field + ".host_address", hex_range(t.host_address, uint64_t{t.host_address} + t.bytes) +
+                                        " outside the host arena " +
+                                        hex_range(0, p_.host.arena_bytes));
     }
   }
 

@@ -14,10 +14,6 @@ namespace lockstep::arch {
 
 namespace {
 
-std::string range(uint64_t address, uint64_t bytes) {
-  return "[" + hex(address) + ", " + hex(address + bytes) + ")";
-}
-
 uint64_t count_host_steps(const std::vector<Step>& steps) {
   uint64_t n = 0;
   for (const Step& step : steps) {
@@ -72,7 +68,8 @@ class SessionChecker {
 
   void arena(const std::string& where, uint64_t address, uint64_t bytes) const {
     if (address + bytes > p_.host.arena_bytes) {
-      fail(where, range(address, bytes) + " outside the host arena " + range(0, p_.host.arena_bytes));
+      fail(where, hex_range(address, address + bytes) + " outside the host arena " +
+                      hex_range(0, p_.host.arena_bytes));
     }
   }
 

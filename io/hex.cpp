@@ -10,4 +10,6 @@ std::string hex(uint64_t value) {
   return buffer;
 }
 
+std::string hex_range(uint64_t begin, uint64_t end) { return "[" + hex(begin) + ", " + hex(end) + ")"; }
+
 }  // namespace lockstep::arch

@@ -47,6 +47,9 @@ struct Comparison {
   std::vector<ComparisonWindow> windows;
   std::vector<WindowSummary> summary;     // one per window
   std::vector<PhaseSelection> by_phase;   // window-major, then phase order
+  const PhaseSelection& selection(size_t window, size_t phase_index, size_t phase_count) const {
+    return by_phase[window * phase_count + phase_index];
+  }
 };
 
 // Within each window and phase, the candidates are the passing points that satisfy the

@@ -12,11 +12,6 @@ bool is_reference(const ResultRow& row, const PointRef& reference) {
   return row.config == reference.config && row.width == reference.width;
 }
 
-const PhaseSelection& selection(const Comparison& c, size_t window, size_t phase_index,
-                                size_t phase_count) {
-  return c.by_phase[window * phase_count + phase_index];
-}
-
 std::string navigation(const ReportView& view, size_t p) {
   std::string out = link("index.html", "All phases");
   if (p > 0) {
@@ -65,7 +60,7 @@ std::string selections_table(const ReportView& view, size_t p) {
                                 "weighted cycles saved"},
                                2);
   for (size_t w = 0; w < c.windows.size(); ++w) {
-    const PhaseSelection& s = selection(c, w, p, view.phases.size());
+    const PhaseSelection& s = c.selection(w, p, view.phases.size());
     const ResultRow& r = view.rows[s.selected_row];
     out += "<tr><td class=\"text\" title=\"" + html_escape(c.windows[w].name) + "\">" +
            html_escape(c.windows[w].id) + "</td>" + text_cell(point_name(r)) + number_cell(r.horizon) +

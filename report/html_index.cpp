@@ -8,11 +8,6 @@ namespace lockstep::replay {
 
 namespace {
 
-const PhaseSelection& selection(const Comparison& c, size_t window, size_t phase_index,
-                                size_t phase_count) {
-  return c.by_phase[window * phase_count + phase_index];
-}
-
 std::string or_unknown(const std::string& text) { return text.empty() ? "unknown" : text; }
 
 std::string provenance_section(const ReportProvenance& p) {
@@ -105,7 +100,7 @@ std::string phases_table(const ReportView& view) {
            number_cell(s.weighted_cycles) + number_cell(s.best_horizon) + text_cell(s.best_point) +
            number_cell(s.lower_bound) + number_cell(s.gap);
     for (size_t w = 0; w < c.windows.size(); ++w) {
-      const PhaseSelection& sel = selection(c, w, p, view.phases.size());
+      const PhaseSelection& sel = c.selection(w, p, view.phases.size());
       out += "<td class=\"wrap\">" +
              html_escape(point_name(view.rows[sel.selected_row]) + " (" +
                          std::to_string(sel.weighted_cycles_saved) + ")") +

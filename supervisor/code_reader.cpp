@@ -3,6 +3,7 @@
 #include "supervisor/code_reader.hpp"
 
 #include "arch/kernel_signatures.hpp"
+#include "arch/registers.hpp"
 #include "arch/stack_kernels.hpp"
 #include "io/hex.hpp"
 #include "supervisor/supervisor_code.hpp"
@@ -14,13 +15,10 @@
 #endif
 
 namespace lockstep::arch {
+using namespace registers;  // kM0 .. kZero, the exchange CSRs
 namespace {
 
-constexpr uint32_t kM0 = 0, kM1 = 1, kM2 = 2, kM3 = 3, kM4 = 4, kM5 = 5, kM7 = 7, kM8 = 8, kM9 = 9,
-                   kM10 = 10, kStack = 11, kZero = 15;
-constexpr uint32_t kIncomingMux = 0xa0, kIncomingMuxPair = 0xa1, kIncomingFormat = 0xa3, kIncomingBase = 0xa4,
-                   kIncomingDcount = 0xa6, kOutgoingBase = 0xa7;
-constexpr int32_t kFrameBytes = 8;
+constexpr int32_t kFrameStep = 8;  // a Repeat frame's bytes: the stack pointer's move
 
 // The register an instruction writes or names first, for next_is().
 uint32_t first_register(const Instruction& in) {
@@ -195,7 +193,7 @@ std::vector<Step> CodeReader::read_steps(const RepeatStep* repeat) {
       steps.push_back(read_host());
     } else if (next_is(Opcode::SetZi, kM8) && next_is(Opcode::Put, kM8, 1)) {
       steps.push_back(read_exchange());
-    } else if (in->op == Opcode::Add && in->dest == kStack && in->source == kStack && in->immediate == -kFrameBytes) {
+    } else if (in->op == Opcode::Add && in->dest == kStack && in->source == kStack && in->immediate == -kFrameStep) {
       steps.push_back(read_repeat());
     } else if (next_is(Opcode::SetZi, kM2) || next_is(Opcode::SetZi, kM5)) {
       // A kernel's first operand, or a patch: the call that ends the sequence says which.
@@ -246,7 +244,7 @@ Step CodeReader::read_exchange() {
 // Section 8.4 as the emitter writes it: pointers live in their own slots.
 Step CodeReader::read_repeat() {
   RepeatStep r;
-  take_add(kStack, kStack, -kFrameBytes);
+  take_add(kStack, kStack, -kFrameStep);
   r.count = take_immediate(kM0);
   take_st32(kM0, kStack);
   while (next_is(Opcode::SetZi, kM0)) {
@@ -284,7 +282,7 @@ Step CodeReader::read_repeat() {
   if (take_setzi(kM0) != loop) fail("the Repeat's loop does not return to its body");
   take_br(kM0);
   if (brz->target != address()) fail("the Repeat's exit is not the frame's release");
-  take_add(kStack, kStack, kFrameBytes);
+  take_add(kStack, kStack, kFrameStep);
   return Step{r};
 }
 

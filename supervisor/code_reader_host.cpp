@@ -6,6 +6,7 @@
 #include <map>
 
 #include "arch/host_packets.hpp"
+#include "arch/registers.hpp"
 #include "io/hex.hpp"
 #include "supervisor/code_reader.hpp"
 
@@ -14,10 +15,9 @@
 #endif
 
 namespace lockstep::arch {
+using namespace registers;  // kM0 .. kZero, the exchange CSRs
 namespace {
 
-constexpr uint32_t kM2 = 2, kM3 = 3, kM4 = 4, kM8 = 8, kM10 = 10;
-constexpr uint32_t kIncomingMux = 0xa0, kIncomingDcount = 0xa6;
 constexpr size_t kMaxBodyWords = 1u << 16;
 
 // Packets back into transfers: a packet joins the previous transfer when the two are

@@ -1,18 +1,14 @@
 #pragma once
-// The instruction builders and register/CSR names the supervisor emitter's files share
-// (supervisor/supervisor_emitter.cpp, supervisor/supervisor_emitter_host.cpp); internal.
+// The instruction builders the supervisor emitter's files share (supervisor/supervisor_emitter.cpp,
+// supervisor/supervisor_emitter_host.cpp); internal.
 #include <cstdint>
 
 #include "arch/instruction.hpp"
+#include "arch/registers.hpp"
 
 namespace lockstep::arch::emitter {
 
-// Registers (IPU21-DEVICE.md section 3).
-inline constexpr uint32_t kM0 = 0, kM1 = 1, kM2 = 2, kM3 = 3, kM4 = 4, kM5 = 5, kM6 = 6, kM7 = 7,
-                   kM8 = 8, kM9 = 9, kM10 = 10, kStack = 11, kZero = 15;
-// CSRs (section 4).
-inline constexpr uint32_t kIncomingMux = 0xa0, kIncomingMuxPair = 0xa1, kIncomingFormat = 0xa3,
-                   kIncomingBase = 0xa4, kIncomingDcount = 0xa6, kOutgoingBase = 0xa7;
+using namespace registers;  // kM0 .. kZero, the exchange CSRs
 inline constexpr uint32_t kGuardWords = 16;  // the supervisor's 64-byte fetch look-ahead (section 1)
 inline constexpr uint32_t kFrameBytes = 8;   // a Repeat's frame: the remaining count, 8-aligned
 

@@ -24,7 +24,7 @@ class Validator {
   }
 
   uint64_t memory_end() const { return uint64_t{app_.tile_memory_base} + app_.tile_memory_size; }
-  std::string memory() const { return "[" + hex(app_.tile_memory_base) + ", " + hex(memory_end()) + ")"; }
+  std::string memory() const { return hex_range(app_.tile_memory_base, memory_end()); }
   bool in_memory(uint64_t address, uint64_t size) const {
     return address >= app_.tile_memory_base && address + size <= memory_end();
   }

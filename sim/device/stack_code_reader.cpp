@@ -1,6 +1,7 @@
 // The stack emitter's sequences (IPU21-DEVICE.md 8.1 to 8.6), read back into steps.
 #include "sim/device/stack_code_reader.hpp"
 
+#include "arch/registers.hpp"
 #include "arch/stack_kernels.hpp"
 #include "io/hex.hpp"
 
@@ -10,12 +11,9 @@
 #endif
 
 namespace lockstep::arch {
+using namespace registers;  // kM0 .. kZero, the exchange CSRs
 namespace {
 
-constexpr uint32_t kM0 = 0, kM2 = 2, kM3 = 3, kM4 = 4, kM5 = 5, kM7 = 7, kM8 = 8, kM9 = 9,
-                   kM10 = 10, kStack = 11, kZero = 15;
-constexpr uint32_t kIncomingMux = 0xa0, kIncomingMuxPair = 0xa1, kIncomingFormat = 0xa3,
-                   kIncomingBase = 0xa4, kIncomingDcount = 0xa6, kOutgoingBase = 0xa7;
 constexpr uint32_t kMaxPatchWords = 1u << 16;  // a bound on tables read from the image
 
 }  // namespace

@@ -6,6 +6,7 @@
 // `ipu_stack_static_copy_u32` beside the host step. docs/device.md, "Host phases".
 #include "arch/host_packets.hpp"
 #include "arch/instruction.hpp"
+#include "arch/registers.hpp"
 #include "io/hex.hpp"
 #include "sim/device/stack_code_reader.hpp"
 
@@ -16,10 +17,9 @@
 #endif
 
 namespace lockstep::arch {
+using namespace registers;  // kM0 .. kZero, the exchange CSRs
 namespace {
 
-constexpr uint32_t kM2 = 2, kM3 = 3, kM4 = 4, kM8 = 8, kM9 = 9;
-constexpr uint32_t kIncomingMux = 0xa0, kIncomingDcount = 0xa6;
 constexpr uint32_t kPacketBase = 0x50000, kHeaderBase = 0x50008, kStaging = 0x50180;
 constexpr uint32_t kMaxHostPhases = 1u << 16;
 constexpr uint32_t kMaxHostProgramWords = 4096;
