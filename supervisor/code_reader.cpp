@@ -6,6 +6,7 @@
 #include "arch/registers.hpp"
 #include "arch/stack_kernels.hpp"
 #include "io/hex.hpp"
+#include "supervisor/emitter_instructions.hpp"
 #include "supervisor/supervisor_code.hpp"
 
 // GCC 12 reports the Step variants built below as "maybe uninitialized" (a known false
@@ -18,7 +19,8 @@ namespace lockstep::arch {
 using namespace registers;  // kM0 .. kZero, the exchange CSRs
 namespace {
 
-constexpr int32_t kFrameStep = 8;  // a Repeat frame's bytes: the stack pointer's move
+// The stack pointer's move for a Repeat frame, signed as the add instruction carries it.
+constexpr int32_t kFrameStep = static_cast<int32_t>(emitter::kFrameBytes);
 
 // The register an instruction writes or names first, for next_is().
 uint32_t first_register(const Instruction& in) {
