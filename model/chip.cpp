@@ -40,7 +40,7 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   for (uint32_t k = 0; k < host_phases_; ++k) {
     participants[BarrierKey{false, k, true}] = static_cast<uint32_t>(package.tiles.size());
   }
-  fabric_ = std::make_unique<ExchangeFabric>("fabric", machine, topology, monitor);
+  fabric_ = std::make_unique<ExchangeFabric>("fabric", machine, topology, monitor, sram_);
   barrier_ = std::make_unique<Barrier>("barrier", machine, std::move(participants));
   barrier_->fabric(*fabric_);
   barrier_->before_release = [this]() { run_pending_kernels(); };
@@ -60,7 +60,7 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   for (size_t i = 0; i < package.tiles.size(); ++i) {
     const arch::TileProgram& program = package.tiles[i];
     auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program, std::move(code[i]),
-                                    machine, topology.physical(program.tile), monitor, Sram(machine, sram_.slot(i)));
+                                    machine, topology.physical(program.tile), monitor, Sram(machine, sram_, i));
     t->barrier(*barrier_);
     if (program.tile >= by_logical_.size()) by_logical_.resize(program.tile + 1, nullptr);
     by_logical_[program.tile] = t.get();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -71,8 +72,8 @@ void report_watched(Watcher& watcher, const PhaseOutcome& outcome, std::span<Til
 
 ExchangeFabric::ExchangeFabric(sc_core::sc_module_name name,
                                const arch::MachineDescription& machine,
-                               const arch::Topology& topology, RunMonitor& monitor)
-    : sc_core::sc_module(name), machine_(machine), topology_(topology), monitor_(monitor) {}
+                               const arch::Topology& topology, RunMonitor& monitor, SramArena& sram)
+    : sc_core::sc_module(name), machine_(machine), topology_(topology), monitor_(monitor), sram_(sram) {}
 
 // Reads the row from SRAM up to the first return word, growing the window as needed and
 // never past the tile's table (or SRAM): a row without a return is an encoding hazard.
@@ -96,8 +97,8 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
   return words;
 }
 
-const ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<PhaseTile> inputs,
-                                                          bool unchanged, std::span<Tile* const> tiles) {
+ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
+                                                    std::span<Tile* const> tiles) {
   auto found = last_execution_.find(phase);
   if (found != last_execution_.end()) {
     Executed& e = found->second;
@@ -157,6 +158,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
     if (k == 0 || writes[k].receiver != writes[k - 1].receiver) e.receiver_begin.push_back(k);
   }
   e.receiver_begin.push_back(static_cast<uint32_t>(writes.size()));
+  e.pages.clear();
   e.copies.clear();
   e.copy_begin.clear();
   e.copy_writes.clear();
@@ -217,6 +219,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
 
 bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
   if (!e.direct) return true;  // nothing planned: the writes are applied one by one
+  e.pages.clear();
   const auto& writes = e.outcome.writes;
   // The copies that hold a write whose source changed, each once: marked, then listed in copy
   // order (linear; sorting the writes' copies was 67 ms of the exchange-only run's main thread).
@@ -261,7 +264,10 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
             __builtin_prefetch(next.to + b, 1);
           }
         }
-        std::memcpy(e.copies[k].to, e.copies[k].from, e.copies[k].bytes);
+        const Copy& c = e.copies[k];
+        std::memcpy(c.to, c.from, c.bytes);
+        // The copies hold their places across executions, so their writes are marked here.
+        if (c.bytes != 0) sram_.epochs().mark(sram_.page_of(c.to), sram_.page_of(c.to + c.bytes - 1));
       }
     });
     return;
@@ -280,6 +286,31 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
       tiles[w.receiver]->memory().write(w.address, w.bytes, copy_buffer_.data() + offset[k]);
     }
   });
+}
+
+bool ExchangeFabric::landed_already(Executed& e) {
+  if (!e.direct || e.epoch == 0) return false;
+  const WriteEpochs& epochs = sram_.epochs();
+  if (e.pages.empty() && !e.copies.empty()) {
+    // A bit a page, then the pages in order: each page is checked once however many copies share it.
+    std::vector<uint64_t> touched((epochs.pages() + 63) / 64, 0);
+    const auto touch = [&](const uint8_t* from, uint32_t bytes) {
+      for (size_t p = sram_.page_of(from), last = sram_.page_of(from + bytes - 1); p <= last; ++p) {
+        touched[p / 64] |= uint64_t{1} << (p % 64);
+      }
+    };
+    for (const Copy& c : e.copies) {
+      if (c.bytes == 0) continue;
+      touch(c.from, c.bytes);
+      touch(c.to, c.bytes);
+    }
+    for (size_t word = 0; word < touched.size(); ++word) {
+      for (uint64_t bits = touched[word]; bits != 0; bits &= bits - 1) {
+        e.pages.push_back(static_cast<uint32_t>(word * 64 + static_cast<size_t>(std::countr_zero(bits))));
+      }
+    }
+  }
+  return std::all_of(e.pages.begin(), e.pages.end(), [&](uint32_t p) { return epochs.last_write(p) <= e.epoch; });
 }
 
 // A receive that lands on a tile's supervisor code area (instructions, tables, stack) would
@@ -341,11 +372,20 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   for (size_t i = 0; i < tiles.size() && !unchanged; ++i) {
     if (row_as_last[i]) inputs[i].row_words = (*last)[i].row_words;
   }
-  const Executed& e = executed(phase, std::move(inputs), unchanged, tiles);
+  Executed& e = executed(phase, std::move(inputs), unchanged, tiles);
   const PhaseOutcome& outcome = e.outcome;
 
-  copy_words(e, tiles);
-  monitor_.count_copies(e.direct ? e.copies.size() : outcome.writes.size(), e.write_bytes);
+  // A repeat whose sources and destinations nothing wrote since would copy the same bytes onto
+  // themselves (an exchange-only program's Repeats, whose kernels are gone): it is not copied.
+  if (unchanged && landed_already(e)) {
+    monitor_.count_landed(e.write_bytes);
+  } else {
+    copy_words(e, tiles);
+    monitor_.count_copies(e.direct ? e.copies.size() : outcome.writes.size(), e.write_bytes);
+  }
+  // Every write after this point (the tiles', a replay's refill) is a later epoch's.
+  e.epoch = sram_.epochs().now();
+  sram_.epochs().advance();
   if (monitor_.watcher != nullptr) report_watched(*monitor_.watcher, outcome, tiles, release, phase);
   report_code_writes(e, tiles, release);
   for (size_t i = 0; i < tiles.size(); ++i) {

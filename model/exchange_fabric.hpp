@@ -14,13 +14,15 @@
 #include "model/exchange_activities.hpp"
 #include "model/exchange_phase.hpp"
 #include "model/run_monitor.hpp"
+#include "model/sram.hpp"
 
 namespace lockstep::model {
 
 class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
  public:
+  // `sram`: the arena that holds every tile's SRAM, whose write epochs the fabric advances.
   ExchangeFabric(sc_core::sc_module_name name, const arch::MachineDescription& machine,
-                 const arch::Topology& topology, RunMonitor& monitor);
+                 const arch::Topology& topology, RunMonitor& monitor, SramArena& sram);
 
   std::vector<int64_t> execute(uint32_t phase, std::span<Tile* const> tiles) override;
 
@@ -56,15 +58,23 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     // reuses this Executed.
     std::vector<uint32_t> code_writes;
     uint64_t write_bytes = 0;  // every write's bytes: a relocation moves sources only
+    // The write epoch of the copies' last execution (0: none yet), and the pages of the arena
+    // they read or write, sorted (made when first needed; empty after a new plan or a move).
+    uint32_t epoch = 0;
+    std::vector<uint32_t> pages;
   };
   // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).
-  const Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
+  Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
                            std::span<Tile* const> tiles);
   static void plan_copies(Executed& e, std::span<Tile* const> tiles);
   // After a relocation, which moves only sources: each copy that holds a moved write keeps its
   // writes and moves with them while they still follow each other in the sender's memory.
   // False when they do not.
   static bool move_copies(Executed& e, std::span<Tile* const> tiles);
+  // Whether SRAM already holds what the copies of `e`, executed again with the same inputs,
+  // would land: they are direct (their sources and destinations apart) and no page they read
+  // or write was written since their last execution.
+  bool landed_already(Executed& e);
   // `tiles` serve a phase with hazards, whose writes go through a buffer in write order.
   void copy_words(const Executed& e, std::span<Tile* const> tiles);
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);
@@ -72,6 +82,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   const arch::MachineDescription& machine_;
   const arch::Topology& topology_;
   RunMonitor& monitor_;
+  SramArena& sram_;
   std::map<uint32_t, Executed> last_execution_;  // by phase id
   std::vector<uint8_t> copy_buffer_;
 };

@@ -96,11 +96,13 @@ class RunMonitor {
   struct CopyTotals {
     uint64_t copies = 0;  // memory copies made (a phase with hazards copies write by write)
     uint64_t bytes = 0;
+    uint64_t landed_bytes = 0;  // not copied: repeats whose bytes SRAM already held
   };
   void count_copies(uint64_t copies, uint64_t bytes) {
     copied_.copies += copies;
     copied_.bytes += bytes;
   }
+  void count_landed(uint64_t bytes) { copied_.landed_bytes += bytes; }
   const CopyTotals& copied() const { return copied_; }
 
  private:

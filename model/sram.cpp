@@ -34,6 +34,11 @@ Sram::Sram(const arch::MachineDescription& machine, uint8_t* storage)
       data_(storage),
       owned_(false) {}
 
+Sram::Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot) : Sram(machine, arena.slot(slot)) {
+  epochs_ = &arena.epochs();
+  first_page_ = arena.page_of(data_);
+}
+
 Sram::~Sram() {
   if (owned_ && data_ != nullptr) ::munmap(data_, end_ - base_);
 }
@@ -43,13 +48,17 @@ Sram::Sram(Sram&& other) noexcept
       end_(other.end_),
       interleaved_base_(other.interleaved_base_),
       data_(other.data_),
-      owned_(other.owned_) {
+      owned_(other.owned_),
+      epochs_(other.epochs_),
+      first_page_(other.first_page_) {
   other.data_ = nullptr;
 }
 
 // Slots rounded up to whole pages, so that no two tiles share one.
 SramArena::SramArena(const arch::MachineDescription& machine, size_t tiles)
-    : slot_bytes_((size_t{machine.sram_end - machine.sram_base} + 4095) / 4096 * 4096), bytes_(slot_bytes_ * tiles) {
+    : slot_bytes_((size_t{machine.sram_end - machine.sram_base} + 4095) / 4096 * 4096),
+      bytes_(slot_bytes_ * tiles),
+      epochs_(bytes_ >> WriteEpochs::kPageShift) {
   if (bytes_ != 0) data_ = map_zeroed(bytes_);
 }
 
@@ -57,9 +66,10 @@ SramArena::~SramArena() {
   if (data_ != nullptr) ::munmap(data_, bytes_);
 }
 
+// Mapping pages writes nothing, so the write epochs are not marked.
 void Sram::populate(uint32_t address, uint32_t bytes) {
-  const auto range = mutable_span(address, bytes);
-  arch::populate_for_write(range.data(), range.size());
+  check(address, bytes, "write");
+  arch::populate_for_write(data_ + (address - base_), bytes);
 }
 
 std::span<uint32_t> Sram::mutable_words(uint32_t address, uint32_t bytes) {

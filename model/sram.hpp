@@ -4,10 +4,12 @@
 // costs nothing and every range is one span in place.
 // Little-endian; untouched memory reads as zero; addresses outside SRAM are refused (callers
 // report hazard 4 first).
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <vector>
 
 #include "arch/machine.hpp"
 
@@ -16,6 +18,33 @@ namespace lockstep::model {
 // Words are read and written in the host's order, which must be the tile's.
 static_assert(std::endian::native == std::endian::little, "Lockstep needs a little-endian host");
 
+// The write epoch that last wrote each 4 KiB page of a chip's SRAM (an SramArena's). The
+// exchange fabric advances the epoch after every execution, so a page whose epoch is at most
+// that of a phase's last execution was written by nothing since: a phase that repeats with the
+// same inputs then lands the bytes its pages already hold (model/exchange_fabric.hpp).
+class WriteEpochs {
+ public:
+  static constexpr unsigned kPageShift = 12;
+  explicit WriteEpochs(size_t pages) : last_write_(pages, 0) {}
+  uint32_t now() const { return now_.load(std::memory_order_relaxed); }
+  // Only between executions, with no kernel in flight (the barrier runs them all first).
+  void advance() { now_.fetch_add(1, std::memory_order_relaxed); }
+  // Pages first..last (inclusive) written now. Tiles' pages are apart, so the kernels' worker
+  // threads, each on its own tile, never mark one page together.
+  void mark(size_t first, size_t last) {
+    const uint32_t epoch = now();
+    for (size_t p = first; p <= last; ++p) last_write_[p] = epoch;
+  }
+  uint32_t last_write(size_t page) const { return last_write_[page]; }
+  size_t pages() const { return last_write_.size(); }
+
+ private:
+  std::atomic<uint32_t> now_{1};
+  std::vector<uint32_t> last_write_;
+};
+
+class SramArena;
+
 class Sram {
  public:
   // Its own mapping, unmapped with it.
@@ -23,6 +52,8 @@ class Sram {
   // `storage`: machine.sram_end - machine.sram_base bytes that read as zero and outlive this
   // SRAM (a slot of an SramArena).
   Sram(const arch::MachineDescription& machine, uint8_t* storage);
+  // Tile `slot`'s storage in `arena`, whose write epochs every write through this SRAM marks.
+  Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot);
   ~Sram();
   Sram(Sram&& other) noexcept;
   Sram& operator=(Sram&&) = delete;
@@ -65,8 +96,16 @@ class Sram {
     check(address, bytes, what);
     return {data_ + (address - base_), bytes};
   }
+  // Every write goes through here (a span is written at once, within the epoch it was taken
+  // in), so the write epochs see it; only the exchange fabric keeps spans across epochs, and it
+  // marks the pages it copies to itself.
   std::span<uint8_t> mutable_span(uint32_t address, uint32_t bytes) {
     check(address, bytes, "write");
+    if (epochs_ != nullptr && bytes != 0) {
+      const uint32_t offset = address - base_;
+      epochs_->mark(first_page_ + (offset >> WriteEpochs::kPageShift),
+                    first_page_ + ((offset + bytes - 1) >> WriteEpochs::kPageShift));
+    }
     return {data_ + (address - base_), bytes};
   }
   // [address, + bytes) as the words SRAM holds: little-endian, as the host's. The address and
@@ -97,6 +136,8 @@ class Sram {
   uint32_t interleaved_base_;
   uint8_t* data_;
   bool owned_ = true;  // data_ is this SRAM's own mapping
+  WriteEpochs* epochs_ = nullptr;  // an arena slot's: its pages start at first_page_
+  size_t first_page_ = 0;
 };
 
 // Every tile's SRAM of a chip in one mapping, a page-aligned slot each: one mmap to build the
@@ -111,11 +152,17 @@ class SramArena {
   SramArena& operator=(const SramArena&) = delete;
   // Tile i's storage, for Sram(machine, storage).
   uint8_t* slot(size_t i) const { return data_ + i * slot_bytes_; }
+  WriteEpochs& epochs() { return epochs_; }
+  // The page of the arena that holds `byte` (a byte of a slot).
+  size_t page_of(const uint8_t* byte) const {
+    return static_cast<size_t>(byte - data_) >> WriteEpochs::kPageShift;
+  }
 
  private:
   size_t slot_bytes_;
   size_t bytes_;
   uint8_t* data_ = nullptr;
+  WriteEpochs epochs_;
 };
 
 }  // namespace lockstep::model

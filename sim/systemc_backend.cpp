@@ -187,8 +187,10 @@ class SystemCBackend : public Backend {
     }
     const auto collected = std::chrono::steady_clock::now();
     chip.reset();
-    spdlog::debug("run: {} phase executions copied {} bytes between SRAMs in {} copies", monitor.executions().size(),
-                  monitor.copied().bytes, monitor.copied().copies);
+    spdlog::debug("run: {} phase executions copied {} bytes between SRAMs in {} copies; {} bytes of repeats were "
+                  "in place already (nothing wrote their pages since), not copied again",
+                  monitor.executions().size(), monitor.copied().bytes, monitor.copied().copies,
+                  monitor.copied().landed_bytes);
     const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
     spdlog::debug("run: chip built in {:.3f} s, loaded in {:.3f} s, simulated in {:.3f} s, results in {:.3f} s, "
                   "chip taken down in {:.3f} s",

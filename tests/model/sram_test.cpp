@@ -244,3 +244,47 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace lockstep::model
+
+namespace lockstep::model {
+namespace {
+
+// An arena slot's SRAM marks every 4 KiB page a write reaches with the epoch now, whichever
+// way it writes; reads and mapping pages ahead mark nothing, and tiles' pages stay apart.
+TEST(WriteEpochs, EveryWriteMarksThePagesItReaches) {
+  const uint32_t base = c600().sram_base;
+  SramArena arena(c600(), 2);
+  Sram first(c600(), arena, 0), second(c600(), arena, 1);
+  WriteEpochs& epochs = arena.epochs();
+  const auto page = [&](const Sram& m, uint32_t address) { return arena.page_of(m.span(address, 1).data()); };
+  EXPECT_EQ(epochs.now(), 1u);
+  epochs.advance();
+  const std::vector<uint8_t> bytes(8, 0x5a);
+  first.write(base + 4096 - 4, 8, bytes.data());  // across two pages
+  EXPECT_EQ(epochs.last_write(page(first, base)), 2u);
+  EXPECT_EQ(epochs.last_write(page(first, base + 4096)), 2u);
+  EXPECT_EQ(epochs.last_write(page(first, base + 8192)), 0u);
+  EXPECT_EQ(epochs.last_write(page(second, base)), 0u);  // the next slot's first page
+  epochs.advance();
+  second.write_word(base + 8192, 1);
+  second.zero(base + 3 * 4096, 4);
+  second.mutable_words(base + 4 * 4096, 8)[0] = 7;
+  EXPECT_EQ(epochs.last_write(page(second, base + 8192)), 3u);
+  EXPECT_EQ(epochs.last_write(page(second, base + 3 * 4096)), 3u);
+  EXPECT_EQ(epochs.last_write(page(second, base + 4 * 4096)), 3u);
+  epochs.advance();
+  std::vector<uint8_t> out(8);
+  first.read(base, 8, out.data());
+  first.populate(base, 3 * 4096);
+  EXPECT_TRUE(first.equal(base + 4096 - 4, 8, bytes.data()));
+  EXPECT_EQ(epochs.last_write(page(first, base)), 2u);
+  EXPECT_EQ(epochs.last_write(page(first, base + 8192)), 0u);
+  Sram moved(std::move(first));  // a moved SRAM still marks
+  moved.write_word(base + 8192, 1);
+  EXPECT_EQ(epochs.last_write(page(moved, base + 8192)), 4u);
+  Sram own(c600());  // an SRAM of its own mapping has no epochs to mark
+  own.write_word(base, 1);
+  EXPECT_EQ(own.read_word(base), 1u);
+}
+
+}  // namespace
+}  // namespace lockstep::model
