@@ -170,14 +170,16 @@ ReplayRunFigures replay_run_figures(const std::string& log) {
 }
 
 // What a run's `--log-level debug` summary says its exchanges moved: "run: E phase executions
-// copied B bytes between SRAMs in C copies"; bytes 0 when the log has no such line.
+// copied B bytes between SRAMs in C copies; L bytes of repeats were in place already ..."; bytes
+// 0 when the log has no such line.
 struct CopiedFigures {
-  uint64_t bytes = 0, copies = 0;
+  uint64_t bytes = 0, copies = 0, in_place = 0;
 };
 CopiedFigures copied_figures(const std::string& log) {
   const std::string marker = " phase executions copied ", line = log_from(log, marker);
   return {static_cast<uint64_t>(number_after(line, marker)),
-          static_cast<uint64_t>(number_after(line, " between SRAMs in "))};
+          static_cast<uint64_t>(number_after(line, " between SRAMs in ")),
+          static_cast<uint64_t>(number_after(line, " copies; "))};
 }
 
 // The least any replay of `phase` can do, timed: no simulation, no plan, only the words' own
@@ -270,9 +272,10 @@ void command_line_figures(const std::string& binary) {
             : copied_figures(copy_log);
     if (copied.bytes > 0 && run_bare.median.seconds > 0) {
       const double gbps = bench::memcpy_gb_per_s(256u << 20);
-      std::printf("  its exchanges copied %.2f GB between SRAMs in %.1f M copies; one core's memcpy (%.2f GB/s, "
-                  "measured now) moves that in %.2f s, %.1f%% of the run's median\n",
-                  copied.bytes / 1e9, copied.copies / 1e6, gbps, copied.bytes / 1e9 / gbps,
+      std::printf("  its exchanges copied %.2f GB between SRAMs in %.1f M copies (%.2f GB more of repeats were in "
+                  "place already); one core's memcpy (%.2f GB/s, measured now) moves that in %.2f s, %.1f%% of the "
+                  "run's median\n",
+                  copied.bytes / 1e9, copied.copies / 1e6, copied.in_place / 1e9, gbps, copied.bytes / 1e9 / gbps,
                   100.0 * copied.bytes / 1e9 / gbps / run_bare.median.seconds);
     }
     const bench::MedianFigure run = bench::median_of({binary, "run", proof}, 3);
