@@ -65,7 +65,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   };
   // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).
   Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
-                           std::span<Tile* const> tiles);
+                     std::span<Tile* const> tiles);
   static void plan_copies(Executed& e, std::span<Tile* const> tiles);
   // After a relocation, which moves only sources: each copy that holds a moved write keeps its
   // writes and moves with them while they still follow each other in the sender's memory.

@@ -34,7 +34,8 @@ Sram::Sram(const arch::MachineDescription& machine, uint8_t* storage)
       data_(storage),
       owned_(false) {}
 
-Sram::Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot) : Sram(machine, arena.slot(slot)) {
+Sram::Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot)
+    : Sram(machine, arena.slot(slot)) {
   epochs_ = &arena.epochs();
   first_page_ = arena.page_of(data_);
 }
