@@ -1,17 +1,17 @@
 // A Repeat whose exchange runs again with the same rows is not copied again when nothing wrote
 // its sources or destinations since (model/exchange_fabric.hpp, landed_already); any write to
-// one of their pages in between (a kernel, the host, a replay's refill) makes it copy again.
-// Each package is p2p_3w's exchange (tile 0 sends 12 bytes at 0x60000, tile 1 receives them
-// at 0x70000) in a Repeat of 3, with kernels between the iterations.
+// one of their pages in between (a kernel, another phase's copies) makes it copy again. The
+// packages are p2p_3w's exchange (tile 0 sends 12 bytes at 0x60000, tile 1 receives them at
+// 0x70000) in a Repeat of 3, with kernels or another phase between the iterations; each checks
+// what tile 1 received in every iteration, so a wrong skip fails its expectations.
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ringbuffer_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <string>
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
 #include "sim/backend.hpp"
+#include "support/test_support.hpp"
 
 namespace lockstep::sim {
 namespace {
@@ -53,46 +53,28 @@ const std::string kTokens = "008001400180014002800140";
 const std::string kKeepReceived = "{kernel: {name: copy, operands: [{pointer: 0x58000}, 0x70000], scalars: [12]}}";
 const std::string kReceiverKeeps = "      - {address: 0x58000, words: [00071000]}\n";
 
-struct RepeatRun {
-  RunResult result;
-  std::string log;
-};
-
-// Runs the package with its debug log caught (the run's summary says what was not copied).
-RepeatRun run_repeat(const std::string& yaml) {
+// Runs the package: its expectations must hold, and its debug summary must say `copies` (what
+// was copied, and what was found in place).
+void expect_run_copies(const std::string& yaml, const std::string& copies, size_t executions = 3) {
   const arch::Package package = arch::parse_package_yaml(yaml, "repeat.yaml");
   auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
-  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
-  struct Restore {
-    std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
-    spdlog::level::level_enum level = spdlog::get_level();
-    ~Restore() {
-      spdlog::set_default_logger(previous);
-      spdlog::set_level(level);
-    }
-  } restore;
-  spdlog::set_default_logger(std::make_shared<spdlog::logger>("repeat-test", sink));
-  spdlog::set_level(spdlog::level::debug);
-  RepeatRun run{backend->run(package, {}), ""};
-  for (const auto& line : sink->last_formatted()) run.log += line;
-  return run;
+  RunResult result;
+  const std::string log = testing::debug_log_while([&] { result = backend->run(package, {}); });
+  EXPECT_TRUE(result.ok());
+  EXPECT_TRUE(result.expectation_failures.empty());
+  EXPECT_EQ(result.executions.size(), executions);
+  const size_t at = log.find("run: " + std::to_string(executions) + " phase executions copied");
+  const std::string summary = at == std::string::npos ? log : log.substr(at, log.find('\n', at) - at);
+  EXPECT_NE(summary.find(copies), std::string::npos) << summary;
 }
 
-std::string summary_of(const std::string& log) {
-  const size_t at = log.find("run: 3 phase executions copied");
-  return at == std::string::npos ? log : log.substr(at, log.find('\n', at) - at);
-}
+const std::string kAllCopied = "copied 36 bytes between SRAMs in 3 copies; 0 bytes of repeats were in place already";
+const std::string kCopiedOnce = "copied 12 bytes between SRAMs in 1 copies; 24 bytes of repeats were in place already";
 
 TEST(RepeatInPlace, NothingBetweenTheIterationsCopiesOnce) {
-  const RepeatRun run = run_repeat(repeated_p2p("", kExchange, "", kReceive,
-                                                "  - {tile: 1, address: 0x70000, bytes: \"" + kTokens + "\"}\n"));
-  EXPECT_TRUE(run.result.ok());
-  EXPECT_TRUE(run.result.expectation_failures.empty());
-  ASSERT_EQ(run.result.executions.size(), 3u);
-  EXPECT_NE(run.log.find("run: 3 phase executions copied 12 bytes between SRAMs in 1 copies; 24 bytes of repeats "
-                         "were in place already"),
-            std::string::npos)
-      << summary_of(run.log);
+  expect_run_copies(
+      repeated_p2p("", kExchange, "", kReceive, "  - {tile: 1, address: 0x70000, bytes: \"" + kTokens + "\"}\n"),
+      kCopiedOnce);
 }
 
 // A kernel rewrites the sender's source before each iteration's exchange: every iteration
@@ -102,43 +84,68 @@ TEST(RepeatInPlace, ASourceRewrittenBetweenIterationsIsCopiedAgain) {
       "      - {address: 0x58000, words: [00061000]}\n"
       "      - {address: 0x61000, words: [1, 2, 3, 4, 5, 6, 7, 8, 9]}\n";
   const std::string refill = "{kernel: {name: copy, operands: [0x60000, {pointer: 0x58000}], scalars: [12]}}, ";
-  const RepeatRun run =
-      run_repeat(repeated_p2p(sender_extra, refill + kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived,
-                              "  - {tile: 1, address: 0x71000, bytes: \"010000000200000003000000040000000500000006"
-                              "000000070000000800000009000000\"}\n"));
-  EXPECT_TRUE(run.result.ok());
-  EXPECT_TRUE(run.result.expectation_failures.empty());
-  EXPECT_NE(run.log.find("copied 36 bytes between SRAMs in 3 copies; 0 bytes of repeats were in place already"),
-            std::string::npos)
-      << summary_of(run.log);
+  expect_run_copies(repeated_p2p(sender_extra, refill + kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived,
+                                 "  - {tile: 1, address: 0x71000, bytes: \"010000000200000003000000040000000500000006"
+                                 "000000070000000800000009000000\"}\n"),
+                    kAllCopied);
 }
 
 // A kernel zeroes the receiver's destination after each iteration has kept it: every
 // iteration copies the tokens there again.
 TEST(RepeatInPlace, ADestinationOverwrittenBetweenIterationsIsCopiedAgain) {
   const std::string clear = ", {kernel: {name: fill, operands: [0x70000], scalars: [12, 0]}}";
-  const RepeatRun run = run_repeat(
-      repeated_p2p("", kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived + clear,
-                   "  - {tile: 1, address: 0x71000, bytes: \"" + kTokens + kTokens + kTokens +
-                       "\"}\n  - {tile: 1, address: 0x70000, bytes: \"000000000000000000000000\"}\n"));
-  EXPECT_TRUE(run.result.ok());
-  EXPECT_TRUE(run.result.expectation_failures.empty());
-  EXPECT_NE(run.log.find("copied 36 bytes between SRAMs in 3 copies; 0 bytes of repeats were in place already"),
-            std::string::npos)
-      << summary_of(run.log);
+  expect_run_copies(repeated_p2p("", kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived + clear,
+                                 "  - {tile: 1, address: 0x71000, bytes: \"" + kTokens + kTokens + kTokens +
+                                     "\"}\n  - {tile: 1, address: 0x70000, bytes: \"000000000000000000000000\"}\n"),
+                    kAllCopied);
 }
 
 // A write elsewhere on the receiver, in a page the exchange neither reads nor writes, leaves
 // the repeats in place.
 TEST(RepeatInPlace, AWriteToAnotherPageLeavesTheRepeatsInPlace) {
-  const RepeatRun run = run_repeat(repeated_p2p("", kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived,
-                                                "  - {tile: 1, address: 0x71000, bytes: \"" + kTokens + kTokens +
-                                                    kTokens + "\"}\n"));
-  EXPECT_TRUE(run.result.ok());
-  EXPECT_TRUE(run.result.expectation_failures.empty());
-  EXPECT_NE(run.log.find("copied 12 bytes between SRAMs in 1 copies; 24 bytes of repeats were in place already"),
-            std::string::npos)
-      << summary_of(run.log);
+  expect_run_copies(repeated_p2p("", kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived,
+                                 "  - {tile: 1, address: 0x71000, bytes: \"" + kTokens + kTokens + kTokens + "\"}\n"),
+                    kCopiedOnce);
+}
+
+// Two phases land on the same destination in turn: phase 1 the tokens from 0x60000, phase 2
+// three words from 0x60010 (the same send word but for its address field, address << 1). Each
+// phase repeats with the same rows, but the other phase's copies wrote its destination page
+// since, so every execution copies (the fabric marks the pages its own copies write).
+TEST(RepeatInPlace, AnotherPhaseLandingOnTheDestinationMakesItCopyAgain) {
+  const std::string yaml =
+      "version: 1\n"
+      "machine: {name: ipu21-c600-t16, digest: \"ec84217a6976797c\"}\n"
+      "phases:\n"
+      "  - {id: 1, label: first}\n"
+      "  - {id: 2, label: second}\n"
+      "tiles:\n"
+      "  - tile: 0\n"
+      "    table: {address: 0x50000, size: 0x1000}\n"
+      "    segments:\n"
+      "      - {address: 0x50000, words: [40a0001b, 784c0001, 43a00000]}\n"
+      "      - {address: 0x50100, words: [40a0001b, 784c0021, 43a00000]}\n"
+      "      - {address: 0x60000, size: 12, fill: {tokens: 7}}\n"
+      "      - {address: 0x60010, words: [a, b, c]}\n"
+      "    steps:\n"
+      "      - repeat: {count: 3, body: [{exchange: {phase: 1, row: 0x50000}}, "
+      "{exchange: {phase: 2, row: 0x50100}}]}\n"
+      "  - tile: 1\n"
+      "    table: {address: 0x50000, size: 0x1000}\n"
+      "    segments:\n"
+      "      - {address: 0x50000, words: [64000000, 64008640, 61800000, 40a00007, 43a00000]}\n"
+      "      - {address: 0x58000, words: [00071000, 0007100c]}\n"
+      "    steps:\n"
+      "      - repeat: {count: 3, pointers: [{address: 0x58000, stride: 24}, {address: 0x58004, stride: 24}], "
+      "body: [{exchange: {phase: 1, row: 0x50000, incoming_base: 0x70000}}, "
+      "{kernel: {name: copy, operands: [{pointer: 0x58000}, 0x70000], scalars: [12]}}, "
+      "{exchange: {phase: 2, row: 0x50000, incoming_base: 0x70000}}, "
+      "{kernel: {name: copy, operands: [{pointer: 0x58004}, 0x70000], scalars: [12]}}]}\n"
+      "expectations:\n"
+      "  - {tile: 1, address: 0x71000, bytes: \"" +
+      kTokens + "0a0000000b0000000c000000" + kTokens + "0a0000000b0000000c000000" + kTokens +
+      "0a0000000b0000000c000000\"}\n";
+  expect_run_copies(yaml, "copied 72 bytes between SRAMs in 6 copies; 0 bytes of repeats were in place already", 6);
 }
 
 }  // namespace

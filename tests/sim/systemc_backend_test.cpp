@@ -1,8 +1,6 @@
 // The SystemC backend in-process: fresh simulation contexts for repeated runs, the
 // after-exchange observer, hazard collection and ordering, inputs and outputs.
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ringbuffer_sink.h>
-#include <spdlog/spdlog.h>
 
 #include "io/errors.hpp"
 #include "arch/machine.hpp"
@@ -129,22 +127,7 @@ TEST(SystemCBackend, InputsAndOutputs) {
 // Runs the package with the debug log caught; returns every line of it.
 std::string debug_log_of_run(const arch::Package& package, const RunOptions& options) {
   auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
-  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
-  // The test binary's logger comes back however the run ends, a throw included.
-  struct Restore {
-    std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
-    spdlog::level::level_enum level = spdlog::get_level();
-    ~Restore() {
-      spdlog::set_default_logger(previous);
-      spdlog::set_level(level);
-    }
-  } restore;
-  spdlog::set_default_logger(std::make_shared<spdlog::logger>("trace-test", sink));
-  spdlog::set_level(spdlog::level::debug);
-  backend->run(package, options);
-  std::string all;
-  for (const auto& line : sink->last_formatted()) all += line;
-  return all;
+  return testing::debug_log_while([&] { backend->run(package, options); });
 }
 
 TEST(SystemCBackend, TraceTileLogsEveryExchangeEventOfThatTile) {

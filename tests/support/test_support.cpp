@@ -1,6 +1,8 @@
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -111,6 +113,24 @@ void expect_nothing_written(const std::string& dir, const std::string& name) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     EXPECT_EQ(entry.path().filename().string().rfind(name + ".tmp-", 0), std::string::npos) << entry.path();
   }
+}
+
+std::string debug_log_while(const std::function<void()>& body) {
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+  struct Restore {
+    std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
+    spdlog::level::level_enum level = spdlog::get_level();
+    ~Restore() {
+      spdlog::set_default_logger(previous);
+      spdlog::set_level(level);
+    }
+  } restore;
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("caught", sink));
+  spdlog::set_level(spdlog::level::debug);
+  body();
+  std::string all;
+  for (const auto& line : sink->last_formatted()) all += line;
+  return all;
 }
 
 }  // namespace lockstep::testing

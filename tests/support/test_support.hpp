@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the test suites: paths into the source tree and running the command.
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,5 +40,8 @@ void write_file(const std::string& path, const std::string& text);
 std::string integration_package(const std::string& name);
 // Every file directly in `dir`, by name, with its bytes (to compare two output folders).
 std::map<std::string, std::string> files_of(const std::string& dir);
+// Runs `body` with the log at debug level caught; returns its last 256 lines. The test
+// binary's logger and level come back however `body` ends, a throw included.
+std::string debug_log_while(const std::function<void()>& body);
 
 }  // namespace lockstep::testing
