@@ -267,7 +267,7 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
         const Copy& c = e.copies[k];
         std::memcpy(c.to, c.from, c.bytes);
         // The copies hold their places across executions, so their writes are marked here.
-        if (c.bytes != 0) sram_.epochs().mark(sram_.page_of(c.to), sram_.page_of(c.to + c.bytes - 1));
+        sram_.mark_written(c.to, c.bytes);
       }
     });
     return;

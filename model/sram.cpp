@@ -55,9 +55,10 @@ Sram::Sram(Sram&& other) noexcept
   other.data_ = nullptr;
 }
 
-// Slots rounded up to whole pages, so that no two tiles share one.
+// Slots rounded up to whole pages (the write epochs' pages too), so that no two tiles share one.
 SramArena::SramArena(const arch::MachineDescription& machine, size_t tiles)
-    : slot_bytes_((size_t{machine.sram_end - machine.sram_base} + 4095) / 4096 * 4096),
+    : slot_bytes_((size_t{machine.sram_end - machine.sram_base} + WriteEpochs::kPageBytes - 1) /
+                  WriteEpochs::kPageBytes * WriteEpochs::kPageBytes),
       bytes_(slot_bytes_ * tiles),
       epochs_(bytes_ >> WriteEpochs::kPageShift) {
   if (bytes_ != 0) data_ = map_zeroed(bytes_);

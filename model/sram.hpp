@@ -25,6 +25,7 @@ static_assert(std::endian::native == std::endian::little, "Lockstep needs a litt
 class WriteEpochs {
  public:
   static constexpr unsigned kPageShift = 12;
+  static constexpr size_t kPageBytes = size_t{1} << kPageShift;
   explicit WriteEpochs(size_t pages) : last_write_(pages, 0) {}
   uint32_t now() const { return now_.load(std::memory_order_relaxed); }
   // Only between executions, with no kernel in flight (the barrier runs them all first).
@@ -156,6 +157,10 @@ class SramArena {
   // The page of the arena that holds `byte` (a byte of a slot).
   size_t page_of(const uint8_t* byte) const {
     return static_cast<size_t>(byte - data_) >> WriteEpochs::kPageShift;
+  }
+  // [bytes, + count) of a slot written now, through a pointer held across epochs.
+  void mark_written(const uint8_t* bytes, size_t count) {
+    if (count != 0) epochs_.mark(page_of(bytes), page_of(bytes + count - 1));
   }
 
  private:
