@@ -60,7 +60,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     uint64_t write_bytes = 0;  // every write's bytes: a relocation moves sources only
     // The write epoch of the copies' last execution (0: none yet), and the pages of the arena
     // they read or write, sorted (made when first needed; empty after a new plan or a move).
-    uint32_t epoch = 0;
+    WriteEpochs::Epoch epoch = 0;
     std::vector<uint32_t> pages;
   };
   // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).

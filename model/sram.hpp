@@ -24,24 +24,27 @@ static_assert(std::endian::native == std::endian::little, "Lockstep needs a litt
 // same inputs then lands the bytes its pages already hold (model/exchange_fabric.hpp).
 class WriteEpochs {
  public:
+  // 64 bits: a run never wraps it, and a wrapped epoch would make an old write look older than
+  // an execution after it, a skipped copy and a silent wrong answer.
+  using Epoch = uint64_t;
   static constexpr unsigned kPageShift = 12;
   static constexpr size_t kPageBytes = size_t{1} << kPageShift;
   explicit WriteEpochs(size_t pages) : last_write_(pages, 0) {}
-  uint32_t now() const { return now_.load(std::memory_order_relaxed); }
+  Epoch now() const { return now_.load(std::memory_order_relaxed); }
   // Only between executions, with no kernel in flight (the barrier runs them all first).
   void advance() { now_.fetch_add(1, std::memory_order_relaxed); }
   // Pages first..last (inclusive) written now. Tiles' pages are apart, so the kernels' worker
   // threads, each on its own tile, never mark one page together.
   void mark(size_t first, size_t last) {
-    const uint32_t epoch = now();
+    const Epoch epoch = now();
     for (size_t p = first; p <= last; ++p) last_write_[p] = epoch;
   }
-  uint32_t last_write(size_t page) const { return last_write_[page]; }
+  Epoch last_write(size_t page) const { return last_write_[page]; }
   size_t pages() const { return last_write_.size(); }
 
  private:
-  std::atomic<uint32_t> now_{1};
-  std::vector<uint32_t> last_write_;
+  std::atomic<Epoch> now_{1};
+  std::vector<Epoch> last_write_;
 };
 
 class SramArena;
