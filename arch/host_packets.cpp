@@ -60,8 +60,8 @@ std::array<uint32_t, 2> encode_host_header(uint32_t physical_tile, const HostPac
   const uint32_t length = (p.bytes >> shift) & 0xfu;  // a 1024-byte long read is 0
   const uint32_t word1 = route1(physical_tile) | ((p.host_address >> shift) << 4) | length;
   if (!p.to_tile) return {(is_long ? 0xa0000000u : 0x80000000u) | route0(physical_tile), word1};
-  uint32_t word0 = (is_long ? 0xec000200u : 0xcc000200u) | route0(physical_tile) |
-                   ((p.tile_address - kHostPacketWindow) >> 5);
+  uint32_t word0 =
+      (is_long ? 0xec000200u : 0xcc000200u) | route0(physical_tile) | ((p.tile_address - kHostPacketWindow) >> 5);
   if (!last) word0 &= ~0x0c000000u;
   return {word0, word1};
 }
@@ -118,7 +118,8 @@ std::string host_staging_misfit(const std::vector<uint32_t>& tile_addresses, con
     if (staged_end == kHostStaging) continue;
     if (tile_addresses[i] < staged_end && uint64_t{tile_addresses[i]} + bytes[i] > kHostStaging) {
       return "lands at " + hex(tile_addresses[i]) + "+" + std::to_string(bytes[i]) +
-             ", where this step's staged bytes are (" + hex(kHostStaging) + ".." + hex(static_cast<uint32_t>(staged_end)) + ")";
+             ", where this step's staged bytes are (" + hex(kHostStaging) + ".." +
+             hex(static_cast<uint32_t>(staged_end)) + ")";
     }
   }
   return "";

@@ -23,7 +23,7 @@ struct HostPacket {
   bool to_tile = false;
   uint32_t tile_address = 0;  // to_tile: where it lands; else where the payload is sent from
   uint32_t host_address = 0;
-  uint32_t bytes = 0;         // 0: the closing read
+  uint32_t bytes = 0;  // 0: the closing read
 };
 
 // Section 14's chunk rule for one transfer: at a 64-aligned host offset with 64 bytes or

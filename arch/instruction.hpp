@@ -74,8 +74,7 @@ struct Instruction {
 // Rejected word: carries the byte offset from the start of the decoded row.
 class DecodeError : public std::runtime_error {
  public:
-  DecodeError(uint64_t byte_offset, const std::string& what)
-      : std::runtime_error(what), byte_offset_(byte_offset) {}
+  DecodeError(uint64_t byte_offset, const std::string& what) : std::runtime_error(what), byte_offset_(byte_offset) {}
   uint64_t byte_offset() const { return byte_offset_; }
 
  private:

@@ -53,9 +53,7 @@ constexpr uint32_t base_of(Opcode op) {
 
 constexpr uint32_t kReturnRegister = 10;
 
-constexpr uint32_t bits(uint32_t word, unsigned low, unsigned count) {
-  return (word >> low) & ((1u << count) - 1u);
-}
+constexpr uint32_t bits(uint32_t word, unsigned low, unsigned count) { return (word >> low) & ((1u << count) - 1u); }
 
 [[noreturn]] void reject(size_t index, uint32_t word, const std::string& why) {
   char text[48];
@@ -93,8 +91,7 @@ void encode_row_family(const Instruction& in, std::vector<uint32_t>& out) {
       out.push_back(base | ((in.words - 1) << 21) | (in.selector << 18) | in.value);
       return;
     case Opcode::SendPicP:
-      out.push_back(base | (in.pic_selector << 27) | ((in.words - 1) << 21) | (in.address << 3) |
-                    in.sctl);
+      out.push_back(base | (in.pic_selector << 27) | ((in.words - 1) << 21) | (in.address << 3) | in.sctl);
       out.push_back((uint32_t{in.xpic_paired} << 31) | (in.xpic << 18) | in.pic);
       return;
     case Opcode::Sync:
@@ -116,8 +113,7 @@ uint32_t encode_memory(const Instruction& in, uint32_t value_register) {
 
 // add, and, shl: source<<20 | dest<<16 | immediate field.
 uint32_t encode_arithmetic(const Instruction& in) {
-  return base_of(in.op) | (in.source << 20) | (in.dest << 16) |
-         (static_cast<uint32_t>(in.immediate) & 0xffffu);
+  return base_of(in.op) | (in.source << 20) | (in.dest << 16) | (static_cast<uint32_t>(in.immediate) & 0xffffu);
 }
 
 uint32_t encode_supervisor(const Instruction& in) {
@@ -264,9 +260,7 @@ void decode_send_pic_p(std::span<const uint32_t> words, size_t index, Instructio
 
 }  // namespace
 
-bool is_row_instruction(Opcode op) {
-  return static_cast<uint8_t>(op) <= static_cast<uint8_t>(Opcode::Return);
-}
+bool is_row_instruction(Opcode op) { return static_cast<uint8_t>(op) <= static_cast<uint8_t>(Opcode::Return); }
 
 void encode_into(const Instruction& in, std::vector<uint32_t>& out) {
   if (!is_known(in.op)) {
@@ -289,8 +283,7 @@ std::vector<uint32_t> encode(const Instruction& instruction) {
 
 DecodedInstruction decode(std::span<const uint32_t> words, size_t index) {
   if (index >= words.size()) {
-    throw DecodeError(index * 4, "byte offset " + std::to_string(index * 4) +
-                                     ": past the end of the row (no br $m10)");
+    throw DecodeError(index * 4, "byte offset " + std::to_string(index * 4) + ": past the end of the row (no br $m10)");
   }
   const uint32_t w = words[index];
   const Pattern* match = find_pattern(w);
@@ -316,8 +309,7 @@ DecodedInstruction decode(std::span<const uint32_t> words, size_t index) {
 DecodedInstruction decode_row_word(std::span<const uint32_t> words, size_t index) {
   const DecodedInstruction out = decode(words, index);
   if (!is_row_instruction(out.instruction.op)) {
-    reject(index, words[index],
-           mnemonic(out.instruction.op) + " is supervisor code, not an exchange row instruction");
+    reject(index, words[index], mnemonic(out.instruction.op) + " is supervisor code, not an exchange row instruction");
   }
   return out;
 }
@@ -327,8 +319,8 @@ std::vector<DecodedInstruction> decode_row(std::span<const uint32_t> words) {
   size_t index = 0;
   for (;;) {
     if (index >= words.size()) {
-      throw DecodeError(index * 4, "byte offset " + std::to_string(index * 4) +
-                                       ": row runs off the end without br $m10");
+      throw DecodeError(index * 4,
+                        "byte offset " + std::to_string(index * 4) + ": row runs off the end without br $m10");
     }
     row.push_back(decode_row_word(words, index));
     if (row.back().instruction.op == Opcode::Return) return row;

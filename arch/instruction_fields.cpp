@@ -121,8 +121,7 @@ constexpr FieldValues values_of(const Instruction& in) {
           in.target,   in.breakpoint};
 }
 constexpr FieldValues kDefaults = values_of(Instruction{});
-static_assert(kDefaults[static_cast<size_t>(Field::Events)] == 1 &&
-              kDefaults[static_cast<size_t>(Field::Words)] == 1);
+static_assert(kDefaults[static_cast<size_t>(Field::Events)] == 1 && kDefaults[static_cast<size_t>(Field::Words)] == 1);
 
 std::string number(int64_t value, bool in_hex) {
   char text[32];
@@ -149,16 +148,15 @@ void check_fields(const Instruction& in) {
       throw std::invalid_argument(mnemonic(in.op) + ": field " + field_name(field) +
                                   " is not part of this instruction and must keep its default");
     }
-    throw std::invalid_argument(mnemonic(in.op) + ": " + field_name(field) + " = " +
-                                misfit(in.op, field, values[f]));
+    throw std::invalid_argument(mnemonic(in.op) + ": " + field_name(field) + " = " + misfit(in.op, field, values[f]));
   }
 }
 
 const char* field_name(Field field) {
-  static constexpr const char* kNames[] = {
-      "events", "words",       "address",   "delta", "sctl",   "selector",  "value",  "ps",
-      "xpic",   "xpic_paired", "pic",       "zone",  "reg",    "dest",      "source", "base",
-      "index",  "offset",      "immediate", "csr",   "target", "breakpoint"};
+  static constexpr const char* kNames[] = {"events",    "words", "address", "delta",       "sctl",  "selector",
+                                           "value",     "ps",    "xpic",    "xpic_paired", "pic",   "zone",
+                                           "reg",       "dest",  "source",  "base",        "index", "offset",
+                                           "immediate", "csr",   "target",  "breakpoint"};
   return kNames[static_cast<size_t>(field)];
 }
 
@@ -178,15 +176,15 @@ std::string misfit(Opcode op, Field field, int64_t value) {
   if (!limit) throw std::logic_error(mnemonic(op) + " has no field " + field_name(field));
   if (within(*limit, value)) return "";
   const bool in_hex = limit->max > 0xffff;
-  const std::string whose = mnemonic(op) + "'s " + (limit->min < 0 ? "signed " : "") +
-                            std::to_string(limit->bits) + "-bit " + field_name(field);
+  const std::string whose = mnemonic(op) + "'s " + (limit->min < 0 ? "signed " : "") + std::to_string(limit->bits) +
+                            "-bit " + field_name(field);
   if (value < limit->min || value > limit->max) {
-    return number(value, in_hex) + " does not fit " + whose + " (" + number(limit->min, in_hex) +
-           ".." + number(limit->max, in_hex) + ")";
+    return number(value, in_hex) + " does not fit " + whose + " (" + number(limit->min, in_hex) + ".." +
+           number(limit->max, in_hex) + ")";
   }
   if (value % limit->multiple != 0) {  // only call and brz targets: word addresses
-    return number(value, in_hex) + " is not word aligned (" + mnemonic(op) + "'s " +
-           field_name(field) + " takes multiples of " + std::to_string(limit->multiple) + ")";
+    return number(value, in_hex) + " is not word aligned (" + mnemonic(op) + "'s " + field_name(field) +
+           " takes multiples of " + std::to_string(limit->multiple) + ")";
   }
   return "";
 }

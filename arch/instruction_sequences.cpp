@@ -37,8 +37,8 @@ FieldLimit word_limit() {
 std::string word_misfit(int64_t value) {
   const FieldLimit limit = word_limit();
   if (value >= limit.min && value <= limit.max) return "";
-  return std::to_string(value) + " does not fit a 32-bit word (" + std::to_string(limit.min) +
-         ".." + std::to_string(limit.max) + ": setzi, shl " + std::to_string(kWordShift) + ", add)";
+  return std::to_string(value) + " does not fit a 32-bit word (" + std::to_string(limit.min) + ".." +
+         std::to_string(limit.max) + ": setzi, shl " + std::to_string(kWordShift) + ", add)";
 }
 
 std::vector<Instruction> load_word(uint32_t reg, int64_t value) {
@@ -64,8 +64,8 @@ std::string kernel_arguments_misfit(size_t count) {
   if (count >= 1 && count <= kKernelArguments) return "";
   const uint32_t last = kKernelFirstArgument + kKernelArguments - 1;
   return std::to_string(count) + " operands and scalars; the kernel ABI passes 1 to " +
-         std::to_string(kKernelArguments) + ", in $m" + std::to_string(kKernelFirstArgument) +
-         "..$m" + std::to_string(last);
+         std::to_string(kKernelArguments) + ", in $m" + std::to_string(kKernelFirstArgument) + "..$m" +
+         std::to_string(last);
 }
 
 }  // namespace lockstep::arch

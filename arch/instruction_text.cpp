@@ -18,21 +18,14 @@ std::vector<InstructionField> row_fields(const Instruction& in) {
     case Opcode::Delay:
       return {{"events", in.events, F::Decimal}};
     case Opcode::DelayPic:
-      return {{"events", in.events, F::Decimal},
-              {"selector", in.selector, F::Decimal},
-              {"value", in.value, F::Hex}};
+      return {{"events", in.events, F::Decimal}, {"selector", in.selector, F::Decimal}, {"value", in.value, F::Hex}};
     case Opcode::DelayXpic:
-      return {{"events", in.events, F::Decimal},
-              {"selector", in.selector, F::Decimal},
-              {"value", in.value, F::MuxValue}};
+      return {
+          {"events", in.events, F::Decimal}, {"selector", in.selector, F::Decimal}, {"value", in.value, F::MuxValue}};
     case Opcode::Send:
-      return {{"words", in.words, F::Decimal},
-              {"address", in.address, F::Hex},
-              {"sctl", in.sctl, F::Decimal}};
+      return {{"words", in.words, F::Decimal}, {"address", in.address, F::Hex}, {"sctl", in.sctl, F::Decimal}};
     case Opcode::SendOff:
-      return {{"words", in.words, F::Decimal},
-              {"delta", in.delta, F::Decimal},
-              {"sctl", in.sctl, F::Decimal}};
+      return {{"words", in.words, F::Decimal}, {"delta", in.delta, F::Decimal}, {"sctl", in.sctl, F::Decimal}};
     case Opcode::SendPic:
       // Selectors 0/1 carry an XPIC value, 2/3 a PIC value.
       return {{"words", in.words, F::Decimal},
@@ -58,9 +51,8 @@ std::vector<InstructionField> supervisor_fields(const Instruction& in) {
     case Opcode::Add:
     case Opcode::And:
     case Opcode::Shl:
-      return {{"dest", in.dest, F::Register},
-              {"source", in.source, F::Register},
-              {"immediate", in.immediate, F::Decimal}};
+      return {
+          {"dest", in.dest, F::Register}, {"source", in.source, F::Register}, {"immediate", in.immediate, F::Decimal}};
     case Opcode::Ld32:
       return {{"dest", in.dest, F::Register},
               {"base", in.base, F::Register},

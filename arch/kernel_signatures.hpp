@@ -26,6 +26,6 @@ struct KernelSignature {
 // (arch/stack_kernels.hpp).
 const KernelSignature* find_kernel_signature(const std::string& name);
 const std::vector<KernelSignature>& kernel_signatures();  // Lockstep's own, sorted by name
-std::string kernel_signature_names();                       // "add, cast, ..." for messages
+std::string kernel_signature_names();                     // "add, cast, ..." for messages
 
 }  // namespace lockstep::arch

@@ -36,8 +36,8 @@ void check_name(const YamlMap& map, const std::string& name) {
 void read_tiles(YamlMap& root, MachineDescription& m) {
   m.tiles = root.required_unsigned<uint32_t>("tiles");
   if (m.tiles == 0 || m.tiles > m.chip_tiles) {
-    fail_at(root, "tiles", std::to_string(m.tiles) + " is outside 1.." +
-                               std::to_string(m.chip_tiles) + " (chip_tiles)");
+    fail_at(root, "tiles",
+            std::to_string(m.tiles) + " is outside 1.." + std::to_string(m.chip_tiles) + " (chip_tiles)");
   }
 }
 
@@ -59,53 +59,46 @@ void read_memory(YamlMap memory, MachineDescription& m) {
     fail_at(memory, "element_bytes", hex(m.element_bytes) + " is not a power of two >= 8");
   }
   if (!power_of_two(m.interleaved_element_bytes) || m.interleaved_element_bytes < 8) {
-    fail_at(memory, "interleaved_element_bytes",
-            hex(m.interleaved_element_bytes) + " is not a power of two >= 8");
+    fail_at(memory, "interleaved_element_bytes", hex(m.interleaved_element_bytes) + " is not a power of two >= 8");
   }
   if (m.sram_base % m.element_bytes != 0) {
-    fail_at(memory, "base", hex(m.sram_base) + " is not aligned to element_bytes " +
-                                hex(m.element_bytes));
+    fail_at(memory, "base", hex(m.sram_base) + " is not aligned to element_bytes " + hex(m.element_bytes));
   }
   if (m.interleaved_base < m.sram_base || m.interleaved_base > m.sram_end) {
     fail_at(memory, "interleaved_base",
-            hex(m.interleaved_base) + " outside [base, end] = [" + hex(m.sram_base) + ", " +
-                hex(m.sram_end) + "]");
+            hex(m.interleaved_base) + " outside [base, end] = [" + hex(m.sram_base) + ", " + hex(m.sram_end) + "]");
   }
   // Whole elements on both sides of the region boundary, so element indices never overlap.
   if (m.interleaved_base % m.element_bytes != 0) {
-    fail_at(memory, "interleaved_base", hex(m.interleaved_base) +
-                                            " is not aligned to element_bytes " +
-                                            hex(m.element_bytes));
+    fail_at(memory, "interleaved_base",
+            hex(m.interleaved_base) + " is not aligned to element_bytes " + hex(m.element_bytes));
   }
   if ((m.sram_end - m.interleaved_base) % m.interleaved_element_bytes != 0) {
-    fail_at(memory, "end", hex(m.sram_end) + ": region above interleaved_base is not a whole "
-                           "number of interleaved elements (" +
-                               hex(m.interleaved_element_bytes) + ")");
+    fail_at(memory, "end",
+            hex(m.sram_end) +
+                ": region above interleaved_base is not a whole "
+                "number of interleaved elements (" +
+                hex(m.interleaved_element_bytes) + ")");
   }
   // Rows need instruction fetch, which only region 0 supports.
-  if (m.row_region_end <= m.sram_base || m.row_region_end > m.interleaved_base ||
-      m.row_region_end % 8 != 0) {
+  if (m.row_region_end <= m.sram_base || m.row_region_end > m.interleaved_base || m.row_region_end % 8 != 0) {
     fail_at(memory, "row_region_end",
             hex(m.row_region_end) + " must be 8-aligned, above base and at most interleaved_base " +
                 hex(m.interleaved_base));
   }
   if (m.loader_limit <= m.sram_base || m.loader_limit > m.sram_end || m.loader_limit % 4 != 0) {
     fail_at(memory, "loader_limit",
-            hex(m.loader_limit) + " must be 4-aligned, above base and at most end " +
-                hex(m.sram_end));
+            hex(m.loader_limit) + " must be 4-aligned, above base and at most end " + hex(m.sram_end));
   }
   if (m.fetch_lookahead_bytes % 4 != 0) {
-    fail_at(memory, "fetch_lookahead_bytes",
-            std::to_string(m.fetch_lookahead_bytes) + " is not a multiple of 4");
+    fail_at(memory, "fetch_lookahead_bytes", std::to_string(m.fetch_lookahead_bytes) + " is not a multiple of 4");
   }
 }
 
 void read_supervisor(YamlMap supervisor, MachineDescription& m) {
-  m.supervisor_cycles_per_instruction =
-      supervisor.required_unsigned<uint32_t>("cycles_per_instruction", 1000);
+  m.supervisor_cycles_per_instruction = supervisor.required_unsigned<uint32_t>("cycles_per_instruction", 1000);
   m.workers = supervisor.required_unsigned<uint32_t>("workers", 64);
-  m.bulk_patch_threshold_words =
-      supervisor.required_unsigned<uint32_t>("bulk_patch_threshold_words");
+  m.bulk_patch_threshold_words = supervisor.required_unsigned<uint32_t>("bulk_patch_threshold_words");
   supervisor.finish();
   if (m.supervisor_cycles_per_instruction == 0) {
     fail_at(supervisor, "cycles_per_instruction", "must be at least 1");
@@ -122,14 +115,13 @@ void read_exchange(YamlMap exchange, MachineDescription& m) {
   r.ttm_offset = static_cast<int>(exchange.signed_value("ttm_offset", -1000, 1000));
   r.write_delay_base = static_cast<int>(exchange.signed_value("write_delay_base", 0, 10000));
   r.write_delay_per_row = static_cast<int>(exchange.signed_value("write_delay_per_row", 0, 1000));
-  r.paired_write_delay_base =
-      static_cast<int>(exchange.signed_value("paired_write_delay_base", 0, 10000));
+  r.paired_write_delay_base = static_cast<int>(exchange.signed_value("paired_write_delay_base", 0, 10000));
   r.receive_tail_events = static_cast<int>(exchange.signed_value("receive_tail_events", 0, 10000));
   exchange.finish();
   // The neutral selection must be a valid XPIC value that names no tile.
   if (m.neutral_mux < m.chip_tiles || m.neutral_mux >= kXpicValueLimit) {
-    fail_at(exchange, "neutral_mux", hex(m.neutral_mux) + " must name no tile: " +
-                                         hex(m.chip_tiles) + ".." + hex(kXpicValueLimit - 1));
+    fail_at(exchange, "neutral_mux",
+            hex(m.neutral_mux) + " must name no tile: " + hex(m.chip_tiles) + ".." + hex(kXpicValueLimit - 1));
   }
 }
 
@@ -143,8 +135,7 @@ MachineDescription parse_full(YamlMap& root) {
     fail_at(root, "tile_mapping", "'" + mapping + "' is not a known mapping (known: c600)");
   }
   if (m.chip_tiles != kC600ChipTiles) {
-    fail_at(root, "chip_tiles", std::to_string(m.chip_tiles) +
-                                    ": the c600 tile mapping has exactly 1472 tiles");
+    fail_at(root, "chip_tiles", std::to_string(m.chip_tiles) + ": the c600 tile mapping has exactly 1472 tiles");
   }
   read_tiles(root, m);
   read_memory(root.map("memory"), m);
@@ -161,8 +152,7 @@ MachineDescription parse_full(YamlMap& root) {
   return m;
 }
 
-MachineDescription load_machine_at_depth(const std::string& source, int depth,
-                                         const std::string& relative_to);
+MachineDescription load_machine_at_depth(const std::string& source, int depth, const std::string& relative_to);
 
 MachineDescription parse_at_depth(const std::string& text, const std::string& file, int depth) {
   YamlMap root(parse_yaml_text(text, file), file, "");
@@ -172,14 +162,12 @@ MachineDescription parse_at_depth(const std::string& text, const std::string& fi
     for (const auto& entry : root.node()) {
       const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
       if (key != "base" && key != "name" && key != "tiles") {
-        yaml_fail(file, entry.first, key,
-                  "a file with 'base:' may override only name and tiles");
+        yaml_fail(file, entry.first, key, "a file with 'base:' may override only name and tiles");
       }
     }
     const std::string base = root.string("base");
     if (depth >= kMaxBaseDepth) {
-      fail_at(root, "base", "'" + base + "': bases nest deeper than " +
-                                std::to_string(kMaxBaseDepth) + " (a cycle?)");
+      fail_at(root, "base", "'" + base + "': bases nest deeper than " + std::to_string(kMaxBaseDepth) + " (a cycle?)");
     }
     m = load_machine_at_depth(base, depth + 1, file);
     m.name = root.string("name");
@@ -194,12 +182,10 @@ MachineDescription parse_at_depth(const std::string& text, const std::string& fi
 }
 
 bool looks_like_path(const std::string& source) {
-  return source.find('/') != std::string::npos || source.ends_with(".yaml") ||
-         source.ends_with(".yml");
+  return source.find('/') != std::string::npos || source.ends_with(".yaml") || source.ends_with(".yml");
 }
 
-MachineDescription load_machine_at_depth(const std::string& source, int depth,
-                                         const std::string& relative_to) {
+MachineDescription load_machine_at_depth(const std::string& source, int depth, const std::string& relative_to) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_regular_file(source, ec)) return parse_at_depth(read_text_file(source), source, depth);
@@ -220,12 +206,10 @@ MachineDescription load_machine_at_depth(const std::string& source, int depth,
   std::string known;
   for (const auto& [path, text] : embedded_configs()) {
     if (path.starts_with("configs/machines/") && path.ends_with(".yaml")) {
-      known += (known.empty() ? "" : ", ") +
-               path.substr(17, path.size() - 17 - 5);
+      known += (known.empty() ? "" : ", ") + path.substr(17, path.size() - 17 - 5);
     }
   }
-  throw InputError(source + ": no such machine file, nor an embedded machine (embedded: " +
-                   known + ")");
+  throw InputError(source + ": no such machine file, nor an embedded machine (embedded: " + known + ")");
 }
 
 }  // namespace
@@ -243,9 +227,7 @@ MachineDescription parse_machine_yaml(const std::string& text, const std::string
   return parse_at_depth(text, file_name, 0);
 }
 
-MachineDescription load_machine(const std::string& source) {
-  return load_machine_at_depth(source, 0, "");
-}
+MachineDescription load_machine(const std::string& source) { return load_machine_at_depth(source, 0, ""); }
 
 std::string machine_to_yaml(const MachineDescription& m) {
   char clock[40];

@@ -10,19 +10,19 @@ namespace lockstep::arch {
 
 // Route-timing constants of IPU21-EXCHANGE.md section 3 and section 6.
 struct RouteTiming {
-  int ttm_offset = -34;            // constant term of ttm(s,d)
-  int write_delay_base = 52;       // W(d) = base + per_row * r_d   [inferred]
+  int ttm_offset = -34;       // constant term of ttm(s,d)
+  int write_delay_base = 52;  // W(d) = base + per_row * r_d   [inferred]
   int write_delay_per_row = 2;
   int paired_write_delay_base = 53;  // paired item: mux -> memory [inferred, docs/timing.md]
-  int receive_tail_events = 6;     // a receive row ends this many events after its last write
+  int receive_tail_events = 6;       // a receive row ends this many events after its last write
 
   bool operator==(const RouteTiming&) const = default;
 };
 
 struct MachineDescription {
-  std::string name;                 // e.g. "ipu21-c600" or "ipu21-c600-t16"
-  uint32_t tiles = 1472;            // logical tiles in use: the first `tiles` of the C600
-  uint32_t chip_tiles = 1472;       // tiles of the full chip (topology size)
+  std::string name;            // e.g. "ipu21-c600" or "ipu21-c600-t16"
+  uint32_t tiles = 1472;       // logical tiles in use: the first `tiles` of the C600
+  uint32_t chip_tiles = 1472;  // tiles of the full chip (topology size)
   uint32_t sram_base = 0x4c000;
   uint32_t sram_end = 0xe8000;      // exclusive; 624 KiB per tile
   uint32_t element_bytes = 0x4000;  // memory element (contention unit) below interleaved_base

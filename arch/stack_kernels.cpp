@@ -13,9 +13,7 @@ namespace {
 
 using Scalars = std::vector<int64_t>;
 
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 // Reads `_<letter><digits>` from `rest` at `pos`.
 bool take_number(const std::string& rest, size_t& pos, char letter, uint32_t& value) {
@@ -62,14 +60,12 @@ std::optional<StackKernel> parse_gemm(const std::string& symbol, bool f32) {
   size_t pos = 0;
   uint32_t small_rows = 0, large_rows = 0;
   if (!take_number(rest, pos, 'k', g.k) || !take_number(rest, pos, 'c', g.columns) ||
-      !take_number(rest, pos, 'r', small_rows) || !take_number(rest, pos, 'r', large_rows) ||
-      pos != rest.size()) {
+      !take_number(rest, pos, 'r', small_rows) || !take_number(rest, pos, 'r', large_rows) || pos != rest.size()) {
     return std::nullopt;
   }
   g.rows = small ? small_rows : large_rows;
   const uint32_t micro = f32 ? 8 : 16;
-  if (g.k == 0 || g.k % micro != 0 || g.columns == 0 || g.columns % 16 != 0 || g.rows == 0)
-    return std::nullopt;
+  if (g.k == 0 || g.k % micro != 0 || g.columns == 0 || g.columns % 16 != 0 || g.rows == 0) return std::nullopt;
   if (f32 && g.columns != 64) return std::nullopt;
   return g;
 }
@@ -81,8 +77,7 @@ std::optional<StackKernel> parse_layout(const std::string& symbol, bool unpack) 
   const std::string rest = symbol.substr(std::string(unpack ? kUnpack : kRearrange).size());
   size_t pos = 0;
   if (!take_number(rest, pos, 'o', l.order) || !take_number(rest, pos, 'r', l.logical_rows) ||
-      !take_number(rest, pos, 'p', l.physical_rows) ||
-      !take_number(rest, pos, 'c', l.logical_columns) ||
+      !take_number(rest, pos, 'p', l.physical_rows) || !take_number(rest, pos, 'c', l.logical_columns) ||
       !take_number(rest, pos, 'p', l.physical_columns) || pos != rest.size()) {
     return std::nullopt;
   }
@@ -92,12 +87,9 @@ std::optional<StackKernel> parse_layout(const std::string& symbol, bool unpack) 
 
 std::optional<StackKernel> parse_cast(const std::string& symbol) {
   static const std::map<std::string, std::pair<StackElement, StackElement>> casts = {
-      {"f16_f32", {StackElement::F16, StackElement::F32}},
-      {"f32_f16", {StackElement::F32, StackElement::F16}},
-      {"f8_f16", {StackElement::F8, StackElement::F16}},
-      {"f8_f32", {StackElement::F8, StackElement::F32}},
-      {"f16_f8", {StackElement::F16, StackElement::F8}},
-      {"f32_f8", {StackElement::F32, StackElement::F8}}};
+      {"f16_f32", {StackElement::F16, StackElement::F32}}, {"f32_f16", {StackElement::F32, StackElement::F16}},
+      {"f8_f16", {StackElement::F8, StackElement::F16}},   {"f8_f32", {StackElement::F8, StackElement::F32}},
+      {"f16_f8", {StackElement::F16, StackElement::F8}},   {"f32_f8", {StackElement::F32, StackElement::F8}}};
   StackKernel c;
   c.family = StackKernelFamily::Cast;
   const std::string rest = symbol.substr(std::string("ipu_stack_cast_").size());
@@ -116,19 +108,17 @@ uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 
 std::string outside(size_t i, const char* name, int64_t value, int64_t min, int64_t max) {
   if (value >= min && value <= max) return "";
-  return "scalars[" + std::to_string(i) + "]: " + name + " = " + std::to_string(value) +
-         " outside [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  return "scalars[" + std::to_string(i) + "]: " + name + " = " + std::to_string(value) + " outside [" +
+         std::to_string(min) + ", " + std::to_string(max) + "]";
 }
 
 std::string multiple(size_t i, const char* name, int64_t value, int64_t of) {
   if (value % of == 0) return "";
-  return "scalars[" + std::to_string(i) + "]: " + name + " = " + std::to_string(value) +
-         " is not a multiple of " + std::to_string(of);
+  return "scalars[" + std::to_string(i) + "]: " + name + " = " + std::to_string(value) + " is not a multiple of " +
+         std::to_string(of);
 }
 
-uint32_t element_bytes(StackElement e) {
-  return e == StackElement::F8 ? 1 : e == StackElement::F16 ? 2 : 4;
-}
+uint32_t element_bytes(StackElement e) { return e == StackElement::F8 ? 1 : e == StackElement::F16 ? 2 : 4; }
 
 // Scalar ranges of a kernel (the first failure, one line).
 std::string check(const StackKernel& k, const Scalars& s, uint64_t sram) {
@@ -168,15 +158,14 @@ std::string check(const StackKernel& k, const Scalars& s, uint64_t sram) {
       if (unpack) {
         if (auto e = outside(0, "matrices", s[0], 1, max / 2); !e.empty()) return e;
       } else if (s[2] != k.order) {
-        return "scalars[2]: target order = " + std::to_string(s[2]) +
-               " differs from the symbol's o" + std::to_string(k.order);
+        return "scalars[2]: target order = " + std::to_string(s[2]) + " differs from the symbol's o" +
+               std::to_string(k.order);
       }
       // A non-zero extent in the symbol is what the device uses; the register must agree.
-      const std::tuple<size_t, uint32_t, const char*> fixed[] = {
-          {lr, k.logical_rows, "logical rows"},
-          {pr, k.physical_rows, "physical rows"},
-          {lc, k.logical_columns, "logical columns"},
-          {pc, k.physical_columns, "physical columns"}};
+      const std::tuple<size_t, uint32_t, const char*> fixed[] = {{lr, k.logical_rows, "logical rows"},
+                                                                 {pr, k.physical_rows, "physical rows"},
+                                                                 {lc, k.logical_columns, "logical columns"},
+                                                                 {pc, k.physical_columns, "physical columns"}};
       for (const auto& [i, extent, name] : fixed) {
         if (extent != 0 && s[i] != extent) {
           return "scalars[" + std::to_string(i) + "]: " + name + " = " + std::to_string(s[i]) +
@@ -187,8 +176,7 @@ std::string check(const StackKernel& k, const Scalars& s, uint64_t sram) {
       if (auto e = outside(lr, "logical rows", s[lr], 0, s[pr]); !e.empty()) return e;
       if (auto e = outside(pc, "physical columns", s[pc], 1, max / 2); !e.empty()) return e;
       if (auto e = outside(lc, "logical columns", s[lc], 0, s[pc]); !e.empty()) return e;
-      if (s[pr] * s[pc] > max / 2)
-        return "scalars[" + std::to_string(pc) + "]: the matrix does not fit in SRAM";
+      if (s[pr] * s[pc] > max / 2) return "scalars[" + std::to_string(pc) + "]: the matrix does not fit in SRAM";
       // Rows come in 16-row tiles for TransposedRight and TransposedLeft, 64-row blocks for
       // Block-major; columns always in 16-column panels.
       const int64_t rows_of = k.order == 0 ? 1 : !unpack && k.order == 2 ? 64 : 16;
@@ -200,12 +188,8 @@ std::string check(const StackKernel& k, const Scalars& s, uint64_t sram) {
       if (auto e = outside(0, "elements", s[0], 1, max / 2); !e.empty()) return e;
       // The stride scalars have no value provider in the stack (IPU21-KERNELS.md 14.6) and
       // their meaning is [unknown]: only 0 (no broadcast) is modelled.
-      if (s[1] != 0)
-        return "scalars[1]: left broadcast stride = " + std::to_string(s[1]) +
-               " (only 0 is modelled)";
-      if (s[2] != 0)
-        return "scalars[2]: right broadcast stride = " + std::to_string(s[2]) +
-               " (only 0 is modelled)";
+      if (s[1] != 0) return "scalars[1]: left broadcast stride = " + std::to_string(s[1]) + " (only 0 is modelled)";
+      if (s[2] != 0) return "scalars[2]: right broadcast stride = " + std::to_string(s[2]) + " (only 0 is modelled)";
       return "";
     case StackKernelFamily::Cast:
       return outside(0, "elements", s[0], 1, max);
@@ -246,8 +230,7 @@ std::vector<uint64_t> spans(const StackKernel& k, const Scalars& s) {
     case StackKernelFamily::AddF32:
       return std::vector<uint64_t>(3, 4 * u(s[0]));
     case StackKernelFamily::Cast: {
-      const uint32_t in = k.identity ? 1 : element_bytes(k.from),
-                     out = k.identity ? 1 : element_bytes(k.to);
+      const uint32_t in = k.identity ? 1 : element_bytes(k.from), out = k.identity ? 1 : element_bytes(k.to);
       return {out * u(s[0]), in * u(s[0])};
     }
     case StackKernelFamily::SampleCycle:
@@ -330,8 +313,7 @@ std::string stack_kernel_refusal(const std::string& symbol) {
            "(IPU21-KERNELS.md "
            "14.6), so the model cannot size its operands";
   }
-  if (starts_with(symbol, "ipu_stack_attention_softmax_") ||
-      starts_with(symbol, "ipu_stack_attention_merge_") ||
+  if (starts_with(symbol, "ipu_stack_attention_softmax_") || starts_with(symbol, "ipu_stack_attention_merge_") ||
       starts_with(symbol, "ipu_stack_flash_attention_online_f16_")) {
     return symbol +
            ": the attention stage kernels are not modelled yet (their row and key counts are the "
@@ -344,11 +326,9 @@ std::string stack_kernel_refusal(const std::string& symbol) {
            "image "
            "can call it";
   }
-  if (starts_with(symbol, kGemmF16) || starts_with(symbol, kGemmF32) ||
-      starts_with(symbol, kRearrange) || starts_with(symbol, kUnpack) ||
-      starts_with(symbol, "ipu_stack_cast_")) {
-    return symbol +
-           ": not a well-formed name of that kernel family (IPU21-KERNELS.md 4, 5, 14.5, 14.6)";
+  if (starts_with(symbol, kGemmF16) || starts_with(symbol, kGemmF32) || starts_with(symbol, kRearrange) ||
+      starts_with(symbol, kUnpack) || starts_with(symbol, "ipu_stack_cast_")) {
+    return symbol + ": not a well-formed name of that kernel family (IPU21-KERNELS.md 4, 5, 14.5, 14.6)";
   }
   return symbol + ": no kernel of the IPU21 stack by that name (IPU21-KERNELS.md 14)";
 }

@@ -14,7 +14,7 @@ namespace lockstep::arch {
 struct KernelSignature;
 
 enum class StackKernelFamily : uint8_t {
-  GemmF16,  // ipu_stack_gemm_f16_{init|accumulate}_{small|large}_rows[_interleaved]_k{K}_c{C}_r{S}_r{L}
+  GemmF16,         // ipu_stack_gemm_f16_{init|accumulate}_{small|large}_rows[_interleaved]_k{K}_c{C}_r{S}_r{L}
   GemmF32,         // ipu_stack_gemm_f32_{init|accumulate}_{small|large}_rows_k{K}_c64_r{S}_r{L}
   ReduceSumF16,    // ipu_stack_reduce_sum_f16
   GeluF16,         // ipu_stack_gelu_tanh_approx_f16
@@ -41,8 +41,7 @@ struct StackKernel {
   bool interleaved = false;
   uint32_t rows = 0, k = 0, columns = 0;
   // Rearrange/unpack: the order and the suffix's extents (0: read from the register).
-  uint32_t order = 0, logical_rows = 0, physical_rows = 0, logical_columns = 0,
-           physical_columns = 0;
+  uint32_t order = 0, logical_rows = 0, physical_rows = 0, logical_columns = 0, physical_columns = 0;
   // Cast: from and to (equal for cast_identity, which copies the output's bytes).
   StackElement from = StackElement::F16, to = StackElement::F16;
   bool identity = false;

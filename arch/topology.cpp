@@ -28,9 +28,10 @@ Topology::Topology(const MachineDescription& machine)
     : tiles_(machine.tiles), chip_tiles_(machine.chip_tiles), route_(machine.route) {
   // The loader guarantees this; a hand-built description might not.
   if (chip_tiles_ != kC600Tiles || tiles_ == 0 || tiles_ > chip_tiles_) {
-    throw std::invalid_argument("Topology: the c600 mapping needs chip_tiles 1472 and 1..1472 "
-                                "tiles in use, got " + std::to_string(chip_tiles_) + " and " +
-                                std::to_string(tiles_));
+    throw std::invalid_argument(
+        "Topology: the c600 mapping needs chip_tiles 1472 and 1..1472 "
+        "tiles in use, got " +
+        std::to_string(chip_tiles_) + " and " + std::to_string(tiles_));
   }
   physical_of_.resize(chip_tiles_);
   logical_of_.resize(chip_tiles_);

@@ -23,16 +23,16 @@ class Topology {
 
   // All of these take physical ids.
   int displacement(uint32_t s, uint32_t d) const;
-  int direction(uint32_t s, uint32_t d) const;   // 1 or 2: the sctl bit a send to d needs
-  int time_to_mux(uint32_t s, uint32_t d) const; // ttm(s,d), events
+  int direction(uint32_t s, uint32_t d) const;           // 1 or 2: the sctl bit a send to d needs
+  int time_to_mux(uint32_t s, uint32_t d) const;         // ttm(s,d), events
   int paired_time_to_mux(uint32_t s, uint32_t d) const;  // max(ttm(s,d), ttm(s,d^2))
   // Events from a paired item's leave event to the early member e's paired mux. The SDK's
   // schedule (spec section 6: window at pttm + shift, shift = the send's issue event) has
   // item k of a send issued at `issue` there at issue + pttm(s,e) + k: one event before
   // leave + pttm, where leave = issue + 1 + k.
   int paired_leave_to_mux(uint32_t s, uint32_t e) const { return paired_time_to_mux(s, e) - 1; }
-  int write_delay(uint32_t d) const;             // W(d): mux -> SRAM, events
-  int paired_write_delay(uint32_t d) const;      // paired item mux -> SRAM, events
+  int write_delay(uint32_t d) const;         // W(d): mux -> SRAM, events
+  int paired_write_delay(uint32_t d) const;  // paired item mux -> SRAM, events
 
   // The C600 mapping of section 2, without a machine: logical 0..1471 -> physical.
   static uint32_t c600_physical(uint32_t logical);
@@ -61,9 +61,7 @@ inline int Topology::displacement(uint32_t s, uint32_t d) const {
   return terms_[s].displacement_as_source + terms_[d].displacement_as_destination;
 }
 
-inline int Topology::direction(uint32_t s, uint32_t d) const {
-  return displacement(s, d) >= 1 ? 1 : 2;
-}
+inline int Topology::direction(uint32_t s, uint32_t d) const { return displacement(s, d) >= 1 ? 1 : 2; }
 
 inline int Topology::time_to_mux(uint32_t s, uint32_t d) const {
   const TileTerms& src = terms_[s];

@@ -7,6 +7,7 @@
 // payload proof (goal 30 s) and with --no-proof (goal 5 s), wall time as a user sees it.
 //   build/<preset>/bench/bench_compile [--tiles N] [--seed S] [--config NAME]
 #include <sys/wait.h>
+#include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,17 +17,14 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
-
-#include <tbb/parallel_for.h>
-
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "bench/bench_support.hpp"
 #include "arch/topology.hpp"
+#include "bench/bench_support.hpp"
+#include "compiler/compile.hpp"
 #include "compiler/package_builder.hpp"
 #include "compiler/phase_schedule.hpp"
-#include "compiler/compile.hpp"
 #include "workload/lower.hpp"
 #include "workload/synth.hpp"
 #include "workload/workload.hpp"
@@ -85,10 +83,11 @@ int main(int argc, char** argv) {
       transfers += phase.transfers.size();
       for (const auto& t : phase.transfers) words += uint64_t{t.words} * t.destinations.size();
     }
-    std::printf("capture: %zu phases, %llu transfers, %llu words delivered per execution set, %u tiles "
-                "(synthesised in %.2f s)\n",
-                capture.phases.size(), static_cast<unsigned long long>(transfers),
-                static_cast<unsigned long long>(words), tiles == 0 ? machine.tiles : tiles, synth_s);
+    std::printf(
+        "capture: %zu phases, %llu transfers, %llu words delivered per execution set, %u tiles "
+        "(synthesised in %.2f s)\n",
+        capture.phases.size(), static_cast<unsigned long long>(transfers), static_cast<unsigned long long>(words),
+        tiles == 0 ? machine.tiles : tiles, synth_s);
 
     compiler::CompileOptions options;
     options.config = compiler::parse_config(config);
@@ -107,8 +106,8 @@ int main(int argc, char** argv) {
     start = std::chrono::steady_clock::now();
     const compiler::CompileResult packaged = compiler::build_package(inputs, machine, options);
     const double package_s = seconds_since(start);
-    std::printf("%s: scheduling and encoding %.2f s, packaging (tables, sharing, patch lists) %.2f s\n",
-                config.c_str(), schedule_s, package_s);
+    std::printf("%s: scheduling and encoding %.2f s, packaging (tables, sharing, patch lists) %.2f s\n", config.c_str(),
+                schedule_s, package_s);
 
     start = std::chrono::steady_clock::now();
     const compiler::CompileResult bare = compiler::compile_capture(capture, machine, options);
@@ -143,10 +142,11 @@ int main(int argc, char** argv) {
       start = std::chrono::steady_clock::now();
       const compiler::CompileResult lowered = compiler::compile_capture(full, full_machine, options);
       const double full_s = seconds_since(start);
-      std::printf("full-size lowered workload (%zu phases, %llu transfers): compile_capture %s without proof "
-                  "%.2f s (goal: under 10 s: %s), table peak %u bytes\n",
-                  full.phases.size(), static_cast<unsigned long long>(full_transfers), config.c_str(), full_s,
-                  full_s < 10.0 ? "met" : "missed", lowered.report.table_bytes_shared);
+      std::printf(
+          "full-size lowered workload (%zu phases, %llu transfers): compile_capture %s without proof "
+          "%.2f s (goal: under 10 s: %s), table peak %u bytes\n",
+          full.phases.size(), static_cast<unsigned long long>(full_transfers), config.c_str(), full_s,
+          full_s < 10.0 ? "met" : "missed", lowered.report.table_bytes_shared);
     }
 
     if (std::getenv("BENCH_COMPILE_PROOF") != nullptr) {

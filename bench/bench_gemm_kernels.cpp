@@ -42,9 +42,7 @@ const Shape kShapes[] = {
     {"attention PV", "gemm_fp16", 57, 112, 72, false},
 };
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Calls of `f` until at least `budget` seconds have passed; returns seconds per call.
 template <class F>
@@ -79,7 +77,8 @@ int main() {
     std::vector<uint16_t> a16(static_cast<size_t>(shape.rows * shape.k));
     for (auto& h : a16) h = arch::fp16_from_double(normal(rng));
     model::kernels::write_array(memory, a, a16, "a");
-    std::vector<float> af(a16.size()), bf(static_cast<size_t>(shape.k * shape.n)), cf(static_cast<size_t>(shape.rows * shape.n));
+    std::vector<float> af(a16.size()), bf(static_cast<size_t>(shape.k * shape.n)),
+        cf(static_cast<size_t>(shape.rows * shape.n));
     for (size_t i = 0; i < a16.size(); ++i) af[i] = arch::fp16_to_float(a16[i]);
     if (std::string(shape.kernel) == "gemm_fp8") {
       std::vector<uint8_t> w(bf.size());
@@ -110,9 +109,10 @@ int main() {
                 flop / kernel_call / 1e9, flop / blas_call / 1e9, 100.0 * blas_call / kernel_call, shape.kernel);
   }
   const double ratio = blas_seconds / kernel_seconds;
-  std::printf("all shapes, one call each: kernels %.2f GFLOP/s, OpenBLAS SGEMM %.2f GFLOP/s on the same shapes: "
-              "%.1f%% (goal at least 50%%: %s)\n",
-              kernel_flop / kernel_seconds / 1e9, kernel_flop / blas_seconds / 1e9, 100.0 * ratio,
-              ratio >= 0.5 ? "met" : "missed");
+  std::printf(
+      "all shapes, one call each: kernels %.2f GFLOP/s, OpenBLAS SGEMM %.2f GFLOP/s on the same shapes: "
+      "%.1f%% (goal at least 50%%: %s)\n",
+      kernel_flop / kernel_seconds / 1e9, kernel_flop / blas_seconds / 1e9, 100.0 * ratio,
+      ratio >= 0.5 ? "met" : "missed");
   return 0;
 }

@@ -20,13 +20,13 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <variant>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "arch/machine.hpp"
 #include "bench_support.hpp"
 #include "numerics/fp16.hpp"
-#include "arch/machine.hpp"
 #include "replay/model_package.hpp"
 #include "sim/backend.hpp"
 #include "workload/model_weights.hpp"
@@ -139,8 +139,8 @@ int main(int argc, char** argv) {
   const std::string file = argc > 1 ? argv[1] : "configs/workloads/siglip-so400m.yaml";
   const workload::Workload w = workload::load_workload(file);
   const arch::MachineDescription machine = arch::load_machine(w.machine);
-  std::printf("workload %s (%u layers, %u tokens, hidden %u) on %s\n", w.name.c_str(), w.layers, w.rows(),
-              w.hidden, machine.name.c_str());
+  std::printf("workload %s (%u layers, %u tokens, hidden %u) on %s\n", w.name.c_str(), w.layers, w.rows(), w.hidden,
+              machine.name.c_str());
 
   auto start = std::chrono::steady_clock::now();
   const workload::DeviceWeights device = workload::seeded_device_weights(w, 1);
@@ -157,12 +157,14 @@ int main(int argc, char** argv) {
   const double run_seconds = seconds_since(start);
   uint64_t exchange = 0;
   for (const auto& e : result.executions) exchange += e.horizon;
-  std::printf("run, one invocation (in this process): %.1f s wall (goal 15 s: %.2fx of it, %s), peak RSS %.0f MiB, %s\n",
-              run_seconds, run_seconds / 15.0, run_seconds <= 15.0 ? "met" : "missed", peak_rss_mib(),
-              result.ok() ? "no hazard" : "HAZARDS");
+  std::printf(
+      "run, one invocation (in this process): %.1f s wall (goal 15 s: %.2fx of it, %s), peak RSS %.0f MiB, %s\n",
+      run_seconds, run_seconds / 15.0, run_seconds <= 15.0 ? "met" : "missed", peak_rss_mib(),
+      result.ok() ? "no hazard" : "HAZARDS");
   std::printf("simulated cycles %llu (%.3f ms at %.2f GHz): exchange phase horizons %llu, everything else %llu\n",
-              static_cast<unsigned long long>(result.total_cycles), 1e3 * double(result.total_cycles) / machine.clock_hz,
-              machine.clock_hz / 1e9, static_cast<unsigned long long>(exchange),
+              static_cast<unsigned long long>(result.total_cycles),
+              1e3 * double(result.total_cycles) / machine.clock_hz, machine.clock_hz / 1e9,
+              static_cast<unsigned long long>(exchange),
               static_cast<unsigned long long>(result.total_cycles - exchange));
   const auto& split = result.cycle_split;
   std::printf("critical path: exchange %llu, compute %llu, sync %llu, patching %llu, control %llu cycles\n",
@@ -209,14 +211,16 @@ int main(int argc, char** argv) {
   std::printf("against FP32: cosine %.9f (goal at least 0.9999: %s), max abs error %.6f\n", a.cosine,
               a.cosine >= 0.9999 ? "met" : "missed", a.max_abs_error);
   const double gflop = reference_gflop(w);
-  std::printf("FP32 reference forward (the same GEMM work in plain FP32 on OpenBLAS, each layer dequantised on the "
-              "way) %.1f s, %.0f GFLOP at %.0f GFLOP/s; "
-              "simulation / FP32 = %.1fx\n",
-              reference_seconds, gflop, gflop / reference_seconds, run_seconds / reference_seconds);
+  std::printf(
+      "FP32 reference forward (the same GEMM work in plain FP32 on OpenBLAS, each layer dequantised on the "
+      "way) %.1f s, %.0f GFLOP at %.0f GFLOP/s; "
+      "simulation / FP32 = %.1fx\n",
+      reference_seconds, gflop, gflop / reference_seconds, run_seconds / reference_seconds);
   const double limit = sgemm_gflops();
-  std::printf("limit: OpenBLAS SGEMM 2048^3 on this machine (its %s) %.0f GFLOP/s, so %.1f s for the reference's "
-              "products\n",
-              lockstep::bench::openblas_kernels().c_str(), limit, gflop / limit);
+  std::printf(
+      "limit: OpenBLAS SGEMM 2048^3 on this machine (its %s) %.0f GFLOP/s, so %.1f s for the reference's "
+      "products\n",
+      lockstep::bench::openblas_kernels().c_str(), limit, gflop / limit);
   if (const char* binary = std::getenv("LOCKSTEP_BINARY"); binary != nullptr && w.name == "siglip-so400m") {
     command_line_figures(binary, file);
   }

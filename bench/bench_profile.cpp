@@ -20,8 +20,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using lockstep::bench::CommandFigure;
 using lockstep::bench::best_of;
+using lockstep::bench::CommandFigure;
 using lockstep::bench::measured_command;
 using lockstep::bench::memcpy_gb_per_s;
 
@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   const double copy_gb_per_s = memcpy_gb_per_s(bytes);
   std::printf("  profile file %.1f MB; memcpy on this machine %.1f GB/s (copying the file once: %.3f s)\n",
               double(bytes) / 1e6, copy_gb_per_s, double(bytes) / 1e9 / copy_gb_per_s);
-  const CommandFigure render = measured_command({binary, "profile", "render", profile, "-o", (dir / "model.html").string()});
+  const CommandFigure render =
+      measured_command({binary, "profile", "render", profile, "-o", (dir / "model.html").string()});
   lockstep::bench::print_against_goal("lockstep profile render, whole model", render.seconds, 10.0);
   if (fs::exists(dir / "model.html")) std::printf("  page %.1f MB\n", double(fs::file_size(dir / "model.html")) / 1e6);
   const CommandFigure chrome =

@@ -55,11 +55,16 @@ int main(int argc, char** argv) {
   uint32_t max_phases = 24;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--families") families = split(argv[i + 1]);
-    else if (flag == "--configs") configs = split(argv[i + 1]);
-    else if (flag == "--whole") whole = argv[i + 1];
-    else if (flag == "--seed") seed = std::stoull(argv[i + 1]);
-    else if (flag == "--max-phases") max_phases = static_cast<uint32_t>(std::stoul(argv[i + 1]));
+    if (flag == "--families")
+      families = split(argv[i + 1]);
+    else if (flag == "--configs")
+      configs = split(argv[i + 1]);
+    else if (flag == "--whole")
+      whole = argv[i + 1];
+    else if (flag == "--seed")
+      seed = std::stoull(argv[i + 1]);
+    else if (flag == "--max-phases")
+      max_phases = static_cast<uint32_t>(std::stoul(argv[i + 1]));
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -106,14 +111,14 @@ int main(int argc, char** argv) {
       dedup += result.orders_deduplicated;
     }
     std::printf("%-20s %6zu %8.3f %9.3f %9.3f %9.1f %9.1f %9.1f %8llu %10llu %8llu %8llu\n", name.c_str(),
-                ratios.size(), quantile(ratios, 0.5), quantile(ratios, 0.95), quantile(ratios, 1.0),
-                quantile(ms, 0.5), quantile(ms, 0.95), quantile(ms, 1.0), static_cast<unsigned long long>(max_row),
+                ratios.size(), quantile(ratios, 0.5), quantile(ratios, 0.95), quantile(ratios, 1.0), quantile(ms, 0.5),
+                quantile(ms, 0.95), quantile(ms, 1.0), static_cast<unsigned long long>(max_row),
                 static_cast<unsigned long long>(total_rows), static_cast<unsigned long long>(orders),
                 static_cast<unsigned long long>(dedup));
     if (name == "latency") {
       const double p95 = quantile(ratios, 0.95);
-      std::printf("  latency p95 horizon / lower bound %.3f (goal at most 1.15: %.2fx of it, %s)\n", p95,
-                  p95 / 1.15, p95 <= 1.15 ? "met" : "missed");
+      std::printf("  latency p95 horizon / lower bound %.3f (goal at most 1.15: %.2fx of it, %s)\n", p95, p95 / 1.15,
+                  p95 <= 1.15 ? "met" : "missed");
     }
     std::fflush(stdout);
     if (dedup > 0) {
@@ -126,10 +131,11 @@ int main(int argc, char** argv) {
         differ += compiler::schedule_phase(phase, machine, topology, without).horizon != horizons[k++];
       }
       const double off_ms = now_ms() - start;
-      std::printf("  %s deduplication: %.0f ms with, %.0f ms without (saved %.0f ms, %.1f%%; %llu duplicate "
-                  "orders placed again; %zu horizons differ)\n",
-                  name.c_str(), total_ms, off_ms, off_ms - total_ms, 100.0 * (off_ms - total_ms) / off_ms,
-                  static_cast<unsigned long long>(dedup), differ);
+      std::printf(
+          "  %s deduplication: %.0f ms with, %.0f ms without (saved %.0f ms, %.1f%%; %llu duplicate "
+          "orders placed again; %zu horizons differ)\n",
+          name.c_str(), total_ms, off_ms, off_ms - total_ms, 100.0 * (off_ms - total_ms) / off_ms,
+          static_cast<unsigned long long>(dedup), differ);
       std::fflush(stdout);
     }
   }
@@ -146,10 +152,11 @@ int main(int argc, char** argv) {
     uint64_t horizon = 0;
     for (const auto& phase : capture.phases)
       horizon += compiler::schedule_phase(phase, machine, topology, config).horizon;
-    std::printf("whole model (%s): %zu phases, %llu transfers (x iterations), schedule+encode+check %.0f ms, "
-                "sum of horizons %llu\n",
-                whole.c_str(), capture.phases.size(), static_cast<unsigned long long>(total), now_ms() - start,
-                static_cast<unsigned long long>(horizon));
+    std::printf(
+        "whole model (%s): %zu phases, %llu transfers (x iterations), schedule+encode+check %.0f ms, "
+        "sum of horizons %llu\n",
+        whole.c_str(), capture.phases.size(), static_cast<unsigned long long>(total), now_ms() - start,
+        static_cast<unsigned long long>(horizon));
   }
   return 0;
 }

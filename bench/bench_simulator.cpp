@@ -16,6 +16,8 @@
 // touched), and the same replay with and without `--watch`.
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,21 +28,18 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <string>
 #include <map>
+#include <string>
 #include <vector>
-
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
 
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
+#include "arch/topology.hpp"
+#include "bench/bench_support.hpp"
 #include "formats/capture.hpp"
 #include "formats/package.hpp"
 #include "formats/token.hpp"
 #include "io/parallel.hpp"
-#include "arch/topology.hpp"
-#include "bench/bench_support.hpp"
 #include "replay/sampling.hpp"
 #include "sim/backend.hpp"
 
@@ -84,8 +83,8 @@ std::vector<uint32_t> build_row(int64_t issue, std::vector<Control> controls, in
     const int64_t limit = c.xpic ? 4096 : 128;
     if (c.event - t > limit) wait_until(c.event - limit);
     const auto n = static_cast<uint32_t>(c.event - t);
-    arch::encode_into({.op = c.xpic ? Opcode::DelayXpic : Opcode::DelayPic, .events = n, .selector = 0,
-                       .value = c.value}, row);
+    arch::encode_into(
+        {.op = c.xpic ? Opcode::DelayXpic : Opcode::DelayPic, .events = n, .selector = 0, .value = c.value}, row);
     t = c.event;
   };
   auto stream = [&](uint32_t items) {  // items leave at t + 1 ...
@@ -225,9 +224,8 @@ IdealReplay ideal_replay(const arch::CapturePhase& phase, const arch::MachineDes
         });
       };
       each_destination([](uint32_t* to, const uint32_t* from, size_t n) { std::memcpy(to, from, n); });
-      each_destination([&](const uint32_t* to, const uint32_t* from, size_t n) {
-        wrong.local() += std::memcmp(to, from, n) != 0;
-      });
+      each_destination(
+          [&](const uint32_t* to, const uint32_t* from, size_t n) { wrong.local() += std::memcmp(to, from, n) != 0; });
     }
     return bench::seconds_since(start);
   };
@@ -266,21 +264,20 @@ void command_line_figures(const std::string& binary) {
     std::printf("  peak RSS %.2f GB\n", run_bare.peak_rss_gb);
     // Its physical limit: the words its exchanges copy between SRAMs, at one core's memcpy.
     const std::string copy_log = (directory / "run.log").string();
-    const CopiedFigures copied =
-        measured_command({binary, "run", bare, "--log-level", "debug"}, copy_log).seconds < 0
-            ? CopiedFigures{}
-            : copied_figures(copy_log);
+    const CopiedFigures copied = measured_command({binary, "run", bare, "--log-level", "debug"}, copy_log).seconds < 0
+                                     ? CopiedFigures{}
+                                     : copied_figures(copy_log);
     if (copied.bytes > 0 && run_bare.median.seconds > 0) {
       const double gbps = bench::memcpy_gb_per_s(256u << 20);
-      std::printf("  its exchanges copied %.2f GB between SRAMs in %.1f M copies (%.2f GB more of repeats were in "
-                  "place already); one core's memcpy (%.2f GB/s, measured now) moves that in %.2f s, %.1f%% of the "
-                  "run's median\n",
-                  copied.bytes / 1e9, copied.copies / 1e6, copied.in_place / 1e9, gbps, copied.bytes / 1e9 / gbps,
-                  100.0 * copied.bytes / 1e9 / gbps / run_bare.median.seconds);
+      std::printf(
+          "  its exchanges copied %.2f GB between SRAMs in %.1f M copies (%.2f GB more of repeats were in "
+          "place already); one core's memcpy (%.2f GB/s, measured now) moves that in %.2f s, %.1f%% of the "
+          "run's median\n",
+          copied.bytes / 1e9, copied.copies / 1e6, copied.in_place / 1e9, gbps, copied.bytes / 1e9 / gbps,
+          100.0 * copied.bytes / 1e9 / gbps / run_bare.median.seconds);
     }
     const bench::MedianFigure run = bench::median_of({binary, "run", proof}, 3);
-    bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, proof)", run,
-                              10.0);
+    bench::print_against_goal("lockstep run, exchange-only package of the full-size capture (B1024, proof)", run, 10.0);
     std::printf("  peak RSS %.2f GB\n", run.peak_rss_gb);
     const std::vector<std::string> plain = {binary, "replay", capture, "--phase", "10", "--config", "B1024", "--all"};
     const bench::MedianFigure replay_runs = bench::median_of(plain, 5);
@@ -292,10 +289,10 @@ void command_line_figures(const std::string& binary) {
     const double words = double(replay::count_destination_words(phase)) * phase.iterations;
     const double gbps = bench::memcpy_gb_per_s(256u << 20);
     if (replay.seconds > 0) {
-      std::printf("  %.0f M words checked: %.0f M words/s over the whole command, %.1f%% of one core's memcpy "
-                  "(%.2f G words/s, measured now)\n",
-                  words / 1e6, words / replay.seconds / 1e6, 100.0 * words / replay.seconds / (gbps * 1e9 / 4),
-                  gbps / 4);
+      std::printf(
+          "  %.0f M words checked: %.0f M words/s over the whole command, %.1f%% of one core's memcpy "
+          "(%.2f G words/s, measured now)\n",
+          words / 1e6, words / replay.seconds / 1e6, 100.0 * words / replay.seconds / (gbps * 1e9 / 4), gbps / 4);
     }
     // The run itself: simulating and checking, without reading, validating and compiling the
     // capture, as the replay's debug log times it.
@@ -306,33 +303,37 @@ void command_line_figures(const std::string& binary) {
     const ReplayRunFigures run_figures = logged_run.seconds < 0 ? ReplayRunFigures{} : replay_run_figures(log);
     const double run_seconds = run_figures.seconds;
     if (run_seconds > 0) {
-      std::printf("  the run itself (simulating and checking): %.3f s, %.0f M words/s, %.1f%% of that memcpy "
-                  "(goal 35%%: %s)\n",
-                  run_seconds, words / run_seconds / 1e6, 100.0 * words / run_seconds / (gbps * 1e9 / 4),
-                  words / run_seconds >= 0.35 * gbps * 1e9 / 4 ? "met" : "missed");
+      std::printf(
+          "  the run itself (simulating and checking): %.3f s, %.0f M words/s, %.1f%% of that memcpy "
+          "(goal 35%%: %s)\n",
+          run_seconds, words / run_seconds / 1e6, 100.0 * words / run_seconds / (gbps * 1e9 / 4),
+          words / run_seconds >= 0.35 * gbps * 1e9 / 4 ? "met" : "missed");
       // The other limit a fresh process meets: every page it uses is touched a first time.
       const double touch_us = bench::first_touch_us_per_page();
       // Pages the loader mapped ahead count as faults too, at about half that cost: at most.
-      std::printf("  first touches: the whole replay took %llu page faults; one core's first touch of a fresh "
-                  "page %.2f us (measured now), so at most %.0f ms of CPU for those pages at that rate\n",
-                  static_cast<unsigned long long>(logged_run.minor_faults), touch_us,
-                  double(logged_run.minor_faults) * touch_us / 1e3);
+      std::printf(
+          "  first touches: the whole replay took %llu page faults; one core's first touch of a fresh "
+          "page %.2f us (measured now), so at most %.0f ms of CPU for those pages at that rate\n",
+          static_cast<unsigned long long>(logged_run.minor_faults), touch_us,
+          double(logged_run.minor_faults) * touch_us / 1e3);
       // The floor of the run itself: its fresh pages at the cheapest first touch (mapped ahead,
       // then written), shared by both cores, against what the 35% goal leaves for everything.
       const double populated_us = bench::first_touch_us_per_page(bench::FirstTouch::MappedAheadThenWritten);
-      std::printf("  the run itself touched %llu fresh pages: at the cheapest first touch (mapped ahead, then "
-                  "written: %.2f us, measured now) on both cores, at least %.0f ms; 35%% of memcpy allows "
-                  "%.0f ms for the whole run\n",
-                  static_cast<unsigned long long>(run_figures.page_faults), populated_us,
-                  double(run_figures.page_faults) * populated_us / 2e3, 1e3 * words / (0.35 * gbps * 1e9 / 4));
+      std::printf(
+          "  the run itself touched %llu fresh pages: at the cheapest first touch (mapped ahead, then "
+          "written: %.2f us, measured now) on both cores, at least %.0f ms; 35%% of memcpy allows "
+          "%.0f ms for the whole run\n",
+          static_cast<unsigned long long>(run_figures.page_faults), populated_us,
+          double(run_figures.page_faults) * populated_us / 2e3, 1e3 * words / (0.35 * gbps * 1e9 / 4));
       const IdealReplay ideal = ideal_replay(phase, arch::load_machine(lowered.machine_name));
       if (ideal.fresh_seconds > 0) {
         const auto share = [&](double seconds) { return 100.0 * words / seconds / (gbps * 1e9 / 4); };
-        std::printf("  the least any replay can do, on no simulator (each iteration: tokens into the sources, every "
-                    "copy, every compare; both cores): %.3f s on fresh pages, %.1f%% of that memcpy; %.3f s again on "
-                    "pages already touched, %.1f%%; %llu wrong destinations\n",
-                    ideal.fresh_seconds, share(ideal.fresh_seconds), ideal.warm_seconds, share(ideal.warm_seconds),
-                    static_cast<unsigned long long>(ideal.wrong_destinations));
+        std::printf(
+            "  the least any replay can do, on no simulator (each iteration: tokens into the sources, every "
+            "copy, every compare; both cores): %.3f s on fresh pages, %.1f%% of that memcpy; %.3f s again on "
+            "pages already touched, %.1f%%; %llu wrong destinations\n",
+            ideal.fresh_seconds, share(ideal.fresh_seconds), ideal.warm_seconds, share(ideal.warm_seconds),
+            static_cast<unsigned long long>(ideal.wrong_destinations));
       }
     } else {
       std::printf("  the run itself: no timing in the replay's debug log\n");
@@ -443,8 +444,8 @@ int main() {
     for (uint32_t i = 0; i < n; ++i) {
       memory.read(i, kDestination, kWords * 4, got.data());
       for (uint32_t k = 0; k < kWords; ++k) {
-        const uint32_t v = uint32_t(got[4 * k]) | uint32_t(got[4 * k + 1]) << 8 |
-                           uint32_t(got[4 * k + 2]) << 16 | uint32_t(got[4 * k + 3]) << 24;
+        const uint32_t v = uint32_t(got[4 * k]) | uint32_t(got[4 * k + 1]) << 8 | uint32_t(got[4 * k + 2]) << 16 |
+                           uint32_t(got[4 * k + 3]) << 24;
         wrong += v != arch::payload_token(kSeed, from[i], kSource + 4 * k);
       }
     }
@@ -461,10 +462,11 @@ int main() {
   const double words = double(n) * kWords * kIterations;
   const double copy = memcpy_seconds(n);
   std::printf("wall %.3f s, %.0f simulated cycles/s\n", wall, result.total_cycles / wall);
-  std::printf("delivered %.2f G words/s (goal 1 G/s: %s); memcpy of the same bytes %.2f G words/s (%.3f s); "
-              "ratio %.0f%% (goal 35%%: %s)\n",
-              words / wall / 1e9, words / wall >= 1e9 ? "met" : "missed", words / copy / 1e9, copy,
-              100.0 * copy / wall, copy / wall >= 0.35 ? "met" : "missed");
+  std::printf(
+      "delivered %.2f G words/s (goal 1 G/s: %s); memcpy of the same bytes %.2f G words/s (%.3f s); "
+      "ratio %.0f%% (goal 35%%: %s)\n",
+      words / wall / 1e9, words / wall >= 1e9 ? "met" : "missed", words / copy / 1e9, copy, 100.0 * copy / wall,
+      copy / wall >= 0.35 ? "met" : "missed");
   std::printf("peak RSS %.1f MiB\n", usage.ru_maxrss / 1024.0);
   std::printf("hazards %zu, wrong words %llu\n", result.hazards.size(), static_cast<unsigned long long>(wrong));
   for (size_t i = 0; i < std::min<size_t>(3, result.hazards.size()); ++i) {

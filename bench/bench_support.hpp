@@ -1,6 +1,7 @@
 #pragma once
 // What the benchmarks share: timing a command line as a user runs it, and printing a
 // figure beside its issue's goal.
+#include <cblas.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -14,8 +15,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <cblas.h>
 
 #include "io/mapped_file.hpp"
 

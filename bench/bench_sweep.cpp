@@ -15,29 +15,26 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
-#include <filesystem>
-
 #include "arch/machine.hpp"
 #include "bench_support.hpp"
-#include "workload/lower.hpp"
-#include "workload/workload.hpp"
 #include "replay/mpi.hpp"
 #include "replay/parallel.hpp"
 #include "replay/sampling.hpp"
 #include "replay/sweep.hpp"
 #include "results/sweep_definition.hpp"
+#include "workload/lower.hpp"
+#include "workload/workload.hpp"
 
 namespace {
 
 using namespace lockstep;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 struct Lowered {
   arch::Capture capture;
@@ -60,9 +57,8 @@ struct Measured {
   double seconds = 0;
 };
 
-Measured sweep(const Lowered& l, const replay::SweepDefinition& definition,
-               replay::SweepOptions options, const std::vector<uint32_t>& phases,
-               const replay::MpiSession& mpi) {
+Measured sweep(const Lowered& l, const replay::SweepDefinition& definition, replay::SweepOptions options,
+               const std::vector<uint32_t>& phases, const replay::MpiSession& mpi) {
   options.phases = phases;
   const auto plan = replay::plan_sweep(l.capture, definition, options);
   const auto start = Clock::now();
@@ -113,9 +109,10 @@ int whole_frontier(size_t configurations, size_t jobs, uint64_t samples) {
   bench::print_against_goal(what, figure.seconds, 600.0);
   if (figure.seconds < 0) return 1;
   const double gbps = bench::memcpy_gb_per_s(256u << 20);
-  std::printf("  peak RSS %.2f GB; %.1f G destination words checked; one core's memcpy of them: %.1f s "
-              "(%.1f GB/s, measured now)\n",
-              figure.peak_rss_gb, double(words) / 1e9, double(words) * 4 / (gbps * 1e9), gbps);
+  std::printf(
+      "  peak RSS %.2f GB; %.1f G destination words checked; one core's memcpy of them: %.1f s "
+      "(%.1f GB/s, measured now)\n",
+      figure.peak_rss_gb, double(words) / 1e9, double(words) * 4 / (gbps * 1e9), gbps);
   return 0;
 }
 
@@ -130,9 +127,12 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--full-only")) tiny_too = false;
   }
   for (int i = 1; i + 1 < argc; ++i) {
-    if (!std::strcmp(argv[i], "--budget")) budget = std::atof(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--jobs")) jobs = std::strtoul(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--samples")) samples = std::strtoull(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--budget"))
+      budget = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--jobs"))
+      jobs = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--samples"))
+      samples = std::strtoull(argv[i + 1], nullptr, 10);
   }
   try {
     replay::MpiSession mpi;
@@ -143,9 +143,8 @@ int main(int argc, char** argv) {
     options.progress = false;
     if (samples > 0) options.point.samples = samples;
     const size_t workers = jobs ? jobs : replay::default_jobs(mpi);
-    const std::string check =
-        samples ? std::to_string(samples) + " sampled destination words per iteration"
-                : std::string("every destination word of every iteration");
+    const std::string check = samples ? std::to_string(samples) + " sampled destination words per iteration"
+                                      : std::string("every destination word of every iteration");
     std::printf("sweep: %zu configurations x 2 widths per phase, %zu worker processes, %s checked\n",
                 definition.configurations.size(), workers, check.c_str());
 
@@ -169,9 +168,10 @@ int main(int argc, char** argv) {
     const size_t per_phase = definition.configurations.size() * 2;
     uint64_t total_words = 0;
     for (const auto& p : full.capture.phases) total_words += delivered_words(p);
-    std::printf("siglip-so400m: lowered in %.2f s: %zu phases, %llu destination words over all "
-                "iterations\n",
-                full.seconds, phase_count, static_cast<unsigned long long>(total_words));
+    std::printf(
+        "siglip-so400m: lowered in %.2f s: %zu phases, %llu destination words over all "
+        "iterations\n",
+        full.seconds, phase_count, static_cast<unsigned long long>(total_words));
     std::fflush(stdout);
     std::vector<size_t> order;  // 0, n/2, n/4, 3n/4, ...: spread over the model
     std::vector<bool> taken(phase_count, false);
@@ -213,16 +213,16 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
     const size_t full_points = phase_count * per_phase;
-    std::printf("siglip-so400m: measured %zu points (%zu of %zu phases) in %.1f s: %.3f points/s "
-                "(%zu failed)\n",
-                done.points, phases_done, phase_count, done.seconds, done.points / done.seconds,
-                done.failed);
-    const double estimate =
-        estimated_probed * double(total_words) / double(std::max<uint64_t>(1, probed_words));
-    std::printf("siglip-so400m full frontier (%zu phases x %zu configurations x 2 widths = %zu "
-                "points): extrapolated %.1f min on %zu workers (not run in full; goal 10 min: %.2fx of it, %s)\n",
-                phase_count, definition.configurations.size(), full_points, estimate / 60, workers,
-                estimate / 600.0, estimate <= 600.0 ? "met" : "missed");
+    std::printf(
+        "siglip-so400m: measured %zu points (%zu of %zu phases) in %.1f s: %.3f points/s "
+        "(%zu failed)\n",
+        done.points, phases_done, phase_count, done.seconds, done.points / done.seconds, done.failed);
+    const double estimate = estimated_probed * double(total_words) / double(std::max<uint64_t>(1, probed_words));
+    std::printf(
+        "siglip-so400m full frontier (%zu phases x %zu configurations x 2 widths = %zu "
+        "points): extrapolated %.1f min on %zu workers (not run in full; goal 10 min: %.2fx of it, %s)\n",
+        phase_count, definition.configurations.size(), full_points, estimate / 60, workers, estimate / 600.0,
+        estimate <= 600.0 ? "met" : "missed");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_sweep: %s\n", e.what());
     return 3;

@@ -23,7 +23,8 @@ std::string parameter_list(const model::CostModel& cost) {
 KernelCosts parse_kernel_costs(const std::string& text, const std::string& file_name) {
   arch::YamlMap top(arch::parse_yaml_text(text, file_name), file_name, "");
   if (const std::string format = top.string("format"); format != kFormat) {
-    arch::yaml_fail(file_name, top.node()["format"], "format", "expected '" + std::string(kFormat) + "', got '" + format + "'");
+    arch::yaml_fail(file_name, top.node()["format"], "format",
+                    "expected '" + std::string(kFormat) + "', got '" + format + "'");
   }
   if (const uint64_t version = top.unsigned_value("version", UINT32_MAX); version != kVersion) {
     arch::yaml_fail(file_name, top.node()["version"], "version",
@@ -68,21 +69,24 @@ std::string cost_text(double value) {
 KernelCosts read_kernel_costs(const std::string& path) { return parse_kernel_costs(arch::read_text_file(path), path); }
 
 std::string kernel_costs_text(const Calibration& calibration) {
-  std::string out = "# Kernel cost parameters fitted by `lockstep calibrate` (docs/calibration.md);\n"
-                    "# `lockstep run PACKAGE --costs FILE` uses them.\n";
+  std::string out =
+      "# Kernel cost parameters fitted by `lockstep calibrate` (docs/calibration.md);\n"
+      "# `lockstep run PACKAGE --costs FILE` uses them.\n";
   out += "format: " + std::string(kFormat) + "\nversion: " + std::to_string(kVersion) + "\n";
   out += "clock_hz: " + cost_text(calibration.clock_hz) + "\nkernels:\n";
   if (calibration.kernels.empty()) return out.substr(0, out.size() - 1) + " {}\n";
   for (const KernelFit& fit : calibration.kernels) {
     out += "  # " + std::to_string(fit.samples) + " samples, " + std::to_string(fit.shapes) +
-           " shapes; residual per call rms " + cost_text(fit.rms_after) + ", max " + cost_text(fit.max_after) + " cycles";
+           " shapes; residual per call rms " + cost_text(fit.rms_after) + ", max " + cost_text(fit.max_after) +
+           " cycles";
     std::string held;
     for (size_t i = 0; i < fit.parameters.size(); ++i) {
       if (fit.held[i]) held += (held.empty() ? "" : ", ") + fit.parameters[i];
     }
     out += held.empty() ? "\n" : "; held at defaults: " + held + "\n";
     out += "  " + fit.kernel + ":\n";
-    for (size_t i = 0; i < fit.parameters.size(); ++i) out += "    " + fit.parameters[i] + ": " + cost_text(fit.fitted[i]) + "\n";
+    for (size_t i = 0; i < fit.parameters.size(); ++i)
+      out += "    " + fit.parameters[i] + ": " + cost_text(fit.fitted[i]) + "\n";
   }
   return out;
 }

@@ -5,9 +5,9 @@
 #include <optional>
 #include <set>
 
-#include "io/errors.hpp"
 #include "arch/kernel_costs.hpp"
 #include "arch/kernel_signatures.hpp"
+#include "io/errors.hpp"
 #include "model/kernel_registry.hpp"
 
 namespace lockstep::calibration {
@@ -140,8 +140,8 @@ Calibration calibrate(const std::vector<arch::Profile>& profiles, const std::vec
   for (size_t p = 0; p < profiles.size(); ++p) {
     const arch::Profile& profile = profiles[p];
     if (p > 0 && profile.clock_hz != out.clock_hz) {
-      throw InputError(names[p] + ": clockHz " + std::to_string(profile.clock_hz) + " differs from " + names[0] + "'s " +
-                       std::to_string(static_cast<uint64_t>(out.clock_hz)) +
+      throw InputError(names[p] + ": clockHz " + std::to_string(profile.clock_hz) + " differs from " + names[0] +
+                       "'s " + std::to_string(static_cast<uint64_t>(out.clock_hz)) +
                        " (IPU21-DEVICE.md 15.5: calibrated profiles share one clock)");
     }
     out.clock_hz = static_cast<double>(profile.clock_hz);
@@ -160,8 +160,9 @@ Calibration calibrate(const std::vector<arch::Profile>& profiles, const std::vec
         const std::string problem =
             signature == nullptr ? "" : signature->check_scalars(parsed->second, machine.sram_bytes());
         if (signature != nullptr && (parsed->second.size() != signature->scalars || !problem.empty())) {
-          throw InputError(names[p] + ": tile " + std::to_string(tile.physical_tile) + ": kernelSpec '" + *spec +
-                           "': " + (problem.empty() ? "takes " + std::to_string(signature->scalars) + " scalars" : problem));
+          throw InputError(
+              names[p] + ": tile " + std::to_string(tile.physical_tile) + ": kernelSpec '" + *spec +
+              "': " + (problem.empty() ? "takes " + std::to_string(signature->scalars) + " scalars" : problem));
         }
         const uint64_t calls = std::max<uint64_t>(1, metadata_count(step, "invocations").value_or(1));
         const std::optional<uint64_t> recorded_call_cycles = metadata_count(step, "callCycles");
@@ -170,8 +171,9 @@ Calibration calibrate(const std::vector<arch::Profile>& profiles, const std::vec
         const uint64_t duration = sample.end_cycle >= sample.start_cycle ? sample.end_cycle - sample.start_cycle : 0;
         KernelSamples& into = by_kernel[parsed->first];
         into.kernel = kernel;
-        into.samples.push_back({kernel->cost->terms(parsed->second, machine),
-                                (static_cast<double>(duration) - static_cast<double>(call_cycles)) / static_cast<double>(calls)});
+        into.samples.push_back(
+            {kernel->cost->terms(parsed->second, machine),
+             (static_cast<double>(duration) - static_cast<double>(call_cycles)) / static_cast<double>(calls)});
         into.shapes.insert(into.samples.back().terms);
       }
     }

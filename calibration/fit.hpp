@@ -31,9 +31,9 @@ struct KernelFit {
 
 struct Calibration {
   double clock_hz = 0;
-  std::vector<KernelFit> kernels;          // by name
+  std::vector<KernelFit> kernels;           // by name
   std::map<std::string, uint64_t> skipped;  // compute samples by kernel symbol that no cost model reads
-  uint64_t without_call_cycles = 0;        // samples whose profile did not record callCycles
+  uint64_t without_call_cycles = 0;         // samples whose profile did not record callCycles
 };
 
 // Throws InputError when the profiles disagree on clockHz (IPU21-DEVICE.md 15.5) or a

@@ -6,11 +6,10 @@
 #include <cstring>
 #include <map>
 
-#include "numerics/fp16.hpp"
-
+#include "formats/token.hpp"
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
-#include "formats/token.hpp"
+#include "numerics/fp16.hpp"
 
 namespace lockstep::cli {
 
@@ -28,15 +27,13 @@ std::vector<uint8_t> read_binary(const std::string& path, const std::string& wha
   }
 }
 
-}  // namespace
+}  // namespace binding_files_local
 
-bool is_npy(const std::string& path) {
-  return path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
-}
+bool is_npy(const std::string& path) { return path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0; }
 
 // The binding a NAME=FILE or a bare FILE names: a bare file needs exactly one of that kind.
-const arch::Binding& binding_for(const arch::Package& package, const std::string& spec,
-                                 arch::BindingKind kind, const char* option, std::string& file) {
+const arch::Binding& binding_for(const arch::Package& package, const std::string& spec, arch::BindingKind kind,
+                                 const char* option, std::string& file) {
   const auto eq = spec.find('=');
   const std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
   file = eq == std::string::npos ? spec : spec.substr(eq + 1);
@@ -54,17 +51,16 @@ const arch::Binding& binding_for(const arch::Package& package, const std::string
   }
   const char* what = kind == arch::BindingKind::Output ? "output" : "input";
   if (name.empty() && count != 1) {
-    throw InputError(std::string(option) + " " + spec + ": the package has " +
-                     std::to_string(count) + " " + what + " bindings; say which with NAME=FILE");
+    throw InputError(std::string(option) + " " + spec + ": the package has " + std::to_string(count) + " " + what +
+                     " bindings; say which with NAME=FILE");
   }
-  if (found == nullptr)
-    throw InputError(std::string(option) + " " + spec + ": no " + what + " binding '" + name + "'");
+  if (found == nullptr) throw InputError(std::string(option) + " " + spec + ": no " + what + " binding '" + name + "'");
   return *found;
 }
 
-std::vector<std::pair<const arch::Binding*, std::string>> bindings_for(
-    const arch::Package& package, const std::vector<std::string>& specs, arch::BindingKind kind,
-    const char* option) {
+std::vector<std::pair<const arch::Binding*, std::string>> bindings_for(const arch::Package& package,
+                                                                       const std::vector<std::string>& specs,
+                                                                       arch::BindingKind kind, const char* option) {
   std::vector<std::pair<const arch::Binding*, std::string>> bound;
   std::map<std::string, std::string> given;  // binding name -> the spec that named it
   for (const std::string& spec : specs) {
@@ -73,8 +69,8 @@ std::vector<std::pair<const arch::Binding*, std::string>> bindings_for(
     const auto [first, fresh] = given.emplace(b.name, spec);
     if (!fresh) {
       const char* what = kind == arch::BindingKind::Output ? "output" : "input";
-      throw InputError(std::string(option) + " " + spec + ": " + what + " '" + b.name +
-                       "' is already given by " + option + " " + first->second);
+      throw InputError(std::string(option) + " " + spec + ": " + what + " '" + b.name + "' is already given by " +
+                       option + " " + first->second);
     }
     bound.emplace_back(&b, file);
   }
@@ -84,8 +80,7 @@ std::vector<std::pair<const arch::Binding*, std::string>> bindings_for(
 arch::NpyType npy_type(const arch::Binding& b, const std::string& file) {
   if (b.element == arch::ElementType::Float16) return arch::NpyType::kFloat16;
   if (b.element == arch::ElementType::Float32) return arch::NpyType::kFloat32;
-  throw InputError(file + ": binding '" + b.name +
-                   "' has no element type, so it has no .npy form (use a .bin file)");
+  throw InputError(file + ": binding '" + b.name + "' has no element type, so it has no .npy form (use a .bin file)");
 }
 
 std::vector<uint64_t> npy_shape(const arch::Binding& b) { return {b.shape.begin(), b.shape.end()}; }
@@ -109,12 +104,13 @@ std::string first_non_finite(const arch::NpyArray& array) {
       std::memcpy(&f, array.data.data() + i, 4);
       value = f;
     }
-    if (!std::isfinite(value)) return "element " + std::to_string(i / width) + " is " + (std::isnan(value) ? "nan" : "inf");
+    if (!std::isfinite(value))
+      return "element " + std::to_string(i / width) + " is " + (std::isnan(value) ? "nan" : "inf");
   }
   return "";
 }
 
-}  // namespace
+}  // namespace binding_files_local
 
 std::vector<uint8_t> read_input(const arch::Binding& b, const std::string& file, bool allow_non_finite) {
   if (!is_npy(file)) return read_binary(file, "--input " + b.name);

@@ -16,15 +16,15 @@ bool is_npy(const std::string& path);
 // The binding a NAME=FILE or a bare FILE names: a bare file needs exactly one of that kind.
 // An input NAME=FILE may also name a weight binding.
 // Sets `file` to the file part. InputError naming `option` otherwise.
-const arch::Binding& binding_for(const arch::Package& package, const std::string& spec,
-                                 arch::BindingKind kind, const char* option, std::string& file);
+const arch::Binding& binding_for(const arch::Package& package, const std::string& spec, arch::BindingKind kind,
+                                 const char* option, std::string& file);
 
 // The bindings of `kind` that a repeatable option's [NAME=]FILE `specs` name, with their
 // files, in order. A binding named twice is refused: InputError
 // "--input payload=b.npy: input 'payload' is already given by --input a.npy".
-std::vector<std::pair<const arch::Binding*, std::string>> bindings_for(
-    const arch::Package& package, const std::vector<std::string>& specs, arch::BindingKind kind,
-    const char* option);
+std::vector<std::pair<const arch::Binding*, std::string>> bindings_for(const arch::Package& package,
+                                                                       const std::vector<std::string>& specs,
+                                                                       arch::BindingKind kind, const char* option);
 
 // The .npy element type of a typed binding; InputError for a Bytes binding.
 arch::NpyType npy_type(const arch::Binding& b, const std::string& file);

@@ -9,16 +9,16 @@
 #include <memory>
 #include <string>
 
-#include "io/atomic_file.hpp"
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "formats/package.hpp"
-#include "io/yaml_reader.hpp"
+#include "calibration/costs_file.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
-#include "calibration/costs_file.hpp"
 #include "cli/stage_progress.hpp"
 #include "compiler/compile.hpp"
+#include "formats/package.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
+#include "io/yaml_reader.hpp"
 #include "replay/model_package.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/weights_file.hpp"
@@ -30,15 +30,13 @@ namespace build_command_local {}
 using namespace build_command_local;
 namespace build_command_local {
 
-
-
 struct BuildArgs {
   std::string workload;
   std::string output;
   std::string config = "B1024";
   std::string machine;
-  std::string weights;       // safetensors file; seeded when empty
-  std::string costs;         // --costs FILE: fitted kernel cost parameters steer the lowering
+  std::string weights;  // safetensors file; seeded when empty
+  std::string costs;    // --costs FILE: fitted kernel cost parameters steer the lowering
   uint64_t weight_seed = 1;
   uint64_t input_seed = 1;
   size_t jobs = 0;
@@ -65,14 +63,14 @@ int build(const BuildArgs& given) {
   // Seeded weights are made and quantised a layer at a time; a file's FP32 weights are freed
   // once quantised, before the lowering.
   const workload::DeviceWeights device =
-      args.weights.empty()
-          ? workload::seeded_device_weights(workload, args.weight_seed)
-          : workload::fold_and_quantize(workload::load_weights_file(args.weights, workload, args.allow_non_finite),
-                                        workload);
+      args.weights.empty() ? workload::seeded_device_weights(workload, args.weight_seed)
+                           : workload::fold_and_quantize(
+                                 workload::load_weights_file(args.weights, workload, args.allow_non_finite), workload);
   for (const auto& t : workload::saturated_tensors(device)) {
-    spdlog::warn("{}: tensor '{}': {} of {} weights are beyond FP8 (F143) range at the workload's weight scale "
-                 "and saturate; the package runs the clipped values",
-                 args.weights.empty() ? "seeded weights" : args.weights, t.name, t.saturated, t.values);
+    spdlog::warn(
+        "{}: tensor '{}': {} of {} weights are beyond FP8 (F143) range at the workload's weight scale "
+        "and saturate; the package runs the clipped values",
+        args.weights.empty() ? "seeded weights" : args.weights, t.name, t.saturated, t.values);
   }
   options.weights = &device;
   options.patches = workload::seeded_patches(workload, args.input_seed);
@@ -90,14 +88,13 @@ int build(const BuildArgs& given) {
   arch::write_package(built.package, args.output);
   progress.finish();
 
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& p : built.report.phases) {
-    spdlog::info("phase {} {}: horizon {} (lower bound {}), largest row {} bytes, x{}", p.phase,
-                 p.label, p.horizon, p.lower_bound, p.max_row_bytes, p.execution_count);
+    spdlog::info("phase {} {}: horizon {} (lower bound {}), largest row {} bytes, x{}", p.phase, p.label, p.horizon,
+                 p.lower_bound, p.max_row_bytes, p.execution_count);
   }
-  spdlog::info("lowering {:.2f} s, compiling {:.2f} s, merging {:.2f} s", built.lower_seconds,
-               built.compile_seconds, built.merge_seconds);
+  spdlog::info("lowering {:.2f} s, compiling {:.2f} s, merging {:.2f} s", built.lower_seconds, built.compile_seconds,
+               built.merge_seconds);
   const replay::MergeSummary& s = built.summary;
   if (args.json) {
     nlohmann::ordered_json j;
@@ -118,39 +115,38 @@ int build(const BuildArgs& given) {
   std::printf(
       "%s: %s on %s, %s: %u phases, %u tiles, %llu rows (%llu barrier-only steps), "
       "table %u bytes, segments %llu bytes, %.1f s\n",
-      args.output.c_str(), workload.name.c_str(), machine.name.c_str(), options.config.name.c_str(),
-      s.phases, s.tiles, static_cast<unsigned long long>(s.rows),
-      static_cast<unsigned long long>(s.no_row_steps), s.table_bytes,
+      args.output.c_str(), workload.name.c_str(), machine.name.c_str(), options.config.name.c_str(), s.phases, s.tiles,
+      static_cast<unsigned long long>(s.rows), static_cast<unsigned long long>(s.no_row_steps), s.table_bytes,
       static_cast<unsigned long long>(s.segment_bytes), seconds);
   return kExitOk;
 }
 
 std::function<int()> setup(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "build",
-      "Build one package that runs a whole ViT encoder workload (configs/workloads/*.yaml):\n"
-      "lower it (as `lockstep lower`: the capture of every exchange phase and the program\n"
-      "with weights, kernel steps, one row-less exchange step per phase and tile, the\n"
-      "layers as one Repeat), compile every phase of the capture with the exchange\n"
-      "compiler (--config, default the production policy B1024, rows shared across\n"
-      "phases; no payload proof: the program's own data flows through the exchanges) and\n"
-      "merge the compiled exchange into the program: every exchange step gets its tile's\n"
-      "row and CSR values, the shared-row setup patch and Repeat patch list go right before\n"
-      "it (inside the layer Repeat, one value per layer), and each tile's rows become a\n"
-      "segment in the program's table region [0x4c000, 0x5c000). Tiles without a row in a\n"
-      "phase still take part in its barrier.\n"
-      "The package is validated (every step, kernel operands and scalars included) and\n"
-      "written to -o (temporary name, then rename; .yaml/.yml writes YAML, anything else Cap'n\n"
-      "Proto; the OUT.tmp-XXXXXX files a killed build left beside it are removed first).\n"
-      "Prints one summary line: phases, tiles, rows, the largest table and all segment bytes;\n"
-      "--log-level info adds each phase's horizon. Run it with `lockstep run PACKAGE`; the\n"
-      "package records the workload's text, so `run --reference` can hold its output against\n"
-      "the FP32 reference.\n"
-      "Runs on --jobs threads (default: every core; the same package at any count);\n"
-      "--json prints the summary as one JSON object (without the time).\n"
-      "Exit 0 ok, 2 bad input (unknown workload or machine, a workload that does not fit,\n"
-      "a table that does not fit its region, an output that cannot be written or is an\n"
-      "input; nothing is written), 3 internal.");
+  auto* cmd =
+      app.add_subcommand("build",
+                         "Build one package that runs a whole ViT encoder workload (configs/workloads/*.yaml):\n"
+                         "lower it (as `lockstep lower`: the capture of every exchange phase and the program\n"
+                         "with weights, kernel steps, one row-less exchange step per phase and tile, the\n"
+                         "layers as one Repeat), compile every phase of the capture with the exchange\n"
+                         "compiler (--config, default the production policy B1024, rows shared across\n"
+                         "phases; no payload proof: the program's own data flows through the exchanges) and\n"
+                         "merge the compiled exchange into the program: every exchange step gets its tile's\n"
+                         "row and CSR values, the shared-row setup patch and Repeat patch list go right before\n"
+                         "it (inside the layer Repeat, one value per layer), and each tile's rows become a\n"
+                         "segment in the program's table region [0x4c000, 0x5c000). Tiles without a row in a\n"
+                         "phase still take part in its barrier.\n"
+                         "The package is validated (every step, kernel operands and scalars included) and\n"
+                         "written to -o (temporary name, then rename; .yaml/.yml writes YAML, anything else Cap'n\n"
+                         "Proto; the OUT.tmp-XXXXXX files a killed build left beside it are removed first).\n"
+                         "Prints one summary line: phases, tiles, rows, the largest table and all segment bytes;\n"
+                         "--log-level info adds each phase's horizon. Run it with `lockstep run PACKAGE`; the\n"
+                         "package records the workload's text, so `run --reference` can hold its output against\n"
+                         "the FP32 reference.\n"
+                         "Runs on --jobs threads (default: every core; the same package at any count);\n"
+                         "--json prints the summary as one JSON object (without the time).\n"
+                         "Exit 0 ok, 2 bad input (unknown workload or machine, a workload that does not fit,\n"
+                         "a table that does not fit its region, an output that cannot be written or is an\n"
+                         "input; nothing is written), 3 internal.");
   auto args = std::make_shared<BuildArgs>();
   cmd->add_option("WORKLOAD", args->workload,
                   "workload file or embedded name, e.g. vit-tiny or configs/workloads/vit-tiny.yaml")
@@ -159,8 +155,7 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--config", args->config,
                   "exchange scheduling configuration: default B1024 (as `compile\n"
                   "--exchange-stream-words 1024`); latency, automatic, S<W>, B<W>, +paired, ...");
-  cmd->add_option("--machine", args->machine,
-                  "override the workload's machine (name or YAML file)");
+  cmd->add_option("--machine", args->machine, "override the workload's machine (name or YAML file)");
   cmd->add_option("--weights", args->weights,
                   "FILE.safetensors: real weights by their SigLIP tensor names (float32 or float16,\n"
                   "[in, out]; docs/reference.md); default: seeded weights (--weight-seed)");
@@ -183,5 +178,5 @@ std::function<int()> setup(CLI::App& app) {
 
 const CommandRegistration registration{"build", setup};
 
-}  // namespace
+}  // namespace build_command_local
 }  // namespace lockstep::cli

@@ -7,13 +7,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "arch/machine.hpp"
+#include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 #include "formats/capture.hpp"
 #include "io/atomic_file.hpp"
 #include "io/csv.hpp"
 #include "io/errors.hpp"
-#include "arch/machine.hpp"
-#include "cli/command_registry.hpp"
-#include "cli/options.hpp"
 #include "replay/point.hpp"
 #include "workload/synth.hpp"
 
@@ -22,7 +22,6 @@ namespace lockstep::cli {
 namespace capture_command_local {}
 using namespace capture_command_local;
 namespace capture_command_local {
-
 
 void print_stats(const arch::Capture& capture) {
   const arch::CaptureStats stats = arch::capture_stats(capture);
@@ -36,8 +35,7 @@ void print_stats(const arch::Capture& capture) {
                "words_delivered\n";
   for (const auto& p : stats.phases) {
     std::cout << p.id << "," << arch::csv_field(p.label) << "," << p.execution_count << "," << p.iterations << ","
-              << p.transfers << "," << p.destinations << "," << p.words << ","
-              << p.words_delivered << "\n";
+              << p.transfers << "," << p.destinations << "," << p.words << "," << p.words_delivered << "\n";
   }
 }
 
@@ -65,14 +63,14 @@ nlohmann::ordered_json stats_json(const arch::Capture& capture) {
 }
 
 void add_synth(CLI::App& parent, std::function<int()>& run) {
-  auto* cmd = parent.add_subcommand(
-      "synth",
-      "Write a synthetic capture. Families: permutation (each tile sends one block to its\n"
-      "image under a random derangement), uniform (all-to-all: each tile to min(N-1, 32)\n"
-      "distinct tiles), skewed (half the traffic to a few hot tiles), multicast (2..64\n"
-      "destinations per transfer), transformer (embedding, a 27-layer Repeat body whose\n"
-      "weight-streaming phases carry 27 source addresses, then head phases; 80 phases by\n"
-      "default like the seed capture). The same options and seed give the same bytes.");
+  auto* cmd =
+      parent.add_subcommand("synth",
+                            "Write a synthetic capture. Families: permutation (each tile sends one block to its\n"
+                            "image under a random derangement), uniform (all-to-all: each tile to min(N-1, 32)\n"
+                            "distinct tiles), skewed (half the traffic to a few hot tiles), multicast (2..64\n"
+                            "destinations per transfer), transformer (embedding, a 27-layer Repeat body whose\n"
+                            "weight-streaming phases carry 27 source addresses, then head phases; 80 phases by\n"
+                            "default like the seed capture). The same options and seed give the same bytes.");
   struct Options {
     std::string family;
     uint32_t tiles = 0;
@@ -82,14 +80,12 @@ void add_synth(CLI::App& parent, std::function<int()>& run) {
     std::string output;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--family", o->family, "permutation, uniform, skewed, multicast or transformer")
-      ->required();
+  cmd->add_option("--family", o->family, "permutation, uniform, skewed, multicast or transformer")->required();
   cmd->add_option("--tiles", o->tiles, "tiles taking part (default: all of the machine's)");
   add_seed_option(*cmd, "--seed", o->seed, "seed of the synthetic capture (default 1)");
   cmd->add_option("--phases", o->phases, "phases (default 8; transformer 80)");
   cmd->add_option("--machine", o->machine, "machine name or YAML file (default ipu21-c600)");
-  cmd->add_option("-o,--output", o->output, "output file (.yaml for YAML, else Cap'n Proto)")
-      ->required();
+  cmd->add_option("-o,--output", o->output, "output file (.yaml for YAML, else Cap'n Proto)")->required();
   add_common_options(*cmd);
   run = [cmd, o]() {
     if (!cmd->parsed()) return -1;
@@ -119,11 +115,11 @@ void add_synth(CLI::App& parent, std::function<int()>& run) {
 }
 
 void add_convert(CLI::App& parent, std::function<int()>& run) {
-  auto* cmd = parent.add_subcommand(
-      "convert",
-      "Convert a capture between YAML and Cap'n Proto. The input form is read from its\n"
-      "content; the output form follows the output's name (.yaml/.yml is YAML, else Cap'n\n"
-      "Proto). Example: lockstep capture convert in.capnp -o out.yaml (or IN OUT).");
+  auto* cmd =
+      parent.add_subcommand("convert",
+                            "Convert a capture between YAML and Cap'n Proto. The input form is read from its\n"
+                            "content; the output form follows the output's name (.yaml/.yml is YAML, else Cap'n\n"
+                            "Proto). Example: lockstep capture convert in.capnp -o out.yaml (or IN OUT).");
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   cmd->add_option("IN", *in, "capture to read")->required();
@@ -141,11 +137,11 @@ void add_convert(CLI::App& parent, std::function<int()>& run) {
 }
 
 void add_stats(CLI::App& parent, std::function<int()>& run) {
-  auto* cmd = parent.add_subcommand(
-      "stats",
-      "Print a capture's totals, then one CSV line per phase: id, label, execution count,\n"
-      "iterations, transfers, destinations, words sent and words delivered (words x\n"
-      "destinations), for one execution of the phase. --json prints one JSON object.");
+  auto* cmd =
+      parent.add_subcommand("stats",
+                            "Print a capture's totals, then one CSV line per phase: id, label, execution count,\n"
+                            "iterations, transfers, destinations, words sent and words delivered (words x\n"
+                            "destinations), for one execution of the phase. --json prints one JSON object.");
   auto in = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("FILE", *in, "capture to read")->required();
@@ -164,19 +160,18 @@ void add_stats(CLI::App& parent, std::function<int()>& run) {
 }
 
 void add_validate(CLI::App& parent, std::function<int()>& run) {
-  auto* cmd = parent.add_subcommand(
-      "validate",
-      "Check a capture against its machine (the one it names, as replay, sweep and compile\n"
-      "use it; --machine overrides): tiles, 4-aligned spans inside SRAM and outside\n"
-      "the exchange-table range, word counts, distinct destinations, one source address\n"
-      "per iteration, unique phase ids. Exit 2 with the phase, transfer and field of the\n"
-      "first problem.");
+  auto* cmd =
+      parent.add_subcommand("validate",
+                            "Check a capture against its machine (the one it names, as replay, sweep and compile\n"
+                            "use it; --machine overrides): tiles, 4-aligned spans inside SRAM and outside\n"
+                            "the exchange-table range, word counts, distinct destinations, one source address\n"
+                            "per iteration, unique phase ids. Exit 2 with the phase, transfer and field of the\n"
+                            "first problem.");
   auto in = std::make_shared<std::string>();
   auto machine = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("FILE", *in, "capture to check")->required();
-  cmd->add_option("--machine", *machine,
-                  "machine name or YAML file (default: the capture's machine, else ipu21-c600)");
+  cmd->add_option("--machine", *machine, "machine name or YAML file (default: the capture's machine, else ipu21-c600)");
   cmd->add_flag("--json", *json, "print {\"file\", \"machine\", \"ok\"} as one JSON object");
   add_common_options(*cmd);
   run = [cmd, in, machine, json]() {
@@ -193,26 +188,27 @@ void add_validate(CLI::App& parent, std::function<int()>& run) {
   };
 }
 
-const CommandRegistration registration{"capture", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "capture",
-      "Work with captures, the phases and transfers of a program (docs/formats.md, Captures).\n"
-      "Synthesize them, convert between YAML and Cap'n Proto, print statistics, validate.");
-  cmd->require_subcommand(1);
-  add_common_options(*cmd);
-  auto runners = std::make_shared<std::vector<std::function<int()>>>(4);
-  add_synth(*cmd, (*runners)[0]);
-  add_convert(*cmd, (*runners)[1]);
-  add_stats(*cmd, (*runners)[2]);
-  add_validate(*cmd, (*runners)[3]);
-  return [runners]() {
-    for (auto& run : *runners) {
-      const int code = run();
-      if (code >= 0) return code;
-    }
-    return kExitBadInput;
-  };
-}};
+const CommandRegistration registration{
+    "capture", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("capture",
+                             "Work with captures, the phases and transfers of a program (docs/formats.md, Captures).\n"
+                             "Synthesize them, convert between YAML and Cap'n Proto, print statistics, validate.");
+      cmd->require_subcommand(1);
+      add_common_options(*cmd);
+      auto runners = std::make_shared<std::vector<std::function<int()>>>(4);
+      add_synth(*cmd, (*runners)[0]);
+      add_convert(*cmd, (*runners)[1]);
+      add_stats(*cmd, (*runners)[2]);
+      add_validate(*cmd, (*runners)[3]);
+      return [runners]() {
+        for (auto& run : *runners) {
+          const int code = run();
+          if (code >= 0) return code;
+        }
+        return kExitBadInput;
+      };
+    }};
 
-}  // namespace
+}  // namespace capture_command_local
 }  // namespace lockstep::cli

@@ -14,18 +14,18 @@
 #include <optional>
 #include <sstream>
 
-#include "formats/capture.hpp"
-#include "io/atomic_file.hpp"
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "formats/package.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "cli/stage_progress.hpp"
 #include "compiler/compile.hpp"
+#include "formats/capture.hpp"
+#include "formats/package.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
 #include "report/comparison.hpp"
-#include "results/provenance.hpp"
 #include "report/selection.hpp"
+#include "results/provenance.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {
@@ -144,8 +144,8 @@ replay::ReportSelection apply_selection(const std::string& dir, const std::strin
   if (p.capture_fnv1a64 != digest) {
     throw InputError("--selection " + dir + ": the report measured capture " +
                      (p.capture.empty() ? "(unknown)" : p.capture) + " (FNV-1a 64 " +
-                     (p.capture_fnv1a64.empty() ? "unknown" : p.capture_fnv1a64) + "), not " + capture_path +
-                     " (" + digest + ")");
+                     (p.capture_fnv1a64.empty() ? "unknown" : p.capture_fnv1a64) + "), not " + capture_path + " (" +
+                     digest + ")");
   }
   const std::string machine_digest = arch::machine_digest(machine);
   if (!p.machine_digest.empty() && p.machine_digest != machine_digest) {
@@ -178,7 +178,8 @@ int measure_selection(const replay::ReportSelection& selection, const compiler::
     for (const auto& p : result.report.phases) measured_weighted += horizon[p.phase] * p.execution_count;
   }
   std::string configs;
-  for (const auto& p : selection.phases) configs += (configs.empty() ? "" : ", ") + std::to_string(p.phase) + " " + p.point;
+  for (const auto& p : selection.phases)
+    configs += (configs.empty() ? "" : ", ") + std::to_string(p.phase) + " " + p.point;
   if (json) {
     nlohmann::ordered_json j;
     j["window"] = selection.window_id;
@@ -195,23 +196,24 @@ int measure_selection(const replay::ReportSelection& selection, const compiler::
     }
     print_json(j);
   } else {
-    std::printf("selection: window %s (%s), %zu phases: %s\n", selection.window_id.c_str(),
-                selection.window.c_str(), selection.phases.size(), configs.c_str());
-    std::printf("estimate:  %llu weighted exchange cycles (reference %llu, saved %lld, %s%%); largest phase table "
-                "%llu bytes (phases alone)\n",
-                static_cast<unsigned long long>(selection.selected_weighted_cycles),
-                static_cast<unsigned long long>(selection.reference_weighted_cycles), static_cast<long long>(saved),
-                replay::format_percent(saved, selection.reference_weighted_cycles).c_str(),
-                static_cast<unsigned long long>(selection.largest_phase_table_bytes));
+    std::printf("selection: window %s (%s), %zu phases: %s\n", selection.window_id.c_str(), selection.window.c_str(),
+                selection.phases.size(), configs.c_str());
+    std::printf(
+        "estimate:  %llu weighted exchange cycles (reference %llu, saved %lld, %s%%); largest phase table "
+        "%llu bytes (phases alone)\n",
+        static_cast<unsigned long long>(selection.selected_weighted_cycles),
+        static_cast<unsigned long long>(selection.reference_weighted_cycles), static_cast<long long>(saved),
+        replay::format_percent(saved, selection.reference_weighted_cycles).c_str(),
+        static_cast<unsigned long long>(selection.largest_phase_table_bytes));
     if (measured) {
       const model::CycleSplit& split = measured->cycle_split;
-      std::printf("measured:  %llu weighted exchange cycles; whole program %llu cycles (critical path: exchange "
-                  "%llu, compute %llu, sync %llu, patching %llu, control %llu); table peak %u bytes\n",
-                  static_cast<unsigned long long>(measured_weighted),
-                  static_cast<unsigned long long>(measured->total_cycles),
-                  static_cast<unsigned long long>(split.exchange), static_cast<unsigned long long>(split.compute),
-                  static_cast<unsigned long long>(split.sync), static_cast<unsigned long long>(split.patching),
-                  static_cast<unsigned long long>(split.control), result.report.table_bytes_shared);
+      std::printf(
+          "measured:  %llu weighted exchange cycles; whole program %llu cycles (critical path: exchange "
+          "%llu, compute %llu, sync %llu, patching %llu, control %llu); table peak %u bytes\n",
+          static_cast<unsigned long long>(measured_weighted), static_cast<unsigned long long>(measured->total_cycles),
+          static_cast<unsigned long long>(split.exchange), static_cast<unsigned long long>(split.compute),
+          static_cast<unsigned long long>(split.sync), static_cast<unsigned long long>(split.patching),
+          static_cast<unsigned long long>(split.control), result.report.table_bytes_shared);
     } else {
       std::printf("measured:  not run (--no-run); table peak %u bytes; run it with: lockstep run PACKAGE\n",
                   result.report.table_bytes_shared);
@@ -226,155 +228,159 @@ int measure_selection(const replay::ReportSelection& selection, const compiler::
   return kExitOk;
 }
 
-const CommandRegistration registration{"compile", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "compile",
-      "Compile a capture into a package: schedule and encode every selected phase, lay out\n"
-      "each tile's exchange table (rows shared across phases where they differ only in\n"
-      "address words), add the Repeat patch lists, fill source memory with payload tokens\n"
-      "and add the payload proof (checksums after iterated or overwritten exchanges, and\n"
-      "expected destination bytes) that `lockstep run` checks.\n"
-      "Policy: --exchange-stream-words W is the production policy B(W); without it the\n"
-      "latency-oriented order is used; --config NAME picks any configuration (latency,\n"
-      "automatic, remaining-combined, S<W>, B<W>; +paired for the 64-bit width, or\n"
-      "+latency-width / +storage-width to schedule both widths and keep one).\n"
-      "Phases are scheduled, and the proof's reads and digests computed, on --jobs threads\n"
-      "(default: every core); the package is the same bytes at any count. On a terminal a\n"
-      "line shows the stage (scheduling, proving, writing) once it has taken 2 s.\n"
-      "The package form follows -o's name: .yaml/.yml is YAML, anything else Cap'n Proto.\n"
-      "Prints a table of the phases (horizon, lower bound, rows, patches); --json prints\n"
-      "the same as one JSON object, the one --report writes.\n"
-      "--selection DIR --window ID applies a sweep report: each phase the report holds is\n"
-      "compiled with the configuration window ID selected (ids in DIR/comparisons.csv:\n"
-      "same-storage, row+64, ...), after checking DIR/provenance.json names this capture\n"
-      "and machine; the package is then run on the simulator and its whole-program cycles\n"
-      "and table peak printed beside the report's estimate (--no-run skips the run).\n"
-      "Example: lockstep compile out/demo/capture.capnp --selection out/demo/sweep --window row+64 -o sel.pkg");
-  struct Options {
-    std::string capture;
-    std::string config;
-    uint32_t stream_words = 0;
-    std::string phases;
-    std::string machine;
-    std::string output;
-    std::string report;
-    uint64_t seed = 1;
-    bool no_sharing = false;
-    bool no_proof = false;
-    uint64_t device_proof = 0;
-    size_t jobs = 0;
-    bool json = false;
-    std::string selection;
-    std::string window;
-    bool no_run = false;
-  };
-  auto o = std::make_shared<Options>();
-  cmd->add_option("CAPTURE", o->capture, "capture to compile (YAML or Cap'n Proto)")->required();
-  auto* config = cmd->add_option("--config", o->config, "scheduling configuration, e.g. latency, S256, B1024+paired, B1024+latency-width");
-  auto* words = cmd->add_option("--exchange-stream-words", o->stream_words,
-                                "production policy B(W): balanced waves of at most W words per tile");
-  config->excludes(words);
-  words->excludes(config);
-  auto* phases_option = cmd->add_option("--phases", o->phases, "phase ids to compile, e.g. 3,7-40 (default: all)");
-  auto* selection = cmd->add_option("--selection", o->selection,
-                                    "a sweep report folder: compile each of its phases with the configuration "
-                                    "its --window selected, then run the package");
-  auto* window = cmd->add_option("--window", o->window,
-                                 "with --selection: the comparison window, by id (same-storage, row+64, ...) or "
-                                 "full name");
-  auto* no_run = cmd->add_flag("--no-run", o->no_run, "with --selection: build the package but do not run it");
-  selection->excludes(config)->excludes(words)->excludes(phases_option);
-  window->needs(selection);
-  no_run->needs(selection);
-  cmd->add_option("--machine", o->machine, "machine name or YAML file (default: the capture's machine)");
-  cmd->add_option("-o,--output", o->output, "package to write")->required();
-  cmd->add_option("--report", o->report, "write the compile report as JSON to this file");
-  auto* seed = add_seed_option(*cmd, "--seed", o->seed, "seed of the payload tokens in source memory (default 1)");
-  // The old name, kept working; not listed in --help.
-  auto* token_seed = add_seed_option(*cmd, "--token-seed", o->seed, "deprecated spelling of --seed")->group("");
-  cmd->add_flag("--no-sharing", o->no_sharing, "store one row copy per phase (no cross-phase sharing)");
-  auto* no_proof = cmd->add_flag("--no-proof", o->no_proof, "leave out the payload checksums and expectations");
-  cmd->add_option("--device-proof", o->device_proof,
-                  "instead of the checksums and expectations, an output binding proof.sampled over about N\n"
-                  "destination words, which a device reads back (device export needs no checksum kernel)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30))
-      ->excludes(no_proof);
-  add_jobs_option(*cmd, o->jobs, "threads to compile on (default, or 0: every core; same package at any count)");
-  cmd->add_flag("--json", o->json, "print the compile report as one JSON object instead of the table");
-  add_common_options(*cmd);
-  return [o, config, words, seed, token_seed, selection]() {
-    if (seed->count() > 0 && token_seed->count() > 0) {
-      throw InputError("--token-seed: the deprecated spelling of --seed; give only --seed");
-    }
-    if (words->count() > 0 && o->stream_words == 0) throw InputError("--exchange-stream-words: must be at least 1");
-    const ThreadLimit threads(o->jobs);
-    arch::check_output_file(o->output, "-o");
-    arch::refuse_overwriting_input(o->output, {o->capture, o->machine});
-    if (!o->report.empty()) {
-      arch::check_output_file(o->report, "--report");
-      arch::refuse_overwriting_input(o->report, {o->capture, o->machine, o->output});
-    }
-    StageProgress progress("compile");
-    progress.stage("reading " + o->capture);
-    StageClock clock;
-    const arch::Capture capture = read_capture_input(o->capture);
-    std::string machine_name = o->machine;
-    if (machine_name.empty()) machine_name = capture.machine_name.empty() ? arch::kDefaultMachine : capture.machine_name;
-    const arch::MachineDescription machine = arch::load_machine(machine_name);
-    compiler::CompileOptions options;
-    if (config->count() > 0) {
-      options.config = compiler::parse_config(o->config);
-    } else if (words->count() > 0) {
-      options.config = compiler::parse_config("B" + std::to_string(o->stream_words));
-    } else {
-      options.config = compiler::parse_config("latency");
-    }
-    if (!o->phases.empty()) options.phases = parse_phase_list(o->phases);
-    std::optional<replay::ReportSelection> chosen;
-    if (selection->count() > 0) chosen = apply_selection(o->selection, o->window, o->capture, machine, options);
-    options.token_seed = o->seed;
-    options.share_rows = !o->no_sharing;
-    options.with_proof = !o->no_proof && o->device_proof == 0;
-    options.sampled_proof_words = o->device_proof;
-    options.on_progress = [&](const std::string& stage, uint64_t done, uint64_t total) {
-      const char* unit = stage == "scheduling" ? " phases" : " phase iterations";
-      progress.stage(total == 0 ? stage : stage + " " + std::to_string(done) + "/" + std::to_string(total) + unit);
-    };
-    progress.stage("scheduling");
-    const double reading = clock.lap();
-    const compiler::CompileResult result = compiler::compile_capture(capture, machine, options);
-    const double compiling = clock.lap();
-    progress.stage("validating");
-    arch::validate_package(result.package, machine, o->output);
-    const double validating = clock.lap();
-    progress.stage("writing " + o->output);
-    arch::write_package(result.package, o->output);
-    if (!o->report.empty()) {
-      arch::write_file_atomically(
-          o->report, json_text(report_json(result.report, chosen ? "selection " + chosen->window_id : options.config.name,
-                                           machine.name)) +
-                         "\n");
-    }
-    progress.finish();
-    spdlog::info("reading {:.2f} s, compiling {:.2f} s, validating {:.2f} s, writing {:.2f} s", reading, compiling,
-                 validating, clock.lap());
-    const std::string config_name = chosen ? "selection " + chosen->window_id : options.config.name;
-    if (chosen) {
-      spdlog::info("wrote {} ({} tiles, {} phases)", o->output, result.package.tiles.size(),
-                   result.package.phases.size());
-      if (!o->json) print_summary(result.report);
-      return measure_selection(*chosen, result, machine, !o->no_run, o->json);
-    }
-    if (o->json) {
-      print_json(report_json(result.report, config_name, machine.name));
-    } else {
-      print_summary(result.report);
-    }
-    spdlog::info("wrote {} ({} tiles, {} phases)", o->output, result.package.tiles.size(),
-                 result.package.phases.size());
-    return kExitOk;
-  };
-}};
+const CommandRegistration registration{
+    "compile", [](CLI::App& app) {
+      auto* cmd = app.add_subcommand(
+          "compile",
+          "Compile a capture into a package: schedule and encode every selected phase, lay out\n"
+          "each tile's exchange table (rows shared across phases where they differ only in\n"
+          "address words), add the Repeat patch lists, fill source memory with payload tokens\n"
+          "and add the payload proof (checksums after iterated or overwritten exchanges, and\n"
+          "expected destination bytes) that `lockstep run` checks.\n"
+          "Policy: --exchange-stream-words W is the production policy B(W); without it the\n"
+          "latency-oriented order is used; --config NAME picks any configuration (latency,\n"
+          "automatic, remaining-combined, S<W>, B<W>; +paired for the 64-bit width, or\n"
+          "+latency-width / +storage-width to schedule both widths and keep one).\n"
+          "Phases are scheduled, and the proof's reads and digests computed, on --jobs threads\n"
+          "(default: every core); the package is the same bytes at any count. On a terminal a\n"
+          "line shows the stage (scheduling, proving, writing) once it has taken 2 s.\n"
+          "The package form follows -o's name: .yaml/.yml is YAML, anything else Cap'n Proto.\n"
+          "Prints a table of the phases (horizon, lower bound, rows, patches); --json prints\n"
+          "the same as one JSON object, the one --report writes.\n"
+          "--selection DIR --window ID applies a sweep report: each phase the report holds is\n"
+          "compiled with the configuration window ID selected (ids in DIR/comparisons.csv:\n"
+          "same-storage, row+64, ...), after checking DIR/provenance.json names this capture\n"
+          "and machine; the package is then run on the simulator and its whole-program cycles\n"
+          "and table peak printed beside the report's estimate (--no-run skips the run).\n"
+          "Example: lockstep compile out/demo/capture.capnp --selection out/demo/sweep --window row+64 -o sel.pkg");
+      struct Options {
+        std::string capture;
+        std::string config;
+        uint32_t stream_words = 0;
+        std::string phases;
+        std::string machine;
+        std::string output;
+        std::string report;
+        uint64_t seed = 1;
+        bool no_sharing = false;
+        bool no_proof = false;
+        uint64_t device_proof = 0;
+        size_t jobs = 0;
+        bool json = false;
+        std::string selection;
+        std::string window;
+        bool no_run = false;
+      };
+      auto o = std::make_shared<Options>();
+      cmd->add_option("CAPTURE", o->capture, "capture to compile (YAML or Cap'n Proto)")->required();
+      auto* config = cmd->add_option("--config", o->config,
+                                     "scheduling configuration, e.g. latency, S256, B1024+paired, B1024+latency-width");
+      auto* words = cmd->add_option("--exchange-stream-words", o->stream_words,
+                                    "production policy B(W): balanced waves of at most W words per tile");
+      config->excludes(words);
+      words->excludes(config);
+      auto* phases_option = cmd->add_option("--phases", o->phases, "phase ids to compile, e.g. 3,7-40 (default: all)");
+      auto* selection = cmd->add_option("--selection", o->selection,
+                                        "a sweep report folder: compile each of its phases with the configuration "
+                                        "its --window selected, then run the package");
+      auto* window = cmd->add_option("--window", o->window,
+                                     "with --selection: the comparison window, by id (same-storage, row+64, ...) or "
+                                     "full name");
+      auto* no_run = cmd->add_flag("--no-run", o->no_run, "with --selection: build the package but do not run it");
+      selection->excludes(config)->excludes(words)->excludes(phases_option);
+      window->needs(selection);
+      no_run->needs(selection);
+      cmd->add_option("--machine", o->machine, "machine name or YAML file (default: the capture's machine)");
+      cmd->add_option("-o,--output", o->output, "package to write")->required();
+      cmd->add_option("--report", o->report, "write the compile report as JSON to this file");
+      auto* seed = add_seed_option(*cmd, "--seed", o->seed, "seed of the payload tokens in source memory (default 1)");
+      // The old name, kept working; not listed in --help.
+      auto* token_seed = add_seed_option(*cmd, "--token-seed", o->seed, "deprecated spelling of --seed")->group("");
+      cmd->add_flag("--no-sharing", o->no_sharing, "store one row copy per phase (no cross-phase sharing)");
+      auto* no_proof = cmd->add_flag("--no-proof", o->no_proof, "leave out the payload checksums and expectations");
+      cmd->add_option("--device-proof", o->device_proof,
+                      "instead of the checksums and expectations, an output binding proof.sampled over about N\n"
+                      "destination words, which a device reads back (device export needs no checksum kernel)")
+          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30))
+          ->excludes(no_proof);
+      add_jobs_option(*cmd, o->jobs, "threads to compile on (default, or 0: every core; same package at any count)");
+      cmd->add_flag("--json", o->json, "print the compile report as one JSON object instead of the table");
+      add_common_options(*cmd);
+      return [o, config, words, seed, token_seed, selection]() {
+        if (seed->count() > 0 && token_seed->count() > 0) {
+          throw InputError("--token-seed: the deprecated spelling of --seed; give only --seed");
+        }
+        if (words->count() > 0 && o->stream_words == 0) throw InputError("--exchange-stream-words: must be at least 1");
+        const ThreadLimit threads(o->jobs);
+        arch::check_output_file(o->output, "-o");
+        arch::refuse_overwriting_input(o->output, {o->capture, o->machine});
+        if (!o->report.empty()) {
+          arch::check_output_file(o->report, "--report");
+          arch::refuse_overwriting_input(o->report, {o->capture, o->machine, o->output});
+        }
+        StageProgress progress("compile");
+        progress.stage("reading " + o->capture);
+        StageClock clock;
+        const arch::Capture capture = read_capture_input(o->capture);
+        std::string machine_name = o->machine;
+        if (machine_name.empty())
+          machine_name = capture.machine_name.empty() ? arch::kDefaultMachine : capture.machine_name;
+        const arch::MachineDescription machine = arch::load_machine(machine_name);
+        compiler::CompileOptions options;
+        if (config->count() > 0) {
+          options.config = compiler::parse_config(o->config);
+        } else if (words->count() > 0) {
+          options.config = compiler::parse_config("B" + std::to_string(o->stream_words));
+        } else {
+          options.config = compiler::parse_config("latency");
+        }
+        if (!o->phases.empty()) options.phases = parse_phase_list(o->phases);
+        std::optional<replay::ReportSelection> chosen;
+        if (selection->count() > 0) chosen = apply_selection(o->selection, o->window, o->capture, machine, options);
+        options.token_seed = o->seed;
+        options.share_rows = !o->no_sharing;
+        options.with_proof = !o->no_proof && o->device_proof == 0;
+        options.sampled_proof_words = o->device_proof;
+        options.on_progress = [&](const std::string& stage, uint64_t done, uint64_t total) {
+          const char* unit = stage == "scheduling" ? " phases" : " phase iterations";
+          progress.stage(total == 0 ? stage : stage + " " + std::to_string(done) + "/" + std::to_string(total) + unit);
+        };
+        progress.stage("scheduling");
+        const double reading = clock.lap();
+        const compiler::CompileResult result = compiler::compile_capture(capture, machine, options);
+        const double compiling = clock.lap();
+        progress.stage("validating");
+        arch::validate_package(result.package, machine, o->output);
+        const double validating = clock.lap();
+        progress.stage("writing " + o->output);
+        arch::write_package(result.package, o->output);
+        if (!o->report.empty()) {
+          arch::write_file_atomically(
+              o->report,
+              json_text(report_json(result.report, chosen ? "selection " + chosen->window_id : options.config.name,
+                                    machine.name)) +
+                  "\n");
+        }
+        progress.finish();
+        spdlog::info("reading {:.2f} s, compiling {:.2f} s, validating {:.2f} s, writing {:.2f} s", reading, compiling,
+                     validating, clock.lap());
+        const std::string config_name = chosen ? "selection " + chosen->window_id : options.config.name;
+        if (chosen) {
+          spdlog::info("wrote {} ({} tiles, {} phases)", o->output, result.package.tiles.size(),
+                       result.package.phases.size());
+          if (!o->json) print_summary(result.report);
+          return measure_selection(*chosen, result, machine, !o->no_run, o->json);
+        }
+        if (o->json) {
+          print_json(report_json(result.report, config_name, machine.name));
+        } else {
+          print_summary(result.report);
+        }
+        spdlog::info("wrote {} ({} tiles, {} phases)", o->output, result.package.tiles.size(),
+                     result.package.phases.size());
+        return kExitOk;
+      };
+    }};
 
-}  // namespace
+}  // namespace compile_command_local
 }  // namespace lockstep::cli

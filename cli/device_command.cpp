@@ -12,16 +12,17 @@ std::vector<RegisteredCommand>& device_subcommands() {
   return subcommands;
 }
 
-const CommandRegistration kDevice{"device", [](CLI::App& app) {
-  return add_parent_command(app, "device",
-      "Device images (.ipuexe) and the site runners that execute them on a device.\n"
-      "A runner executes a package and leaves a result folder (output bindings' bytes, a\n"
-      "cycle profile, result.json) for `lockstep crosscheck`.\n"
-      "`device simulate` is the simulator as such a runner. Contract: docs/device.md.",
-      device_subcommands());
-}};
+const CommandRegistration kDevice{
+    "device", [](CLI::App& app) {
+      return add_parent_command(app, "device",
+                                "Device images (.ipuexe) and the site runners that execute them on a device.\n"
+                                "A runner executes a package and leaves a result folder (output bindings' bytes, a\n"
+                                "cycle profile, result.json) for `lockstep crosscheck`.\n"
+                                "`device simulate` is the simulator as such a runner. Contract: docs/device.md.",
+                                device_subcommands());
+    }};
 
-}  // namespace
+}  // namespace device_command_local
 
 DeviceSubcommandRegistration::DeviceSubcommandRegistration(std::string name, CommandSetup setup) {
   device_subcommands().push_back({std::move(name), std::move(setup)});

@@ -3,10 +3,10 @@
 #include <iostream>
 #include <memory>
 
-#include "io/atomic_file.hpp"
 #include "cli/device_command.hpp"
 #include "cli/device_image.hpp"
 #include "cli/options.hpp"
+#include "io/atomic_file.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -58,7 +58,8 @@ const DeviceSubcommandRegistration registration{
           "and `run` sends its outputs back, each tile's bytes in 4 KiB chunks through its slot of\n"
           "the host pages, so `host-run IMAGE BOOT CFG initialize run --input ... --output run=...`\n"
           "runs it; --host-io none leaves the bindings in tile memory (no host calls: only\n"
-          "`lockstep device simulate` runs such an image). Kernel steps call worker code only a vendor compiler makes: such\n"
+          "`lockstep device simulate` runs such an image). Kernel steps call worker code only a vendor compiler makes: "
+          "such\n"
           "a package needs --object FILE, an ELF object defining their symbols\n"
           "(lockstep_kernel_<name>_<operands>, Lockstep's kernel ABI), which is linked into every\n"
           "tile's free SRAM (RELA relocations of types 0, 3, 4, 8) with each kernel's slot\n"
@@ -89,5 +90,5 @@ const DeviceSubcommandRegistration registration{
       return [args]() { return export_image(*args); };
     }};
 
-}  // namespace
+}  // namespace device_export_command_local
 }  // namespace lockstep::cli

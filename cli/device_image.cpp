@@ -5,9 +5,9 @@
 #include "arch/machine.hpp"
 #include "cli/binding_files.hpp"
 #include "cli/options.hpp"
+#include "cli/version.hpp"
 #include "io/atomic_file.hpp"
 #include "sim/device/application.hpp"
-#include "cli/version.hpp"
 
 namespace lockstep::cli {
 

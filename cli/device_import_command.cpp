@@ -5,12 +5,12 @@
 #include <iostream>
 #include <memory>
 
-#include "sim/device/application.hpp"
-#include "sim/device/application_import.hpp"
-#include "io/atomic_file.hpp"
 #include "arch/machine.hpp"
 #include "cli/device_command.hpp"
 #include "cli/options.hpp"
+#include "io/atomic_file.hpp"
+#include "sim/device/application.hpp"
+#include "sim/device/application_import.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -32,8 +32,8 @@ int import_image(const ImportArgs& args) {
   const arch::Package package = arch::import_application(app, machine, args.image);
   for (const std::string& note : arch::untyped_bindings(app, args.image)) spdlog::warn("{}", note);
   arch::write_package(package, args.output);
-  std::cout << args.output << ": " << package.tiles.size() << " tiles with code or data, "
-            << package.phases.size() << (package.phases.size() == 1 ? " phase\n" : " phases\n");
+  std::cout << args.output << ": " << package.tiles.size() << " tiles with code or data, " << package.phases.size()
+            << (package.phases.size() == 1 ? " phase\n" : " phases\n");
   return kExitOk;
 }
 
@@ -52,13 +52,12 @@ const DeviceSubcommandRegistration registration{
           "Exit 0 ok, 2 bad input (a word Lockstep cannot execute is named; nothing written).");
       auto args = std::make_shared<ImportArgs>();
       cmd->add_option("IMAGE", args->image, "the device image (.ipuexe)")->required();
-      cmd->add_option("-o,--output", args->output,
-                      "the package to write (.yaml or .yml: YAML, else Cap'n Proto)")
+      cmd->add_option("-o,--output", args->output, "the package to write (.yaml or .yml: YAML, else Cap'n Proto)")
           ->required();
       cmd->add_option("--machine", args->machine, "the package's machine (name or file)")->capture_default_str();
       add_common_options(*cmd);
       return [args]() { return import_image(*args); };
     }};
 
-}  // namespace
+}  // namespace device_import_command_local
 }  // namespace lockstep::cli

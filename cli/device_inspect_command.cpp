@@ -21,8 +21,7 @@ struct InspectArgs {
   bool json = false;
 };
 
-constexpr uint32_t kLoaderBatch = 64, kLoaderMaxTiles = 2048, kLowestSegment = 0x4c010,
-                   kLoaderEnd = 0xe7bb0;
+constexpr uint32_t kLoaderBatch = 64, kLoaderMaxTiles = 2048, kLowestSegment = 0x4c010, kLoaderEnd = 0xe7bb0;
 
 // A binding's bytes in a call's file: max(fileOffset + size) over its slices (17.1).
 uint64_t binding_bytes(const arch::AppBinding& b) {
@@ -43,8 +42,8 @@ std::vector<std::string> loader_problems(const arch::Application& app) {
   const size_t tiles = app.tiles.size();
   if (tiles == 0 || tiles % kLoaderBatch != 0 || tiles > kLoaderMaxTiles) {
     problems.push_back("tile count " + std::to_string(tiles) +
-                       " is not a whole number of loader batches of 64 (at most " +
-                       std::to_string(kLoaderMaxTiles) + ")");
+                       " is not a whole number of loader batches of 64 (at most " + std::to_string(kLoaderMaxTiles) +
+                       ")");
   }
   for (const auto& t : app.tiles) {
     uint32_t lowest = UINT32_MAX;
@@ -70,14 +69,11 @@ std::vector<std::string> loader_problems(const arch::Application& app) {
     if (!c.outputs.empty() && c.output_batch_ends.empty())
       problems.push_back("host call " + c.name + ": outputs without outputBatchEnds");
   }
-  if (app.host_exchange.calls.empty())
-    problems.push_back("no host calls: `host-run` knows no call to run");
-  const bool cycles =
-      std::any_of(app.outputs.begin(), app.outputs.end(),
-                  [](const arch::AppBinding& b) { return b.name == "profile.cycles"; });
+  if (app.host_exchange.calls.empty()) problems.push_back("no host calls: `host-run` knows no call to run");
+  const bool cycles = std::any_of(app.outputs.begin(), app.outputs.end(),
+                                  [](const arch::AppBinding& b) { return b.name == "profile.cycles"; });
   if (!cycles) {
-    problems.push_back(
-        "no profile.cycles output binding: `profile-extract` finds no cycle profile");
+    problems.push_back("no profile.cycles output binding: `profile-extract` finds no cycle profile");
     return problems;
   }
   // profile-extract (17.3): profile.cycles sits in run's output at the sum of the sizes of the
@@ -156,31 +152,26 @@ nlohmann::ordered_json inspect_json(const arch::Application& app, const std::str
 
 void print_text(const nlohmann::ordered_json& j) {
   std::cout << j["file"].get<std::string>() << ": " << j["target"].get<std::string>() << ", "
-            << j["tiles"].get<size_t>() << " tiles, compiler \""
-            << j["compiler_version"].get<std::string>() << "\"\n";
+            << j["tiles"].get<size_t>() << " tiles, compiler \"" << j["compiler_version"].get<std::string>() << "\"\n";
   for (const auto& b : j["bindings"]) {
     std::string shape;
-    for (const auto& d : b["shape"])
-      shape += (shape.empty() ? "" : ", ") + std::to_string(d.get<uint32_t>());
+    for (const auto& d : b["shape"]) shape += (shape.empty() ? "" : ", ") + std::to_string(d.get<uint32_t>());
     std::cout << b["kind"].get<std::string>() << " " << b["name"].get<std::string>() << ": "
-              << b["dtype"].get<std::string>() << " [" << shape << "], "
-              << b["bytes"].get<uint64_t>() << " bytes in " << b["slices"].get<size_t>()
-              << " slices\n";
+              << b["dtype"].get<std::string>() << " [" << shape << "], " << b["bytes"].get<uint64_t>() << " bytes in "
+              << b["slices"].get<size_t>() << " slices\n";
   }
   for (const auto& c : j["host_calls"]) {
-    std::cout << "host call " << c["name"].get<std::string>() << ": command "
-              << c["command"].get<uint32_t>() << ", " << c["phases"].get<uint32_t>()
-              << " phases, input " << c["input_bytes"].get<uint64_t>() << " bytes, output "
-              << c["output_bytes"].get<uint64_t>() << " bytes\n";
+    std::cout << "host call " << c["name"].get<std::string>() << ": command " << c["command"].get<uint32_t>() << ", "
+              << c["phases"].get<uint32_t>() << " phases, input " << c["input_bytes"].get<uint64_t>()
+              << " bytes, output " << c["output_bytes"].get<uint64_t>() << " bytes\n";
   }
   std::string entries;
-  for (const auto& e : j["entry_points"])
-    entries += (entries.empty() ? "" : ", ") + e.get<std::string>();
+  for (const auto& e : j["entry_points"]) entries += (entries.empty() ? "" : ", ") + e.get<std::string>();
   std::cout << "entry points: " << (entries.empty() ? "none" : entries) << "\n"
             << "device config writes: " << j["device_config_writes"].get<size_t>() << "\n"
             << "profile plans: " << j["profile_plan_tiles"].get<size_t>() << " tiles\n"
-            << "debug map: " << j["debug_symbols"].get<size_t>() << " symbols, "
-            << j["debug_regions"].get<size_t>() << " regions\n";
+            << "debug map: " << j["debug_symbols"].get<size_t>() << " symbols, " << j["debug_regions"].get<size_t>()
+            << " regions\n";
   for (const auto& p : j["stack_tool_problems"])
     std::cout << "the stack's tools would refuse: " << p.get<std::string>() << "\n";
 }
@@ -198,18 +189,18 @@ int inspect_image(const InspectArgs& args) {
 
 const DeviceSubcommandRegistration registration{
     "inspect", [](CLI::App& app) {
-      auto* cmd = app.add_subcommand(
-          "inspect",
-          "Describe a device image (.ipuexe) without running it: its tiles, bindings (each with\n"
-          "the bytes it takes in a host call's file: max(fileOffset + size) over its slices), "
-          "host\n"
-          "calls (input and output bytes), entry points, device config writes, profile plans and\n"
-          "debug map, and what the IPU21 stack's loader, `host-run` or `profile-extract` would\n"
-          "refuse in it (IPU21-DEVICE.md 13, 17.2, 17.4: tiles in whole batches of 64, every\n"
-          "tile's lowest segment at 0x4c010, nothing after 0xe7bb0, batch ends for calls with\n"
-          "slices, at least one host call, a profile.cycles output binding). The image is read\n"
-          "and checked as `device import` reads it (section 12.3).\n"
-          "Exit 0 ok (problems for the stack's tools are reported, not failures), 2 bad input.");
+      auto* cmd =
+          app.add_subcommand("inspect",
+                             "Describe a device image (.ipuexe) without running it: its tiles, bindings (each with\n"
+                             "the bytes it takes in a host call's file: max(fileOffset + size) over its slices), "
+                             "host\n"
+                             "calls (input and output bytes), entry points, device config writes, profile plans and\n"
+                             "debug map, and what the IPU21 stack's loader, `host-run` or `profile-extract` would\n"
+                             "refuse in it (IPU21-DEVICE.md 13, 17.2, 17.4: tiles in whole batches of 64, every\n"
+                             "tile's lowest segment at 0x4c010, nothing after 0xe7bb0, batch ends for calls with\n"
+                             "slices, at least one host call, a profile.cycles output binding). The image is read\n"
+                             "and checked as `device import` reads it (section 12.3).\n"
+                             "Exit 0 ok (problems for the stack's tools are reported, not failures), 2 bad input.");
       auto args = std::make_shared<InspectArgs>();
       cmd->add_option("IMAGE", args->image, "the device image (.ipuexe)")->required();
       cmd->add_flag("--json", args->json, "print one JSON object instead of text");
@@ -217,5 +208,5 @@ const DeviceSubcommandRegistration registration{
       return [args]() { return inspect_image(*args); };
     }};
 
-}  // namespace
+}  // namespace device_inspect_command_local
 }  // namespace lockstep::cli

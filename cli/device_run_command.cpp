@@ -11,15 +11,15 @@
 #include <memory>
 #include <sstream>
 
-#include "io/errors.hpp"
-#include "io/input_file.hpp"
 #include "arch/machine.hpp"
-#include "io/staged_directory.hpp"
 #include "cli/device_command.hpp"
 #include "cli/device_image.hpp"
 #include "cli/options.hpp"
-#include "sim/device/runner_process.hpp"
+#include "io/errors.hpp"
+#include "io/input_file.hpp"
+#include "io/staged_directory.hpp"
 #include "sim/device/device_result.hpp"
+#include "sim/device/runner_process.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -138,16 +138,16 @@ int run(const RunArgs& args) {
 
 const DeviceSubcommandRegistration registration{
     "run", [](CLI::App& app) {
-      auto* cmd = app.add_subcommand(
-          "run",
-          "Run a package through a site's runner (docs/device.md \"The runner contract\"): export\n"
-          "the device image to a temporary folder, run `/bin/sh -c CMD lockstep-runner IMAGE\n"
-          "RESULT_DIR PACKAGE` with LOCKSTEP_IMAGE, LOCKSTEP_PACKAGE, LOCKSTEP_RESULT_DIR,\n"
-          "LOCKSTEP_INVOCATIONS, LOCKSTEP_CLOCK_HZ and LOCKSTEP_MACHINE set; the runner fills\n"
-          "RESULT_DIR (a temporary sibling of DIR) with the result folder, which is checked and\n"
-          "renamed to DIR. scripts/host-run-runner.sh wraps the IPU21 stack's host-run.\n"
-          "Exit 0 ok, 1 the runner's result says \"failed\", 2 bad input or a runner that exits\n"
-          "non-zero, times out or leaves a malformed folder (nothing written).");
+      auto* cmd =
+          app.add_subcommand("run",
+                             "Run a package through a site's runner (docs/device.md \"The runner contract\"): export\n"
+                             "the device image to a temporary folder, run `/bin/sh -c CMD lockstep-runner IMAGE\n"
+                             "RESULT_DIR PACKAGE` with LOCKSTEP_IMAGE, LOCKSTEP_PACKAGE, LOCKSTEP_RESULT_DIR,\n"
+                             "LOCKSTEP_INVOCATIONS, LOCKSTEP_CLOCK_HZ and LOCKSTEP_MACHINE set; the runner fills\n"
+                             "RESULT_DIR (a temporary sibling of DIR) with the result folder, which is checked and\n"
+                             "renamed to DIR. scripts/host-run-runner.sh wraps the IPU21 stack's host-run.\n"
+                             "Exit 0 ok, 1 the runner's result says \"failed\", 2 bad input or a runner that exits\n"
+                             "non-zero, times out or leaves a malformed folder (nothing written).");
       auto args = std::make_shared<RunArgs>();
       cmd->add_option("PACKAGE", args->package, "the package file")->required();
       cmd->add_option("--runner", args->runner, "the runner command, run by /bin/sh -c")->required();
@@ -157,7 +157,8 @@ const DeviceSubcommandRegistration registration{
           ->check(CLI::Range(1u, 1000u));
       cmd->add_option("--object", args->object,
                       "an ELF object defining the kernels' (and the cycle sample's) symbols, as device export");
-      cmd->add_option("--profiling", args->profiling, "cycle samples in the image: none, overall or full, as device export")
+      cmd->add_option("--profiling", args->profiling,
+                      "cycle samples in the image: none, overall or full, as device export")
           ->check(CLI::IsMember({"none", "overall", "full"}));
       cmd->add_option("--timeout", args->timeout_seconds,
                       "stop the runner and its process group after this many seconds (0: no bound)")
@@ -168,5 +169,5 @@ const DeviceSubcommandRegistration registration{
       return [args]() { return run(*args); };
     }};
 
-}  // namespace
+}  // namespace device_run_command_local
 }  // namespace lockstep::cli

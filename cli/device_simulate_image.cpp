@@ -7,12 +7,12 @@
 #include <iostream>
 #include <map>
 
-#include "calibration/costs_file.hpp"
 #include "arch/topology.hpp"
+#include "calibration/costs_file.hpp"
 #include "cli/device_simulate.hpp"
 #include "cli/options.hpp"
-#include "cli/watch_option.hpp"
 #include "cli/version.hpp"
+#include "cli/watch_option.hpp"
 #include "io/atomic_file.hpp"
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
@@ -65,8 +65,8 @@ arch::Profile result_profile(const arch::Application& app, const sim::RunResult&
   const bool extracted = std::any_of(app.outputs.begin(), app.outputs.end(),
                                      [](const arch::AppBinding& b) { return b.name == "profile.cycles"; });
   if (!extracted || result.host_outputs.empty()) return result.profile.value_or(arch::Profile{});
-  arch::Profile profile = arch::extract_profile(app, result.host_outputs.back().second,
-                                                static_cast<uint64_t>(machine.clock_hz), image);
+  arch::Profile profile =
+      arch::extract_profile(app, result.host_outputs.back().second, static_cast<uint64_t>(machine.clock_hz), image);
   const arch::Topology topology(machine);
   for (arch::TileProfile& t : profile.tiles) t.logical_tile = topology.logical(t.physical_tile);
   return profile;
@@ -110,7 +110,8 @@ int simulate_image(const SimulateImageArgs& args) {
     std::cerr << "stopped: " << result.stopped << "; no result folder written\n";
     return kExitFailed;
   }
-  replay::DeviceResult described = describe_simulation(args.image, arch::read_regular_file(args.image), machine, 1, result);
+  replay::DeviceResult described =
+      describe_simulation(args.image, arch::read_regular_file(args.image), machine, 1, result);
   // Without host calls (an image `device export` wrote) the outputs are read from tile memory, as
   // for a package; with them, exactly what the last call moved.
   if (!result.host_outputs.empty()) {

@@ -5,13 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <span>
 
-#include "io/errors.hpp"
-#include "io/hex.hpp"
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
-#include "supervisor/supervisor_code.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
+#include "supervisor/supervisor_code.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -22,23 +22,34 @@ namespace disasm_code_local {
 std::string site_text(const arch::CodeSite& site) {
   using arch::SiteRole;
   switch (site.role) {
-    case SiteRole::Sync: return "step: sync";
-    case SiteRole::Exchange: return "step: exchange phase " + std::to_string(std::get<arch::ExchangeStep>(site.step->kind).phase);
-    case SiteRole::Kernel: return "step: kernel " + std::get<arch::KernelStep>(site.step->kind).name;
-    case SiteRole::Patch: return "step: patch";
+    case SiteRole::Sync:
+      return "step: sync";
+    case SiteRole::Exchange:
+      return "step: exchange phase " + std::to_string(std::get<arch::ExchangeStep>(site.step->kind).phase);
+    case SiteRole::Kernel:
+      return "step: kernel " + std::get<arch::KernelStep>(site.step->kind).name;
+    case SiteRole::Patch:
+      return "step: patch";
     case SiteRole::Host:
-      return "step: host phase, " + std::to_string(std::get<arch::HostStep>(site.step->kind).transfers.size()) + " transfers";
+      return "step: host phase, " + std::to_string(std::get<arch::HostStep>(site.step->kind).transfers.size()) +
+             " transfers";
     case SiteRole::RepeatEntry:
       return "step: repeat x" + std::to_string(std::get<arch::RepeatStep>(site.step->kind).count);
-    case SiteRole::RepeatIteration: return "repeat: pointers and count";
-    case SiteRole::RepeatBody: return "repeat: body";
-    case SiteRole::RepeatExit: return "repeat: end";
+    case SiteRole::RepeatIteration:
+      return "repeat: pointers and count";
+    case SiteRole::RepeatBody:
+      return "repeat: body";
+    case SiteRole::RepeatExit:
+      return "repeat: end";
     case SiteRole::Barrier:
       if (std::holds_alternative<arch::HostStep>(site.step->kind)) return "barrier with the host";
       return site.exchange ? "barrier of phase " + std::to_string(site.phase) : "barrier";
-    case SiteRole::RowCall: return "the exchange row";
-    case SiteRole::InvocationEnd: return "invocation ends";
-    case SiteRole::Halt: return "halt";
+    case SiteRole::RowCall:
+      return "the exchange row";
+    case SiteRole::InvocationEnd:
+      return "invocation ends";
+    case SiteRole::Halt:
+      return "halt";
   }
   return "";
 }
@@ -49,10 +60,9 @@ std::string hex8(uint32_t word) {
   return text;
 }
 
-}  // namespace
+}  // namespace disasm_code_local
 
-int disasm_code(const arch::Package& package, const std::string& file, uint32_t tile, uint32_t invocations,
-                bool json) {
+int disasm_code(const arch::Package& package, const std::string& file, uint32_t tile, uint32_t invocations, bool json) {
   // Like every command that lowers code (run, device simulate, device export): the package is
   // validated first, so a value the encoder cannot hold is bad input naming its field.
   const arch::MachineDescription machine = arch::load_machine(package.machine_name);
@@ -66,8 +76,7 @@ int disasm_code(const arch::Package& package, const std::string& file, uint32_t 
   }
   arch::TileCode code;
   try {
-    code = arch::lower_tile_code(*program, machine,
-                                 arch::package_lowering(package, machine, invocations));
+    code = arch::lower_tile_code(*program, machine, arch::package_lowering(package, machine, invocations));
   } catch (const InputError& e) {
     throw InputError(file + ": " + e.what());
   }

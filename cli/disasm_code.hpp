@@ -10,7 +10,6 @@ namespace lockstep::cli {
 
 // Prints the code area's instructions (data tables and stack are summarised). Returns the
 // exit code.
-int disasm_code(const arch::Package& package, const std::string& file, uint32_t tile, uint32_t invocations,
-                bool json);
+int disasm_code(const arch::Package& package, const std::string& file, uint32_t tile, uint32_t invocations, bool json);
 
 }  // namespace lockstep::cli

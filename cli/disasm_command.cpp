@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.hpp"
 #include "arch/instruction.hpp"
-#include "formats/package.hpp"
-#include "formats/token.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/disasm_code.hpp"
 #include "cli/options.hpp"
+#include "formats/package.hpp"
+#include "formats/token.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -55,8 +55,7 @@ uint32_t parse_word(const std::string& text, size_t index) {
     value = (value << 4) | static_cast<uint32_t>(nibble & 15);
   }
   if (!ok) {
-    throw InputError("--words: byte offset " + std::to_string(index * 4) + ": '" + text +
-                     "' is not a 32-bit hex word");
+    throw InputError("--words: byte offset " + std::to_string(index * 4) + ": '" + text + "' is not a 32-bit hex word");
   }
   return value;
 }
@@ -70,8 +69,7 @@ std::vector<arch::DecodedInstruction> decode_all(std::span<const uint32_t> words
   return out;
 }
 
-void print(std::span<const uint32_t> words, const std::vector<arch::DecodedInstruction>& row,
-           bool json) {
+void print(std::span<const uint32_t> words, const std::vector<arch::DecodedInstruction>& row, bool json) {
   nlohmann::ordered_json array = nlohmann::ordered_json::array();
   size_t index = 0;
   for (const auto& d : row) {
@@ -116,16 +114,15 @@ std::optional<uint32_t> word_at(const arch::TileProgram& program, uint32_t addre
       continue;
     }
     switch (segment.fill) {
-      case arch::FillKind::Zero: return 0u;
+      case arch::FillKind::Zero:
+        return 0u;
       case arch::FillKind::Tokens:
         return arch::payload_token(segment.token_seed, program.tile, address);
       case arch::FillKind::Bytes: {
         const size_t at = address - segment.address;
         if (at + 4 > segment.bytes.size()) return std::nullopt;
-        return static_cast<uint32_t>(segment.bytes[at]) |
-               static_cast<uint32_t>(segment.bytes[at + 1]) << 8 |
-               static_cast<uint32_t>(segment.bytes[at + 2]) << 16 |
-               static_cast<uint32_t>(segment.bytes[at + 3]) << 24;
+        return static_cast<uint32_t>(segment.bytes[at]) | static_cast<uint32_t>(segment.bytes[at + 1]) << 8 |
+               static_cast<uint32_t>(segment.bytes[at + 2]) << 16 | static_cast<uint32_t>(segment.bytes[at + 3]) << 24;
       }
     }
   }
@@ -147,8 +144,8 @@ int disasm_words(const DisasmOptions& options) {
 
 int disasm_package(const DisasmOptions& options) {
   const arch::Package package = read_package_input(options.package);
-  const std::string where = options.package + ": tile " + std::to_string(*options.tile) +
-                            ": phase " + std::to_string(*options.phase);
+  const std::string where =
+      options.package + ": tile " + std::to_string(*options.tile) + ": phase " + std::to_string(*options.phase);
   const arch::TileProgram* program = nullptr;
   for (const auto& candidate : package.tiles) {
     if (candidate.tile == *options.tile) program = &candidate;
@@ -177,8 +174,7 @@ int disasm_package(const DisasmOptions& options) {
     const uint32_t address = row_address + static_cast<uint32_t>(words.size() * 4);
     const auto word = word_at(*program, address);
     if (!word) {
-      throw InputError(where + ": row at 0x" + hex8(row_address) + ": byte offset " +
-                       std::to_string(words.size() * 4) +
+      throw InputError(where + ": row at 0x" + hex8(row_address) + ": byte offset " + std::to_string(words.size() * 4) +
                        ": no segment holds this word (row without br $m10)");
     }
     words.push_back(*word);
@@ -195,72 +191,71 @@ int disasm_package(const DisasmOptions& options) {
     if (row.back().instruction.op == arch::Opcode::Return) break;
   }
   if (!options.json) {
-    std::cout << "# tile " << *options.tile << " phase " << *options.phase << ": row at 0x"
-              << hex8(row_address) << ", " << words.size() * 4 << " bytes\n";
+    std::cout << "# tile " << *options.tile << " phase " << *options.phase << ": row at 0x" << hex8(row_address) << ", "
+              << words.size() * 4 << " bytes\n";
   }
   print(words, row, options.json);
   return kExitOk;
 }
 
-const CommandRegistration registration{"disasm", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "disasm",
-      "Disassemble IPU21 instruction words (docs/ipu21-exchange.md section 4).\n"
-      "  lockstep disasm --words 41800003 7fec0003 43a00000\n"
-      "  lockstep disasm --words 19870000 438080a4 18a18000\n"
-      "  lockstep disasm PACKAGE --tile T --phase P\n"
-      "  lockstep disasm PACKAGE --tile T --code\n"
-      "--words decodes every word given, exchange row instructions and the supervisor words\n"
-      "(setzi, add, and, shl, ld32, st32, put, get, br, call, brz, sync, sans, trap). The\n"
-      "second form reads logical tile T's row for phase P out of the package's SRAM image\n"
-      "(as stored, before any patch) up to its `br $m10`. One instruction per line: byte\n"
-      "offset from the first word, raw word(s), mnemonic and fields. Counts are shown as\n"
-      "events/words (the encoded field + 1); addresses are word (item) addresses; registers\n"
-      "print as $mN; mux values are named (tile N, host endpoint 0xN, neutral).\n"
-      "The third form prints tile T's supervisor code as the simulator executes it: the\n"
-      "steps lowered to IPU21 supervisor instructions (docs/supervisor-code.md), one per line\n"
-      "with its address, the runtime's and the kernels' symbols as labels and, after `;`, the\n"
-      "step each sequence lowers. --invocations N lowers the program's N-times loop too.\n"
-      "The package is validated first, as `run` validates it (a failure is exit 2).\n"
-      "A word that is no instruction, or in a package row a supervisor word, is bad input\n"
-      "(exit 2) and names its byte offset.");
-  auto options = std::make_shared<DisasmOptions>();
-  cmd->add_option("PACKAGE", options->package, "package file (Cap'n Proto or YAML)");
-  cmd->add_option("--words", options->words, "instruction words in hex (0x prefix optional)")
-      ->expected(1, -1);
-  cmd->add_option("--tile", options->tile, "logical tile id (with PACKAGE)");
-  cmd->add_option("--phase", options->phase, "phase id (with PACKAGE)");
-  cmd->add_flag("--code", options->code, "print the tile's supervisor code instead of a row (with PACKAGE --tile)");
-  cmd->add_option("--invocations", options->invocations, "with --code: the program's invocation count (default 1)")
-      ->check(CLI::Range(1u, 1u << 20));
-  cmd->add_flag("--json", options->json,
-                "print a JSON array of {offset, words, op, fields} objects");
-  add_common_options(*cmd);
-  return [options]() {
-    const bool has_words = !options->words.empty();
-    const bool has_package = !options->package.empty();
-    if (has_words == has_package) {
-      throw InputError("disasm: give either --words HEX... or PACKAGE --tile T --phase P");
-    }
-    if (has_words) {
-      if (options->tile || options->phase) {
-        throw InputError("disasm: --tile and --phase go with PACKAGE, not with --words");
-      }
-      return disasm_words(*options);
-    }
-    if (options->code) {
-      if (!options->tile || options->phase) {
-        throw InputError("disasm: " + options->package + ": --code takes --tile and no --phase");
-      }
-      return disasm_code(read_package_input(options->package), options->package, *options->tile,
-                         options->invocations, options->json);
-    }
-    if (!options->tile || !options->phase) {
-      throw InputError("disasm: " + options->package + ": --tile and --phase are required");
-    }
-    return disasm_package(*options);
-  };
-}};
+const CommandRegistration registration{
+    "disasm", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("disasm",
+                             "Disassemble IPU21 instruction words (docs/ipu21-exchange.md section 4).\n"
+                             "  lockstep disasm --words 41800003 7fec0003 43a00000\n"
+                             "  lockstep disasm --words 19870000 438080a4 18a18000\n"
+                             "  lockstep disasm PACKAGE --tile T --phase P\n"
+                             "  lockstep disasm PACKAGE --tile T --code\n"
+                             "--words decodes every word given, exchange row instructions and the supervisor words\n"
+                             "(setzi, add, and, shl, ld32, st32, put, get, br, call, brz, sync, sans, trap). The\n"
+                             "second form reads logical tile T's row for phase P out of the package's SRAM image\n"
+                             "(as stored, before any patch) up to its `br $m10`. One instruction per line: byte\n"
+                             "offset from the first word, raw word(s), mnemonic and fields. Counts are shown as\n"
+                             "events/words (the encoded field + 1); addresses are word (item) addresses; registers\n"
+                             "print as $mN; mux values are named (tile N, host endpoint 0xN, neutral).\n"
+                             "The third form prints tile T's supervisor code as the simulator executes it: the\n"
+                             "steps lowered to IPU21 supervisor instructions (docs/supervisor-code.md), one per line\n"
+                             "with its address, the runtime's and the kernels' symbols as labels and, after `;`, the\n"
+                             "step each sequence lowers. --invocations N lowers the program's N-times loop too.\n"
+                             "The package is validated first, as `run` validates it (a failure is exit 2).\n"
+                             "A word that is no instruction, or in a package row a supervisor word, is bad input\n"
+                             "(exit 2) and names its byte offset.");
+      auto options = std::make_shared<DisasmOptions>();
+      cmd->add_option("PACKAGE", options->package, "package file (Cap'n Proto or YAML)");
+      cmd->add_option("--words", options->words, "instruction words in hex (0x prefix optional)")->expected(1, -1);
+      cmd->add_option("--tile", options->tile, "logical tile id (with PACKAGE)");
+      cmd->add_option("--phase", options->phase, "phase id (with PACKAGE)");
+      cmd->add_flag("--code", options->code, "print the tile's supervisor code instead of a row (with PACKAGE --tile)");
+      cmd->add_option("--invocations", options->invocations, "with --code: the program's invocation count (default 1)")
+          ->check(CLI::Range(1u, 1u << 20));
+      cmd->add_flag("--json", options->json, "print a JSON array of {offset, words, op, fields} objects");
+      add_common_options(*cmd);
+      return [options]() {
+        const bool has_words = !options->words.empty();
+        const bool has_package = !options->package.empty();
+        if (has_words == has_package) {
+          throw InputError("disasm: give either --words HEX... or PACKAGE --tile T --phase P");
+        }
+        if (has_words) {
+          if (options->tile || options->phase) {
+            throw InputError("disasm: --tile and --phase go with PACKAGE, not with --words");
+          }
+          return disasm_words(*options);
+        }
+        if (options->code) {
+          if (!options->tile || options->phase) {
+            throw InputError("disasm: " + options->package + ": --code takes --tile and no --phase");
+          }
+          return disasm_code(read_package_input(options->package), options->package, *options->tile,
+                             options->invocations, options->json);
+        }
+        if (!options->tile || !options->phase) {
+          throw InputError("disasm: " + options->package + ": --tile and --phase are required");
+        }
+        return disasm_package(*options);
+      };
+    }};
 
-}  // namespace
+}  // namespace disasm_command_local
 }  // namespace lockstep::cli

@@ -45,7 +45,8 @@ Word element_word(const arch::Package& package, const ExplainArgs& args) {
   const auto it = std::find_if(package.bindings.begin(), package.bindings.end(), [&](const arch::Binding& b) {
     return b.name == args.output && b.kind == arch::BindingKind::Output;
   });
-  if (it == package.bindings.end()) throw InputError(args.package + ": --output " + args.output + ": no output binding by that name");
+  if (it == package.bindings.end())
+    throw InputError(args.package + ": --output " + args.output + ": no output binding by that name");
   uint64_t offset = args.index * element_bytes(it->element), total = 0;
   for (const arch::Slice& s : it->slices) total += s.bytes;
   if (offset >= total) {
@@ -120,17 +121,19 @@ int explain(const ExplainArgs& args) {
     base.inputs[b->name] = read_input(*b, file);
   }
   Word word = element_word(package, args);
-  std::cout << args.output << "[" << args.index << "] is tile " << word.tile << " word " << arch::hex(word.address) << "\n";
+  std::cout << args.output << "[" << args.index << "] is tile " << word.tile << " word " << arch::hex(word.address)
+            << "\n";
   Tracer tracer(package, base);
   uint64_t before = UINT64_MAX;
   for (uint32_t step = 1; step <= args.max_steps; ++step) {
     const auto w = tracer.last_write(word, before, before == UINT64_MAX);
     if (!w) {
-      std::cout << step << ". tile " << word.tile << " word " << arch::hex(word.address) << ": never written (zero from the start)\n";
+      std::cout << step << ". tile " << word.tile << " word " << arch::hex(word.address)
+                << ": never written (zero from the start)\n";
       return kExitOk;
     }
-    std::cout << step << ". tile " << w->tile << " word " << arch::hex(w->address) << " = " << arch::hex(w->new_word) << ": "
-              << w->writer << " at cycle " << w->cycle << ", " << tracer.phase_name(w->phase) << " iteration "
+    std::cout << step << ". tile " << w->tile << " word " << arch::hex(w->address) << " = " << arch::hex(w->new_word)
+              << ": " << w->writer << " at cycle " << w->cycle << ", " << tracer.phase_name(w->phase) << " iteration "
               << w->iteration << "\n";
     if (w->writer.rfind("exchange from tile ", 0) == 0) {
       uint32_t sender = 0, address = 0;
@@ -152,25 +155,29 @@ int explain(const ExplainArgs& args) {
   return kExitOk;
 }
 
-const CommandRegistration registration{"explain", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "explain",
-      "Walk back from one output element to where its data began, printing the chain with\n"
-      "cycles: the kernel or exchange that last wrote its word, then for an exchange the\n"
-      "sender's source word before the send, for a kernel the first other operand another\n"
-      "kernel or tile wrote (the word at the same offset), and so on to the loader (an input,\n"
-      "a weight, initial data) or a host phase. Each step is one run of the package with a\n"
-      "--watch on that word. A kernel that stored the value a word already held is not seen.\n"
-      "Exit 0, 2 bad input (an unknown output, an index past its elements).");
-  auto args = std::make_shared<ExplainArgs>();
-  cmd->add_option("PACKAGE", args->package, "the package file")->required();
-  cmd->add_option("--output", args->output, "the output binding")->required();
-  cmd->add_option("--index", args->index, "the element (in the binding's element type; bytes when untyped)")->required();
-  cmd->add_option("--input", args->inputs, "[NAME=]FILE: an input binding's values, as for `run` (repeatable)");
-  cmd->add_option("--max-steps", args->max_steps, "stop the walk after this many steps")->check(CLI::Range(1u, 4096u))->capture_default_str();
-  add_common_options(*cmd);
-  return [args]() { return explain(*args); };
-}};
+const CommandRegistration registration{
+    "explain", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("explain",
+                             "Walk back from one output element to where its data began, printing the chain with\n"
+                             "cycles: the kernel or exchange that last wrote its word, then for an exchange the\n"
+                             "sender's source word before the send, for a kernel the first other operand another\n"
+                             "kernel or tile wrote (the word at the same offset), and so on to the loader (an input,\n"
+                             "a weight, initial data) or a host phase. Each step is one run of the package with a\n"
+                             "--watch on that word. A kernel that stored the value a word already held is not seen.\n"
+                             "Exit 0, 2 bad input (an unknown output, an index past its elements).");
+      auto args = std::make_shared<ExplainArgs>();
+      cmd->add_option("PACKAGE", args->package, "the package file")->required();
+      cmd->add_option("--output", args->output, "the output binding")->required();
+      cmd->add_option("--index", args->index, "the element (in the binding's element type; bytes when untyped)")
+          ->required();
+      cmd->add_option("--input", args->inputs, "[NAME=]FILE: an input binding's values, as for `run` (repeatable)");
+      cmd->add_option("--max-steps", args->max_steps, "stop the walk after this many steps")
+          ->check(CLI::Range(1u, 4096u))
+          ->capture_default_str();
+      add_common_options(*cmd);
+      return [args]() { return explain(*args); };
+    }};
 
 }  // namespace explain_command_local
 }  // namespace lockstep::cli

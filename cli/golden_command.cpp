@@ -3,10 +3,10 @@
 #include <iostream>
 #include <memory>
 
-#include "io/atomic_file.hpp"
-#include "io/errors.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
 #include "replay/golden.hpp"
 
 namespace lockstep::cli {
@@ -60,17 +60,15 @@ int check(const GoldenArgs& args) {
     return differences.empty() ? kExitOk : kExitFailed;
   }
   for (const auto& d : differences) {
-    std::cout << d.file << ": " << d.key << ": expected " << d.expected << ", found " << d.found
-              << "\n";
+    std::cout << d.file << ": " << d.key << ": expected " << d.expected << ", found " << d.found << "\n";
   }
   if (!differences.empty()) {
     std::cout << differences.size() << " difference(s) in " << run.files.size()
               << " golden file(s); if the change is intended, run `lockstep golden bless`\n";
     return kExitFailed;
   }
-  std::cout << "golden: " << run.files.size() << " file(s) match: " << points + errors
-            << " points, of which " << failed << " fail their payload check and " << errors
-            << " could not be compiled or run (as recorded)\n";
+  std::cout << "golden: " << run.files.size() << " file(s) match: " << points + errors << " points, of which " << failed
+            << " fail their payload check and " << errors << " could not be compiled or run (as recorded)\n";
   return kExitOk;
 }
 
@@ -83,28 +81,29 @@ int bless(const GoldenArgs& args) {
   return kExitOk;
 }
 
-const CommandRegistration registration{"golden", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "golden",
-      "Golden regression: every phase of a fixed set of captures (small synthetic captures\n"
-      "of every family, fixed seeds) under a subset of the configurations, with horizon,\n"
-      "row bytes, table bytes, patch words and a digest of the delivered payload.");
-  cmd->require_subcommand(1);
-  auto check_args = std::make_shared<GoldenArgs>();
-  auto* check_cmd = cmd->add_subcommand(
-      "check",
-      "Recompute and compare with the golden files; print every difference (exit 1).\n"
-      "The golden folder (--golden-dir, default ./golden) must exist before any work;\n"
-      "--json prints the outcome and every difference as one JSON object.");
-  add_golden_options(*check_cmd, *check_args);
-  check_cmd->add_flag("--json", check_args->json, "print the outcome as one JSON object");
-  auto bless_args = std::make_shared<GoldenArgs>();
-  auto* bless_cmd = cmd->add_subcommand(
-      "bless", "Recompute and rewrite the golden files (only when a change is intended).");
-  add_golden_options(*bless_cmd, *bless_args);
-  add_common_options(*cmd);
-  return [=]() { return check_cmd->parsed() ? check(*check_args) : bless(*bless_args); };
-}};
+const CommandRegistration registration{
+    "golden", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("golden",
+                             "Golden regression: every phase of a fixed set of captures (small synthetic captures\n"
+                             "of every family, fixed seeds) under a subset of the configurations, with horizon,\n"
+                             "row bytes, table bytes, patch words and a digest of the delivered payload.");
+      cmd->require_subcommand(1);
+      auto check_args = std::make_shared<GoldenArgs>();
+      auto* check_cmd =
+          cmd->add_subcommand("check",
+                              "Recompute and compare with the golden files; print every difference (exit 1).\n"
+                              "The golden folder (--golden-dir, default ./golden) must exist before any work;\n"
+                              "--json prints the outcome and every difference as one JSON object.");
+      add_golden_options(*check_cmd, *check_args);
+      check_cmd->add_flag("--json", check_args->json, "print the outcome as one JSON object");
+      auto bless_args = std::make_shared<GoldenArgs>();
+      auto* bless_cmd =
+          cmd->add_subcommand("bless", "Recompute and rewrite the golden files (only when a change is intended).");
+      add_golden_options(*bless_cmd, *bless_args);
+      add_common_options(*cmd);
+      return [=]() { return check_cmd->parsed() ? check(*check_args) : bless(*bless_args); };
+    }};
 
-}  // namespace
+}  // namespace golden_command_local
 }  // namespace lockstep::cli

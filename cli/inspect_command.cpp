@@ -1,15 +1,14 @@
 // `lockstep inspect PACKAGE [--json]`: what a package holds, without running it.
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
-#include "io/hex.hpp"
+#include "cli/command_registry.hpp"
+#include "cli/options.hpp"
 #include "formats/package.hpp"
 #include "formats/package_io.hpp"
 #include "formats/package_summary.hpp"
-#include "cli/command_registry.hpp"
-#include "cli/options.hpp"
+#include "io/hex.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -37,10 +36,8 @@ void print_json(const arch::Package& p, const arch::PackageSummary& s) {
   j["machine"] = {{"name", p.machine_name}, {"digest", p.machine_digest}};
   j["phases"] = nlohmann::ordered_json::array();
   for (const auto& ph : p.phases) {
-    j["phases"].push_back({{"id", ph.id},
-                           {"label", ph.label},
-                           {"execution_count", ph.execution_count},
-                           {"operation", ph.operation}});
+    j["phases"].push_back(
+        {{"id", ph.id}, {"label", ph.label}, {"execution_count", ph.execution_count}, {"operation", ph.operation}});
   }
   j["table_bytes"] = {{"max", s.max_table_bytes}, {"total", s.total_table_bytes}};
   j["steps"] = {{"total", step_json(s.total_steps)}, {"max_per_tile", step_json(s.max_steps_per_tile)}};
@@ -81,20 +78,19 @@ void print_text(const arch::Package& p, const arch::PackageSummary& s) {
   }
   std::cout << "\nphases: " << p.phases.size() << "\n";
   for (const auto& ph : p.phases) {
-    std::cout << "  phase " << ph.id << ": label \"" << ph.label << "\", executions "
-              << ph.execution_count << ", operation \"" << ph.operation << "\"\n";
+    std::cout << "  phase " << ph.id << ": label \"" << ph.label << "\", executions " << ph.execution_count
+              << ", operation \"" << ph.operation << "\"\n";
   }
-  std::cout << "table bytes per tile: max " << s.max_table_bytes << ", total "
-            << s.total_table_bytes << "\n";
+  std::cout << "table bytes per tile: max " << s.max_table_bytes << ", total " << s.total_table_bytes << "\n";
   std::cout << "steps (Repeat bodies counted once): total / max per tile\n";
   for (size_t k = 0; k < s.total_steps.size(); ++k) {
-    std::cout << "  " << arch::kStepKindNames[k] << ": " << s.total_steps[k] << " / "
-              << s.max_steps_per_tile[k] << "\n";
+    std::cout << "  " << arch::kStepKindNames[k] << ": " << s.total_steps[k] << " / " << s.max_steps_per_tile[k]
+              << "\n";
   }
   std::cout << "bindings: " << p.bindings.size() << "\n";
   for (const auto& b : p.bindings) {
-    std::cout << "  " << b.name << " (" << arch::binding_kind_name(b.kind) << "): "
-              << b.slices.size() << " slices, " << binding_bytes(b) << " bytes\n";
+    std::cout << "  " << b.name << " (" << arch::binding_kind_name(b.kind) << "): " << b.slices.size() << " slices, "
+              << binding_bytes(b) << " bytes\n";
   }
   std::cout << "expectations: " << p.expectations.size() << "\n";
   for (const auto& e : p.expectations) {
@@ -103,29 +99,30 @@ void print_text(const arch::Package& p, const arch::PackageSummary& s) {
   }
 }
 
-const CommandRegistration registration{"inspect", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "inspect",
-      "Summarise a package (Cap'n Proto or YAML): its machine, tiles, phases (id, label,\n"
-      "execution count, operation), exchange-table bytes per tile (max and total), steps\n"
-      "per tile by kind, bindings and expectations. Reads only; nothing is validated\n"
-      "against a machine (`lockstep package convert` does that).");
-  auto path = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
-  cmd->add_option("PACKAGE", *path, "the package file")->required();
-  cmd->add_flag("--json", *json, "print JSON (with one entry per tile) instead of text");
-  add_common_options(*cmd);
-  return [path, json]() {
-    const arch::Package package = read_package_input(*path);
-    const arch::PackageSummary summary = arch::summarize_package(package);
-    if (*json) {
-      print_json(package, summary);
-    } else {
-      print_text(package, summary);
-    }
-    return kExitOk;
-  };
-}};
+const CommandRegistration registration{
+    "inspect", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("inspect",
+                             "Summarise a package (Cap'n Proto or YAML): its machine, tiles, phases (id, label,\n"
+                             "execution count, operation), exchange-table bytes per tile (max and total), steps\n"
+                             "per tile by kind, bindings and expectations. Reads only; nothing is validated\n"
+                             "against a machine (`lockstep package convert` does that).");
+      auto path = std::make_shared<std::string>();
+      auto json = std::make_shared<bool>(false);
+      cmd->add_option("PACKAGE", *path, "the package file")->required();
+      cmd->add_flag("--json", *json, "print JSON (with one entry per tile) instead of text");
+      add_common_options(*cmd);
+      return [path, json]() {
+        const arch::Package package = read_package_input(*path);
+        const arch::PackageSummary summary = arch::summarize_package(package);
+        if (*json) {
+          print_json(package, summary);
+        } else {
+          print_text(package, summary);
+        }
+        return kExitOk;
+      };
+    }};
 
-}  // namespace
+}  // namespace inspect_command_local
 }  // namespace lockstep::cli

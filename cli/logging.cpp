@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include "io/errors.hpp"
 #include "cli/command_registry.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -15,7 +15,7 @@ using namespace logging_local;
 namespace logging_local {
 std::string g_log_level;
 int g_trace_tile = -1;
-}  // namespace
+}  // namespace logging_local
 
 void add_common_options(CLI::App& command) {
   command

@@ -45,33 +45,34 @@ nlohmann::ordered_json machine_json(const arch::MachineDescription& m) {
   return j;
 }
 
-const CommandRegistration registration{"machine", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "machine",
-      "Load a machine description, check it, and print every number the model will use\n"
-      "with the machine's digest (FNV-1a 64 of its canonical text; a package records it\n"
-      "and will not run on a machine with another). SOURCE is an embedded machine name\n"
-      "(see `lockstep configs`) or a YAML file; the default is ipu21-c600. The format is\n"
-      "described in docs/machine.md.");
-  auto source = std::make_shared<std::string>(arch::kDefaultMachine);
-  auto json = std::make_shared<bool>(false);
-  cmd->add_option("SOURCE", *source, "machine name or file (default ipu21-c600)");
-  cmd->add_flag("--json", *json, "print one JSON object instead of YAML");
-  add_common_options(*cmd);
-  return [source, json]() {
-    const arch::MachineDescription m = arch::load_machine(*source);
-    if (*json) {
-      std::cout << json_text(machine_json(m)) << "\n";
-      return kExitOk;
-    }
-    std::cout << arch::machine_to_yaml(m);
-    std::cout << "digest: " << m.digest << "\n";
-    std::cout << "# derived: " << m.sram_bytes() << " bytes of SRAM per tile ("
-              << m.sram_bytes() / 1024 << " KiB), memory elements "
-              << m.element_of(m.sram_base) << ".." << m.element_of(m.sram_end - 1) << "\n";
-    return kExitOk;
-  };
-}};
+const CommandRegistration registration{
+    "machine", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("machine",
+                             "Load a machine description, check it, and print every number the model will use\n"
+                             "with the machine's digest (FNV-1a 64 of its canonical text; a package records it\n"
+                             "and will not run on a machine with another). SOURCE is an embedded machine name\n"
+                             "(see `lockstep configs`) or a YAML file; the default is ipu21-c600. The format is\n"
+                             "described in docs/machine.md.");
+      auto source = std::make_shared<std::string>(arch::kDefaultMachine);
+      auto json = std::make_shared<bool>(false);
+      cmd->add_option("SOURCE", *source, "machine name or file (default ipu21-c600)");
+      cmd->add_flag("--json", *json, "print one JSON object instead of YAML");
+      add_common_options(*cmd);
+      return [source, json]() {
+        const arch::MachineDescription m = arch::load_machine(*source);
+        if (*json) {
+          std::cout << json_text(machine_json(m)) << "\n";
+          return kExitOk;
+        }
+        std::cout << arch::machine_to_yaml(m);
+        std::cout << "digest: " << m.digest << "\n";
+        std::cout << "# derived: " << m.sram_bytes() << " bytes of SRAM per tile (" << m.sram_bytes() / 1024
+                  << " KiB), memory elements " << m.element_of(m.sram_base) << ".." << m.element_of(m.sram_end - 1)
+                  << "\n";
+        return kExitOk;
+      };
+    }};
 
-}  // namespace
+}  // namespace machine_command_local
 }  // namespace lockstep::cli

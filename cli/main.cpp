@@ -10,11 +10,11 @@
 #include <memory>
 #include <sstream>
 
-#include "io/errors.hpp"
-#include "io/printable.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
 #include "cli/version.hpp"
+#include "io/errors.hpp"
+#include "io/printable.hpp"
 
 namespace lockstep::cli {
 
@@ -79,7 +79,7 @@ class CommandListFormatter : public CLI::Formatter {
   }
 };
 
-}  // namespace
+}  // namespace main_local
 }  // namespace lockstep::cli
 
 // A run frees and allocates hundreds of MB per phase execution (plans, selections, write
@@ -108,8 +108,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "lockstep " LOCKSTEP_VERSION " (commit " LOCKSTEP_COMMIT ")");
   auto commands = registered_commands();
-  std::sort(commands.begin(), commands.end(),
-            [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
   for (auto& command : commands) {
     auto run = command.setup(app);

@@ -8,10 +8,10 @@
 #include <iostream>
 #include <set>
 
+#include "formats/package_io.hpp"
 #include "io/embedded_configs.hpp"
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
-#include "formats/package_io.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -91,8 +91,7 @@ std::string resolve_config(const std::string& source, const std::string& folder,
   if (embedded.count(source)) return source;
   const std::string prefix = "configs/" + folder + "/";
   const std::string named = prefix + source + ".yaml";
-  const bool is_name = source.find('/') == std::string::npos && !source.ends_with(".yaml") &&
-                       !source.ends_with(".yml");
+  const bool is_name = source.find('/') == std::string::npos && !source.ends_with(".yaml") && !source.ends_with(".yml");
   if (is_name && (embedded.count(named) || std::filesystem::is_regular_file(named, ec))) return named;
   std::string known;
   for (const auto& [path, text] : embedded) {
@@ -103,7 +102,7 @@ std::string resolve_config(const std::string& source, const std::string& folder,
   throw InputError(source + ": no such " + what + " file, nor an embedded " + what + " (embedded: " + known + ")");
 }
 
-}  // namespace
+}  // namespace options_local
 
 CLI::Validator unsigned_in(uint64_t min, uint64_t max) {
   return CLI::Validator(
@@ -154,8 +153,7 @@ std::string resolve_workload(const std::string& source) { return resolve_config(
 std::string resolve_sweep(const std::string& source) { return resolve_config(source, "sweeps", "sweep definition"); }
 
 arch::Capture read_capture_input(const std::string& path, std::optional<uint32_t> only_phase) {
-  return read_expecting(path, "capture",
-                        [&](const std::string& p) { return arch::read_capture(p, only_phase); });
+  return read_expecting(path, "capture", [&](const std::string& p) { return arch::read_capture(p, only_phase); });
 }
 
 arch::Package read_package_input(const std::string& path) {

@@ -23,8 +23,7 @@ CLI::Validator unsigned_in(uint64_t min, uint64_t max);
 CLI::Validator finite_non_negative();
 
 // A 64-bit seed: 0 .. 2^64-1, nothing else.
-CLI::Option* add_seed_option(CLI::App& command, const std::string& names, uint64_t& seed,
-                             const std::string& help);
+CLI::Option* add_seed_option(CLI::App& command, const std::string& names, uint64_t& seed, const std::string& help);
 
 // --jobs,-j N: threads or worker processes; 0 (the default) is every core.
 CLI::Option* add_jobs_option(CLI::App& command, size_t& jobs, const std::string& help);

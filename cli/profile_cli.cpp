@@ -25,11 +25,10 @@ bool parse_id(const std::string& text, uint32_t& value) {
 
 bool looks_numeric(const std::string& text) {
   if (text.empty()) return false;
-  return std::all_of(text.begin(), text.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || c == '.' || c == '-'; });
+  return std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.' || c == '-'; });
 }
 
-}  // namespace
+}  // namespace profile_cli_local
 
 LoadedProfile load_profile(const std::string& path, bool shared_clock) {
   LoadedProfile loaded;
@@ -46,9 +45,9 @@ std::set<uint32_t> parse_id_list(const std::string& text, const std::string& opt
     const std::string item = text.substr(at, comma - at);
     const size_t dash = item.find('-');
     uint32_t first = 0, last = 0;
-    const bool ok = dash == std::string::npos ? parse_id(item, first) && parse_id(item, last)
-                                              : parse_id(item.substr(0, dash), first) &&
-                                                    parse_id(item.substr(dash + 1), last);
+    const bool ok = dash == std::string::npos
+                        ? parse_id(item, first) && parse_id(item, last)
+                        : parse_id(item.substr(0, dash), first) && parse_id(item.substr(dash + 1), last);
     if (!ok || last < first) {
       throw InputError(option + ": '" + item + "' is not a number or a range A-B (list: 0,3,8-15)");
     }
@@ -64,8 +63,7 @@ arch::ProfileStepKind parse_step_kind(const std::string& text, const std::string
   if (text == "compute") return arch::ProfileStepKind::Compute;
   if (text == "synchronization" || text == "sync") return arch::ProfileStepKind::Synchronization;
   if (text == "idle") return arch::ProfileStepKind::Idle;
-  throw InputError(option + ": '" + text +
-                   "' is not one of exchange, compute, synchronization, idle");
+  throw InputError(option + ": '" + text + "' is not one of exchange, compute, synchronization, idle");
 }
 
 CLI::Option* add_shared_clock_flag(CLI::App& command, bool& shared_clock) {
@@ -119,15 +117,13 @@ std::string timeline_line(const std::string& file, const arch::Profile& profile,
   for (size_t i = 0; i < timeline.samples.size(); ++i) {
     if (i == 0 || timeline.samples[i].tile != timeline.samples[i - 1].tile) ++tiles;
   }
-  std::string line = file + ": " + std::to_string(tiles) + " tiles, " +
-                     std::to_string(timeline.samples.size()) + " samples, span " +
-                     std::to_string(timeline.span) + " cycles";
+  std::string line = file + ": " + std::to_string(tiles) + " tiles, " + std::to_string(timeline.samples.size()) +
+                     " samples, span " + std::to_string(timeline.span) + " cycles";
   if (profile.clock_hz > 0) {
     line += " (" + fixed3(replay::cycles_to_ms(timeline.span, profile.clock_hz)) + " ms at " +
             std::to_string(profile.clock_hz) + " Hz)";
   }
-  line +=
-      shared_clock ? ", shared clock" : ", cropped by " + std::to_string(timeline.crop) + " cycles";
+  line += shared_clock ? ", shared clock" : ", cropped by " + std::to_string(timeline.crop) + " cycles";
   return line;
 }
 

@@ -12,15 +12,17 @@ std::vector<RegisteredCommand>& profile_subcommands() {
   return subcommands;
 }
 
-const CommandRegistration kProfile{"profile", [](CLI::App& app) {
-  return add_parent_command(app, "profile",
-      "Read cycle profiles written by `run --profile` or `replay --profile` (or captured on\n"
-      "the chip by the IPU21 stack): totals, phase queries, an HTML timeline, Chrome traces.\n"
-      "Format: docs/profiles.md.",
-      profile_subcommands());
-}};
+const CommandRegistration kProfile{
+    "profile", [](CLI::App& app) {
+      return add_parent_command(
+          app, "profile",
+          "Read cycle profiles written by `run --profile` or `replay --profile` (or captured on\n"
+          "the chip by the IPU21 stack): totals, phase queries, an HTML timeline, Chrome traces.\n"
+          "Format: docs/profiles.md.",
+          profile_subcommands());
+    }};
 
-}  // namespace
+}  // namespace profile_command_local
 
 ProfileSubcommandRegistration::ProfileSubcommandRegistration(std::string name, CommandSetup setup) {
   profile_subcommands().push_back({std::move(name), std::move(setup)});

@@ -6,16 +6,16 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <streambuf>
 #include <vector>
-#include <stdexcept>
 
-#include "io/atomic_file.hpp"
-#include "io/errors.hpp"
-#include "profile/profile.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
 #include "cli/stage_progress.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
+#include "profile/profile.hpp"
 #include "profile/profile_chrome.hpp"
 
 namespace lockstep::cli {
@@ -28,14 +28,16 @@ struct ExportArgs {
   std::string profile;
   std::string chrome;
   std::string stack;
-  std::string tiles;                      // --tiles LIST
-  std::optional<uint32_t> invocation;     // --invocation N
+  std::string tiles;                   // --tiles LIST
+  std::optional<uint32_t> invocation;  // --invocation N
 };
 
 // An ostream onto a descriptor, so a trace of gigabytes is never held in memory whole.
 class DescriptorBuffer : public std::streambuf {
  public:
-  explicit DescriptorBuffer(int fd) : fd_(fd), buffer_(1 << 20) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  explicit DescriptorBuffer(int fd) : fd_(fd), buffer_(1 << 20) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
   int sync() override {
     const char* at = pbase();
     while (at < pptr()) {
@@ -88,24 +90,25 @@ int export_profile(const ExportArgs& args) {
   return kExitOk;
 }
 
-const ProfileSubcommandRegistration registration{"export", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "export",
-      "Convert a profile for other tools. --chrome FILE writes the Chrome trace event format\n"
-      "(JSON), which Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per\n"
-      "tile, one complete event per sample, times in microseconds at the profile's clock\n"
-      "(uncropped), cycles, phase, epoch, operation, metadata and exchange activities in args.\n"
-      "--stack FILE writes the IPU21 stack's own profile layout, every sample with its whole\n"
-      "step inline, for that stack's tools (Lockstep's compact layout shares steps).");
-  auto args = std::make_shared<ExportArgs>();
-  cmd->add_option("PROFILE", args->profile, "the profile (`lockstep run --profile`)")->required();
-  cmd->add_option("--chrome", args->chrome, "write the Chrome trace event JSON here");
-  cmd->add_option("--stack", args->stack, "write the profile in the stack's inline layout here");
-  cmd->add_option("--tiles", args->tiles, "--chrome: only these physical tiles (\"0,3,8-15\")");
-  cmd->add_option("--invocation", args->invocation, "--chrome: only this invocation (0 is the first)");
-  add_common_options(*cmd);
-  return [args]() { return export_profile(*args); };
-}};
+const ProfileSubcommandRegistration registration{
+    "export", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("export",
+                             "Convert a profile for other tools. --chrome FILE writes the Chrome trace event format\n"
+                             "(JSON), which Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per\n"
+                             "tile, one complete event per sample, times in microseconds at the profile's clock\n"
+                             "(uncropped), cycles, phase, epoch, operation, metadata and exchange activities in args.\n"
+                             "--stack FILE writes the IPU21 stack's own profile layout, every sample with its whole\n"
+                             "step inline, for that stack's tools (Lockstep's compact layout shares steps).");
+      auto args = std::make_shared<ExportArgs>();
+      cmd->add_option("PROFILE", args->profile, "the profile (`lockstep run --profile`)")->required();
+      cmd->add_option("--chrome", args->chrome, "write the Chrome trace event JSON here");
+      cmd->add_option("--stack", args->stack, "write the profile in the stack's inline layout here");
+      cmd->add_option("--tiles", args->tiles, "--chrome: only these physical tiles (\"0,3,8-15\")");
+      cmd->add_option("--invocation", args->invocation, "--chrome: only this invocation (0 is the first)");
+      add_common_options(*cmd);
+      return [args]() { return export_profile(*args); };
+    }};
 
-}  // namespace
+}  // namespace profile_export_command_local
 }  // namespace lockstep::cli

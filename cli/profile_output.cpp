@@ -5,8 +5,8 @@
 #include <chrono>
 #include <iostream>
 
-#include "io/atomic_file.hpp"
 #include "cli/version.hpp"
+#include "io/atomic_file.hpp"
 
 namespace lockstep::cli {
 
@@ -22,7 +22,8 @@ void write_run_profile(arch::Profile profile, const std::string& source, const s
   for (const auto& t : profile.tiles) samples += t.samples.size();
   const auto start = std::chrono::steady_clock::now();
   arch::write_profile(profile, file);
-  spdlog::debug("profile: written in {:.3f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  spdlog::debug("profile: written in {:.3f} s",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   std::cerr << "profile " << file << ": " << samples << " samples on " << profile.tiles.size() << " tiles\n";
 }
 

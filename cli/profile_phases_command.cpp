@@ -6,11 +6,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "io/errors.hpp"
 #include "cli/options.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
 #include "cli/stage_progress.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -38,26 +38,17 @@ std::string kernels_text(const replay::PhaseGroup& g, size_t count) {
 }
 
 nlohmann::ordered_json roles_json(const replay::RoleCycles& r) {
-  return {{"send", r.send},
-          {"receive", r.receive},
-          {"both", r.both},
-          {"partner_busy", r.partner_busy},
-          {"idle", r.idle}};
+  return {
+      {"send", r.send}, {"receive", r.receive}, {"both", r.both}, {"partner_busy", r.partner_busy}, {"idle", r.idle}};
 }
 
 nlohmann::ordered_json group_json(const replay::PhaseGroup& g) {
   nlohmann::ordered_json j;
   if (g.exchange) {
     const auto& x = *g.exchange;
-    j = {{"phase", x.key.phase},
-         {"epoch", x.key.epoch},
-         {"invocation", x.key.invocation},
-         {"label", x.label}};
+    j = {{"phase", x.key.phase}, {"epoch", x.key.epoch}, {"invocation", x.key.invocation}, {"label", x.label}};
   } else {
-    j = {{"phase", nullptr},
-         {"epoch", nullptr},
-         {"invocation", nullptr},
-         {"label", "(after the last exchange)"}};
+    j = {{"phase", nullptr}, {"epoch", nullptr}, {"invocation", nullptr}, {"label", "(after the last exchange)"}};
   }
   j["start"] = g.start;
   j["end"] = g.end;
@@ -109,11 +100,9 @@ std::vector<std::string> group_row(const replay::PhaseGroup& g, bool full, bool 
   if (invocation) row.insert(row.begin() + 2, x ? num(x->key.invocation) : "-");
   if (full) {
     const std::vector<std::string> more = {
-        fixed3(g.active_tiles),       num(g.synchronization_cycles),
-        x ? num(x->tiles) : "-",      x ? num(x->event_cycles) : "-",
-        x ? num(x->roles.send) : "-", x ? num(x->roles.receive) : "-",
-        x ? num(x->roles.both) : "-", x ? num(x->roles.partner_busy) : "-",
-        x ? num(x->roles.idle) : "-"};
+        fixed3(g.active_tiles),         num(g.synchronization_cycles),        x ? num(x->tiles) : "-",
+        x ? num(x->event_cycles) : "-", x ? num(x->roles.send) : "-",         x ? num(x->roles.receive) : "-",
+        x ? num(x->roles.both) : "-",   x ? num(x->roles.partner_busy) : "-", x ? num(x->roles.idle) : "-"};
     row.insert(row.end(), more.begin(), more.end());
   }
   return row;
@@ -122,8 +111,7 @@ std::vector<std::string> group_row(const replay::PhaseGroup& g, bool full, bool 
 int run_phases(const PhasesOptions& o) {
   const replay::PhaseSort sort = replay::parse_phase_sort(o.sort_by);
   if (o.max_occupancy && !(*o.max_occupancy >= 0)) {
-    throw InputError(
-        "--max-occupancy: must be a number 0 or above (a share of the tiles' time, 0..1)");
+    throw InputError("--max-occupancy: must be a number 0 or above (a share of the tiles' time, 0..1)");
   }
   StageProgress progress("profile phases");
   progress.stage("reading " + o.profile);
@@ -138,14 +126,13 @@ int run_phases(const PhasesOptions& o) {
   progress.finish();
   replay::sort_phase_groups(groups, sort);
   if (o.json) {
-    nlohmann::ordered_json j = {
-        {"profile", o.profile},
-        {"span_cycles", loaded.timeline.span},
-        {"milliseconds", replay::cycles_to_ms(loaded.timeline.span, loaded.profile.clock_hz)},
-        {"crop_cycles", loaded.timeline.crop},
-        {"shared_clock", o.shared_clock},
-        {"sort_by", o.sort_by},
-        {"phases", nlohmann::ordered_json::array()}};
+    nlohmann::ordered_json j = {{"profile", o.profile},
+                                {"span_cycles", loaded.timeline.span},
+                                {"milliseconds", replay::cycles_to_ms(loaded.timeline.span, loaded.profile.clock_hz)},
+                                {"crop_cycles", loaded.timeline.crop},
+                                {"shared_clock", o.shared_clock},
+                                {"sort_by", o.sort_by},
+                                {"phases", nlohmann::ordered_json::array()}};
     for (const auto& g : groups) j["phases"].push_back(group_json(g));
     print_json(j);
     return kExitOk;
@@ -153,14 +140,13 @@ int run_phases(const PhasesOptions& o) {
   TextTable table;
   table.headers = {"phase",   "epoch",   "label",    "start", "cycles",   "tiles",    "occupancy",
                    "compute", "kernels", "measured", "wait",  "boundary", "sync_only"};
-  const bool invocations =
-      o.csv || std::any_of(groups.begin(), groups.end(), [](const replay::PhaseGroup& g) {
-        return g.exchange && g.exchange->key.invocation > 0;
-      });
+  const bool invocations = o.csv || std::any_of(groups.begin(), groups.end(), [](const replay::PhaseGroup& g) {
+                             return g.exchange && g.exchange->key.invocation > 0;
+                           });
   if (invocations) table.headers.insert(table.headers.begin() + 2, "invocation");
   if (o.csv) {
-    for (const char* h : {"active_tiles", "synchronization", "exchange_tiles", "event_cycles",
-                          "send", "receive", "both", "partner_busy", "idle"}) {
+    for (const char* h : {"active_tiles", "synchronization", "exchange_tiles", "event_cycles", "send", "receive",
+                          "both", "partner_busy", "idle"}) {
       table.headers.push_back(h);
     }
   }
@@ -196,26 +182,22 @@ const ProfileSubcommandRegistration registration{
           "Example: lockstep profile phases run.lsprof --max-cycles 5000 --max-occupancy 0.1 "
           "--sort-by occupancy");
       auto o = std::make_shared<PhasesOptions>();
-      cmd->add_option("PROFILE", o->profile,
-                      "profile file (run --profile, replay --profile or the stack's)")
+      cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")
           ->required();
       cmd->add_option("--epoch", o->epoch, "only phases of this epoch (Repeat iteration)")
           ->check(unsigned_in(0, UINT32_MAX));
       cmd->add_option("--max-cycles", o->max_cycles, "only phases of at most this many cycles")
           ->check(unsigned_in(0, UINT64_MAX));
-      cmd->add_option("--max-occupancy", o->max_occupancy,
-                      "only phases whose occupancy is at most this (0..1)");
-      cmd->add_option("--at-offset", o->at_offset,
-                      "only phases running at this cycle offset (inside the span)")
+      cmd->add_option("--max-occupancy", o->max_occupancy, "only phases whose occupancy is at most this (0..1)");
+      cmd->add_option("--at-offset", o->at_offset, "only phases running at this cycle offset (inside the span)")
           ->check(unsigned_in(0, UINT64_MAX));
       cmd->add_option("--sort-by", o->sort_by, sort_help());
       add_shared_clock_flag(*cmd, o->shared_clock);
-      auto* json = cmd->add_flag("--json", o->json,
-                                 "print one JSON object (every field, role cycles included)");
+      auto* json = cmd->add_flag("--json", o->json, "print one JSON object (every field, role cycles included)");
       cmd->add_flag("--csv", o->csv, "print the table as CSV, with every column")->excludes(json);
       add_common_options(*cmd);
       return [o]() { return run_phases(*o); };
     }};
 
-}  // namespace
+}  // namespace profile_phases_command_local
 }  // namespace lockstep::cli

@@ -4,11 +4,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "io/errors.hpp"
 #include "cli/options.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
 #include "cli/stage_progress.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -61,8 +61,7 @@ std::vector<std::string> stats_row(const replay::GroupStats& g) {
           std::to_string(g.last_offset)};
 }
 
-nlohmann::ordered_json sample_json(const arch::Profile& profile,
-                                   const replay::PlacedSample& placed) {
+nlohmann::ordered_json sample_json(const arch::Profile& profile, const replay::PlacedSample& placed) {
   const auto& sample = profile.tiles[placed.tile].samples[placed.sample];
   const auto& step = profile.steps[sample.step];
   nlohmann::ordered_json j = {{"tile", profile.tiles[placed.tile].physical_tile},
@@ -89,14 +88,13 @@ int run_query(const QueryOptions& o) {
   const auto longest = replay::longest_samples(loaded.profile, loaded.timeline, filter, o.longest);
   progress.finish();
   if (o.json) {
-    nlohmann::ordered_json j = {
-        {"profile", o.profile},
-        {"span_cycles", loaded.timeline.span},
-        {"milliseconds", replay::cycles_to_ms(loaded.timeline.span, loaded.profile.clock_hz)},
-        {"crop_cycles", loaded.timeline.crop},
-        {"shared_clock", o.shared_clock},
-        {"group_by", replay::group_by_name(group_by)},
-        {"groups", nlohmann::ordered_json::array()}};
+    nlohmann::ordered_json j = {{"profile", o.profile},
+                                {"span_cycles", loaded.timeline.span},
+                                {"milliseconds", replay::cycles_to_ms(loaded.timeline.span, loaded.profile.clock_hz)},
+                                {"crop_cycles", loaded.timeline.crop},
+                                {"shared_clock", o.shared_clock},
+                                {"group_by", replay::group_by_name(group_by)},
+                                {"groups", nlohmann::ordered_json::array()}};
     for (const auto& g : groups) {
       j["groups"].push_back({{"name", g.name},
                              {"samples", g.samples},
@@ -149,8 +147,7 @@ int run_query(const QueryOptions& o) {
       const auto j = sample_json(loaded.profile, s);
       samples.rows.push_back({std::to_string(j["tile"].get<uint32_t>()), std::to_string(s.offset),
                               std::to_string(s.duration), j["kind"], j["kernel"], j["operation"],
-                              std::to_string(j["phase"].get<uint32_t>()),
-                              std::to_string(j["epoch"].get<uint32_t>())});
+                              std::to_string(j["phase"].get<uint32_t>()), std::to_string(j["epoch"].get<uint32_t>())});
     }
     std::cout << "\nlongest samples\n";
     samples.print_text(std::cout);
@@ -172,25 +169,19 @@ const ProfileSubcommandRegistration registration{
           "Example: lockstep profile query run.lsprof --group-by kernel --kind compute --tiles "
           "0-63");
       auto o = std::make_shared<QueryOptions>();
-      cmd->add_option("PROFILE", o->profile,
-                      "profile file (run --profile, replay --profile or the stack's)")
+      cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")
           ->required();
-      cmd->add_option("--group-by", o->group_by,
-                      "kind, kernel (the default), operation, phase, tile or meta:NAME");
-      cmd->add_option("--kind", o->kind,
-                      "only samples of this kind: exchange, compute, synchronization, idle");
+      cmd->add_option("--group-by", o->group_by, "kind, kernel (the default), operation, phase, tile or meta:NAME");
+      cmd->add_option("--kind", o->kind, "only samples of this kind: exchange, compute, synchronization, idle");
       cmd->add_option("--kernel", o->kernel, "only samples of this kernel (exact name)");
-      cmd->add_option("--operation", o->operation,
-                      "only samples whose operation contains this text");
+      cmd->add_option("--operation", o->operation, "only samples whose operation contains this text");
       cmd->add_option("--tiles", o->tiles, "only these physical tiles: a list such as 0,3,8-15");
-      cmd->add_option(
-          "--phases", o->phases,
-          "only steps with these phase values (exchange steps: 0x80000000 | id, e.g. 0x80000003)");
+      cmd->add_option("--phases", o->phases,
+                      "only steps with these phase values (exchange steps: 0x80000000 | id, e.g. 0x80000003)");
       cmd->add_option("--meta", o->meta, "only steps with metadata NAME (or NAME=VALUE)");
       cmd->add_option("--epoch", o->epoch, "only samples of this epoch (Repeat iteration)")
           ->check(unsigned_in(0, UINT32_MAX));
-      cmd->add_option("--at-offset", o->at_offset,
-                      "only samples running at this cycle offset (inside the span)")
+      cmd->add_option("--at-offset", o->at_offset, "only samples running at this cycle offset (inside the span)")
           ->check(unsigned_in(0, UINT64_MAX));
       cmd->add_option("--longest", o->longest, "also list the N longest matching samples")
           ->check(unsigned_in(0, 1000000));
@@ -201,5 +192,5 @@ const ProfileSubcommandRegistration registration{
       return [o]() { return run_query(*o); };
     }};
 
-}  // namespace
+}  // namespace profile_query_command_local
 }  // namespace lockstep::cli

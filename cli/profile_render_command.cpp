@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <memory>
 
-#include "io/atomic_file.hpp"
-#include "profile/profile.hpp"
 #include "cli/profile_cli.hpp"
 #include "cli/profile_command.hpp"
 #include "cli/stage_progress.hpp"
+#include "io/atomic_file.hpp"
+#include "profile/profile.hpp"
 #include "profile/profile_html.hpp"
 
 namespace lockstep::cli {
@@ -40,10 +40,9 @@ int run_render(const RenderOptions& o) {
   progress.stage("writing " + o.output);
   arch::write_file_atomically(o.output, page.html);
   progress.finish();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  spdlog::info("rendered {} tiles, {} samples, {} phase bands in {:.2f} s", page.tiles,
-               page.samples, page.bands, seconds);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  spdlog::info("rendered {} tiles, {} samples, {} phase bands in {:.2f} s", page.tiles, page.samples, page.bands,
+               seconds);
   return kExitOk;
 }
 
@@ -61,8 +60,7 @@ const ProfileSubcommandRegistration registration{
           "--shared-clock. docs/profile-queries.md.\n"
           "Example: lockstep profile render run.lsprof -o run.html");
       auto o = std::make_shared<RenderOptions>();
-      cmd->add_option("PROFILE", o->profile,
-                      "profile file (run --profile, replay --profile or the stack's)")
+      cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")
           ->required();
       cmd->add_option("-o,--output", o->output, "the HTML file to write")->required();
       add_shared_clock_flag(*cmd, o->shared_clock);
@@ -70,5 +68,5 @@ const ProfileSubcommandRegistration registration{
       return [o]() { return run_render(*o); };
     }};
 
-}  // namespace
+}  // namespace profile_render_command_local
 }  // namespace lockstep::cli

@@ -27,35 +27,30 @@ uint64_t total_work(const std::vector<replay::GroupStats>& groups) {
   return total;
 }
 
-void print_groups(const std::string& title, const std::string& key,
-                  const std::vector<replay::GroupStats>& groups, size_t top) {
+void print_groups(const std::string& title, const std::string& key, const std::vector<replay::GroupStats>& groups,
+                  size_t top) {
   const double total = static_cast<double>(total_work(groups));
   TextTable table;
-  table.headers = {key,         "samples", "tiles", "work_cycles", "share", "phase_cycles",
-                   "occupancy", "p50",     "p95",   "max"};
+  table.headers = {key, "samples", "tiles", "work_cycles", "share", "phase_cycles", "occupancy", "p50", "p95", "max"};
   for (size_t i = 0; i < groups.size() && i < top; ++i) {
     const auto& g = groups[i];
-    table.rows.push_back({g.name, std::to_string(g.samples), std::to_string(g.tiles),
-                          std::to_string(g.work_cycles),
+    table.rows.push_back({g.name, std::to_string(g.samples), std::to_string(g.tiles), std::to_string(g.work_cycles),
                           fixed3(total > 0 ? static_cast<double>(g.work_cycles) / total : 0.0),
-                          std::to_string(g.phase_cycles), fixed3(g.occupancy),
-                          std::to_string(g.p50), std::to_string(g.p95), std::to_string(g.max)});
+                          std::to_string(g.phase_cycles), fixed3(g.occupancy), std::to_string(g.p50),
+                          std::to_string(g.p95), std::to_string(g.max)});
   }
   std::cout << "\n" << title << "\n";
   table.print_text(std::cout);
-  if (groups.size() > top)
-    std::cout << "(" << groups.size() - top << " more; --top N or --json for all)\n";
+  if (groups.size() > top) std::cout << "(" << groups.size() - top << " more; --top N or --json for all)\n";
 }
 
-void print_tiles(const std::string& title, const std::vector<replay::TileTotals>& tiles,
-                 uint64_t span) {
+void print_tiles(const std::string& title, const std::vector<replay::TileTotals>& tiles, uint64_t span) {
   TextTable table;
   table.headers = {"tile", "compute", "exchange", "synchronization", "idle", "compute_share"};
   for (const auto& t : tiles) {
-    table.rows.push_back(
-        {std::to_string(t.physical_tile), std::to_string(t.compute), std::to_string(t.exchange),
-         std::to_string(t.synchronization), std::to_string(t.idle),
-         fixed3(span > 0 ? static_cast<double>(t.compute) / static_cast<double>(span) : 0.0)});
+    table.rows.push_back({std::to_string(t.physical_tile), std::to_string(t.compute), std::to_string(t.exchange),
+                          std::to_string(t.synchronization), std::to_string(t.idle),
+                          fixed3(span > 0 ? static_cast<double>(t.compute) / static_cast<double>(span) : 0.0)});
   }
   std::cout << "\n" << title << "\n";
   table.print_text(std::cout);
@@ -98,8 +93,7 @@ int run_summary(const SummaryOptions& o) {
   const LoadedProfile loaded = load_profile(o.profile, o.shared_clock);
   const auto& p = loaded.profile;
   progress.stage("totals");
-  const replay::ProfileSummary s =
-      replay::summarize_profile(p, loaded.timeline, o.json ? SIZE_MAX : o.top);
+  const replay::ProfileSummary s = replay::summarize_profile(p, loaded.timeline, o.json ? SIZE_MAX : o.top);
   progress.finish();
   if (o.json) {
     // Every tile, busiest first: the idlest are the same list from the end.
@@ -143,8 +137,7 @@ const ProfileSubcommandRegistration registration{
           "from the latest tile's first sample unless --shared-clock. docs/profile-queries.md.\n"
           "Example: lockstep profile summary run.lsprof --top 5");
       auto o = std::make_shared<SummaryOptions>();
-      cmd->add_option("PROFILE", o->profile,
-                      "profile file (run --profile, replay --profile or the stack's)")
+      cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")
           ->required();
       cmd->add_option("--top", o->top, "rows per table and tiles per list (default 10)")
           ->check(unsigned_in(1, 1000000));
@@ -154,5 +147,5 @@ const ProfileSubcommandRegistration registration{
       return [o]() { return run_summary(*o); };
     }};
 
-}  // namespace
+}  // namespace profile_summary_command_local
 }  // namespace lockstep::cli

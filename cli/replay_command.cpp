@@ -7,18 +7,18 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "formats/capture.hpp"
-#include "io/errors.hpp"
-#include "cli/watch_option.hpp"
-#include "sim/backend.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/device_image.hpp"
 #include "cli/options.hpp"
 #include "cli/profile_output.hpp"
+#include "cli/watch_option.hpp"
+#include "formats/capture.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
 #include "replay/point.hpp"
 #include "replay/replay_args.hpp"
 #include "replay/sampling.hpp"
-#include "cli/device_image.hpp"
-#include "io/atomic_file.hpp"
+#include "sim/backend.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -39,9 +39,9 @@ struct ReplayArgs {
   std::string machine;
   size_t jobs = 0;
   bool json = false;
-  std::string profile;  // --profile FILE
+  std::string profile;               // --profile FILE
   std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
-  std::string device_image;  // --device-image FILE
+  std::string device_image;          // --device-image FILE
   std::string object;
   std::string profiling = "none";
 };
@@ -71,8 +71,8 @@ int write_device_replay(const ReplayArgs& args, const arch::Capture& capture, co
 
 // The replayed phase's profile; a phase without transfers never runs, so its profile has
 // no tiles.
-void write_replay_profile(const replay::PointResult& r, const arch::MachineDescription& machine,
-                          const ReplayArgs& args, const replay::PointSpec& spec) {
+void write_replay_profile(const replay::PointResult& r, const arch::MachineDescription& machine, const ReplayArgs& args,
+                          const replay::PointSpec& spec) {
   arch::Profile profile;
   if (r.profile) {
     profile = *r.profile;
@@ -91,9 +91,8 @@ std::string hex(uint32_t value) {
   return text;
 }
 
-nlohmann::ordered_json result_json(const ReplayArgs& args, const replay::PointResult& r,
-                                   const replay::PointSpec& spec, uint64_t phase_iterations, uint64_t words,
-                                   const std::optional<uint64_t>& samples) {
+nlohmann::ordered_json result_json(const ReplayArgs& args, const replay::PointResult& r, const replay::PointSpec& spec,
+                                   uint64_t phase_iterations, uint64_t words, const std::optional<uint64_t>& samples) {
   nlohmann::ordered_json j;
   j["phase"] = r.spec.phase;
   j["label"] = r.label;
@@ -161,15 +160,14 @@ int run_replay(const ReplayArgs& args) {
     return r.payload_ok() ? kExitOk : kExitFailed;
   }
   std::cout << "phase " << r.spec.phase << " (" << r.label << ") config " << spec.config
-            << (spec.paired ? " paired64" : " word32") << ", " << r.iterations << " of "
-            << phase.iterations << " iteration(s) replayed, seed " << args.seed << "\n";
+            << (spec.paired ? " paired64" : " word32") << ", " << r.iterations << " of " << phase.iterations
+            << " iteration(s) replayed, seed " << args.seed << "\n";
   if (!r.error.empty()) {
     std::cout << "error: " << r.error << "\n";
     return r.error_exit_code == kExitBadInput ? kExitBadInput : kExitInternal;
   }
   if (phase.transfers.empty()) std::cout << "empty        the phase has no transfers: nothing to move or check\n";
-  std::cout << "horizon      " << r.horizon << " cycles (compiled schedule: " << r.compiled_horizon
-            << ")\n"
+  std::cout << "horizon      " << r.horizon << " cycles (compiled schedule: " << r.compiled_horizon << ")\n"
             << "lower bound  " << r.lower_bound << "\n"
             << "max row      " << r.max_row_bytes << " bytes\n"
             << "total row    " << r.total_row_bytes << " bytes\n"
@@ -179,8 +177,8 @@ int run_replay(const ReplayArgs& args) {
                                                             : "all " + std::to_string(words))
             << " per iteration x " << r.executions << " execution(s)\n";
   if (r.executions != r.iterations) {
-    std::cout << "executions   the simulator ran the phase " << r.executions << " time(s), expected "
-              << r.iterations << "\n";
+    std::cout << "executions   the simulator ran the phase " << r.executions << " time(s), expected " << r.iterations
+              << "\n";
   }
   std::cout << watch_text(r.watch_writes);
   for (const auto& h : r.hazards) std::cout << "hazard       " << h << "\n";
@@ -191,9 +189,8 @@ int run_replay(const ReplayArgs& args) {
     std::cout << "expectations " << r.expectation_failures << " package expectation(s) failed\n";
   }
   for (const auto& m : r.mismatches) {
-    std::cout << "mismatch     tile " << m.tile << " address " << hex(m.address) << " iteration "
-              << m.iteration << ": expected " << hex(m.expected) << " found " << hex(m.found)
-              << "\n";
+    std::cout << "mismatch     tile " << m.tile << " address " << hex(m.address) << " iteration " << m.iteration
+              << ": expected " << hex(m.expected) << " found " << hex(m.found) << "\n";
   }
   if (r.mismatch_count > r.mismatches.size()) {
     std::cout << "mismatch     ... " << r.mismatch_count - r.mismatches.size() << " more\n";
@@ -203,55 +200,56 @@ int run_replay(const ReplayArgs& args) {
   return pass ? kExitOk : kExitFailed;
 }
 
-const CommandRegistration registration{"replay", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "replay",
-      "Replay one phase of a capture: compile it under one configuration, put a unique\n"
-      "payload token in every source word of every Repeat iteration, run it on the SystemC\n"
-      "model, and check the destination words after every iteration. Prints horizon, lower\n"
-      "bound, row and patch sizes, pass or fail and the first mismatches. Exit 1 on a\n"
-      "mismatch or hazard. Every destination word is checked unless --samples N asks for\n"
-      "a seeded sample; --json prints the result as one JSON object.\n"
-      "Example: lockstep replay out/vit.capnp --phase 3 --config B256");
-  auto args = std::make_shared<ReplayArgs>();
-  cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)")->required();
-  cmd->add_option("--phase", args->phase, "phase id")->required();
-  cmd->add_option("--config", args->config,
-                  "configuration: latency, automatic, remaining-combined, S<W>, B<W>; a p or\n"
-                  "+paired suffix selects the paired width (B256p)")
-      ->required();
-  auto* samples = cmd->add_option("--samples", args->samples,
-                                  "check a seeded sample of N destination words per iteration (covering\n"
-                                  "every destination tile first) instead of every word; N >= 1")
-                      ->check(unsigned_in(1, UINT64_MAX));
-  cmd->add_flag("--all", args->all, "check every destination word (the default; kept for old scripts)")
-      ->excludes(samples);
-  add_seed_option(*cmd, "--seed", args->seed, "payload token and sampling seed")->capture_default_str();
-  cmd->add_option("--iterations", args->iterations,
-                  "all: replay every Repeat iteration; first: only the first")
-      ->check(CLI::IsMember({"all", "first"}))
-      ->capture_default_str();
-  cmd->add_option("--machine", args->machine,
-                  "machine (path or embedded name); default: the capture's machine");
-  add_jobs_option(*cmd, args->jobs, "threads to compile the phase on (default, or 0: every core)");
-  cmd->add_flag("--json", args->json, "print the result as one JSON object");
-  add_watch_option(*cmd, args->watches);
-  cmd->add_option("--profile", args->profile,
-                  "write the replay's cycle profile (docs/profiles.md): per tile, a sample per executed\n"
-                  "step; read it with `lockstep profile summary|phases|query|render|export`");
-  auto* image = cmd->add_option("--device-image", args->device_image,
-                                 "instead of replaying, write the phase (every Repeat iteration) as an image the IPU21\n"
-                                 "stack runs: no checksum kernels; the output binding proof.sampled reads back about\n"
-                                 "8192 destination words (--samples N: about N), which `crosscheck` compares with\n"
-                                 "`device simulate` of the same image");
-  cmd->add_option("--object", args->object, "with --device-image: an ELF object defining the symbols the code calls")
-      ->needs(image);
-  cmd->add_option("--profiling", args->profiling, "with --device-image: none, overall or full, as device export")
-      ->check(CLI::IsMember({"none", "overall", "full"}))
-      ->needs(image);
-  add_common_options(*cmd);
-  return [args]() { return run_replay(*args); };
-}};
+const CommandRegistration registration{
+    "replay", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("replay",
+                             "Replay one phase of a capture: compile it under one configuration, put a unique\n"
+                             "payload token in every source word of every Repeat iteration, run it on the SystemC\n"
+                             "model, and check the destination words after every iteration. Prints horizon, lower\n"
+                             "bound, row and patch sizes, pass or fail and the first mismatches. Exit 1 on a\n"
+                             "mismatch or hazard. Every destination word is checked unless --samples N asks for\n"
+                             "a seeded sample; --json prints the result as one JSON object.\n"
+                             "Example: lockstep replay out/vit.capnp --phase 3 --config B256");
+      auto args = std::make_shared<ReplayArgs>();
+      cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)")->required();
+      cmd->add_option("--phase", args->phase, "phase id")->required();
+      cmd->add_option("--config", args->config,
+                      "configuration: latency, automatic, remaining-combined, S<W>, B<W>; a p or\n"
+                      "+paired suffix selects the paired width (B256p)")
+          ->required();
+      auto* samples = cmd->add_option("--samples", args->samples,
+                                      "check a seeded sample of N destination words per iteration (covering\n"
+                                      "every destination tile first) instead of every word; N >= 1")
+                          ->check(unsigned_in(1, UINT64_MAX));
+      cmd->add_flag("--all", args->all, "check every destination word (the default; kept for old scripts)")
+          ->excludes(samples);
+      add_seed_option(*cmd, "--seed", args->seed, "payload token and sampling seed")->capture_default_str();
+      cmd->add_option("--iterations", args->iterations, "all: replay every Repeat iteration; first: only the first")
+          ->check(CLI::IsMember({"all", "first"}))
+          ->capture_default_str();
+      cmd->add_option("--machine", args->machine, "machine (path or embedded name); default: the capture's machine");
+      add_jobs_option(*cmd, args->jobs, "threads to compile the phase on (default, or 0: every core)");
+      cmd->add_flag("--json", args->json, "print the result as one JSON object");
+      add_watch_option(*cmd, args->watches);
+      cmd->add_option("--profile", args->profile,
+                      "write the replay's cycle profile (docs/profiles.md): per tile, a sample per executed\n"
+                      "step; read it with `lockstep profile summary|phases|query|render|export`");
+      auto* image =
+          cmd->add_option("--device-image", args->device_image,
+                          "instead of replaying, write the phase (every Repeat iteration) as an image the IPU21\n"
+                          "stack runs: no checksum kernels; the output binding proof.sampled reads back about\n"
+                          "8192 destination words (--samples N: about N), which `crosscheck` compares with\n"
+                          "`device simulate` of the same image");
+      cmd->add_option("--object", args->object,
+                      "with --device-image: an ELF object defining the symbols the code calls")
+          ->needs(image);
+      cmd->add_option("--profiling", args->profiling, "with --device-image: none, overall or full, as device export")
+          ->check(CLI::IsMember({"none", "overall", "full"}))
+          ->needs(image);
+      add_common_options(*cmd);
+      return [args]() { return run_replay(*args); };
+    }};
 
-}  // namespace
+}  // namespace replay_command_local
 }  // namespace lockstep::cli

@@ -1,36 +1,36 @@
 // `lockstep run PACKAGE`: runs a package on the SystemC model of the machine it names,
 // prints total cycles and each phase's horizon, writes output bindings, reports hazards
 // and expectation failures.
-#include <cerrno>
-#include <cstring>
 #include <unistd.h>
-#include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
-#include "io/atomic_file.hpp"
-#include "io/file_names.hpp"
-#include "io/errors.hpp"
-#include "io/input_file.hpp"
-#include "formats/npy.hpp"
 #include "arch/machine.hpp"
 #include "calibration/costs_file.hpp"
-#include "formats/package.hpp"
-#include "cli/stop_option.hpp"
-#include "cli/watch_option.hpp"
 #include "cli/binding_files.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/logging.hpp"
 #include "cli/options.hpp"
 #include "cli/profile_output.hpp"
 #include "cli/run_reference.hpp"
+#include "cli/stop_option.hpp"
+#include "cli/watch_option.hpp"
+#include "formats/npy.hpp"
+#include "formats/package.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
+#include "io/file_names.hpp"
+#include "io/input_file.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::cli {
@@ -54,11 +54,11 @@ struct RunArgs {
   std::string reference_weights;
   bool keep_going = false;
   bool reference = false;
-  bool phases = false;  // --phases: a line per phase execution
+  bool phases = false;               // --phases: a line per phase execution
   std::vector<std::string> watches;  // --watch TILE:ADDRESS[:BYTES]
   StopArgs stop;                     // --stop-at, --dump, --dump-rows
-  bool allow_non_finite = false;  // keep NaN and infinities in --input arrays
-  std::string costs;              // --costs FILE: fitted kernel cost parameters
+  bool allow_non_finite = false;     // keep NaN and infinities in --input arrays
+  std::string costs;                 // --costs FILE: fitted kernel cost parameters
 };
 
 // The critical path's split (docs/timing.md, "Where the cycles go"); the parts add up to
@@ -66,8 +66,11 @@ struct RunArgs {
 nlohmann::ordered_json split_json(const model::CycleSplit& split) {
   nlohmann::ordered_json by_kernel = nlohmann::ordered_json::object();
   for (const auto& [name, cycles] : split.compute_by_kernel) by_kernel[name] = cycles;
-  nlohmann::ordered_json j = {{"exchange", split.exchange}, {"compute", split.compute}, {"sync", split.sync},
-                              {"patching", split.patching}, {"control", split.control}};
+  nlohmann::ordered_json j = {{"exchange", split.exchange},
+                              {"compute", split.compute},
+                              {"sync", split.sync},
+                              {"patching", split.patching},
+                              {"control", split.control}};
   if (split.host > 0) j["host"] = split.host;  // only packages with host phases
   j["compute_by_kernel"] = by_kernel;
   return j;
@@ -87,16 +90,19 @@ std::string split_text(const model::CycleSplit& split) {
 
 // Events count from the phase's release (event 0 = release_cycle).
 nlohmann::ordered_json execution_json(const sim::PhaseExecution& e, bool with_tiles) {
-  nlohmann::ordered_json j = {{"phase", e.phase},       {"iteration", e.iteration},
-                              {"release_cycle", e.release_cycle}, {"horizon", e.horizon},
-                              {"last_arrival", e.last_arrival}, {"before", split_json(e.before)}};
+  nlohmann::ordered_json j = {
+      {"phase", e.phase},     {"iteration", e.iteration},       {"release_cycle", e.release_cycle},
+      {"horizon", e.horizon}, {"last_arrival", e.last_arrival}, {"before", split_json(e.before)}};
   if (!with_tiles) return j;
   nlohmann::ordered_json tiles = nlohmann::ordered_json::array();
   for (const auto& t : e.tiles) {
     nlohmann::ordered_json received = nlohmann::ordered_json::array();
     for (const auto& r : t.received) {
-      received.push_back({{"from_tile", r.sender}, {"address", r.address}, {"source_address", r.source_address},
-                          {"bytes", r.bytes}, {"first_write_event", r.first_write_event},
+      received.push_back({{"from_tile", r.sender},
+                          {"address", r.address},
+                          {"source_address", r.source_address},
+                          {"bytes", r.bytes},
+                          {"first_write_event", r.first_write_event},
                           {"last_write_event", r.last_write_event}});
     }
     tiles.push_back({{"tile", t.tile}, {"row_end", t.row_end}, {"received", received}});
@@ -151,12 +157,20 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
     const sim::ChipError chip = sim::chip_error(h);
     nlohmann::ordered_json on_chip = nullptr;  // null: the chip raises nothing for it
     if (chip.exception != 0) {
-      on_chip = {{"exception", chip.exception}, {"exception_name", sim::exception_name(chip.exception)},
-                 {"receive_error", chip.receive_error}, {"receive_error_name", sim::receive_error_name(chip.receive_error)}};
+      on_chip = {{"exception", chip.exception},
+                 {"exception_name", sim::exception_name(chip.exception)},
+                 {"receive_error", chip.receive_error},
+                 {"receive_error_name", sim::receive_error_name(chip.receive_error)}};
     }
-    j["hazards"].push_back({{"kind", sim::hazard_name(h.kind)}, {"tile", h.tile}, {"phase", h.phase},
-                            {"iteration", h.iteration}, {"cycle", h.cycle}, {"row_offset", h.row_offset},
-                            {"instruction", h.instruction}, {"detail", h.detail}, {"chip", on_chip}});
+    j["hazards"].push_back({{"kind", sim::hazard_name(h.kind)},
+                            {"tile", h.tile},
+                            {"phase", h.phase},
+                            {"iteration", h.iteration},
+                            {"cycle", h.cycle},
+                            {"row_offset", h.row_offset},
+                            {"instruction", h.instruction},
+                            {"detail", h.detail},
+                            {"chip", on_chip}});
   }
   j["expectation_failures"] = nlohmann::ordered_json::array();
   for (const auto& f : result.expectation_failures) {
@@ -171,8 +185,7 @@ void print_json(const RunArgs& args, const arch::MachineDescription& machine, co
 void print_text(const arch::MachineDescription& machine, const sim::RunResult& result,
                 const std::vector<ReferenceCheck>& checks, bool phases) {
   std::cout << "machine " << machine.name << "\n";
-  std::cout << "total cycles " << result.total_cycles << ", " << milliseconds(result.total_cycles, machine)
-            << " ms\n";
+  std::cout << "total cycles " << result.total_cycles << ", " << milliseconds(result.total_cycles, machine) << " ms\n";
   const size_t invocations = result.invocation_ends.size();
   uint64_t start = 0;
   for (size_t i = 0; i < invocations && invocations > 1; ++i) {
@@ -236,20 +249,22 @@ void write_outputs(const RunArgs& args, const std::vector<std::pair<const arch::
   if (!args.output_dir.empty()) {
     arch::create_output_directory(args.output_dir, "--output-dir");
     for (const auto& [name, bytes] : result.outputs) {
-      const std::string path = (std::filesystem::path(args.output_dir) / (arch::escaped_file_name(name) + ".bin")).string();
+      const std::string path =
+          (std::filesystem::path(args.output_dir) / (arch::escaped_file_name(name) + ".bin")).string();
       arch::write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     }
   }
   for (const auto& [binding, file] : npy) {
-    arch::write_npy(file, arch::make_npy(npy_type(*binding, file), npy_shape(*binding), result.outputs.at(binding->name)));
+    arch::write_npy(file,
+                    arch::make_npy(npy_type(*binding, file), npy_shape(*binding), result.outputs.at(binding->name)));
   }
 }
 
 // The run; with a detail file, every phase execution's tiles are written to it as one JSON
 // line when the phase ends (so memory does not grow with them), and the file appears whole at
 // the end of the run.
-sim::RunResult simulate(const arch::Package& package, const arch::MachineDescription& machine,
-                        sim::RunOptions options, const std::string& detail) {
+sim::RunResult simulate(const arch::Package& package, const arch::MachineDescription& machine, sim::RunOptions options,
+                        const std::string& detail) {
   auto backend = sim::make_systemc_backend(machine);
   if (detail.empty()) return backend->run(package, options);
   sim::RunResult result;
@@ -317,8 +332,8 @@ int run(const RunArgs& args) {
   std::ostringstream said;
   if (finish_stop(stop, result, args.json ? said : std::cout)) {
     if (args.json) {
-      nlohmann::ordered_json j = {{"stopped_at", result.stopped_at}, {"total_cycles", result.total_cycles},
-                                  {"dumps", stop.files}};
+      nlohmann::ordered_json j = {
+          {"stopped_at", result.stopped_at}, {"total_cycles", result.total_cycles}, {"dumps", stop.files}};
       if (!args.watches.empty()) j["watch"] = watch_json(result.watch_writes);
       std::cout << json_text(j) << "\n";
     } else {
@@ -328,7 +343,8 @@ int run(const RunArgs& args) {
   }
   if (args.json && !said.str().empty()) std::cerr << said.str();
   write_outputs(args, npy, result);
-  if (result.profile) write_run_profile(*result.profile, std::filesystem::path(args.package).filename().string(), args.profile);
+  if (result.profile)
+    write_run_profile(*result.profile, std::filesystem::path(args.package).filename().string(), args.profile);
   std::vector<ReferenceCheck> checks;  // per invocation, against each reference
   if (reference_wanted) {
     std::vector<const std::map<std::string, std::vector<uint8_t>>*> outputs;
@@ -347,76 +363,79 @@ int run(const RunArgs& args) {
   return result.ok() ? kExitOk : kExitFailed;
 }
 
-const CommandRegistration registration{"run", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "run",
-      "Run a package (Cap'n Proto or YAML) on the SystemC model of the machine it names.\n"
-      "Prints the total cycles and where they went, the number of phase executions (--phases\n"
-      "lists each with its release cycle and horizon), every hazard (class, tile, phase,\n"
-      "iteration, cycle, row offset, instruction) and every failed expectation. By default\n"
-      "the first hazard stops the run; --keep-going collects all.\n"
-      "--reference compares a whole model's output with its FP32 reference (docs/reference.md).\n"
-      "Outputs: -o/--output [NAME=]FILE.npy per output binding, or --output-dir DIR for all.\n"
-      "Runs on --jobs threads (default: every core); the results are the same at any count.\n"
-      "Exit 0 ok, 1 a hazard or failed expectation, 2 bad input.");
-  auto args = std::make_shared<RunArgs>();
-  cmd->add_option("PACKAGE", args->package, "the package file")->required();
-  cmd->add_option("--input", args->inputs,
-                  "[NAME=]FILE: an input binding's values, a .npy array of the binding's element type\n"
-                  "and shape, or raw bytes (.bin); NAME may be left out when there is one input (repeatable)");
-  cmd->add_option("-o,--output", args->outputs,
-                  "[NAME=]FILE.npy: write an output binding as a .npy array of its element type and\n"
-                  "shape; NAME may be left out when there is one output (repeatable)");
-  cmd->add_option("--invocations", args->invocations,
-                  "run the resident program this many times back to back and print each one's cycles\n"
-                  "and milliseconds at the machine's clock (outputs are the last one's; --reference\n"
-                  "compares each)")
-      ->check(CLI::Range(1u, 1000u));
-  cmd->add_option("--max-cycles", args->max_cycles,
-                  "stop the run (exit 1, outputs not written) once a tile passes this simulated cycle;\n"
-                  "0: no bound")
-      ->check(unsigned_in(0, UINT64_MAX))
-      ->capture_default_str();
-  cmd->add_option("--timeout", args->timeout_seconds,
-                  "stop the run (exit 1) after this many seconds of wall time (default 0: no bound)")
-      ->check(finite_non_negative());
-  cmd->add_option("--output-dir", args->output_dir, "write each output binding to DIR/NAME.bin, NAME escaped to one file name (/ becomes %2F; DIR is made if missing)");
-  cmd->add_flag("--json", args->json,
-                "print the result as one JSON object: totals, invocations, the reference per invocation,\n"
-                "each phase execution (phase, iteration, release, horizon), hazards, failed expectations;\n"
-                "its size does not grow with the write runs inside a phase");
-  cmd->add_option("--exchange-detail", args->exchange_detail,
-                  "write FILE as JSON Lines, one line per phase execution, streamed as the run goes: each\n"
-                  "tile's row end and, per received run, its sender, addresses, bytes and first and last\n"
-                  "write event (events from the phase's release)");
-  cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
-  add_watch_option(*cmd, args->watches);
-  add_stop_options(*cmd, args->stop);
-  cmd->add_flag("--allow-non-finite", args->allow_non_finite,
-                "keep NaN and infinite values in --input arrays (refused by default, naming the\n"
-                "element: one poisons every output)");
-  cmd->add_flag("--phases", args->phases,
-                "print a line per phase execution: phase, Repeat iteration, release cycle, horizon");
-  cmd->add_option("--profile", args->profile,
-                  "write a cycle profile (Cap'n Proto, docs/profiles.md): per tile, a sample per executed\n"
-                  "step with its cycles, kind, phase, epoch, operation, kernel and exchange activities;\n"
-                  "read it with `lockstep profile summary|phases|query|render|export`");
-  cmd->add_option("--costs", args->costs,
-                  "kernel cost parameters from `lockstep calibrate` (docs/calibration.md): the kernels it\n"
-                  "lists take their cycles from the fitted parameters, the rest keep their built-in models");
-  add_jobs_option(*cmd, args->jobs, "threads for the kernels and the reference (default, or 0: every core)");
-  cmd->add_flag("--reference", args->reference,
-                "hold the `output` binding against the separate FP32 reference of the model (a package\n"
-                "made by `lockstep build`: its recorded workload, the weights as its segments hold them,\n"
-                "the `patches` input the run uses) and print the cosine similarity and maximum absolute\n"
-                "error; with --invocations N each invocation's output is compared and printed");
-  cmd->add_option("--reference-weights", args->reference_weights,
-                  "FILE.safetensors: also compare with the FP32 reference run on these weights as given,\n"
-                  "before FP8 quantisation (the file `build --weights` read), which shows what saturation\n"
-                  "and rounding cost; implies --reference");
-  add_common_options(*cmd);
-  return [args]() { return run(*args); };
-}};
+const CommandRegistration registration{
+    "run", [](CLI::App& app) {
+      auto* cmd = app.add_subcommand(
+          "run",
+          "Run a package (Cap'n Proto or YAML) on the SystemC model of the machine it names.\n"
+          "Prints the total cycles and where they went, the number of phase executions (--phases\n"
+          "lists each with its release cycle and horizon), every hazard (class, tile, phase,\n"
+          "iteration, cycle, row offset, instruction) and every failed expectation. By default\n"
+          "the first hazard stops the run; --keep-going collects all.\n"
+          "--reference compares a whole model's output with its FP32 reference (docs/reference.md).\n"
+          "Outputs: -o/--output [NAME=]FILE.npy per output binding, or --output-dir DIR for all.\n"
+          "Runs on --jobs threads (default: every core); the results are the same at any count.\n"
+          "Exit 0 ok, 1 a hazard or failed expectation, 2 bad input.");
+      auto args = std::make_shared<RunArgs>();
+      cmd->add_option("PACKAGE", args->package, "the package file")->required();
+      cmd->add_option("--input", args->inputs,
+                      "[NAME=]FILE: an input binding's values, a .npy array of the binding's element type\n"
+                      "and shape, or raw bytes (.bin); NAME may be left out when there is one input (repeatable)");
+      cmd->add_option("-o,--output", args->outputs,
+                      "[NAME=]FILE.npy: write an output binding as a .npy array of its element type and\n"
+                      "shape; NAME may be left out when there is one output (repeatable)");
+      cmd->add_option("--invocations", args->invocations,
+                      "run the resident program this many times back to back and print each one's cycles\n"
+                      "and milliseconds at the machine's clock (outputs are the last one's; --reference\n"
+                      "compares each)")
+          ->check(CLI::Range(1u, 1000u));
+      cmd->add_option("--max-cycles", args->max_cycles,
+                      "stop the run (exit 1, outputs not written) once a tile passes this simulated cycle;\n"
+                      "0: no bound")
+          ->check(unsigned_in(0, UINT64_MAX))
+          ->capture_default_str();
+      cmd->add_option("--timeout", args->timeout_seconds,
+                      "stop the run (exit 1) after this many seconds of wall time (default 0: no bound)")
+          ->check(finite_non_negative());
+      cmd->add_option("--output-dir", args->output_dir,
+                      "write each output binding to DIR/NAME.bin, NAME escaped to one file name (/ becomes %2F; DIR is "
+                      "made if missing)");
+      cmd->add_flag("--json", args->json,
+                    "print the result as one JSON object: totals, invocations, the reference per invocation,\n"
+                    "each phase execution (phase, iteration, release, horizon), hazards, failed expectations;\n"
+                    "its size does not grow with the write runs inside a phase");
+      cmd->add_option("--exchange-detail", args->exchange_detail,
+                      "write FILE as JSON Lines, one line per phase execution, streamed as the run goes: each\n"
+                      "tile's row end and, per received run, its sender, addresses, bytes and first and last\n"
+                      "write event (events from the phase's release)");
+      cmd->add_flag("--keep-going", args->keep_going, "collect every hazard instead of stopping");
+      add_watch_option(*cmd, args->watches);
+      add_stop_options(*cmd, args->stop);
+      cmd->add_flag("--allow-non-finite", args->allow_non_finite,
+                    "keep NaN and infinite values in --input arrays (refused by default, naming the\n"
+                    "element: one poisons every output)");
+      cmd->add_flag("--phases", args->phases,
+                    "print a line per phase execution: phase, Repeat iteration, release cycle, horizon");
+      cmd->add_option("--profile", args->profile,
+                      "write a cycle profile (Cap'n Proto, docs/profiles.md): per tile, a sample per executed\n"
+                      "step with its cycles, kind, phase, epoch, operation, kernel and exchange activities;\n"
+                      "read it with `lockstep profile summary|phases|query|render|export`");
+      cmd->add_option("--costs", args->costs,
+                      "kernel cost parameters from `lockstep calibrate` (docs/calibration.md): the kernels it\n"
+                      "lists take their cycles from the fitted parameters, the rest keep their built-in models");
+      add_jobs_option(*cmd, args->jobs, "threads for the kernels and the reference (default, or 0: every core)");
+      cmd->add_flag("--reference", args->reference,
+                    "hold the `output` binding against the separate FP32 reference of the model (a package\n"
+                    "made by `lockstep build`: its recorded workload, the weights as its segments hold them,\n"
+                    "the `patches` input the run uses) and print the cosine similarity and maximum absolute\n"
+                    "error; with --invocations N each invocation's output is compared and printed");
+      cmd->add_option("--reference-weights", args->reference_weights,
+                      "FILE.safetensors: also compare with the FP32 reference run on these weights as given,\n"
+                      "before FP8 quantisation (the file `build --weights` read), which shows what saturation\n"
+                      "and rounding cost; implies --reference");
+      add_common_options(*cmd);
+      return [args]() { return run(*args); };
+    }};
 
-}  // namespace
+}  // namespace run_command_local
 }  // namespace lockstep::cli

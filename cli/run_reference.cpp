@@ -33,8 +33,8 @@ std::vector<uint8_t> initial_binding_bytes(const arch::Package& package, const a
   for (const arch::Slice& s : b.slices) {
     const uint8_t* at = arch::initial_bytes(package, s.tile, s.address, s.bytes);
     if (at == nullptr) {
-      throw InputError("the package holds no initial values of input `" + b.name + "` (tile " +
-                       std::to_string(s.tile) + "); give them with --input");
+      throw InputError("the package holds no initial values of input `" + b.name + "` (tile " + std::to_string(s.tile) +
+                       "); give them with --input");
     }
     bytes.insert(bytes.end(), at, at + s.bytes);
   }
@@ -73,11 +73,10 @@ void check_output_binding(const arch::Package& package, const workload::Workload
   }
 }
 
-}  // namespace
+}  // namespace run_reference_local
 
 std::vector<float> package_reference(const arch::Package& package, const arch::MachineDescription& machine,
-                                     const std::string& file,
-                                     const std::map<std::string, std::vector<uint8_t>>& inputs,
+                                     const std::string& file, const std::map<std::string, std::vector<uint8_t>>& inputs,
                                      const std::string& weights_file) {
   if (package.workload.empty()) {
     throw InputError(file + ": --reference needs a package made by `lockstep build` (no workload recorded)");
@@ -87,16 +86,18 @@ std::vector<float> package_reference(const arch::Package& package, const arch::M
     check_output_binding(package, w);
     if (!weights_file.empty()) {
       // The weights as the user gave them, before FP8 quantisation (and its saturation).
-      return workload::reference_forward(w, workload::load_weights_file(weights_file, w), run_patches(package, w, inputs));
+      return workload::reference_forward(w, workload::load_weights_file(weights_file, w),
+                                         run_patches(package, w, inputs));
     }
     const auto t0 = std::chrono::steady_clock::now();
     const workload::Lowered lowered = workload::lower_workload(w, machine);
     const workload::DeviceWeights device = workload::read_device_weights(package, lowered.weights, w);
     const auto t1 = std::chrono::steady_clock::now();
     std::vector<float> out = workload::reference_forward(w, device, run_patches(package, w, inputs));
-    spdlog::debug("reference: weights read in {:.2f} s, forward pass (each layer's weights dequantised on the way) {:.2f} s",
-                  std::chrono::duration<double>(t1 - t0).count(),
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+    spdlog::debug(
+        "reference: weights read in {:.2f} s, forward pass (each layer's weights dequantised on the way) {:.2f} s",
+        std::chrono::duration<double>(t1 - t0).count(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     return out;
   } catch (const InputError& e) {
     throw InputError(file + ": --reference: " + e.what());

@@ -20,8 +20,7 @@ namespace lockstep::cli {
 // `output` binding of FP32 [rows, hidden]. With `weights_file` (a safetensors file as `build
 // --weights` reads it), the reference runs on those weights as given, before quantisation.
 std::vector<float> package_reference(const arch::Package& package, const arch::MachineDescription& machine,
-                                     const std::string& file,
-                                     const std::map<std::string, std::vector<uint8_t>>& inputs,
+                                     const std::string& file, const std::map<std::string, std::vector<uint8_t>>& inputs,
                                      const std::string& weights_file = "");
 
 // The simulated `output` binding (FP32 bytes; package_reference checked its size) against the

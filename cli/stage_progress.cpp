@@ -9,9 +9,7 @@
 namespace lockstep::cli {
 
 StageProgress::StageProgress(std::string command)
-    : command_(std::move(command)),
-      terminal_(::isatty(STDERR_FILENO) == 1),
-      start_(std::chrono::steady_clock::now()) {
+    : command_(std::move(command)), terminal_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {
   if (terminal_) thread_ = std::thread([this] { tick(); });
 }
 

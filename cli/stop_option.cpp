@@ -72,9 +72,9 @@ std::string rows_text(const std::vector<sim::RowState>& rows) {
   std::string out;
   for (const sim::RowState& r : rows) {
     out += "tile " + std::to_string(r.tile) + ": phase " + std::to_string(r.phase) + " iteration " +
-           std::to_string(r.iteration) + ", INCOMING_MUX " + arch::hex(r.mux) + ", paired mux " + arch::hex(r.paired_mux) +
-           ", INCOMING_FORMAT " + std::to_string(r.incoming_format) + ", INCOMING_BASE " + arch::hex(r.incoming_base) +
-           (r.row_address ? ", row at " + arch::hex(*r.row_address) : ", no row") + "\n";
+           std::to_string(r.iteration) + ", INCOMING_MUX " + arch::hex(r.mux) + ", paired mux " +
+           arch::hex(r.paired_mux) + ", INCOMING_FORMAT " + std::to_string(r.incoming_format) + ", INCOMING_BASE " +
+           arch::hex(r.incoming_base) + (r.row_address ? ", row at " + arch::hex(*r.row_address) : ", no row") + "\n";
     for (size_t i = 0; i < r.row.size();) {
       std::string text;
       size_t words = 1;
@@ -85,7 +85,8 @@ std::string rows_text(const std::vector<sim::RowState>& rows) {
       } catch (const std::exception&) {
         text = "(not an instruction)";
       }
-      out += "  " + arch::hex(*r.row_address + 4 * static_cast<uint32_t>(i)) + "  " + word_hex(r.row[i]) + "  " + text + "\n";
+      out += "  " + arch::hex(*r.row_address + 4 * static_cast<uint32_t>(i)) + "  " + word_hex(r.row[i]) + "  " + text +
+             "\n";
       i += words;
     }
   }
@@ -97,7 +98,9 @@ void write_dump(const std::string& file, const std::string& dtype, const std::ve
     arch::write_file_atomically(file, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     return;
   }
-  const arch::NpyType type = dtype == "f16" ? arch::NpyType::kFloat16 : dtype == "f32" ? arch::NpyType::kFloat32 : arch::NpyType::kUint8;
+  const arch::NpyType type = dtype == "f16"   ? arch::NpyType::kFloat16
+                             : dtype == "f32" ? arch::NpyType::kFloat32
+                                              : arch::NpyType::kUint8;
   const uint64_t size = type == arch::NpyType::kFloat16 ? 2 : type == arch::NpyType::kFloat32 ? 4 : 1;
   arch::write_npy(file, arch::make_npy(type, {bytes.size() / size}, bytes));
 }
@@ -129,16 +132,21 @@ void apply_stop(StopArgs& args, sim::RunOptions& options, const std::vector<std:
   options.keep_going = options.keep_going && options.stop_at->kind != sim::StopAt::Kind::Hazard;
   for (const std::string& spec : args.dumps) {
     const size_t eq = spec.rfind('=');
-    if (eq == std::string::npos || eq + 1 == spec.size()) throw InputError("--dump " + spec + ": expected TILE:ADDRESS:BYTES[:DTYPE]=FILE");
+    if (eq == std::string::npos || eq + 1 == spec.size())
+      throw InputError("--dump " + spec + ": expected TILE:ADDRESS:BYTES[:DTYPE]=FILE");
     std::string range = spec.substr(0, eq), dtype = "u8";
     if (const size_t colon = range.rfind(':'); std::count(range.begin(), range.end(), ':') == 3) {
       dtype = range.substr(colon + 1);
       range = range.substr(0, colon);
-      if (dtype != "f16" && dtype != "f32" && dtype != "u8") throw InputError("--dump " + spec + ": dtype " + dtype + ": expected f16, f32 or u8");
+      if (dtype != "f16" && dtype != "f32" && dtype != "u8")
+        throw InputError("--dump " + spec + ": dtype " + dtype + ": expected f16, f32 or u8");
     }
-    if (std::count(range.begin(), range.end(), ':') != 2) throw InputError("--dump " + spec + ": expected TILE:ADDRESS:BYTES[:DTYPE]=FILE");
+    if (std::count(range.begin(), range.end(), ':') != 2)
+      throw InputError("--dump " + spec + ": expected TILE:ADDRESS:BYTES[:DTYPE]=FILE");
     const model::WatchRange r = parse_watches({range}).front();
-    if ((dtype == "f16" && r.bytes % 2) || (dtype == "f32" && r.bytes % 4)) throw InputError("--dump " + spec + ": " + std::to_string(r.bytes) + " bytes are not whole " + dtype + " elements");
+    if ((dtype == "f16" && r.bytes % 2) || (dtype == "f32" && r.bytes % 4))
+      throw InputError("--dump " + spec + ": " + std::to_string(r.bytes) + " bytes are not whole " + dtype +
+                       " elements");
     args.files.push_back(spec.substr(eq + 1));
     args.dtypes.push_back(dtype);
     options.dumps.push_back(r);
@@ -157,13 +165,15 @@ void apply_stop(StopArgs& args, sim::RunOptions& options, const std::vector<std:
 bool finish_stop(const StopArgs& args, const sim::RunResult& result, std::ostream& out) {
   if (args.stop_at.empty()) return false;
   if (result.stopped_at.empty()) {
-    out << "--stop-at " << args.stop_at << ": the run never got there (it ended at cycle " << result.total_cycles << ")\n";
+    out << "--stop-at " << args.stop_at << ": the run never got there (it ended at cycle " << result.total_cycles
+        << ")\n";
     return false;
   }
   for (size_t i = 0; i < args.files.size(); ++i) write_dump(args.files[i], args.dtypes[i], result.dumps.at(i));
   if (!args.dump_rows.empty()) arch::write_file_atomically(args.dump_rows, rows_text(result.rows));
   out << "stopped at " << result.stopped_at << "; " << args.files.size()
-      << (args.files.size() == 1 ? " dump" : " dumps") << (args.dump_rows.empty() ? "" : " and the rows") << " written\n";
+      << (args.files.size() == 1 ? " dump" : " dumps") << (args.dump_rows.empty() ? "" : " and the rows")
+      << " written\n";
   return true;
 }
 

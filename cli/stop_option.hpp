@@ -1,11 +1,10 @@
 #pragma once
 // `run --stop-at WHERE [--dump TILE:ADDRESS:BYTES[:DTYPE]=FILE]... [--dump-rows FILE]`: stop a
 // run where the user asks and write what memory and the exchange state hold there.
+#include <CLI/CLI.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "sim/backend.hpp"
 

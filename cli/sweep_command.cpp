@@ -4,28 +4,27 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
-#include "io/atomic_file.hpp"
-#include "formats/capture.hpp"
-#include "io/errors.hpp"
-#include "io/printable.hpp"
-#include "io/hex.hpp"
-#include "io/mapped_file.hpp"
-#include "formats/package.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "cli/version.hpp"
-#include "replay/mpi.hpp"
-#include "results/provenance.hpp"
-#include "replay/replay_args.hpp"
-#include "report/report.hpp"
+#include "formats/capture.hpp"
+#include "formats/package.hpp"
+#include "io/atomic_file.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
+#include "io/mapped_file.hpp"
+#include "io/printable.hpp"
 #include "io/report_files.hpp"
-#include "results/results.hpp"
+#include "replay/mpi.hpp"
+#include "replay/replay_args.hpp"
 #include "replay/sweep.hpp"
-#include "results/sweep_definition.hpp"
 #include "replay/sweep_journal.hpp"
+#include "report/report.hpp"
+#include "results/provenance.hpp"
+#include "results/results.hpp"
+#include "results/sweep_definition.hpp"
 
 namespace lockstep::cli {
 // File-local, named so that the CLI's unity batches (cli/CMakeLists.txt) keep files apart.
@@ -44,8 +43,8 @@ struct SweepArgs {
   uint64_t seed = 1;
   std::string machine;
   std::string out;
-  std::string resume;  // the folder of an interrupted sweep
-  bool json = false;   // the summary as one JSON object (not part of the journal's identity)
+  std::string resume;           // the folder of an interrupted sweep
+  bool json = false;            // the summary as one JSON object (not part of the journal's identity)
   uint64_t program_cycles = 0;  // the whole program's cycles for the report (0: unknown)
 };
 
@@ -60,8 +59,8 @@ std::string sweep_identity(const SweepArgs& args, const replay::SweepDefinition&
   j["capture"] = args.capture;
   j["capture_fnv1a64"] = arch::hex(arch::fnv1a64(capture.data(), capture.size()));
   j["configs"] = args.configs;
-  j["configurations_fnv1a64"] = arch::hex(
-      arch::fnv1a64(reinterpret_cast<const uint8_t*>(configurations.data()), configurations.size()));
+  j["configurations_fnv1a64"] =
+      arch::hex(arch::fnv1a64(reinterpret_cast<const uint8_t*>(configurations.data()), configurations.size()));
   j["phases"] = args.phases;
   j["no_timings"] = args.no_timings;
   j["word32_only"] = args.word32_only;
@@ -72,7 +71,8 @@ std::string sweep_identity(const SweepArgs& args, const replay::SweepDefinition&
     return j.dump();
   } catch (const nlohmann::json::type_error&) {
     // The journal must give the exact arguments back on --resume.
-    throw InputError(args.capture + ": sweep: the capture, --configs, --phases and --machine arguments must be "
+    throw InputError(args.capture +
+                     ": sweep: the capture, --configs, --phases and --machine arguments must be "
                      "valid UTF-8 (a resumable sweep records them)");
   }
 }
@@ -142,8 +142,8 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
   if (mpi.root()) {
     try {
       arch::create_output_directory(args.out, "-o");
-      journal = std::make_unique<replay::SweepJournal>(args.out, sweep_identity(args, definition),
-                                                       !args.resume.empty(), plan.size());
+      journal = std::make_unique<replay::SweepJournal>(args.out, sweep_identity(args, definition), !args.resume.empty(),
+                                                       plan.size());
       resume.finished = journal->finished();
       if (!args.resume.empty()) resumed_folder(args.out, *journal);
       for (const auto& point : resume.finished) finished.push_back(point.first);
@@ -158,8 +158,7 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
   for (uint64_t index : mpi.broadcast(finished)) resume.finished.emplace(index, std::string());
   if (mpi.root()) {
     std::cerr << "sweep: " << plan.size() << " points ("
-              << (plan.empty() ? 0 : plan.size() / definition.configurations.size() /
-                                         (options.paired ? 2 : 1))
+              << (plan.empty() ? 0 : plan.size() / definition.configurations.size() / (options.paired ? 2 : 1))
               << " phases x " << definition.configurations.size() << " configurations"
               << (options.paired ? " x 2 widths" : "") << ") on "
               << (options.jobs ? options.jobs : replay::default_jobs(mpi)) << " worker(s)"
@@ -188,13 +187,13 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
         std::cerr << printable(p.error);
       } else if (!p.mismatches.empty()) {
         const auto& m = p.mismatches.front();
-        std::cerr << p.mismatch_count << " mismatches, first tile " << m.tile << " address "
-                  << m.address << " iteration " << m.iteration;
+        std::cerr << p.mismatch_count << " mismatches, first tile " << m.tile << " address " << m.address
+                  << " iteration " << m.iteration;
       } else if (!p.hazards.empty()) {
         std::cerr << p.hazard_count << " hazards, first " << printable(p.hazards.front());
       } else {
-        std::cerr << p.expectation_failures << " expectation failures, " << p.executions
-                  << " of " << p.iterations << " executions";
+        std::cerr << p.expectation_failures << " expectation failures, " << p.executions << " of " << p.iterations
+                  << " executions";
       }
       std::cerr << "\n";
     }
@@ -222,8 +221,7 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
     j["report"] = replay::join_path(args.out, "index.html");
     print_json(j);
   } else {
-    std::cout << "points     " << points.size() << " (" << points.size() - failed << " pass, "
-              << failed << " fail)\n"
+    std::cout << "points     " << points.size() << " (" << points.size() - failed << " pass, " << failed << " fail)\n"
               << "results    " << replay::join_path(args.out, "results.csv") << "\n"
               << "report     " << replay::join_path(args.out, "index.html") << "\n";
   }
@@ -234,59 +232,58 @@ int run_sweep_command(const SweepArgs& given, const std::vector<std::string>& ex
   return failed == 0 ? kExitOk : kExitFailed;
 }
 
-const CommandRegistration registration{"sweep", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "sweep",
-      "Sweep a capture: every phase under every configuration of a sweep file and the\n"
-      "paired-width alternative of each (B256 and B256p). Every point is compiled, simulated\n"
-      "for every Repeat iteration and payload-checked (every destination word unless\n"
-      "--samples).\n"
-      "Writes DIR/results.csv and the report (frontier.csv, comparisons.csv, index.html,\n"
-      "phase pages and plots). Runs on --jobs worker processes; under `mpirun -np N` the\n"
-      "points are split across ranks. Outputs are byte-identical whatever the job or rank\n"
-      "count (with --no-timings, results.csv too). --json prints the closing summary as one\n"
-      "JSON object. Exit 1 if any payload check fails.\n"
-      "DIR/provenance.json records the capture's and machine's digests and this Lockstep's\n"
-      "version; `lockstep compile CAPTURE --selection DIR --window ID` applies a selection.\n"
-      "Example: lockstep sweep out/vit.capnp --phases 0-3 -o out/sweep");
-  auto args = std::make_shared<SweepArgs>();
-  cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)");
-  cmd->add_option("--configs", args->configs, "sweep definition (path or embedded name, e.g. frontier)")
-      ->capture_default_str();
-  cmd->add_option("--phases", args->phases, "phase ids to sweep, e.g. 0,3,5-9 (default: all)");
-  add_jobs_option(*cmd, args->jobs, "worker processes (default, or 0: the cores, shared among local MPI ranks)");
-  cmd->add_flag("--no-timings", args->no_timings,
-                "write compile_ms and simulate_ms as 0.000 (byte-identical results.csv)");
-  cmd->add_flag("--word32-only", args->word32_only,
-                "leave out the paired-width alternatives (half the points)");
-  cmd->add_option("--samples", args->samples,
-                  "check this many sampled destination words per iteration instead of all; N >= 1")
-      ->check(unsigned_in(1, UINT64_MAX));
-  add_seed_option(*cmd, "--seed", args->seed, "payload token and sampling seed")->capture_default_str();
-  cmd->add_option("--machine", args->machine,
-                  "machine (path or embedded name); default: the capture's machine");
-  cmd->add_option("-o,--output", args->out,
-                  "output folder (created if missing); points are journalled there as they finish");
-  cmd->add_option("--resume", args->resume,
-                  "finish the interrupted sweep in DIR: its arguments come from DIR/points.journal,\n"
-                  "finished points are kept, the rest run; the files equal an uninterrupted run's");
-  cmd->add_option("--program-cycles", args->program_cycles,
-                  "the whole program's cycles under the reference policy, for the report's\n"
-                  "\"saved, % of program\" (e.g. the total cycles `lockstep run` prints for the\n"
-                  "model built with it); recorded in DIR/provenance.json")
-      ->check(unsigned_in(1, UINT64_MAX));
-  cmd->add_flag("--json", args->json, "print the closing summary as one JSON object");
-  add_common_options(*cmd);
-  return [cmd, args]() {
-    std::vector<std::string> given;
-    for (const char* name : {"CAPTURE", "--configs", "--phases", "--no-timings", "--word32-only",
-                             "--samples", "--seed", "--machine", "-o"}) {
-      if (cmd->get_option(name)->count() > 0) given.emplace_back(name);
-    }
-    if (args->resume.empty()) args->configs = resolve_sweep(args->configs);
-    return run_sweep_command(*args, given);
-  };
-}};
+const CommandRegistration registration{
+    "sweep", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("sweep",
+                             "Sweep a capture: every phase under every configuration of a sweep file and the\n"
+                             "paired-width alternative of each (B256 and B256p). Every point is compiled, simulated\n"
+                             "for every Repeat iteration and payload-checked (every destination word unless\n"
+                             "--samples).\n"
+                             "Writes DIR/results.csv and the report (frontier.csv, comparisons.csv, index.html,\n"
+                             "phase pages and plots). Runs on --jobs worker processes; under `mpirun -np N` the\n"
+                             "points are split across ranks. Outputs are byte-identical whatever the job or rank\n"
+                             "count (with --no-timings, results.csv too). --json prints the closing summary as one\n"
+                             "JSON object. Exit 1 if any payload check fails.\n"
+                             "DIR/provenance.json records the capture's and machine's digests and this Lockstep's\n"
+                             "version; `lockstep compile CAPTURE --selection DIR --window ID` applies a selection.\n"
+                             "Example: lockstep sweep out/vit.capnp --phases 0-3 -o out/sweep");
+      auto args = std::make_shared<SweepArgs>();
+      cmd->add_option("CAPTURE", args->capture, "capture file (Cap'n Proto or YAML)");
+      cmd->add_option("--configs", args->configs, "sweep definition (path or embedded name, e.g. frontier)")
+          ->capture_default_str();
+      cmd->add_option("--phases", args->phases, "phase ids to sweep, e.g. 0,3,5-9 (default: all)");
+      add_jobs_option(*cmd, args->jobs, "worker processes (default, or 0: the cores, shared among local MPI ranks)");
+      cmd->add_flag("--no-timings", args->no_timings,
+                    "write compile_ms and simulate_ms as 0.000 (byte-identical results.csv)");
+      cmd->add_flag("--word32-only", args->word32_only, "leave out the paired-width alternatives (half the points)");
+      cmd->add_option("--samples", args->samples,
+                      "check this many sampled destination words per iteration instead of all; N >= 1")
+          ->check(unsigned_in(1, UINT64_MAX));
+      add_seed_option(*cmd, "--seed", args->seed, "payload token and sampling seed")->capture_default_str();
+      cmd->add_option("--machine", args->machine, "machine (path or embedded name); default: the capture's machine");
+      cmd->add_option("-o,--output", args->out,
+                      "output folder (created if missing); points are journalled there as they finish");
+      cmd->add_option("--resume", args->resume,
+                      "finish the interrupted sweep in DIR: its arguments come from DIR/points.journal,\n"
+                      "finished points are kept, the rest run; the files equal an uninterrupted run's");
+      cmd->add_option("--program-cycles", args->program_cycles,
+                      "the whole program's cycles under the reference policy, for the report's\n"
+                      "\"saved, % of program\" (e.g. the total cycles `lockstep run` prints for the\n"
+                      "model built with it); recorded in DIR/provenance.json")
+          ->check(unsigned_in(1, UINT64_MAX));
+      cmd->add_flag("--json", args->json, "print the closing summary as one JSON object");
+      add_common_options(*cmd);
+      return [cmd, args]() {
+        std::vector<std::string> given;
+        for (const char* name : {"CAPTURE", "--configs", "--phases", "--no-timings", "--word32-only", "--samples",
+                                 "--seed", "--machine", "-o"}) {
+          if (cmd->get_option(name)->count() > 0) given.emplace_back(name);
+        }
+        if (args->resume.empty()) args->configs = resolve_sweep(args->configs);
+        return run_sweep_command(*args, given);
+      };
+    }};
 
-}  // namespace
+}  // namespace sweep_command_local
 }  // namespace lockstep::cli

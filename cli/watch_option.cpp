@@ -43,7 +43,7 @@ std::vector<model::WatchRange> parse_watches(const std::vector<std::string>& spe
   for (const std::string& spec : specs) {
     std::vector<std::string> parts;
     size_t start = 0;
-    for (size_t colon = spec.find(':'); ; colon = spec.find(':', start)) {
+    for (size_t colon = spec.find(':');; colon = spec.find(':', start)) {
       parts.push_back(spec.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
       if (colon == std::string::npos) break;
       start = colon + 1;
@@ -68,8 +68,13 @@ std::string watch_text(const std::vector<model::WatchWrite>& writes) {
 nlohmann::ordered_json watch_json(const std::vector<model::WatchWrite>& writes) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const model::WatchWrite& w : writes) {
-    list.push_back({{"tile", w.tile}, {"address", w.address}, {"cycle", w.cycle}, {"phase", w.phase},
-                    {"iteration", w.iteration}, {"writer", w.writer}, {"old", word(w.old_word)},
+    list.push_back({{"tile", w.tile},
+                    {"address", w.address},
+                    {"cycle", w.cycle},
+                    {"phase", w.phase},
+                    {"iteration", w.iteration},
+                    {"writer", w.writer},
+                    {"old", word(w.old_word)},
                     {"new", word(w.new_word)}});
   }
   return list;

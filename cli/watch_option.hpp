@@ -1,11 +1,10 @@
 #pragma once
 // `--watch TILE:ADDRESS[:BYTES]` (run, replay, device simulate): the words to watch, and every
 // write into them as text lines or JSON records (model/watch.hpp).
-#include <string>
-#include <vector>
-
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "model/watch.hpp"
 

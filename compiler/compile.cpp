@@ -1,6 +1,7 @@
 // compile_capture: schedule the selected phases in parallel, then package them.
+#include "compiler/compile.hpp"
+
 #include <spdlog/spdlog.h>
-#include "io/parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,12 +9,12 @@
 #include <set>
 #include <string>
 
-#include "io/errors.hpp"
 #include "arch/topology.hpp"
-#include "compiler/compile.hpp"
 #include "compiler/package_builder.hpp"
 #include "compiler/phase_schedule.hpp"
 #include "compiler/schedule_model.hpp"
+#include "io/errors.hpp"
+#include "io/parallel.hpp"
 
 namespace lockstep::compiler {
 namespace {

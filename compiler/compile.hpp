@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "formats/package.hpp"
 
 namespace lockstep::compiler {
@@ -53,7 +53,7 @@ struct PhaseReport {
   uint32_t lower_bound = 0;
   uint32_t max_row_bytes = 0;
   uint64_t total_row_bytes = 0;
-  uint32_t patch_calls = 0;   // Repeat source-address patches, all tiles
+  uint32_t patch_calls = 0;  // Repeat source-address patches, all tiles
   uint32_t patch_words = 0;
   uint32_t max_patch_words_per_tile = 0;
   double compile_ms = 0;
@@ -85,8 +85,8 @@ struct CompileOptions {
   }
   std::optional<std::vector<uint32_t>> phases;  // phase ids to compile; all when empty
   bool share_rows = true;
-  uint64_t token_seed = 1;   // payload tokens in source memory
-  bool with_proof = true;    // add the payload expectations to the package
+  uint64_t token_seed = 1;  // payload tokens in source memory
+  bool with_proof = true;   // add the payload expectations to the package
   // > 0 (with with_proof false): instead of checksums, an output binding "proof.sampled" over
   // destination spans of about this many words in all, which a device reads back and the host
   // compares with the simulated run (what a hardware replay checks; docs/device.md).

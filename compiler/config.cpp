@@ -2,8 +2,8 @@
 #include <charconv>
 #include <string>
 
-#include "io/errors.hpp"
 #include "compiler/compile.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 namespace {

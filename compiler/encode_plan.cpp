@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "io/parallel.hpp"
-
 #include "io/errors.hpp"
+#include "io/parallel.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -22,14 +21,14 @@ struct RawControl {
 };
 
 struct Receive {
-  int32_t m;      // first mux event
-  int32_t n;      // items
+  int32_t m;  // first mux event
+  int32_t n;  // items
   int32_t write_delay;
   uint32_t source;  // XPIC value selecting the sender (paired: source XOR (tile AND 2))
   uint32_t pic;     // destination word address
   bool paired = false;
-  bool early = false;    // paired: this tile issues the paired XPIC controls
-  uint32_t format = 0;   // paired: format value
+  bool early = false;   // paired: this tile issues the paired XPIC controls
+  uint32_t format = 0;  // paired: format value
 };
 
 // The XPIC and PIC controls of a tile's receives. A receive whose destination continues
@@ -224,14 +223,15 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
     const TransferInfo& transfer = problem.transfers[message.transfer];
     const int32_t n = static_cast<int32_t>(items_of(message));
     const int32_t t = placement.issue[i];
-    sends[transfer.source].push_back(
-        {t + 1, static_cast<uint32_t>(n), static_cast<uint32_t>(i), transfer.sctl, message_item_address(problem, message, 0)});
+    sends[transfer.source].push_back({t + 1, static_cast<uint32_t>(n), static_cast<uint32_t>(i), transfer.sctl,
+                                      message_item_address(problem, message, 0)});
     end[transfer.source] = std::max(end[transfer.source], t + n);
     const arch::Destination* dests = problem.phase->transfers[message.transfer].destinations.data();
     for (size_t k = 0; k < transfer.receivers.size(); ++k) {
       const ReceiverInfo& r = transfer.receivers[k];
       const int32_t m = t + 1 + r.ttm;
-      Receive receive{m, n, r.write_delay, transfer.source, dests[k].address / 4 + message.offset * transfer.item_words()};
+      Receive receive{m, n, r.write_delay, transfer.source,
+                      dests[k].address / 4 + message.offset * transfer.item_words()};
       if (transfer.paired) {
         receive.paired = true;
         receive.early = r.early;
@@ -243,7 +243,8 @@ std::vector<TilePlan> make_tile_plans(const PhaseProblem& problem, const Order& 
     }
   }
   // A paired sender's partner is busy until the sender's row ends: a delay-only row.
-  for (uint32_t partner : problem.busy_partners) end[partner] = std::max(end[partner], end[arch::Topology::partner(partner)]);
+  for (uint32_t partner : problem.busy_partners)
+    end[partner] = std::max(end[partner], end[arch::Topology::partner(partner)]);
   // Tiles are planned in parallel, each into its own slot, then gathered in tile order.
   std::vector<TilePlan> by_tile(problem.tiles);
   arch::parallel_for_each(uint32_t{0}, problem.tiles, [&](uint32_t tile) {

@@ -33,7 +33,7 @@ inline int32_t paired_write_end(int32_t first_write, int32_t items) {
 struct SendSegment {
   int32_t first_event = 0;  // item 0 leaves here; the send issues one event earlier
   uint32_t items = 0;
-  uint32_t message = 0;     // index into the order
+  uint32_t message = 0;  // index into the order
   uint32_t sctl = 0;
   uint32_t item_address = 0;  // iteration 0
 };
@@ -46,9 +46,9 @@ struct ControlEvent {
   bool has_pic = false;
   bool has_format = false;
   bool xpic_paired = false;  // the XPIC control is on the paired mux (selector 1)
-  uint32_t xpic = 0;    // physical source (paired: source XOR (tile AND 2)), or the neutral value
-  uint32_t pic = 0;     // PIC pointer: absolute word address (INCOMING_BASE = 0)
-  uint32_t format = 0;  // PIC format: 0 for 32-bit writes, dir(s, d) for paired items
+  uint32_t xpic = 0;         // physical source (paired: source XOR (tile AND 2)), or the neutral value
+  uint32_t pic = 0;          // PIC pointer: absolute word address (INCOMING_BASE = 0)
+  uint32_t format = 0;       // PIC format: 0 for 32-bit writes, dir(s, d) for paired items
 };
 
 struct PlannedWrite {
@@ -58,10 +58,10 @@ struct PlannedWrite {
 };
 
 struct TilePlan {
-  uint32_t tile = 0;  // physical
-  std::vector<SendSegment> sends;     // by first_event
-  std::vector<ControlEvent> controls; // by event, one entry per event
-  std::vector<PlannedWrite> writes;   // by first event
+  uint32_t tile = 0;                   // physical
+  std::vector<SendSegment> sends;      // by first_event
+  std::vector<ControlEvent> controls;  // by event, one entry per event
+  std::vector<PlannedWrite> writes;    // by first event
   int32_t end_event = 0;
 
   // The PIC pointer in effect at the start of `event` (before any control on it): the last

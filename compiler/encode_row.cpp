@@ -14,8 +14,8 @@
 #include <limits>
 #include <string>
 
-#include "io/errors.hpp"
 #include "arch/instruction.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -40,11 +40,11 @@ constexpr int32_t kNever = std::numeric_limits<int32_t>::max();
 
 struct Emitted {
   Instruction ins;
-  int32_t message = -1;       // message whose address this word bears (send, transmitting sendpicp)
-  uint32_t item_offset = 0;   // items of that message before this instruction's first item
-  bool pic = false;           // carries a PIC pointer
-  uint32_t stream_sctl = 0;   // sctl of the open stream (for splitting a sendpic)
-  int32_t event = 0;          // event of the control it carries, if any
+  int32_t message = -1;         // message whose address this word bears (send, transmitting sendpicp)
+  uint32_t item_offset = 0;     // items of that message before this instruction's first item
+  bool pic = false;             // carries a PIC pointer
+  uint32_t stream_sctl = 0;     // sctl of the open stream (for splitting a sendpic)
+  int32_t event = 0;            // event of the control it carries, if any
   int32_t stream_message = -1;  // message whose items it sends (sendpic)
   uint32_t stream_offset = 0;   // items of that message before its first item
 };
@@ -130,7 +130,8 @@ class RowBuilder {
     Instruction ins;
     ins.op = c.has_xpic ? Opcode::DelayXpic : Opcode::DelayPic;
     ins.events = static_cast<uint32_t>(c.event - cursor_);
-    ins.selector = c.has_xpic ? (c.xpic_paired ? kXpicPaired : kXpicOrdinary) : (c.has_format ? kPicFormat : kPicPointer);
+    ins.selector =
+        c.has_xpic ? (c.xpic_paired ? kXpicPaired : kXpicOrdinary) : (c.has_format ? kPicFormat : kPicPointer);
     ins.value = c.has_xpic ? c.xpic : c.has_format ? c.format : c.pic;
     push({ins, -1, 0, c.has_pic, 0, c.event});
     cursor_ = c.event;
@@ -140,7 +141,9 @@ class RowBuilder {
   size_t send_segment(const SendSegment& seg, size_t next_control) {
     const auto& controls = plan_.controls;
     const int32_t last = seg.first_event + static_cast<int32_t>(seg.items) - 1;
-    auto next_event = [&](size_t k) { return k < controls.size() && controls[k].event <= last ? controls[k].event : kNever; };
+    auto next_event = [&](size_t k) {
+      return k < controls.size() && controls[k].event <= last ? controls[k].event : kNever;
+    };
     int32_t pos = seg.first_event;
     auto count_until = [&](uint32_t cap, int32_t stop) {
       const int64_t limit = std::min<int64_t>({int64_t{cap}, int64_t{last} - pos + 1, int64_t{stop} - pos});
@@ -171,7 +174,8 @@ class RowBuilder {
           ins.pic = c.pic;
           cursor_ = pos - 1;
           align_for_sendpicp(pos);
-          push({ins, static_cast<int32_t>(seg.message), offset, true, seg.sctl, pos, static_cast<int32_t>(seg.message), offset});
+          push({ins, static_cast<int32_t>(seg.message), offset, true, seg.sctl, pos, static_cast<int32_t>(seg.message),
+                offset});
         } else {
           ins.op = Opcode::SendPic;
           ins.selector = c.has_xpic ? (c.xpic_paired ? kSendPicPairedXpic : kSendPicXpic)
@@ -299,8 +303,8 @@ class RowBuilder {
         if (control != plan_.controls.end() && control->event == event) continue;
         added_.push_back(fresh);
         control = plan_.controls.end();
-      } else if (control == plan_.controls.end() || control->event != event || (control->has_xpic && control->has_pic) ||
-                 control->has_format) {
+      } else if (control == plan_.controls.end() || control->event != event ||
+                 (control->has_xpic && control->has_pic) || control->has_format) {
         fail(event, "widening a control the plan does not hold");
       }
       // The companions change nothing: the mux keeps its source, the pointer its value.
@@ -323,10 +327,10 @@ class RowBuilder {
       if (send_pic || send_off) {
         wide.words = e.ins.words;
         wide.sctl = e.stream_sctl;
-        wide.address = message_item_address(problem_, order_->at(static_cast<size_t>(e.stream_message)), 0) +
-                       e.stream_offset;
-        e = Emitted{wide, e.stream_message, e.stream_offset, true, e.stream_sctl, event, e.stream_message,
-                    e.stream_offset};
+        wide.address =
+            message_item_address(problem_, order_->at(static_cast<size_t>(e.stream_message)), 0) + e.stream_offset;
+        e = Emitted{wide,  e.stream_message, e.stream_offset, true, e.stream_sctl,
+                    event, e.stream_message, e.stream_offset};
       } else {
         wide.words = 1;
         wide.sctl = 0;

@@ -1,9 +1,9 @@
 #pragma once
 // Row encoding: one tile's plan as a single sequential stream of exchange instructions
 // (docs/scheduling.md, "Row encoding").
-#include "io/errors.hpp"
 #include "compiler/encode_plan.hpp"
 #include "compiler/phase_schedule.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 

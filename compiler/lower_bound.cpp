@@ -40,7 +40,7 @@ namespace lockstep::compiler {
 uint32_t phase_lower_bound(const arch::CapturePhase& phase, const arch::Topology& topology, Width width) {
   std::vector<bool> paired(phase.transfers.size(), false);
   if (width == Width::Paired64) paired = paired_eligible(phase, topology);
-  const uint32_t tiles = topology.tiles();            // logical ids
+  const uint32_t tiles = topology.tiles();              // logical ids
   const uint32_t physical = topology.physical_tiles();  // per-tile arrays are by physical id
   constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
   constexpr int64_t kTail = 6;
@@ -70,8 +70,7 @@ uint32_t phase_lower_bound(const arch::CapturePhase& phase, const arch::Topology
       const int64_t last = first_send[t] + send_items[t] - 1;
       bound = std::max(bound, last + std::max<int64_t>(0, route_tail[t] == kNone ? 0 : route_tail[t]));
     }
-    if (recv_items[t] > 0)
-      bound = std::max(bound, first_recv[t] + recv_items[t] - 1 + topology.write_delay(t) + kTail);
+    if (recv_items[t] > 0) bound = std::max(bound, first_recv[t] + recv_items[t] - 1 + topology.write_delay(t) + kTail);
   }
   return static_cast<uint32_t>(bound);
 }

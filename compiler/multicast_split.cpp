@@ -1,15 +1,15 @@
 #include "compiler/multicast_split.hpp"
 
-#include "compiler/schedule_model.hpp"
-
 #include <algorithm>
 #include <numeric>
 #include <vector>
 
+#include "compiler/schedule_model.hpp"
+
 namespace lockstep::compiler {
 
-arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::Topology& topology,
-                                   uint32_t group, bool keep_paired) {
+arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::Topology& topology, uint32_t group,
+                                   bool keep_paired) {
   if (group == 0) return phase;
   const uint32_t tiles = topology.tiles();
   std::vector<uint64_t> send(tiles, 0), receive(tiles, 0);
@@ -24,8 +24,8 @@ arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::
   // Within the largest per-tile load the phase already has, extra sends cost no more than
   // the busiest tile; allowing less (0.6, 0.75 of it) or more (1.5) gave longer horizons
   // on the multicast family (bench_multicast_split).
-  const uint64_t budget = std::max(*std::max_element(receive.begin(), receive.end()),
-                                   *std::max_element(send.begin(), send.end()));
+  const uint64_t budget =
+      std::max(*std::max_element(receive.begin(), receive.end()), *std::max_element(send.begin(), send.end()));
 
   // Largest fan-out first (ties: larger transfer, then capture order): those are the
   // messages hardest to fit.

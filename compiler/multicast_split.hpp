@@ -5,8 +5,8 @@
 // sender time, usually idle in multicast phases, for windows that are easy to find.
 #include <cstdint>
 
-#include "formats/capture.hpp"
 #include "arch/topology.hpp"
+#include "formats/capture.hpp"
 
 namespace lockstep::compiler {
 
@@ -18,7 +18,7 @@ namespace lockstep::compiler {
 // group could split a receiving pair, and the transfer would lose its paired width. The
 // groups of a split transfer never go paired (allow_paired false), so a phase with no
 // eligible transfer splits, and then schedules, the same under either width.
-arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::Topology& topology,
-                                   uint32_t group, bool keep_paired = false);
+arch::CapturePhase split_multicast(const arch::CapturePhase& phase, const arch::Topology& topology, uint32_t group,
+                                   bool keep_paired = false);
 
 }  // namespace lockstep::compiler

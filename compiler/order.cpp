@@ -191,8 +191,8 @@ Order matching_order(const PhaseProblem& problem, uint32_t chunk_words) {
           if (!alive(transfer)) continue;
           const uint32_t r = problem.transfers[transfer].receivers[0].tile;
           const uint32_t other = match_recv[r];
-          if (other == none || (dist[problem.transfers[other].source] == dist[s] + 1 &&
-                                augment(problem.transfers[other].source))) {
+          if (other == none ||
+              (dist[problem.transfers[other].source] == dist[s] + 1 && augment(problem.transfers[other].source))) {
             match_recv[r] = transfer;
             match_send[s] = transfer;
             ++e;

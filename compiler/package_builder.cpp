@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <string>
 
-#include "io/parallel.hpp"
-
-#include "io/errors.hpp"
 #include "compiler/patch_lists.hpp"
 #include "compiler/payload_proof.hpp"
 #include "compiler/proof_plan.hpp"
 #include "compiler/shared_rows.hpp"
 #include "compiler/table_layout.hpp"
+#include "io/errors.hpp"
+#include "io/parallel.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -38,7 +37,7 @@ struct TileState {
   TileTable table;
   ElementUse data;
   std::vector<Span> sources;
-  std::vector<std::vector<Span>> destinations;  // per phase position, merged
+  std::vector<std::vector<Span>> destinations;   // per phase position, merged
   std::vector<std::vector<Checksum>> checksums;  // per phase position
   uint32_t pointer_count = 0;
   uint32_t scratch_count = 0;  // 8-byte digests of the longest multi-range checksum
@@ -90,14 +89,14 @@ std::vector<uint32_t> participating_tiles(const std::vector<PackagingPhase>& pha
     if (taking_part[tile]) tiles.push_back(tile);
   }
   if (!tiles.empty() && tiles.back() >= machine.tiles) {
-    throw CompilerError("packaging: tile " + std::to_string(tiles.back()) + " is not a tile of machine " + machine.name);
+    throw CompilerError("packaging: tile " + std::to_string(tiles.back()) + " is not a tile of machine " +
+                        machine.name);
   }
   return tiles;
 }
 
 // One state per taking-part tile, in tile order, holding its rows and transfer data per phase.
-std::vector<TileState> gather_tile_states(const std::vector<PackagingPhase>& phases,
-                                          const std::vector<uint32_t>& tiles,
+std::vector<TileState> gather_tile_states(const std::vector<PackagingPhase>& phases, const std::vector<uint32_t>& tiles,
                                           const arch::MachineDescription& machine) {
   const size_t phase_count = phases.size();
   std::vector<size_t> position_of(machine.tiles, 0);
@@ -142,7 +141,7 @@ struct TableFigures {
 
 // Tables: the one laid out, and the figures with and without sharing (added to the report).
 void lay_out_tables(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
-                        const CompileOptions& options, CompileReport& report) {
+                    const CompileOptions& options, CompileReport& report) {
   const size_t phase_count = phases.size();
   std::vector<TableFigures> table_figures(states.size());
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
@@ -156,8 +155,8 @@ void lay_out_tables(std::vector<TileState>& states, const std::vector<PackagingP
       const int32_t index = shared.row_of_phase[p];
       if (index < 0) continue;
       const StoredRow& stored = shared.rows[index];
-      const UsePatches patches = patches_for_use(*state.rows[p], stored, 0, phases[p].capture->iterations,
-                                                 phases[p].capture->id);
+      const UsePatches patches =
+          patches_for_use(*state.rows[p], stored, 0, phases[p].capture->iterations, phases[p].capture->id);
       if (!patches.setup.empty()) {
         figures.sharing_patch_calls += 1;
         figures.sharing_patch_words += static_cast<uint32_t>(patches.setup.size());
@@ -175,8 +174,8 @@ void lay_out_tables(std::vector<TileState>& states, const std::vector<PackagingP
 // Proof plan: which destination spans are checksummed, and how many slots that takes.
 // Merges each tile's destinations in place; returns what each tile's area holds.
 std::vector<AreaRequest> plan_checksums(std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
-                                     const std::vector<const arch::CapturePhase*>& capture_phases,
-                                     const CompileOptions& options, const arch::MachineDescription& machine) {
+                                        const std::vector<const arch::CapturePhase*>& capture_phases,
+                                        const CompileOptions& options, const arch::MachineDescription& machine) {
   const size_t phase_count = phases.size();
   arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
     for (auto& ranges : states[t].destinations) ranges = merge_spans(std::move(ranges));
@@ -185,8 +184,9 @@ std::vector<AreaRequest> plan_checksums(std::vector<TileState>& states, const st
   for (size_t t = 0; t < states.size(); ++t) {
     for (size_t p = 0; p < phase_count; ++p) destinations[p][t] = states[t].destinations[p];
   }
-  const auto needed = options.with_proof ? checksum_needed(capture_phases, destinations)
-                                         : std::vector<std::vector<bool>>(phase_count, std::vector<bool>(states.size()));
+  const auto needed = options.with_proof
+                          ? checksum_needed(capture_phases, destinations)
+                          : std::vector<std::vector<bool>>(phase_count, std::vector<bool>(states.size()));
   std::vector<AreaRequest> requests(states.size());
   for (size_t t = 0; t < states.size(); ++t) {
     TileState& state = states[t];
@@ -233,8 +233,7 @@ void place_areas(std::vector<TileState>& states, const std::vector<uint32_t>& ti
 }
 
 // The per-phase report figures that come straight from the capture and the schedule.
-void report_phases(const std::vector<PackagingPhase>& phases, const CompileOptions& options,
-                   CompileReport& report) {
+void report_phases(const std::vector<PackagingPhase>& phases, const CompileOptions& options, CompileReport& report) {
   const size_t phase_count = phases.size();
   report.phases.resize(phase_count);
   for (size_t p = 0; p < phase_count; ++p) {
@@ -308,8 +307,7 @@ void append_checksum_steps(const Checksum& checksum, uint32_t scratch, std::vect
 // One tile's steps for phase p: patches, the exchange and its checksums, repeated per iteration.
 // The Repeat patch figures go to `figures`.
 void append_phase_steps(TileState& state, size_t p, const arch::CapturePhase& capture,
-                        const arch::MachineDescription& machine, const CompileOptions& options,
-                        PatchFigures& figures) {
+                        const arch::MachineDescription& machine, const CompileOptions& options, PatchFigures& figures) {
   const uint32_t iterations = std::max<uint32_t>(capture.iterations, 1);
   arch::ExchangeStep exchange;
   exchange.phase = capture.id;
@@ -487,19 +485,17 @@ arch::Binding sampled_proof(const std::vector<TileState>& states, uint64_t words
   return binding;
 }
 
-void assemble_package(arch::Package& package, std::vector<TileState>& states,
-                      const std::vector<PackagingPhase>& phases, const arch::MachineDescription& machine,
-                      const CompileOptions& options) {
+void assemble_package(arch::Package& package, std::vector<TileState>& states, const std::vector<PackagingPhase>& phases,
+                      const arch::MachineDescription& machine, const CompileOptions& options) {
   package.machine_name = machine.name;
   package.machine_digest = machine.digest;
   for (const PackagingPhase& phase : phases) {
-    package.phases.push_back(arch::Phase{phase.capture->id, phase.capture->label, phase.capture->execution_count,
-                                         phase.capture->operation});
+    package.phases.push_back(
+        arch::Phase{phase.capture->id, phase.capture->label, phase.capture->execution_count, phase.capture->operation});
   }
   package.tiles.resize(states.size());
-  arch::parallel_for_each(size_t{0}, states.size(), [&](size_t t) {
-    fill_tile_program(states[t], options, package.tiles[t]);
-  });
+  arch::parallel_for_each(size_t{0}, states.size(),
+                          [&](size_t t) { fill_tile_program(states[t], options, package.tiles[t]); });
 }
 
 }  // namespace

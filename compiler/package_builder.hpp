@@ -5,10 +5,10 @@
 // expectations that let the simulator prove every destination word after every iteration.
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/phase_schedule.hpp"
+#include "formats/capture.hpp"
 
 namespace lockstep::compiler {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "formats/package.hpp"
 #include "compiler/phase_schedule.hpp"
 #include "compiler/shared_rows.hpp"
+#include "formats/package.hpp"
 
 namespace lockstep::compiler {
 
@@ -18,8 +18,8 @@ struct UsePatches {
 
 // `row` is this use's row, `stored` the copy it executes at byte address `row_address`.
 // Throws CompilerError when a field has more values than the phase has iterations.
-UsePatches patches_for_use(const TileRow& row, const StoredRow& stored, uint32_t row_address,
-                           uint32_t iterations, uint32_t phase_id);
+UsePatches patches_for_use(const TileRow& row, const StoredRow& stored, uint32_t row_address, uint32_t iterations,
+                           uint32_t phase_id);
 
 // Long lists go to the six-worker bulk patcher, short ones to the supervisor helper.
 arch::PatchMethod repeat_patch_method(size_t words, const arch::MachineDescription& machine);

@@ -1,7 +1,5 @@
 #include "compiler/payload_proof.hpp"
 
-#include "io/parallel.hpp"
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -10,8 +8,9 @@
 #include <string>
 #include <unordered_map>
 
-#include "io/errors.hpp"
 #include "formats/token.hpp"
+#include "io/errors.hpp"
+#include "io/parallel.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -121,7 +120,8 @@ WritePlan paint(const std::vector<Segment>& writes) {
     if (it != covered.begin() && std::prev(it)->second > cursor) --it;
     for (; cursor < write.end; ++it) {
       const uint32_t gap_end = it == covered.end() ? write.end : std::min(it->first, write.end);
-      if (gap_end > cursor) plan.push_back(Segment{cursor, gap_end, write.transfer, write.offset + (cursor - write.begin)});
+      if (gap_end > cursor)
+        plan.push_back(Segment{cursor, gap_end, write.transfer, write.offset + (cursor - write.begin)});
       if (it == covered.end()) break;
       cursor = std::max(cursor, it->second);
     }
@@ -146,7 +146,7 @@ WritePlan paint(const std::vector<Segment>& writes) {
 
 // Per tile position: which transfer's read every destination byte of the phase holds.
 std::vector<WritePlan> write_plans(const arch::CapturePhase& phase, const std::vector<uint32_t>& position_of,
-                                  size_t tile_count) {
+                                   size_t tile_count) {
   std::vector<std::vector<Segment>> writes(tile_count);
   for (uint32_t k = 0; k < phase.transfers.size(); ++k) {
     const arch::Transfer& transfer = phase.transfers[k];
@@ -183,7 +183,9 @@ class ContentHasher {
 
   uint64_t digest(std::span<const Piece> content) const {
     uint64_t hash = kFnvOffset;
-    visit(content, [&](const uint8_t* bytes, size_t n) { hash = bytes ? arch::fnv1a64(bytes, n, hash) : hash * prime_power(n); });
+    visit(content, [&](const uint8_t* bytes, size_t n) {
+      hash = bytes ? arch::fnv1a64(bytes, n, hash) : hash * prime_power(n);
+    });
     return hash;
   }
 
@@ -222,7 +224,8 @@ class ContentHasher {
       }
       for (uint32_t done = 0; done < piece.bytes; done += 4 * tokens.size()) {
         const uint32_t words = std::min<uint32_t>(tokens.size(), (piece.bytes - done) / 4);
-        arch::payload_tokens(seed_, piece.origin_tile, piece.origin_address + done, 0, std::span<uint32_t>(tokens.data(), words));
+        arch::payload_tokens(seed_, piece.origin_tile, piece.origin_address + done, 0,
+                             std::span<uint32_t>(tokens.data(), words));
         fn(reinterpret_cast<const uint8_t*>(tokens.data()), 4 * size_t(words));
       }
     }
@@ -268,7 +271,8 @@ class DigestMemo {
       entry[i] = find_or_add(hashes[i], contents[i], missing, i);
     }
     std::vector<uint64_t> fresh(missing.size());
-    arch::parallel_for_each(size_t{0}, missing.size(), [&](size_t m) { fresh[m] = hasher_.xxh3(contents[missing[m]]); });
+    arch::parallel_for_each(size_t{0}, missing.size(),
+                            [&](size_t m) { fresh[m] = hasher_.xxh3(contents[missing[m]]); });
     const size_t first_new = digests_.size();
     digests_.resize(known_.size());
     for (size_t m = 0; m < missing.size(); ++m) digests_[first_new + m] = fresh[m];
@@ -318,7 +322,8 @@ struct SignatureHash {
 
 // The plan's segments inside [begin, end): the first index and one past the last.
 std::pair<size_t, size_t> segments_within(const WritePlan& plan, uint32_t begin, uint32_t end) {
-  auto first = std::upper_bound(plan.begin(), plan.end(), begin, [](uint32_t a, const Segment& s) { return a < s.begin; });
+  auto first =
+      std::upper_bound(plan.begin(), plan.end(), begin, [](uint32_t a, const Segment& s) { return a < s.begin; });
   if (first != plan.begin() && std::prev(first)->end > begin) --first;
   auto last = std::lower_bound(first, plan.end(), end, [](const Segment& s, uint32_t a) { return s.begin < a; });
   return {static_cast<size_t>(first - plan.begin()), static_cast<size_t>(last - plan.begin())};
@@ -360,14 +365,21 @@ RangeGroups group_ranges(const std::vector<ProofTile>& tiles, size_t p, const st
 class Prover {
  public:
   Prover(const std::vector<const arch::CapturePhase*>& phases, const std::vector<ProofTile>& tiles, uint64_t seed)
-      : phases_(phases), tiles_(tiles), hasher_(seed), memo_(hasher_), plans_(phases.size()),
-        final_reads_(phases.size()), maps_(tiles.size()), slots_(tiles.size()) {
+      : phases_(phases),
+        tiles_(tiles),
+        hasher_(seed),
+        memo_(hasher_),
+        plans_(phases.size()),
+        final_reads_(phases.size()),
+        maps_(tiles.size()),
+        slots_(tiles.size()) {
     uint32_t largest = 0;
     for (const ProofTile& tile : tiles) largest = std::max(largest, tile.tile);
     position_of_.assign(size_t{largest} + 1, kNoPosition);
     for (size_t t = 0; t < tiles.size(); ++t) {
       position_of_[tiles[t].tile] = static_cast<uint32_t>(t);
-      for (const Span& span : tiles[t].sources) maps_[t].push_back(Owned{span.address, span.address + span.bytes, kInitial});
+      for (const Span& span : tiles[t].sources)
+        maps_[t].push_back(Owned{span.address, span.address + span.bytes, kInitial});
       slots_[t].resize(phases.size());
       for (size_t p = 0; p < phases.size(); ++p) slots_[t][p].resize(tiles[t].checksums[p].size());
     }
@@ -453,7 +465,8 @@ class Prover {
     if (address != transfer.source_addresses[(i - 1) % count]) return true;
     const std::vector<Span>& own = tiles_[position(transfer.source_tile)].destinations[p];
     const uint32_t end = address + transfer.words * 4;
-    auto it = std::upper_bound(own.begin(), own.end(), address, [](uint32_t a, const Span& s) { return a < s.address; });
+    auto it =
+        std::upper_bound(own.begin(), own.end(), address, [](uint32_t a, const Span& s) { return a < s.address; });
     if (it != own.begin() && std::prev(it)->address + std::prev(it)->bytes > address) return true;
     return it != own.end() && it->address < end;
   }
@@ -575,9 +588,9 @@ class Prover {
   ContentHasher hasher_;
   DigestMemo memo_;
   std::vector<uint32_t> position_of_;
-  std::vector<std::vector<WritePlan>> plans_;        // per phase, per tile position
-  std::vector<Reads> final_reads_;                  // per phase: what its last iteration read
-  std::vector<OwnerMap> maps_;                      // per tile position, between phases
+  std::vector<std::vector<WritePlan>> plans_;                          // per phase, per tile position
+  std::vector<Reads> final_reads_;                                     // per phase: what its last iteration read
+  std::vector<OwnerMap> maps_;                                         // per tile position, between phases
   std::vector<std::vector<std::vector<std::vector<uint8_t>>>> slots_;  // tile, phase, checksum
 };
 

@@ -16,9 +16,9 @@
 #include <functional>
 #include <vector>
 
+#include "compiler/proof_plan.hpp"
 #include "formats/capture.hpp"
 #include "formats/package.hpp"
-#include "compiler/proof_plan.hpp"
 
 namespace lockstep::compiler {
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "compiler/compile.hpp"
+#include "formats/capture.hpp"
 
 namespace lockstep::compiler {
 
@@ -24,11 +24,11 @@ struct AddressField {
 };
 
 struct TileRow {
-  uint32_t tile = 0;            // logical
-  std::vector<uint32_t> words;  // the encoded row for iteration 0, ending in the return
+  uint32_t tile = 0;                         // logical
+  std::vector<uint32_t> words;               // the encoded row for iteration 0, ending in the return
   std::vector<AddressField> address_fields;  // sorted by word_index
-  uint32_t incoming_base = 0;   // INCOMING_BASE for this row (0: PIC values are absolute)
-  uint32_t end_event = 0;       // the tile's final event counter
+  uint32_t incoming_base = 0;                // INCOMING_BASE for this row (0: PIC values are absolute)
+  uint32_t end_event = 0;                    // the tile's final event counter
 };
 
 struct ScheduledPhase {

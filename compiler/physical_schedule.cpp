@@ -24,7 +24,6 @@
 #include <initializer_list>
 
 #include "arch/topology.hpp"
-
 #include "compiler/encode_plan.hpp"
 #include "compiler/schedule_intervals.hpp"
 
@@ -51,10 +50,10 @@ struct ElementWindows {
 // Marks on a tile's event clock, one byte per event (grown on demand): O(1) membership.
 class EventMarks {
  public:
-  static constexpr uint8_t kControl = 1;  // any control
-  static constexpr uint8_t kStart = 2;    // issue or first-item event of a message
-  static constexpr uint8_t kXpic = 4;     // XPIC control (single_controls only)
-  static constexpr uint8_t kPic = 8;      // PIC control (single_controls only)
+  static constexpr uint8_t kControl = 1;        // any control
+  static constexpr uint8_t kStart = 2;          // issue or first-item event of a message
+  static constexpr uint8_t kXpic = 4;           // XPIC control (single_controls only)
+  static constexpr uint8_t kPic = 8;            // PIC control (single_controls only)
   static constexpr uint8_t kXpicOrdinary = 16;  // ordinary XPIC control
   static constexpr uint8_t kXpicPaired = 32;    // paired XPIC control
   static constexpr uint8_t kFormat = 64;        // PIC format control
@@ -120,7 +119,8 @@ int32_t receiver_shift(std::vector<TileTimeline>& tiles, const TransferInfo& tra
       if (any(receiver, {m, m + n}, M::kStart | M::kXpicOrdinary | M::kFormat)) return 1;
       if (any(partner, {m, m + n}, M::kFormat)) return 1;
     }
-    if (single_controls && ((opens_mux && any(receiver, {m, m + n}, M::kPic)) || receiver.marks.has(first_write, M::kXpic)))
+    if (single_controls &&
+        ((opens_mux && any(receiver, {m, m + n}, M::kPic)) || receiver.marks.has(first_write, M::kXpic)))
       return 1;
   }
   // A message of exactly W(d) items has its own neutral XPIC on its first write event;
@@ -138,8 +138,8 @@ void reserve_receive(std::vector<TileTimeline>& tiles, const TransferInfo& trans
   TileTimeline& receiver = tiles[r.tile];
   const int32_t m = t + 1 + r.ttm;
   const int32_t first_write = m + r.write_delay;
-  const uint8_t xpic = M::kControl | (single_controls ? M::kXpic : 0) |
-                       (transfer.paired ? M::kXpicPaired : M::kXpicOrdinary);
+  const uint8_t xpic =
+      M::kControl | (single_controls ? M::kXpic : 0) | (transfer.paired ? M::kXpicPaired : M::kXpicOrdinary);
   const uint8_t pic = M::kControl | (single_controls ? M::kPic : 0);
   if (!transfer.paired || r.early) {
     receiver.windows.add(m, m + n);

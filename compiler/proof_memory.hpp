@@ -20,7 +20,7 @@ class ProofMemory {
   struct Piece {
     uint32_t offset = 0;  // from the start of the read range
     uint32_t bytes = 0;
-    bool token = false;   // false: zero
+    bool token = false;  // false: zero
     uint32_t origin_tile = 0;
     uint32_t origin_address = 0;
   };

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "formats/package.hpp"
 
 namespace lockstep::compiler {

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "io/errors.hpp"
 #include "arch/instruction.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -182,7 +182,8 @@ class Checker {
     }
     if (planned.size() != runs_.size()) {
       const Run& extra = planned.size() > runs_.size() ? planned[n] : runs_[n];
-      fail(extra.first_event, planned.size() > runs_.size() ? "planned items never sent" : "items sent that were not planned");
+      fail(extra.first_event,
+           planned.size() > runs_.size() ? "planned items never sent" : "items sent that were not planned");
     }
   }
 
@@ -230,7 +231,8 @@ class Checker {
       const Message& message = order_[seg->message];
       for (uint32_t i = 0; i < iterations; ++i) {
         const uint32_t value = field.values[field.values.size() == 1 ? 0 : i];
-        const uint32_t expected = message_item_address(problem_, message, i) + static_cast<uint32_t>(event - seg->first_event);
+        const uint32_t expected =
+            message_item_address(problem_, message, i) + static_cast<uint32_t>(event - seg->first_event);
         const uint32_t pair[2] = {value, 0};
         const arch::Instruction ins = arch::decode(pair, 0).instruction;
         if (ins.address != expected)

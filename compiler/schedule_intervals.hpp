@@ -2,8 +2,8 @@
 // A set of occupied half-open event intervals [a, b) with adjacent or overlapping intervals
 // merged: the per-tile timelines of the physical scheduler (sends, mux windows, memory
 // element windows). Earliest-fit queries make list scheduling backfill gaps.
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <utility>
 #include <vector>

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "compiler/compile.hpp"
+#include "formats/capture.hpp"
 
 namespace lockstep::compiler {
 
@@ -18,21 +18,21 @@ namespace lockstep::compiler {
 // section 6) and `write_delay` the paired write delay. Either way the first item is at the
 // mux at t + 1 + ttm.
 struct ReceiverInfo {
-  uint32_t tile = 0;       // physical
-  int32_t ttm = 0;         // ttm(s, d), or pttm(s, d) - 1 when paired
-  int32_t write_delay = 0; // W(d), or the paired write delay 53 + 2r when paired
-  uint64_t write_mask = 0; // memory elements of the destination span
-  uint32_t address = 0;    // destination byte address
-  bool early = false;      // paired: the member that issues the paired XPIC controls
-  uint32_t format = 0;     // paired: PIC format value dir(s, d)
+  uint32_t tile = 0;        // physical
+  int32_t ttm = 0;          // ttm(s, d), or pttm(s, d) - 1 when paired
+  int32_t write_delay = 0;  // W(d), or the paired write delay 53 + 2r when paired
+  uint64_t write_mask = 0;  // memory elements of the destination span
+  uint32_t address = 0;     // destination byte address
+  bool early = false;       // paired: the member that issues the paired XPIC controls
+  uint32_t format = 0;      // paired: PIC format value dir(s, d)
 };
 
 struct TransferInfo {
-  uint32_t source = 0;  // physical
-  uint32_t words = 0;   // 32-bit words
-  uint32_t items = 0;   // words, or words / 2 when paired
-  bool paired = false;  // sent as 64-bit items (docs/scheduling.md, "Paired64")
-  uint32_t sctl = 0;    // union of dir(s, d) over the receivers (+4 when paired)
+  uint32_t source = 0;     // physical
+  uint32_t words = 0;      // 32-bit words
+  uint32_t items = 0;      // words, or words / 2 when paired
+  bool paired = false;     // sent as 64-bit items (docs/scheduling.md, "Paired64")
+  uint32_t sctl = 0;       // union of dir(s, d) over the receivers (+4 when paired)
   uint64_t read_mask = 0;  // memory elements of every iteration's source span
   std::vector<ReceiverInfo> receivers;
   uint32_t item_words() const { return paired ? 2 : 1; }

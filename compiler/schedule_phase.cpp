@@ -1,14 +1,13 @@
 // schedule_phase: candidate orders -> deduplication -> physical scheduling -> the shortest
 // placement is encoded, and every row is decoded again and checked against its plan.
+#include <spdlog/spdlog.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <functional>
 #include <string>
 #include <unordered_map>
 
-#include <spdlog/spdlog.h>
-#include <tbb/parallel_for.h>
-
-#include "io/errors.hpp"
 #include "compiler/encode_plan.hpp"
 #include "compiler/encode_row.hpp"
 #include "compiler/multicast_split.hpp"
@@ -16,6 +15,7 @@
 #include "compiler/phase_schedule.hpp"
 #include "compiler/physical_schedule.hpp"
 #include "compiler/row_check.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -83,7 +83,8 @@ struct Best {
 
 void consider(const PhaseProblem& problem, const std::vector<Order>& orders, size_t from, Best& best) {
   std::vector<Placement> placements(orders.size() - from);
-  tbb::parallel_for(size_t{0}, placements.size(), [&](size_t i) { placements[i] = place_order(problem, orders[from + i]); });
+  tbb::parallel_for(size_t{0}, placements.size(),
+                    [&](size_t i) { placements[i] = place_order(problem, orders[from + i]); });
   for (size_t i = 0; i < placements.size(); ++i) {
     if (!best.set || placements[i].horizon < best.placement.horizon) {
       best.order = orders[from + i];
@@ -197,11 +198,13 @@ ScheduledPhase schedule_orders(const arch::CapturePhase& phase, const arch::Mach
   std::sort(result.rows.begin(), result.rows.end(), [](const TileRow& a, const TileRow& b) { return a.tile < b.tile; });
   for (const TileRow& row : result.rows) result.horizon = std::max(result.horizon, row.end_event);
   if (result.horizon != static_cast<uint32_t>(best.placement.horizon))
-    throw CompilerError("encoding: phase " + std::to_string(phase.id) + ": rows end at " + std::to_string(result.horizon) +
-                        ", placement horizon " + std::to_string(best.placement.horizon));
+    throw CompilerError("encoding: phase " + std::to_string(phase.id) + ": rows end at " +
+                        std::to_string(result.horizon) + ", placement horizon " +
+                        std::to_string(best.placement.horizon));
   if (result.horizon < result.lower_bound)
-    throw CompilerError("scheduling: phase " + std::to_string(phase.id) + ": horizon " + std::to_string(result.horizon) +
-                        " below the lower bound " + std::to_string(result.lower_bound));
+    throw CompilerError("scheduling: phase " + std::to_string(phase.id) + ": horizon " +
+                        std::to_string(result.horizon) + " below the lower bound " +
+                        std::to_string(result.lower_bound));
   return result;
 }
 

@@ -2,15 +2,14 @@
 #include <algorithm>
 #include <string>
 
-#include "io/errors.hpp"
 #include "compiler/schedule_model.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 namespace {
 
 [[noreturn]] void bad(const arch::CapturePhase& phase, size_t transfer, const std::string& what) {
-  throw InputError("phase " + std::to_string(phase.id) + ": transfer " + std::to_string(transfer) + ": " +
-                   what);
+  throw InputError("phase " + std::to_string(phase.id) + ": transfer " + std::to_string(transfer) + ": " + what);
 }
 
 uint32_t element_index(const arch::MachineDescription& machine, uint64_t address) {
@@ -84,10 +83,12 @@ PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDe
   for (size_t i = 0; i < phase.transfers.size(); ++i) {
     const arch::Transfer& transfer = phase.transfers[i];
     if (transfer.words == 0) bad(phase, i, "words: must be at least 1");
-    if (transfer.source_tile >= machine.tiles) bad(phase, i, "source_tile: no tile " + std::to_string(transfer.source_tile));
+    if (transfer.source_tile >= machine.tiles)
+      bad(phase, i, "source_tile: no tile " + std::to_string(transfer.source_tile));
     if (transfer.source_addresses.size() != iterations)
-      bad(phase, i, "source_addresses: " + std::to_string(transfer.source_addresses.size()) + " given, phase has " +
-                        std::to_string(iterations) + " iterations");
+      bad(phase, i,
+          "source_addresses: " + std::to_string(transfer.source_addresses.size()) + " given, phase has " +
+              std::to_string(iterations) + " iterations");
     if (transfer.destinations.empty()) bad(phase, i, "destinations: none");
     const uint64_t bytes = uint64_t{transfer.words} * 4;
     TransferInfo info;
@@ -104,7 +105,8 @@ PhaseProblem make_problem(const arch::CapturePhase& phase, const arch::MachineDe
     for (size_t k = 0; k < transfer.destinations.size(); ++k) {
       const arch::Destination& dest = transfer.destinations[k];
       if (dest.tile >= machine.tiles) bad(phase, i, "destinations." + std::to_string(k) + ".tile: no such tile");
-      if (dest.tile == transfer.source_tile) bad(phase, i, "destinations." + std::to_string(k) + ".tile: is the source");
+      if (dest.tile == transfer.source_tile)
+        bad(phase, i, "destinations." + std::to_string(k) + ".tile: is the source");
       if (dest.address % 4 != 0 || !machine.in_sram(dest.address, bytes))
         bad(phase, i, "destinations." + std::to_string(k) + ".address: span not 4-aligned inside SRAM");
       for (size_t j = 0; j < k; ++j)

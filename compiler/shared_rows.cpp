@@ -7,8 +7,7 @@
 namespace lockstep::compiler {
 
 bool varies_per_iteration(const AddressField& field) {
-  return std::any_of(field.values.begin(), field.values.end(),
-                     [&](uint32_t v) { return v != field.values.front(); });
+  return std::any_of(field.values.begin(), field.values.end(), [&](uint32_t v) { return v != field.values.front(); });
 }
 
 namespace {

@@ -11,10 +11,10 @@ namespace lockstep::compiler {
 // One row as stored in a tile's table, and the phases (by position in the package's phase
 // list) that execute it.
 struct StoredRow {
-  std::vector<uint32_t> words;       // stored content (patched words hold the first use's values)
-  std::vector<uint32_t> uses;        // phase positions, ascending
+  std::vector<uint32_t> words;          // stored content (patched words hold the first use's values)
+  std::vector<uint32_t> uses;           // phase positions, ascending
   std::vector<uint32_t> patched_words;  // word indices whose value differs between uses or iterations
-  uint32_t offset = 0;               // byte offset in the tile's table, 8-aligned
+  uint32_t offset = 0;                  // byte offset in the tile's table, 8-aligned
 };
 
 struct TileTable {

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
+#include "arch/runtime_sram.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
-#include "arch/runtime_sram.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -78,7 +78,8 @@ std::vector<std::pair<uint64_t, uint64_t>> ElementUse::free_runs() const {
     if (!used(machine_->element_of(static_cast<uint32_t>(a)))) {
       if (runs.empty() || runs.back().second != a) {
         // The bottom of SRAM holds the loader's slot and the entry stub of a device image.
-        const uint64_t begin = (std::max<uint64_t>(a, uint64_t{machine_->sram_base} + arch::kEntryStubEnd) + 7) & ~uint64_t{7};
+        const uint64_t begin =
+            (std::max<uint64_t>(a, uint64_t{machine_->sram_base} + arch::kEntryStubEnd) + 7) & ~uint64_t{7};
         runs.emplace_back(begin, next);
       } else {
         runs.back().second = next;

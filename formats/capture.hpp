@@ -80,8 +80,8 @@ struct CapturePhaseStats {
   uint32_t execution_count = 1;
   uint32_t iterations = 1;
   uint64_t transfers = 0;
-  uint64_t destinations = 0;  // sum over transfers of destination count
-  uint64_t words = 0;         // sum of words (one execution, as sent)
+  uint64_t destinations = 0;     // sum over transfers of destination count
+  uint64_t words = 0;            // sum of words (one execution, as sent)
   uint64_t words_delivered = 0;  // sum of words x destinations (one execution)
 };
 struct CaptureStats {
@@ -94,7 +94,6 @@ struct CaptureStats {
 CaptureStats capture_stats(const Capture& capture);
 
 // Names the phase, transfer and field of the first problem (InputError).
-void validate_capture(const Capture& capture, const MachineDescription& machine,
-                      const std::string& file_name);
+void validate_capture(const Capture& capture, const MachineDescription& machine, const std::string& file_name);
 
 }  // namespace lockstep::arch

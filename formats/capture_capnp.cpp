@@ -2,13 +2,13 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <fcntl.h>
+#include <kj/exception.h>
+#include <kj/io.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <kj/exception.h>
-#include <kj/io.h>
 
 #include "formats/capture.capnp.h"
 #include "formats/capture.hpp"
@@ -75,8 +75,7 @@ void fill_phase(const CapturePhase& phase, capture_schema::Phase::Builder out) {
   start.set(n, d);
 }
 
-[[noreturn]] void malformed(const std::string& file, const std::string& where,
-                            const std::string& what) {
+[[noreturn]] void malformed(const std::string& file, const std::string& where, const std::string& what) {
   throw InputError(file + ": " + where + what);
 }
 
@@ -96,8 +95,7 @@ std::string text_field(capnp::Text::Reader text, const std::string& file, const 
 CapturePhase read_phase(capture_schema::Phase::Reader in, size_t index, const std::string& file) {
   CapturePhase phase;
   phase.id = in.getId();
-  const std::string where = "phase " + std::to_string(phase.id) + " (index " +
-                            std::to_string(index) + "): ";
+  const std::string where = "phase " + std::to_string(phase.id) + " (index " + std::to_string(index) + "): ";
   phase.label = text_field(in.getLabel(), file, where, "label");
   phase.execution_count = in.getExecutionCount();
   phase.operation = text_field(in.getOperation(), file, where, "operation");
@@ -112,29 +110,30 @@ CapturePhase read_phase(capture_schema::Phase::Reader in, size_t index, const st
   const size_t n = tiles.size();
   if (phase.iterations == 0) malformed(file, where, "iterations: must be at least 1");
   if (words.size() != n) {
-    malformed(file, where, "words: " + std::to_string(words.size()) +
-                               " entries, expected one per transfer (sourceTiles has " +
-                               std::to_string(n) + ")");
+    malformed(file, where,
+              "words: " + std::to_string(words.size()) + " entries, expected one per transfer (sourceTiles has " +
+                  std::to_string(n) + ")");
   }
   if (paired.size() != n) {
-    malformed(file, where, "allowPaired: " + std::to_string(paired.size()) +
-                               " entries, expected one per transfer (sourceTiles has " +
-                               std::to_string(n) + ")");
+    malformed(file, where,
+              "allowPaired: " + std::to_string(paired.size()) +
+                  " entries, expected one per transfer (sourceTiles has " + std::to_string(n) + ")");
   }
   if (source_addresses.size() != uint64_t{n} * phase.iterations) {
-    malformed(file, where, "sourceAddresses: " + std::to_string(source_addresses.size()) +
-                               " entries, expected transfers x iterations = " +
-                               std::to_string(uint64_t{n} * phase.iterations));
+    malformed(file, where,
+              "sourceAddresses: " + std::to_string(source_addresses.size()) +
+                  " entries, expected transfers x iterations = " + std::to_string(uint64_t{n} * phase.iterations));
   }
   if (start.size() != n + 1) {
-    malformed(file, where, "destinationStart: " + std::to_string(start.size()) +
-                               " entries, expected transfers + 1 = " + std::to_string(n + 1));
+    malformed(file, where,
+              "destinationStart: " + std::to_string(start.size()) +
+                  " entries, expected transfers + 1 = " + std::to_string(n + 1));
   }
   const size_t destinations = dest_tiles.size();
   if (dest_addresses.size() != destinations) {
-    malformed(file, where, "destinationAddresses: " + std::to_string(dest_addresses.size()) +
-                               " entries, expected one per destination (destinationTiles has " +
-                               std::to_string(destinations) + ")");
+    malformed(file, where,
+              "destinationAddresses: " + std::to_string(dest_addresses.size()) +
+                  " entries, expected one per destination (destinationTiles has " + std::to_string(destinations) + ")");
   }
   if (start[0] != 0) {
     malformed(file, where, "destinationStart[0]: " + std::to_string(start[0]) + ", expected 0");
@@ -143,20 +142,20 @@ CapturePhase read_phase(capture_schema::Phase::Reader in, size_t index, const st
     const uint32_t begin = start[static_cast<unsigned>(i)];
     const uint32_t end = start[static_cast<unsigned>(i + 1)];
     if (end < begin) {
-      malformed(file, where, "destinationStart[" + std::to_string(i + 1) + "]: " +
-                                 std::to_string(end) + " is less than the entry before it (" +
-                                 std::to_string(begin) + ")");
+      malformed(file, where,
+                "destinationStart[" + std::to_string(i + 1) + "]: " + std::to_string(end) +
+                    " is less than the entry before it (" + std::to_string(begin) + ")");
     }
     if (end > destinations) {
-      malformed(file, where, "destinationStart[" + std::to_string(i + 1) + "]: " +
-                                 std::to_string(end) + " is beyond the " +
-                                 std::to_string(destinations) + " destinations");
+      malformed(file, where,
+                "destinationStart[" + std::to_string(i + 1) + "]: " + std::to_string(end) + " is beyond the " +
+                    std::to_string(destinations) + " destinations");
     }
   }
   if (start[static_cast<unsigned>(n)] != destinations) {
-    malformed(file, where, "destinationStart[" + std::to_string(n) + "]: " +
-                               std::to_string(start[static_cast<unsigned>(n)]) +
-                               ", expected the destination count " + std::to_string(destinations));
+    malformed(file, where,
+              "destinationStart[" + std::to_string(n) + "]: " + std::to_string(start[static_cast<unsigned>(n)]) +
+                  ", expected the destination count " + std::to_string(destinations));
   }
   // Every count and offset is now known to lie inside the lists: sizes below come from them.
   phase.transfers.resize(n);
@@ -192,9 +191,8 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
       const auto c = static_cast<char>(data[i]);
       version += c >= 0x20 && c < 0x7f ? std::string(1, c) : "?";
     }
-    throw InputError(file_name + ": capture format version '" + version +
-                     "' is not supported (this build reads " + std::string(kCaptureMagic + 6) +
-                     ")");
+    throw InputError(file_name + ": capture format version '" + version + "' is not supported (this build reads " +
+                     std::string(kCaptureMagic + 6) + ")");
   }
   const uint8_t* body = data + kMagicBytes;
   const size_t body_size = size - kMagicBytes;
@@ -210,8 +208,7 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
   try {
     capnp::FlatArrayMessageReader reader(words, options);
     if (reader.getEnd() != words.end()) {
-      throw InputError(file_name + ": corrupt capture: " +
-                       std::to_string(8 * (words.end() - reader.getEnd())) +
+      throw InputError(file_name + ": corrupt capture: " + std::to_string(8 * (words.end() - reader.getEnd())) +
                        " bytes after the message");
     }
     const auto root = reader.getRoot<capture_schema::Capture>();
@@ -219,16 +216,14 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
     capture.version = root.getVersion();
     if (capture.version != kCaptureVersion) {
       throw InputError(file_name + ": version: " + std::to_string(capture.version) +
-                       " is not supported (this build reads " + std::to_string(kCaptureVersion) +
-                       ")");
+                       " is not supported (this build reads " + std::to_string(kCaptureVersion) + ")");
     }
     capture.machine_name = text_field(root.getMachineName(), file_name, "", "machineName");
     const auto phases = root.getPhases();
     // A phase has iterations >= 1, so it takes at least one word of the file.
     if (phases.size() > word_count) {
       throw InputError(file_name + ": phases: " + std::to_string(phases.size()) +
-                       " phases cannot fit in a message of " + std::to_string(word_count) +
-                       " words");
+                       " phases cannot fit in a message of " + std::to_string(word_count) + " words");
     }
     capture.phases.reserve(only_phase ? 1 : phases.size());
     for (unsigned i = 0; i < phases.size(); ++i) {
@@ -248,8 +243,7 @@ Capture parse_capture_capnp(const uint8_t* data, size_t size, const std::string&
 
 void write_capture_capnp(const Capture& capture, const std::string& path) {
   const uint64_t estimate = estimate_words(capture);
-  capnp::MallocMessageBuilder message(
-      static_cast<unsigned>(std::min<uint64_t>(estimate, (uint64_t{1} << 31) - 1)));
+  capnp::MallocMessageBuilder message(static_cast<unsigned>(std::min<uint64_t>(estimate, (uint64_t{1} << 31) - 1)));
   auto root = message.initRoot<capture_schema::Capture>();
   root.setVersion(capture.version);
   root.setMachineName(capture.machine_name);

@@ -26,8 +26,7 @@ class Checker {
     where_ = file_ + ": phase " + std::to_string(p.id) + " (" + p.label + "): ";
     const auto [it, fresh] = seen_ids_.emplace(p.id, index);
     if (!fresh) {
-      fail("id: " + std::to_string(p.id) + " already used by the phase at index " +
-           std::to_string(it->second));
+      fail("id: " + std::to_string(p.id) + " already used by the phase at index " + std::to_string(it->second));
     }
     if (p.execution_count == 0) fail("execution_count: must be at least 1");
     if (p.iterations == 0) fail("iterations: must be at least 1");
@@ -102,8 +101,8 @@ class Checker {
       }
     }
     fail("tile " + std::to_string(bad_tile) + " sends from and receives into memory element " +
-         std::to_string(bad_element) + " (hazard 2): transfer " + std::to_string(source) +
-         " source / transfer " + std::to_string(destination) + " destination");
+         std::to_string(bad_element) + " (hazard 2): transfer " + std::to_string(source) + " source / transfer " +
+         std::to_string(destination) + " destination");
   }
 
   template <typename Field>
@@ -125,11 +124,11 @@ class Checker {
     if (address % 4 != 0) fail(field() + ": " + hex(address) + " is not 4-aligned");
     const std::string range = hex_range(begin, end);
     if (outside) {
-      fail(field() + ": span " + range + " outside SRAM [" + hex(machine_.sram_base) + ", " +
-           hex(machine_.sram_end) + ")");
+      fail(field() + ": span " + range + " outside SRAM [" + hex(machine_.sram_base) + ", " + hex(machine_.sram_end) +
+           ")");
     }
-    fail(field() + ": span " + range + " overlaps the exchange-table range [" +
-         hex(kTableReservedBegin) + ", " + hex(kTableReservedEnd) + ")");
+    fail(field() + ": span " + range + " overlaps the exchange-table range [" + hex(kTableReservedBegin) + ", " +
+         hex(kTableReservedEnd) + ")");
   }
 
   void transfer(const Transfer& t, uint32_t iterations, size_t index) {
@@ -138,16 +137,14 @@ class Checker {
     tile(t.source_tile, [&] { return here() + "source_tile"; });
     if (t.words == 0) fail_here("words: must be at least 1");
     if (t.words > kMaxTransferWords) {
-      fail_here("words: " + std::to_string(t.words) + " exceeds the limit of " +
-                std::to_string(kMaxTransferWords));
+      fail_here("words: " + std::to_string(t.words) + " exceeds the limit of " + std::to_string(kMaxTransferWords));
     }
     if (t.source_addresses.size() != iterations) {
       fail_here("source_addresses: " + std::to_string(t.source_addresses.size()) +
                 " addresses, expected one per iteration (" + std::to_string(iterations) + ")");
     }
     for (size_t k = 0; k < t.source_addresses.size(); ++k) {
-      span(t.source_addresses[k], t.words,
-           [&] { return here() + "source_addresses[" + std::to_string(k) + "]"; });
+      span(t.source_addresses[k], t.words, [&] { return here() + "source_addresses[" + std::to_string(k) + "]"; });
       mark(sends_, t.source_tile, t.source_addresses[k], t.words);
     }
     if (t.destinations.empty()) fail_here("destinations: a transfer needs at least one");
@@ -163,8 +160,7 @@ class Checker {
       if (destination_stamp_[d.tile] == transfer_stamp_) {
         for (size_t j = 0; j < i; ++j) {
           if (t.destinations[j].tile == d.tile) {
-            fail(field() + ".tile: " + std::to_string(d.tile) + " repeats destinations[" +
-                 std::to_string(j) + "]");
+            fail(field() + ".tile: " + std::to_string(d.tile) + " repeats destinations[" + std::to_string(j) + "]");
           }
         }
       }
@@ -183,14 +179,13 @@ class Checker {
   std::vector<uint64_t> receives_;  // per tile: elements it receives into
   std::vector<uint32_t> touched_;   // tiles with bits set (cleared after each phase)
   std::vector<bool> is_touched_;
-  uint64_t transfer_stamp_ = 0;               // one per transfer checked
-  std::vector<uint64_t> destination_stamp_;   // per tile: the last transfer that delivered to it
+  uint64_t transfer_stamp_ = 0;              // one per transfer checked
+  std::vector<uint64_t> destination_stamp_;  // per tile: the last transfer that delivered to it
 };
 
 }  // namespace
 
-void validate_capture(const Capture& capture, const MachineDescription& machine,
-                      const std::string& file_name) {
+void validate_capture(const Capture& capture, const MachineDescription& machine, const std::string& file_name) {
   if (capture.version != kCaptureVersion) {
     throw InputError(file_name + ": version: " + std::to_string(capture.version) +
                      " is not supported (this build reads " + std::to_string(kCaptureVersion) + ")");

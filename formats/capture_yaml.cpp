@@ -3,28 +3,25 @@
 #include <sstream>
 
 #include "formats/capture.hpp"
+#include "io/atomic_file.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
-#include "io/atomic_file.hpp"
 #include "io/yaml_reader.hpp"
 #include "io/yaml_writer.hpp"
 
 namespace lockstep::arch {
 namespace {
 
-std::string item_path(const std::string& base, size_t index) {
-  return base + "[" + std::to_string(index) + "]";
-}
+std::string item_path(const std::string& base, size_t index) { return base + "[" + std::to_string(index) + "]"; }
 
-Transfer parse_transfer(const YAML::Node& node, const std::string& file, const std::string& path,
-                        uint32_t iterations) {
+Transfer parse_transfer(const YAML::Node& node, const std::string& file, const std::string& path, uint32_t iterations) {
   YamlMap map(node, file, path);
   Transfer t;
   t.source_tile = map.required_unsigned<uint32_t>("source_tile");
   const auto addresses = map.list("source_addresses");
   for (size_t i = 0; i < addresses.size(); ++i) {
-    t.source_addresses.push_back(static_cast<uint32_t>(yaml_unsigned(
-        addresses[i], file, item_path(map.key_path("source_addresses"), i), UINT32_MAX)));
+    t.source_addresses.push_back(static_cast<uint32_t>(
+        yaml_unsigned(addresses[i], file, item_path(map.key_path("source_addresses"), i), UINT32_MAX)));
   }
   if (t.source_addresses.size() != iterations) {
     yaml_fail(file, map.node()["source_addresses"], map.key_path("source_addresses"),
@@ -66,7 +63,6 @@ CapturePhase parse_phase(const YAML::Node& node, const std::string& file, const 
   map.finish();
   return phase;
 }
-
 
 std::string quoted(const std::string& text) { return yaml_quoted(text); }
 
@@ -118,11 +114,10 @@ std::string capture_to_yaml(const Capture& capture) {
       }
       out << "], destinations: [";
       for (size_t i = 0; i < t.destinations.size(); ++i) {
-        out << (i ? ", " : "") << "{tile: " << t.destinations[i].tile
-            << ", address: " << hex(t.destinations[i].address) << "}";
+        out << (i ? ", " : "") << "{tile: " << t.destinations[i].tile << ", address: " << hex(t.destinations[i].address)
+            << "}";
       }
-      out << "], words: " << t.words << ", allow_paired: " << (t.allow_paired ? "true" : "false")
-          << "}\n";
+      out << "], words: " << t.words << ", allow_paired: " << (t.allow_paired ? "true" : "false") << "}\n";
     }
   }
   return out.str();

@@ -4,8 +4,8 @@
 #include <array>
 #include <stdexcept>
 
-#include "io/errors.hpp"
 #include "io/atomic_file.hpp"
+#include "io/errors.hpp"
 #include "io/mapped_file.hpp"
 
 namespace lockstep::arch {
@@ -26,20 +26,13 @@ struct ScalarType {
 };
 
 constexpr std::array kScalarTypes{
-    ScalarType{"f2", 2, "float16", NpyType::kFloat16},
-    ScalarType{"f4", 4, "float32", NpyType::kFloat32},
-    ScalarType{"u1", 1, "uint8", NpyType::kUint8},
-    ScalarType{"f8", 8, "float64", NpyType::kOther},
-    ScalarType{"b1", 1, "bool", NpyType::kOther},
-    ScalarType{"i1", 1, "int8", NpyType::kOther},
-    ScalarType{"i2", 2, "int16", NpyType::kOther},
-    ScalarType{"i4", 4, "int32", NpyType::kOther},
-    ScalarType{"i8", 8, "int64", NpyType::kOther},
-    ScalarType{"u2", 2, "uint16", NpyType::kOther},
-    ScalarType{"u4", 4, "uint32", NpyType::kOther},
-    ScalarType{"u8", 8, "uint64", NpyType::kOther},
-    ScalarType{"c8", 8, "complex64", NpyType::kOther},
-    ScalarType{"c16", 16, "complex128", NpyType::kOther},
+    ScalarType{"f2", 2, "float16", NpyType::kFloat16}, ScalarType{"f4", 4, "float32", NpyType::kFloat32},
+    ScalarType{"u1", 1, "uint8", NpyType::kUint8},     ScalarType{"f8", 8, "float64", NpyType::kOther},
+    ScalarType{"b1", 1, "bool", NpyType::kOther},      ScalarType{"i1", 1, "int8", NpyType::kOther},
+    ScalarType{"i2", 2, "int16", NpyType::kOther},     ScalarType{"i4", 4, "int32", NpyType::kOther},
+    ScalarType{"i8", 8, "int64", NpyType::kOther},     ScalarType{"u2", 2, "uint16", NpyType::kOther},
+    ScalarType{"u4", 4, "uint32", NpyType::kOther},    ScalarType{"u8", 8, "uint64", NpyType::kOther},
+    ScalarType{"c8", 8, "complex64", NpyType::kOther}, ScalarType{"c16", 16, "complex128", NpyType::kOther},
 };
 
 // '<' little-endian, or '|' (no byte order) for one-byte types.
@@ -58,9 +51,7 @@ std::string describe_dtype(std::string_view descr) {
   return std::string(descr) + (scalar ? " (" + std::string(scalar->name) + ")" : "");
 }
 
-[[noreturn]] void fail(const std::string& file, const std::string& what) {
-  throw InputError(file + ": " + what);
-}
+[[noreturn]] void fail(const std::string& file, const std::string& what) { throw InputError(file + ": " + what); }
 
 std::string quoted_name(std::string_view text) { return "'" + std::string(text) + "'"; }
 
@@ -151,8 +142,7 @@ class HeaderParser {
     for (;;) {
       dims.push_back(dimension());
       if (take(')')) {
-        if (dims.size() == 1)
-          fail(file_, "shape: (" + std::to_string(dims[0]) + ") is not a tuple");
+        if (dims.size() == 1) fail(file_, "shape: (" + std::to_string(dims[0]) + ") is not a tuple");
         return dims;
       }
       expect(',');
@@ -242,23 +232,21 @@ Preamble read_preamble(std::string_view bytes, const std::string& file) {
   const auto major = static_cast<uint8_t>(bytes[6]);
   const auto minor = static_cast<uint8_t>(bytes[7]);
   if (major < 1 || major > 3 || minor != 0) {
-    fail(file,
-         "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+    fail(file, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
   }
   const size_t length_size = major == 1 ? 2 : 4;  // 2.0 and 3.0 allow 4 GiB headers
   const size_t preamble = kMagic.size() + 2 + length_size;
   if (bytes.size() < preamble) fail_truncated(bytes, file);
   const uint64_t header_length = little_endian(bytes.substr(8, length_size));
   if (header_length > bytes.size() - preamble) {
-    fail(file, "header length " + std::to_string(header_length) + " exceeds the file (" +
-                   std::to_string(bytes.size()) + " bytes)");
+    fail(file, "header length " + std::to_string(header_length) + " exceeds the file (" + std::to_string(bytes.size()) +
+                   " bytes)");
   }
   return {bytes.substr(preamble, header_length), preamble + header_length};
 }
 
 // The product of the shape and the item size, checked against the bytes after the header.
-std::vector<uint8_t> copy_data(std::string_view data, const NpyArray& array, size_t item,
-                               const std::string& file) {
+std::vector<uint8_t> copy_data(std::string_view data, const NpyArray& array, size_t item, const std::string& file) {
   const std::string what = shape_text(array.shape) + " of " + array.dtype;
   const std::optional<uint64_t> elements = shape_element_count(array.shape);
   uint64_t needed = 0;
@@ -266,19 +254,19 @@ std::vector<uint8_t> copy_data(std::string_view data, const NpyArray& array, siz
     fail(file, "shape: " + what + " exceeds 2^64 bytes");
   }
   if (data.size() < needed) {
-    fail(file, "truncated: shape " + what + " needs " + std::to_string(needed) +
-                   " data bytes, the file has " + std::to_string(data.size()));
+    fail(file, "truncated: shape " + what + " needs " + std::to_string(needed) + " data bytes, the file has " +
+                   std::to_string(data.size()));
   }
   if (data.size() > needed) {
-    fail(file, std::to_string(data.size() - needed) + " bytes after the data (shape " + what +
-                   " needs " + std::to_string(needed) + ")");
+    fail(file, std::to_string(data.size() - needed) + " bytes after the data (shape " + what + " needs " +
+                   std::to_string(needed) + ")");
   }
   return {data.begin(), data.end()};
 }
 
 std::string header_text(const NpyArray& array) {
-  std::string text = "{'descr': '" + array.dtype +
-                     "', 'fortran_order': False, 'shape': " + shape_text(array.shape) + ", }";
+  std::string text =
+      "{'descr': '" + array.dtype + "', 'fortran_order': False, 'shape': " + shape_text(array.shape) + ", }";
   if (!array.shape.empty()) {
     const size_t digits = std::to_string(array.shape[0]).size();
     text.append(kGrowthAxisDigits - std::min(digits, kGrowthAxisDigits), ' ');
@@ -313,11 +301,9 @@ void check_writable(const NpyArray& array) {
   if (array.fortran_order) throw std::invalid_argument("npy: writes C order only");
   const std::optional<uint64_t> elements = shape_element_count(array.shape);
   uint64_t bytes = 0;
-  if (!elements || __builtin_mul_overflow(*elements, scalar->item_size, &bytes) ||
-      bytes != array.data.size()) {
-    throw std::invalid_argument("npy: " + std::to_string(array.data.size()) +
-                                " data bytes do not match shape " + shape_text(array.shape) +
-                                " of " + array.dtype);
+  if (!elements || __builtin_mul_overflow(*elements, scalar->item_size, &bytes) || bytes != array.data.size()) {
+    throw std::invalid_argument("npy: " + std::to_string(array.data.size()) + " data bytes do not match shape " +
+                                shape_text(array.shape) + " of " + array.dtype);
   }
 }
 
@@ -382,16 +368,12 @@ std::string npy_bytes(const NpyArray& array) {
          std::string(reinterpret_cast<const char*>(array.data.data()), array.data.size());
 }
 
-void write_npy(const std::string& path, const NpyArray& array) {
-  write_file_atomically(path, npy_bytes(array));
-}
+void write_npy(const std::string& path, const NpyArray& array) { write_file_atomically(path, npy_bytes(array)); }
 
-void expect_npy(const NpyArray& array, const std::string& file, NpyType type,
-                const std::vector<uint64_t>& shape) {
+void expect_npy(const NpyArray& array, const std::string& file, NpyType type, const std::vector<uint64_t>& shape) {
   if (type == NpyType::kOther) throw std::invalid_argument("expect_npy: name a type");
   if (array.type != type) {
-    fail(file, "dtype: expected " + describe_dtype(npy_descr(type)) + ", got " +
-                   describe_dtype(array.dtype));
+    fail(file, "dtype: expected " + describe_dtype(npy_descr(type)) + ", got " + describe_dtype(array.dtype));
   }
   if (array.shape != shape) {
     fail(file, "shape: expected " + shape_text(shape) + ", got " + shape_text(array.shape));

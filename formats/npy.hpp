@@ -46,8 +46,7 @@ void write_npy(const std::string& path, const NpyArray& array);
 // InputError unless the array has this type and shape, e.g.
 // "image.npy: dtype: expected <f2 (float16), got <f4 (float32)" or
 // "image.npy: shape: expected (729, 588), got (3, 224, 224)".
-void expect_npy(const NpyArray& array, const std::string& file, NpyType type,
-                const std::vector<uint64_t>& shape);
+void expect_npy(const NpyArray& array, const std::string& file, NpyType type, const std::vector<uint64_t>& shape);
 
 // Python's spelling of a shape: "()", "(3,)", "(3, 224, 224)".
 std::string shape_text(const std::vector<uint64_t>& shape);

@@ -157,7 +157,7 @@ struct TileProgram {
 
 struct Phase {
   uint32_t id = 0;
-  std::string label;         // e.g. "layer.attn.qkv"
+  std::string label;  // e.g. "layer.attn.qkv"
   uint32_t execution_count = 1;
   std::string operation;
   bool operator==(const Phase&) const = default;
@@ -189,7 +189,7 @@ struct Expectation {
   uint32_t tile = 0;
   uint32_t address = 0;
   uint32_t size = 0;
-  std::vector<uint8_t> bytes;      // empty when `digest` is used
+  std::vector<uint8_t> bytes;  // empty when `digest` is used
   std::optional<uint64_t> digest;
   bool operator==(const Expectation&) const = default;
 };
@@ -258,8 +258,7 @@ const uint8_t* initial_bytes(const Package& package, uint32_t tile, uint32_t add
 
 // Checks every rule of the package against the machine; throws InputError on the first
 // failure ("file: tile 3: step 2 (exchange): row_address: 0x7fff8 outside table ...").
-void validate_package(const Package& package, const MachineDescription& machine,
-                      const std::string& file_name);
+void validate_package(const Package& package, const MachineDescription& machine, const std::string& file_name);
 
 // FNV-1a 64 over bytes; used for expectation digests and payload digests.
 uint64_t fnv1a64(const uint8_t* data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);

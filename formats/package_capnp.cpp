@@ -9,13 +9,13 @@
 #include <span>
 #include <stdexcept>
 
-#include "io/errors.hpp"
-#include "io/atomic_file.hpp"
-#include "io/capnp_words.hpp"
-#include "io/mapped_file.hpp"
-#include "io/parallel.hpp"
 #include "formats/package.capnp.h"
 #include "formats/package_io.hpp"
+#include "io/atomic_file.hpp"
+#include "io/capnp_words.hpp"
+#include "io/errors.hpp"
+#include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/utf8.hpp"
 
 namespace lockstep::arch {
@@ -120,14 +120,10 @@ void write_host_call(s::HostCallSpec::Builder out, const HostCallSpec& call) {
   out.setPhases(call.phases);
   write_host_slices(out.initInputs(static_cast<unsigned>(call.inputs.size())), call.inputs);
   write_host_slices(out.initOutputs(static_cast<unsigned>(call.outputs.size())), call.outputs);
-  write_words(out.initInputBatchEnds(static_cast<unsigned>(call.input_batch_ends.size())),
-              call.input_batch_ends);
-  write_words(out.initOutputBatchEnds(static_cast<unsigned>(call.output_batch_ends.size())),
-              call.output_batch_ends);
-  write_names(out.initInputBindings(static_cast<unsigned>(call.input_bindings.size())),
-              call.input_bindings);
-  write_names(out.initOutputBindings(static_cast<unsigned>(call.output_bindings.size())),
-              call.output_bindings);
+  write_words(out.initInputBatchEnds(static_cast<unsigned>(call.input_batch_ends.size())), call.input_batch_ends);
+  write_words(out.initOutputBatchEnds(static_cast<unsigned>(call.output_batch_ends.size())), call.output_batch_ends);
+  write_names(out.initInputBindings(static_cast<unsigned>(call.input_bindings.size())), call.input_bindings);
+  write_names(out.initOutputBindings(static_cast<unsigned>(call.output_bindings.size())), call.output_bindings);
 }
 
 void write_host_session(s::HostSession::Builder out, const HostSession& host) {
@@ -163,9 +159,15 @@ void write_package(s::Package::Builder out, const Package& package) {
       segments[j].setAddress(seg.address);
       segments[j].setSize(seg.size);
       switch (seg.fill) {
-        case FillKind::Bytes: segments[j].getFill().setBytes(data_of(seg.bytes)); break;
-        case FillKind::Zero: segments[j].getFill().setZero(); break;
-        case FillKind::Tokens: segments[j].getFill().setTokens(seg.token_seed); break;
+        case FillKind::Bytes:
+          segments[j].getFill().setBytes(data_of(seg.bytes));
+          break;
+        case FillKind::Zero:
+          segments[j].getFill().setZero();
+          break;
+        case FillKind::Tokens:
+          segments[j].getFill().setTokens(seg.token_seed);
+          break;
       }
     }
     auto table = tiles[i].initTable();
@@ -233,11 +235,10 @@ struct Reader {
   }
 
   // `tile` is "tile N", `path` the index path of the enclosing Repeat ("" at top level).
-  std::vector<Step> steps(capnp::List<s::Step>::Reader in, const std::string& tile,
-                          const std::string& path, int depth) const {
+  std::vector<Step> steps(capnp::List<s::Step>::Reader in, const std::string& tile, const std::string& path,
+                          int depth) const {
     if (depth > kMaxRepeatDepth) {
-      fail(tile + ": step " + path, "Repeat bodies nested deeper than " +
-                                        std::to_string(kMaxRepeatDepth));
+      fail(tile + ": step " + path, "Repeat bodies nested deeper than " + std::to_string(kMaxRepeatDepth));
     }
     std::vector<Step> out;
     unsigned index = 0;
@@ -249,8 +250,7 @@ struct Reader {
     return out;
   }
 
-  Step step(s::Step::Reader in, const std::string& tile, const std::string& path,
-            int depth) const {
+  Step step(s::Step::Reader in, const std::string& tile, const std::string& path, int depth) const {
     const std::string where = tile + ": step " + path;
     switch (in.which()) {
       case s::Step::SYNC:
@@ -310,11 +310,10 @@ struct Reader {
     for (auto t : in.getTransfers()) {
       const auto direction = static_cast<uint16_t>(t.getDirection());
       if (direction > static_cast<uint16_t>(HostDirection::ToHost)) {
-        fail(where, "transfers[" + std::to_string(index) + "].direction: " +
-                        std::to_string(direction) + " unknown");
+        fail(where, "transfers[" + std::to_string(index) + "].direction: " + std::to_string(direction) + " unknown");
       }
-      out.transfers.push_back({static_cast<HostDirection>(direction), t.getTileAddress(),
-                               t.getHostAddress(), t.getBytes()});
+      out.transfers.push_back(
+          {static_cast<HostDirection>(direction), t.getTileAddress(), t.getHostAddress(), t.getBytes()});
       ++index;
     }
     return out;
@@ -371,15 +370,14 @@ struct Reader {
     out.version = in.getVersion();
     if (out.version != kPackageVersion) {
       fail("version", "package version " + std::to_string(out.version) +
-                          " is not supported (this lockstep reads version " +
-                          std::to_string(kPackageVersion) + ")");
+                          " is not supported (this lockstep reads version " + std::to_string(kPackageVersion) + ")");
     }
     out.machine_name = text(in.getMachineName(), "machine.name");
     out.machine_digest = text(in.getMachineDigest(), "machine.digest");
     for (auto p : in.getPhases()) {
       const std::string phase = "phase " + std::to_string(p.getId());
-      out.phases.push_back({p.getId(), text(p.getLabel(), phase + ": label"),
-                            p.getExecutionCount(), text(p.getOperation(), phase + ": operation")});
+      out.phases.push_back({p.getId(), text(p.getLabel(), phase + ": label"), p.getExecutionCount(),
+                            text(p.getOperation(), phase + ": operation")});
     }
     for (auto t : in.getTiles()) {
       TileProgram tile;
@@ -404,8 +402,7 @@ struct Reader {
             s.token_seed = fill.getTokens();
             break;
           default:
-            fail(where, "segment fill kind " + std::to_string(static_cast<unsigned>(fill.which())) +
-                            " unknown");
+            fail(where, "segment fill kind " + std::to_string(static_cast<unsigned>(fill.which())) + " unknown");
         }
         tile.segments.push_back(std::move(s));
       }
@@ -496,8 +493,7 @@ Package parse_package_capnp(const uint8_t* data, size_t size, const std::string&
   try {
     capnp::FlatArrayMessageReader reader(words, options);
     if (reader.getEnd() != words.end()) {
-      throw InputError(name + ": corrupt package: " +
-                       std::to_string(words.end() - reader.getEnd()) +
+      throw InputError(name + ": corrupt package: " + std::to_string(words.end() - reader.getEnd()) +
                        " words after the message");
     }
     // Views only of the caller's own bytes: an unaligned message was read from `copy`.

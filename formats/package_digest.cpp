@@ -1,12 +1,12 @@
 // FNV-1a 64: the digest of expectations and payloads (and of machine descriptions); XXH3 64:
 // the payload proof's checksums.
-#include "formats/package.hpp"
+#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
 #include <new>
 
-#include <xxhash.h>
+#include "formats/package.hpp"
 #if defined(__x86_64__)
 // XXH3_64bits_dispatch, and Xxh3Stream's updates through it: the widest vector unit the CPU
 // has (AVX-512, AVX2 or SSE2), chosen at run time; the hash is the same on every path.

@@ -3,10 +3,10 @@
 #include <memory>
 #include <utility>
 
-#include "io/errors.hpp"
-#include "io/mapped_file.hpp"
 #include "formats/capture.hpp"
 #include "formats/package_io.hpp"
+#include "io/errors.hpp"
+#include "io/mapped_file.hpp"
 
 namespace lockstep::arch {
 
@@ -14,8 +14,7 @@ Package read_package_from_bytes(const uint8_t* data, size_t size, const std::str
                                 std::shared_ptr<const void> keeper) {
   if (size >= 6 && std::memcmp(data, kPackageMagic, 6) == 0) {
     if (size < kPackageMagicBytes || std::memcmp(data, kPackageMagic, kPackageMagicBytes) != 0) {
-      throw InputError(name + ": unsupported package container (expected magic " +
-                       std::string(kPackageMagic) + ")");
+      throw InputError(name + ": unsupported package container (expected magic " + std::string(kPackageMagic) + ")");
     }
     return parse_package_capnp(data, size, name, std::move(keeper));
   }

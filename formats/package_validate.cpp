@@ -4,8 +4,6 @@
 #include <map>
 #include <set>
 
-#include "io/errors.hpp"
-#include "io/hex.hpp"
 #include "arch/host_packets.hpp"
 #include "arch/instruction.hpp"
 #include "arch/instruction_sequences.hpp"
@@ -13,6 +11,8 @@
 #include "arch/stack_kernels.hpp"
 #include "formats/package_io.hpp"
 #include "formats/package_validate_host.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
 
 namespace lockstep::arch {
 
@@ -49,17 +49,19 @@ struct Barrier {
 
 std::string describe(const Barrier& b) {
   switch (b.kind) {
-    case BarrierKind::Sync: return "sync " + std::to_string(b.value);
-    case BarrierKind::Exchange: return "exchange of phase " + std::to_string(b.value);
-    case BarrierKind::Host: return "host phase " + std::to_string(b.value);
+    case BarrierKind::Sync:
+      return "sync " + std::to_string(b.value);
+    case BarrierKind::Exchange:
+      return "exchange of phase " + std::to_string(b.value);
+    case BarrierKind::Host:
+      return "host phase " + std::to_string(b.value);
   }
   return "?";
 }
 
 class Validator {
  public:
-  Validator(const Package& p, const MachineDescription& m, const std::string& file)
-      : p_(p), m_(m), file_(file) {}
+  Validator(const Package& p, const MachineDescription& m, const std::string& file) : p_(p), m_(m), file_(file) {}
 
   void run() {
     if (p_.version != kPackageVersion) {
@@ -69,8 +71,8 @@ class Validator {
       fail("machine.name", "package is for machine '" + p_.machine_name + "', not '" + m_.name + "'");
     }
     if (p_.machine_digest != m_.digest) {
-      fail("machine.digest", "'" + p_.machine_digest + "' does not match machine " + m_.name +
-                                 " (digest " + m_.digest + "): built for a different machine");
+      fail("machine.digest", "'" + p_.machine_digest + "' does not match machine " + m_.name + " (digest " + m_.digest +
+                                 "): built for a different machine");
     }
     phases();
     const uint64_t host_phases = check_host_phases(p_, file_);
@@ -78,8 +80,7 @@ class Validator {
     for (const TileProgram& t : p_.tiles) {
       if (t.tile >= m_.tiles) {
         fail("tile " + std::to_string(t.tile) + ": tile",
-             "tile id " + std::to_string(t.tile) + " outside the machine's " +
-                 std::to_string(m_.tiles) + " tiles");
+             "tile id " + std::to_string(t.tile) + " outside the machine's " + std::to_string(m_.tiles) + " tiles");
       }
       if (!seen.insert(t.tile).second) {
         fail("tile " + std::to_string(t.tile) + ": tile", "tile listed twice");
@@ -105,8 +106,7 @@ class Validator {
 
   void sram(const std::string& where, uint64_t address, uint64_t bytes) const {
     if (address < m_.sram_base || address + bytes > m_.sram_end) {
-      fail(where, hex_range(address, address + bytes) + " outside SRAM " +
-                      hex_range(m_.sram_base, m_.sram_end));
+      fail(where, hex_range(address, address + bytes) + " outside SRAM " + hex_range(m_.sram_base, m_.sram_end));
     }
   }
 
@@ -132,8 +132,7 @@ class Validator {
       sram(where, t.table.address, t.table.size);
       if (uint64_t(t.table.address) + t.table.size > m_.row_region_end) {
         fail(where, hex_range(t.table.address, uint64_t{t.table.address} + t.table.size) +
-                        " reaches past the row region end " +
-                        hex(m_.row_region_end) + " (rows must be fetchable)");
+                        " reaches past the row region end " + hex(m_.row_region_end) + " (rows must be fetchable)");
       }
     }
     barriers_[t.tile].clear();
@@ -151,8 +150,7 @@ class Validator {
       if (s.address % 4 != 0) fail(where + ": address", hex(s.address) + " is not 4-aligned");
       if (s.size % 4 != 0) fail(where + ": size", std::to_string(s.size) + " is not a multiple of 4");
       if (s.fill == FillKind::Bytes && s.bytes.size() != s.size) {
-        fail(where + ": bytes", std::to_string(s.bytes.size()) + " bytes given for size " +
-                                    std::to_string(s.size));
+        fail(where + ": bytes", std::to_string(s.bytes.size()) + " bytes given for size " + std::to_string(s.size));
       }
       if (s.fill != FillKind::Bytes && !s.bytes.empty()) {
         fail(where + ": bytes", "a " + std::string(fill_kind_name(s.fill)) + " segment holds no bytes");
@@ -172,8 +170,8 @@ class Validator {
       const auto& cur = spans[order[k]];
       if (cur.first < prev.second) {
         fail(tile_name_ + ": segment " + std::to_string(order[k]) + " (" + hex(cur.first) + ")",
-             hex_range(cur.first, cur.second) + " overlaps segment " +
-                 std::to_string(order[k - 1]) + " " + hex_range(prev.first, prev.second));
+             hex_range(cur.first, cur.second) + " overlaps segment " + std::to_string(order[k - 1]) + " " +
+                 hex_range(prev.first, prev.second));
       }
     }
     segments_ = spans;
@@ -189,8 +187,7 @@ class Validator {
   }
 
   // `repeat` is the innermost enclosing Repeat (nullptr at top level).
-  void steps(const std::vector<Step>& list, const std::string& prefix, const RepeatStep* repeat,
-             uint32_t tile) {
+  void steps(const std::vector<Step>& list, const std::string& prefix, const RepeatStep* repeat, uint32_t tile) {
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string path = prefix.empty() ? std::to_string(i) : prefix + "." + std::to_string(i);
       const Step& step = list[i];
@@ -267,16 +264,16 @@ class Validator {
     if (e.incoming_muxpair) mux_value(*e.incoming_muxpair, where + ": incoming_muxpair");
     encodable(Opcode::SetZi, Field::Immediate, e.incoming_format, where + ": incoming_format");
     if (e.incoming_format > 2) {
-      fail(where + ": incoming_format", std::to_string(e.incoming_format) +
-                                            " is not a format (0 32-bit, 1 early half, 2 waiting half)");
+      fail(where + ": incoming_format",
+           std::to_string(e.incoming_format) + " is not a format (0 32-bit, 1 early half, 2 waiting half)");
     }
     if (!e.row_address) return;
     const uint32_t row = *e.row_address;
     if (row % 8 != 0) fail(where + ": row_address", hex(row) + " is not 8-aligned");
     encodable(Opcode::Call, Field::Target, row, where + ": row_address");
     if (table_.size == 0 || !in_table(row, 4)) {
-      fail(where + ": row_address", hex(row) + " outside the table " +
-                                        hex_range(table_.address, uint64_t{table_.address} + table_.size));
+      fail(where + ": row_address",
+           hex(row) + " outside the table " + hex_range(table_.address, uint64_t{table_.address} + table_.size));
     }
     if (!initialised(row)) fail(where + ": row_address", hex(row) + " is in no segment");
   }
@@ -306,8 +303,8 @@ class Validator {
       fail(where + ": operands", k.name + " takes " + want + " operands, got " + std::to_string(k.operands.size()));
     }
     if (k.scalars.size() != sig->scalars) {
-      fail(where + ": scalars", k.name + " takes " + std::to_string(sig->scalars) +
-                                    " scalars, got " + std::to_string(k.scalars.size()));
+      fail(where + ": scalars",
+           k.name + " takes " + std::to_string(sig->scalars) + " scalars, got " + std::to_string(k.scalars.size()));
     }
     if (auto error = sig->check_scalars(k.scalars, m_.sram_bytes()); !error.empty()) {
       const auto colon = error.find(':');
@@ -327,15 +324,15 @@ class Validator {
 
   // Each operand goes in its register with `setzi $r, address` (an indirect one's slot, read
   // with ld32: where it points is known only at run time).
-  void operands(const KernelStep& k, const std::vector<uint64_t>& spans,
-                const std::string& where) const {
+  void operands(const KernelStep& k, const std::vector<uint64_t>& spans, const std::string& where) const {
     for (size_t i = 0; i < k.operands.size(); ++i) {
       const Operand& o = k.operands[i];
       const std::string field = where + ": operands[" + std::to_string(i) + "]";
       if (o.address % 4 != 0) {
         fail(field, (o.indirect ? "pointer slot " : "") + hex(o.address) + " is not 4-aligned");
       }
-      if (o.offset != 0 && !o.indirect) fail(field + ".offset", "an offset without a pointer (write the address itself)");
+      if (o.offset != 0 && !o.indirect)
+        fail(field + ".offset", "an offset without a pointer (write the address itself)");
       encodable(Opcode::SetZi, Field::Immediate, o.address, field);
       sram(field, o.address, o.indirect ? 4 : spans[i]);
     }
@@ -372,7 +369,8 @@ class Validator {
       const std::string at = where + ": transfers[" + std::to_string(i) + "]";
       host_transfer(h.transfers[i], at);
       if (h.transfers[i].direction != h.transfers.front().direction) {
-        fail(at + ".to", "goes the other way from transfers[0]: a host program moves data one way (IPU21-DEVICE.md 14)");
+        fail(at + ".to",
+             "goes the other way from transfers[0]: a host program moves data one way (IPU21-DEVICE.md 14)");
       }
     }
     if (const std::string why = host_staging_misfit(h); !why.empty()) fail(where + ": transfers", why);
@@ -380,7 +378,8 @@ class Validator {
     const std::vector<uint32_t> landing = host_landing_addresses(h);
     for (size_t i = 0; i < h.transfers.size(); ++i) {
       const HostTransfer& t = h.transfers[i];
-      for (const HostPacket& p : host_packets(t.direction == HostDirection::ToTile, landing[i], t.host_address, t.bytes)) {
+      for (const HostPacket& p :
+           host_packets(t.direction == HostDirection::ToTile, landing[i], t.host_address, t.bytes)) {
         if (const std::string why = host_packet_misfit(p); !why.empty()) {
           fail(where + ": transfers[" + std::to_string(i) + "]", why);
         }
@@ -397,8 +396,7 @@ class Validator {
     sram(field + ".tile_address", t.tile_address, t.bytes);
     if (uint64_t{t.host_address} + t.bytes > p_.host.arena_bytes) {
       fail(field + ".host_address", hex_range(t.host_address, uint64_t{t.host_address} + t.bytes) +
-                                        " outside the host arena " +
-                                        hex_range(0, p_.host.arena_bytes));
+                                        " outside the host arena " + hex_range(0, p_.host.arena_bytes));
     }
   }
 
@@ -414,21 +412,18 @@ class Validator {
       const size_t n = std::min(seq.size(), ref.size());
       for (size_t i = 0; i < n; ++i) {
         if (!(seq[i] == ref[i])) {
-          fail(tile_paths_[t.tile][seq[i].step],
-               "barrier " + std::to_string(i) + " is " + describe(seq[i]) + " but tile " +
-                   std::to_string(first) + " has " + describe(ref[i]) + " (" +
-                   tile_paths_[first][ref[i].step] + ")");
+          fail(tile_paths_[t.tile][seq[i].step], "barrier " + std::to_string(i) + " is " + describe(seq[i]) +
+                                                     " but tile " + std::to_string(first) + " has " + describe(ref[i]) +
+                                                     " (" + tile_paths_[first][ref[i].step] + ")");
         }
       }
       if (seq.size() != ref.size()) {
         const bool shorter = seq.size() < ref.size();
         const auto& longer = shorter ? ref : seq;
         const uint32_t longer_tile = shorter ? first : t.tile;
-        fail(name + ": steps",
-             "takes part in " + std::to_string(seq.size()) + " barriers but tile " +
-                 std::to_string(first) + " in " + std::to_string(ref.size()) +
-                 "; first unmatched: " + describe(longer[n]) + " at " +
-                 tile_paths_[longer_tile][longer[n].step]);
+        fail(name + ": steps", "takes part in " + std::to_string(seq.size()) + " barriers but tile " +
+                                   std::to_string(first) + " in " + std::to_string(ref.size()) + "; first unmatched: " +
+                                   describe(longer[n]) + " at " + tile_paths_[longer_tile][longer[n].step]);
       }
     }
   }
@@ -492,8 +487,7 @@ class Validator {
 
 }  // namespace
 
-void validate_package(const Package& package, const MachineDescription& machine,
-                      const std::string& file_name) {
+void validate_package(const Package& package, const MachineDescription& machine, const std::string& file_name) {
   Validator(package, machine, file_name).run();
 }
 

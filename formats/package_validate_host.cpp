@@ -1,11 +1,10 @@
 #include "formats/package_validate_host.hpp"
 
-#include "arch/host_packets.hpp"
-
 #include <set>
 #include <variant>
 #include <vector>
 
+#include "arch/host_packets.hpp"
 #include "formats/package_io.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
@@ -68,8 +67,7 @@ class SessionChecker {
 
   void arena(const std::string& where, uint64_t address, uint64_t bytes) const {
     if (address + bytes > p_.host.arena_bytes) {
-      fail(where, hex_range(address, address + bytes) + " outside the host arena " +
-                      hex_range(0, p_.host.arena_bytes));
+      fail(where, hex_range(address, address + bytes) + " outside the host arena " + hex_range(0, p_.host.arena_bytes));
     }
   }
 
@@ -83,8 +81,7 @@ class SessionChecker {
   }
 
   // The size of the file the named bindings make, each checked to exist with the right kind.
-  uint64_t file_bytes(const std::vector<std::string>& names, const std::string& field,
-                      bool inputs) const {
+  uint64_t file_bytes(const std::vector<std::string>& names, const std::string& field, bool inputs) const {
     uint64_t total = 0;
     for (size_t j = 0; j < names.size(); ++j) {
       const std::string at = field + "[" + std::to_string(j) + "]";
@@ -120,8 +117,7 @@ class SessionChecker {
     }
   }
 
-  void batch_ends(const std::vector<uint32_t>& ends, size_t slices, const std::string& field,
-                  const char* side) const {
+  void batch_ends(const std::vector<uint32_t>& ends, size_t slices, const std::string& field, const char* side) const {
     if (ends.empty()) {
       if (slices != 0) fail(field, "is empty but the call has " + std::to_string(slices) + " " + side + " slices");
       return;
@@ -129,15 +125,15 @@ class SessionChecker {
     uint32_t previous = 0;
     for (size_t j = 0; j < ends.size(); ++j) {
       if (ends[j] <= previous) {
-        fail(field + "[" + std::to_string(j) + "]",
-             std::to_string(ends[j]) + " does not follow " + std::to_string(previous) +
-                 " (batch ends increase strictly from 0)");
+        fail(field + "[" + std::to_string(j) + "]", std::to_string(ends[j]) + " does not follow " +
+                                                        std::to_string(previous) +
+                                                        " (batch ends increase strictly from 0)");
       }
       previous = ends[j];
     }
     if (previous != slices) {
-      fail(field, "the last end is " + std::to_string(previous) + ", not the call's " +
-                      std::to_string(slices) + " " + side + " slices");
+      fail(field, "the last end is " + std::to_string(previous) + ", not the call's " + std::to_string(slices) + " " +
+                      side + " slices");
     }
   }
 
@@ -154,9 +150,8 @@ uint64_t check_host_phases(const Package& package, const std::string& file_name)
   for (const TileProgram& t : package.tiles) {
     const uint64_t n = count_host_steps(t.steps);
     if (n != count) {
-      throw InputError(file_name + ": tile " + std::to_string(t.tile) + ": steps: has " +
-                       std::to_string(n) + " host steps but tile " + std::to_string(first.tile) +
-                       " has " + std::to_string(count));
+      throw InputError(file_name + ": tile " + std::to_string(t.tile) + ": steps: has " + std::to_string(n) +
+                       " host steps but tile " + std::to_string(first.tile) + " has " + std::to_string(count));
     }
   }
   if (count == 0) return 0;

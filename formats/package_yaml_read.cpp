@@ -1,8 +1,8 @@
 // The YAML form of a package (docs/formats.md), read strictly through arch::YamlMap.
 #include <cctype>
 
-#include "io/errors.hpp"
 #include "formats/package_io.hpp"
+#include "io/errors.hpp"
 #include "io/yaml_reader.hpp"
 
 namespace lockstep::arch {
@@ -28,8 +28,7 @@ uint32_t hex_word(const YAML::Node& node, const std::string& file, const std::st
   std::string text = node.Scalar();
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text = text.substr(2);
   if (text.empty() || text.size() > 8) {
-    yaml_fail(file, node, path, "expected a hexadecimal 32-bit word (1 to 8 hex digits), got '" +
-                                    node.Scalar() + "'");
+    yaml_fail(file, node, path, "expected a hexadecimal 32-bit word (1 to 8 hex digits), got '" + node.Scalar() + "'");
   }
   uint32_t value = 0;
   for (char c : text) {
@@ -42,12 +41,10 @@ uint32_t hex_word(const YAML::Node& node, const std::string& file, const std::st
   return value;
 }
 
-std::vector<uint8_t> hex_bytes(const YAML::Node& node, const std::string& file,
-                               const std::string& path) {
+std::vector<uint8_t> hex_bytes(const YAML::Node& node, const std::string& file, const std::string& path) {
   const std::string text = yaml_string(node, file, path);
   if (text.size() % 2 != 0) {
-    yaml_fail(file, node, path, "hex byte string has an odd number of digits (" +
-                                    std::to_string(text.size()) + ")");
+    yaml_fail(file, node, path, "hex byte string has an odd number of digits (" + std::to_string(text.size()) + ")");
   }
   std::vector<uint8_t> bytes(text.size() / 2);
   for (size_t i = 0; i < bytes.size(); ++i) {
@@ -89,8 +86,7 @@ class Parser {
     out.version = top.required_unsigned<uint32_t>("version");
     if (out.version != kPackageVersion) {
       yaml_fail(file_, top.node()["version"], "version",
-                "package version " + std::to_string(out.version) +
-                    " is not supported (this lockstep reads version " +
+                "package version " + std::to_string(out.version) + " is not supported (this lockstep reads version " +
                     std::to_string(kPackageVersion) + ")");
     }
     YamlMap machine = top.map("machine");
@@ -150,8 +146,7 @@ class Parser {
     s.address = m.required_unsigned<uint32_t>("address");
     const int forms = int(m.has("words")) + int(m.has("bytes")) + int(m.has("fill"));
     if (forms != 1) {
-      yaml_fail(file_, m.node(), m.key_path("words"),
-                "a segment has exactly one of words, bytes or fill");
+      yaml_fail(file_, m.node(), m.key_path("words"), "a segment has exactly one of words, bytes or fill");
     }
     if (m.has("fill")) {
       s.size = m.required_unsigned<uint32_t>("size");
@@ -171,8 +166,7 @@ class Parser {
     }
     s.fill = FillKind::Bytes;
     const std::string key = m.has("words") ? "words" : "bytes";
-    s.bytes = key == "words" ? words_to_bytes(word_list(m, key))
-                             : hex_bytes(m.node()[key], file_, m.key_path(key));
+    s.bytes = key == "words" ? words_to_bytes(word_list(m, key)) : hex_bytes(m.node()[key], file_, m.key_path(key));
     if (key == "bytes") m.string(key);  // marks the key as read
     if (s.bytes.size() > UINT32_MAX) yaml_fail(file_, m.node(), m.key_path(key), "too large");
     s.size = static_cast<uint32_t>(s.bytes.size());
@@ -180,8 +174,7 @@ class Parser {
       const uint32_t size = m.required_unsigned<uint32_t>("size");
       if (size != s.size) {
         yaml_fail(file_, m.node()["size"], m.key_path("size"),
-                  "size " + std::to_string(size) + " does not match the " +
-                      std::to_string(s.size) + " bytes given");
+                  "size " + std::to_string(size) + " does not match the " + std::to_string(s.size) + " bytes given");
       }
     }
     return s;
@@ -190,8 +183,7 @@ class Parser {
   std::vector<Step> steps(YamlMap& parent, const std::string& key, int depth) {
     const std::string path = parent.key_path(key);
     if (depth > kMaxRepeatDepth) {
-      yaml_fail(file_, parent.node(), path,
-                "Repeat bodies nested deeper than " + std::to_string(kMaxRepeatDepth));
+      yaml_fail(file_, parent.node(), path, "Repeat bodies nested deeper than " + std::to_string(kMaxRepeatDepth));
     }
     std::vector<Step> out;
     const auto items = parent.list(key);
@@ -203,8 +195,7 @@ class Parser {
 
   Step step(const YAML::Node& node, const std::string& path, int depth) {
     if (!node.IsMap() || node.size() != 1) {
-      yaml_fail(file_, node, path,
-                "a step is a mapping with one key: sync, exchange, kernel, repeat, patch or host");
+      yaml_fail(file_, node, path, "a step is a mapping with one key: sync, exchange, kernel, repeat, patch or host");
     }
     const YAML::Node key_node = node.begin()->first;
     const std::string kind = yaml_string(key_node, file_, path);
@@ -212,8 +203,7 @@ class Parser {
     if (kind == "sync") {
       return Step{SyncStep{wrapper.required_unsigned<uint32_t>("sync")}};
     }
-    if (kind != "exchange" && kind != "kernel" && kind != "repeat" && kind != "patch" &&
-        kind != "host") {
+    if (kind != "exchange" && kind != "kernel" && kind != "repeat" && kind != "patch" && kind != "host") {
       yaml_fail(file_, key_node, wrapper.key_path(kind),
                 "unknown step kind (expected sync, exchange, kernel, repeat, patch or host)");
     }
@@ -233,13 +223,13 @@ class Parser {
       k.name = m.string("name");
       if (m.has("operands")) {
         const auto items = m.list("operands");
-        for (size_t i = 0; i < items.size(); ++i) k.operands.push_back(operand(items[i], item_path(m.key_path("operands"), i)));
+        for (size_t i = 0; i < items.size(); ++i)
+          k.operands.push_back(operand(items[i], item_path(m.key_path("operands"), i)));
       }
       if (m.has("scalars")) {
         const auto items = m.list("scalars");
         for (size_t i = 0; i < items.size(); ++i) {
-          k.scalars.push_back(yaml_signed(items[i], file_, item_path(m.key_path("scalars"), i),
-                                          INT64_MIN, INT64_MAX));
+          k.scalars.push_back(yaml_signed(items[i], file_, item_path(m.key_path("scalars"), i), INT64_MIN, INT64_MAX));
         }
       }
       out.kind = k;
@@ -292,8 +282,7 @@ class Parser {
       } else if (to == "host") {
         transfer.direction = HostDirection::ToHost;
       } else {
-        yaml_fail(file_, t.node()["to"], t.key_path("to"),
-                  "unknown direction '" + to + "' (expected tile or host)");
+        yaml_fail(file_, t.node()["to"], t.key_path("to"), "unknown direction '" + to + "' (expected tile or host)");
       }
       transfer.tile_address = t.required_unsigned<uint32_t>("tile_address");
       transfer.host_address = t.required_unsigned<uint32_t>("host_address");
@@ -342,8 +331,7 @@ class Parser {
     if (!m.has(key)) return out;
     const auto items = m.list(key);
     for (size_t i = 0; i < items.size(); ++i) {
-      out.push_back(static_cast<uint32_t>(
-          yaml_unsigned(items[i], file_, item_path(m.key_path(key), i), UINT32_MAX)));
+      out.push_back(static_cast<uint32_t>(yaml_unsigned(items[i], file_, item_path(m.key_path(key), i), UINT32_MAX)));
     }
     return out;
   }
@@ -397,7 +385,8 @@ class Parser {
     if (m.has("shape")) {
       const auto dims = m.list("shape");
       for (size_t i = 0; i < dims.size(); ++i) {
-        b.shape.push_back(static_cast<uint32_t>(yaml_unsigned(dims[i], file_, item_path(m.key_path("shape"), i), UINT32_MAX)));
+        b.shape.push_back(
+            static_cast<uint32_t>(yaml_unsigned(dims[i], file_, item_path(m.key_path("shape"), i), UINT32_MAX)));
       }
     }
     for_each(m, "slices", [&](YamlMap& s) {
@@ -415,8 +404,7 @@ class Parser {
     e.tile = m.required_unsigned<uint32_t>("tile");
     e.address = m.required_unsigned<uint32_t>("address");
     if (m.has("bytes") == m.has("digest")) {
-      yaml_fail(file_, m.node(), m.key_path("bytes"),
-                "an expectation has exactly one of bytes or digest");
+      yaml_fail(file_, m.node(), m.key_path("bytes"), "an expectation has exactly one of bytes or digest");
     }
     if (m.has("digest")) {
       e.digest = m.unsigned_value("digest", UINT64_MAX);

@@ -7,9 +7,9 @@
 #include <span>
 #include <sstream>
 
+#include "formats/package_io.hpp"
 #include "io/atomic_file.hpp"
 #include "io/hex.hpp"
-#include "formats/package_io.hpp"
 #include "io/yaml_writer.hpp"
 
 namespace lockstep::arch {
@@ -17,7 +17,6 @@ namespace lockstep::arch {
 namespace {
 
 constexpr size_t kWordsPerLine = 8;
-
 
 std::string word(uint32_t value) {
   char buf[16];
@@ -56,8 +55,8 @@ std::string word_list(const std::vector<uint32_t>& words, size_t indent) {
 std::vector<uint32_t> bytes_to_words(std::span<const uint8_t> bytes) {
   std::vector<uint32_t> words(bytes.size() / 4);
   for (size_t i = 0; i < words.size(); ++i) {
-    words[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 |
-               uint32_t(bytes[4 * i + 2]) << 16 | uint32_t(bytes[4 * i + 3]) << 24;
+    words[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 | uint32_t(bytes[4 * i + 2]) << 16 |
+               uint32_t(bytes[4 * i + 3]) << 24;
   }
   return words;
 }
@@ -95,13 +94,11 @@ class Writer {
  public:
   std::string package(const Package& p) {
     out_ << "version: " << p.version << "\n";
-    out_ << "machine: {name: " << quoted(p.machine_name) << ", digest: " << quoted(p.machine_digest)
-         << "}\n";
+    out_ << "machine: {name: " << quoted(p.machine_name) << ", digest: " << quoted(p.machine_digest) << "}\n";
     if (!p.workload.empty()) out_ << "workload: " << workload_scalar(p.workload);
     out_ << "phases:" << (p.phases.empty() ? " []" : "") << "\n";
     for (const Phase& ph : p.phases) {
-      out_ << "  - {id: " << ph.id << ", label: " << quoted(ph.label)
-           << ", execution_count: " << ph.execution_count
+      out_ << "  - {id: " << ph.id << ", label: " << quoted(ph.label) << ", execution_count: " << ph.execution_count
            << ", operation: " << quoted(ph.operation) << "}\n";
     }
     out_ << "tiles:" << (p.tiles.empty() ? " []" : "") << "\n";
@@ -116,8 +113,7 @@ class Writer {
       }
       out_ << "    slices:" << (b.slices.empty() ? " []" : "") << "\n";
       for (const Slice& s : b.slices) {
-        out_ << "      - {tile: " << s.tile << ", address: " << hex(s.address)
-             << ", bytes: " << s.bytes << "}\n";
+        out_ << "      - {tile: " << s.tile << ", address: " << hex(s.address) << ", bytes: " << s.bytes << "}\n";
       }
     }
     out_ << "expectations:" << (p.expectations.empty() ? " []" : "") << "\n";
@@ -137,8 +133,7 @@ class Writer {
   void tile(const TileProgram& t) {
     out_ << "  - tile: " << t.tile << "\n";
     if (t.table.address != 0 || t.table.size != 0) {
-      out_ << "    table: {address: " << hex(t.table.address) << ", size: " << t.table.size
-           << "}\n";
+      out_ << "    table: {address: " << hex(t.table.address) << ", size: " << t.table.size << "}\n";
     }
     out_ << "    segments:" << (t.segments.empty() ? " []" : "") << "\n";
     for (const Segment& s : t.segments) {
@@ -155,8 +150,7 @@ class Writer {
           out_ << "        size: " << s.size << "\n        fill: zero\n";
           break;
         case FillKind::Tokens:
-          out_ << "        size: " << s.size << "\n        fill: {tokens: " << s.token_seed
-               << "}\n";
+          out_ << "        size: " << s.size << "\n        fill: {tokens: " << s.token_seed << "}\n";
           break;
       }
     }
@@ -205,8 +199,8 @@ class Writer {
     const std::string pad(indent + 4, ' ');
     out_ << "repeat:\n" << pad << "count: " << r.count << "\n" << pad << "pointers: [";
     for (size_t i = 0; i < r.pointers.size(); ++i) {
-      out_ << (i ? ", " : "") << "{address: " << hex(r.pointers[i].address)
-           << ", stride: " << r.pointers[i].stride << "}";
+      out_ << (i ? ", " : "") << "{address: " << hex(r.pointers[i].address) << ", stride: " << r.pointers[i].stride
+           << "}";
     }
     out_ << "]\n" << pad << "body:" << (r.body.empty() ? " []" : "") << "\n";
     steps(r.body, indent + 6);
@@ -214,7 +208,8 @@ class Writer {
 
   void step(const PatchStep& p, size_t indent) {
     const std::string pad(indent + 4, ' ');
-    out_ << "patch:\n" << pad << "method: " << patch_method_name(p.method) << "\n"
+    out_ << "patch:\n"
+         << pad << "method: " << patch_method_name(p.method) << "\n"
          << pad << "entries:" << (p.entries.empty() ? " []" : "") << "\n";
     for (const PatchEntry& e : p.entries) {
       out_ << pad << "  - word: " << hex(e.word_address) << "\n"
@@ -233,11 +228,11 @@ class Writer {
   }
 
   void host(const HostSession& h) {
-    out_ << "host:\n  arena_bytes: " << h.arena_bytes << "\n  command_address: "
-         << hex(h.command_address) << "\n  calls:" << (h.calls.empty() ? " []" : "") << "\n";
+    out_ << "host:\n  arena_bytes: " << h.arena_bytes << "\n  command_address: " << hex(h.command_address)
+         << "\n  calls:" << (h.calls.empty() ? " []" : "") << "\n";
     for (const HostCallSpec& c : h.calls) {
-      out_ << "    - name: " << quoted(c.name) << "\n      command: " << c.command
-           << "\n      phases: " << c.phases << "\n";
+      out_ << "    - name: " << quoted(c.name) << "\n      command: " << c.command << "\n      phases: " << c.phases
+           << "\n";
       host_slices("inputs", c.inputs);
       host_slices("outputs", c.outputs);
       out_ << "      input_batch_ends: " << count_list(c.input_batch_ends)
@@ -274,27 +269,36 @@ class Writer {
 
 const char* fill_kind_name(FillKind kind) {
   switch (kind) {
-    case FillKind::Bytes: return "bytes";
-    case FillKind::Zero: return "zero";
-    case FillKind::Tokens: return "tokens";
+    case FillKind::Bytes:
+      return "bytes";
+    case FillKind::Zero:
+      return "zero";
+    case FillKind::Tokens:
+      return "tokens";
   }
   return "?";
 }
 
 const char* patch_method_name(PatchMethod method) {
   switch (method) {
-    case PatchMethod::Helper: return "helper";
-    case PatchMethod::Bulk: return "bulk";
-    case PatchMethod::Setup: return "setup";
+    case PatchMethod::Helper:
+      return "helper";
+    case PatchMethod::Bulk:
+      return "bulk";
+    case PatchMethod::Setup:
+      return "setup";
   }
   return "?";
 }
 
 const char* binding_kind_name(BindingKind kind) {
   switch (kind) {
-    case BindingKind::Input: return "input";
-    case BindingKind::Output: return "output";
-    case BindingKind::Weight: return "weight";
+    case BindingKind::Input:
+      return "input";
+    case BindingKind::Output:
+      return "output";
+    case BindingKind::Weight:
+      return "weight";
   }
   return "?";
 }

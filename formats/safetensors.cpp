@@ -6,11 +6,11 @@
 #include <set>
 #include <stdexcept>
 
-#include "io/errors.hpp"
+#include "formats/npy.hpp"
 #include "io/atomic_file.hpp"
+#include "io/errors.hpp"
 #include "io/mapped_file.hpp"
 #include "io/utf8.hpp"
-#include "formats/npy.hpp"
 
 namespace lockstep::arch {
 
@@ -34,9 +34,7 @@ constexpr std::array kDtypeSizes{
     DtypeSize{"F32", 4},     DtypeSize{"I64", 8},     DtypeSize{"U64", 8}, DtypeSize{"F64", 8},
 };
 
-[[noreturn]] void fail(const std::string& file, const std::string& what) {
-  throw InputError(file + ": " + what);
-}
+[[noreturn]] void fail(const std::string& file, const std::string& what) { throw InputError(file + ": " + what); }
 
 // A name from the file in quotes, control bytes escaped so the message stays one line.
 std::string quoted_name(std::string_view name) {
@@ -107,15 +105,14 @@ std::string other_format(std::string_view bytes) {
 // kind is named as what it is), then against the limit, before anything is read.
 std::string_view header_text(std::string_view bytes, const std::string& file) {
   if (bytes.size() < kLengthSize) {
-    fail(file, "truncated: " + std::to_string(bytes.size()) +
-                   " bytes, shorter than the 8-byte header length");
+    fail(file, "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte header length");
   }
   const uint64_t length = read_length(bytes);
   if (length > bytes.size() - kLengthSize) {
     const std::string other = other_format(bytes);
     if (!other.empty()) fail(file, "is " + other + ", not a safetensors file");
-    fail(file, "header length " + std::to_string(length) + " exceeds the file (" +
-                   std::to_string(bytes.size()) + " bytes)");
+    fail(file,
+         "header length " + std::to_string(length) + " exceeds the file (" + std::to_string(bytes.size()) + " bytes)");
   }
   if (length > kMaxHeaderLength) {
     fail(file, "header length " + std::to_string(length) + " exceeds the 100 MB limit");
@@ -144,8 +141,7 @@ class RepeatedKeys {
     if (open_.size() == 1) {
       throw InputError(tensor_prefix(file_, key) + "named twice in the header");
     }
-    const std::string where =
-        entry_ == kMetadataKey ? file_ + ": __metadata__: " : tensor_prefix(file_, entry_);
+    const std::string where = entry_ == kMetadataKey ? file_ + ": __metadata__: " : tensor_prefix(file_, entry_);
     throw InputError(where + "key " + quoted_name(key) + " appears twice");
   }
 
@@ -176,10 +172,9 @@ std::map<std::string, std::string> read_metadata(const Json& entry, const std::s
 }
 
 // A JSON array of non-negative integers, of `size` entries when one is given.
-std::vector<uint64_t> read_integers(const Json& value, std::optional<size_t> size,
-                                    const std::string& where) {
-  const std::string what = size ? "an array of " + std::to_string(*size) + " integers"
-                                : "an array of non-negative integers";
+std::vector<uint64_t> read_integers(const Json& value, std::optional<size_t> size, const std::string& where) {
+  const std::string what =
+      size ? "an array of " + std::to_string(*size) + " integers" : "an array of non-negative integers";
   if (!value.is_array() || (size && value.size() != *size)) throw InputError(where + what);
   std::vector<uint64_t> integers;
   for (const Json& item : value) {
@@ -212,42 +207,34 @@ std::string read_dtype(const Json& value, const std::string& prefix) {
 
 // The byte range must lie in the data and hold exactly the shape's elements.
 void check_range(const SafeTensor& tensor, size_t data_size, const std::string& prefix) {
-  const std::string range =
-      "[" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) + "]";
-  if (tensor.begin > tensor.end)
-    throw InputError(prefix + "data_offsets: " + range + " ends before it begins");
+  const std::string range = "[" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) + "]";
+  if (tensor.begin > tensor.end) throw InputError(prefix + "data_offsets: " + range + " ends before it begins");
   if (tensor.end > data_size) {
-    throw InputError(prefix + "data_offsets: " + range + " outside the " +
-                     std::to_string(data_size) + " data bytes");
+    throw InputError(prefix + "data_offsets: " + range + " outside the " + std::to_string(data_size) + " data bytes");
   }
   const std::string what = shape_text(tensor.shape) + " of " + tensor.dtype;
   const std::optional<uint64_t> elements = shape_element_count(tensor.shape);
   uint64_t needed = 0;
-  if (!elements ||
-      __builtin_mul_overflow(*elements, *safetensors_item_size(tensor.dtype), &needed)) {
+  if (!elements || __builtin_mul_overflow(*elements, *safetensors_item_size(tensor.dtype), &needed)) {
     throw InputError(prefix + "shape: " + what + " exceeds 2^64 bytes");
   }
   if (tensor.end - tensor.begin != needed) {
-    throw InputError(prefix + "data_offsets: " + range + " hold " +
-                     std::to_string(tensor.end - tensor.begin) + " bytes, shape " + what +
-                     " needs " + std::to_string(needed));
+    throw InputError(prefix + "data_offsets: " + range + " hold " + std::to_string(tensor.end - tensor.begin) +
+                     " bytes, shape " + what + " needs " + std::to_string(needed));
   }
 }
 
-SafeTensor read_tensor(std::string_view name, const Json& entry, std::string_view data,
-                       const std::string& file) {
+SafeTensor read_tensor(std::string_view name, const Json& entry, std::string_view data, const std::string& file) {
   const std::string prefix = tensor_prefix(file, name);
   check_keys(entry, prefix);
   SafeTensor tensor;
   tensor.dtype = read_dtype(entry.at("dtype"), prefix);
   tensor.shape = read_integers(entry.at("shape"), std::nullopt, prefix + "shape: expected ");
-  const std::vector<uint64_t> offsets =
-      read_integers(entry.at("data_offsets"), 2, prefix + "data_offsets: expected ");
+  const std::vector<uint64_t> offsets = read_integers(entry.at("data_offsets"), 2, prefix + "data_offsets: expected ");
   tensor.begin = offsets[0];
   tensor.end = offsets[1];
   check_range(tensor, data.size(), prefix);
-  tensor.bytes = {reinterpret_cast<const uint8_t*>(data.data()) + tensor.begin,
-                  tensor.end - tensor.begin};
+  tensor.bytes = {reinterpret_cast<const uint8_t*>(data.data()) + tensor.begin, tensor.end - tensor.begin};
   return tensor;
 }
 
@@ -260,8 +247,7 @@ void check_writable(const SafeTensorData& tensor, const Json& header) {
   if (!item) throw std::invalid_argument(what + "unknown dtype " + tensor.dtype);
   const std::optional<uint64_t> elements = shape_element_count(tensor.shape);
   uint64_t bytes = 0;
-  if (!elements || __builtin_mul_overflow(*elements, *item, &bytes) ||
-      bytes != tensor.data.size()) {
+  if (!elements || __builtin_mul_overflow(*elements, *item, &bytes) || bytes != tensor.data.size()) {
     throw std::invalid_argument(what + "data size does not match " + shape_text(tensor.shape));
   }
 }
@@ -289,14 +275,12 @@ const SafeTensor& SafeTensors::get(const std::string& name, std::string_view dty
     throw InputError(prefix + "dtype: expected " + std::string(dtype) + ", got " + tensor->dtype);
   }
   if (tensor->shape != shape) {
-    throw InputError(prefix + "shape: expected " + shape_text(shape) + ", got " +
-                     shape_text(tensor->shape));
+    throw InputError(prefix + "shape: expected " + shape_text(shape) + ", got " + shape_text(tensor->shape));
   }
   return *tensor;
 }
 
-SafeTensors SafeTensors::parse(std::string_view bytes, const std::string& file,
-                               std::shared_ptr<const void> owner) {
+SafeTensors SafeTensors::parse(std::string_view bytes, const std::string& file, std::shared_ptr<const void> owner) {
   const std::string_view text = header_text(bytes, file);
   const Json header = parse_header(text, file);
   const std::string_view data = bytes.substr(kLengthSize + text.size());
@@ -339,8 +323,7 @@ std::string safetensors_bytes(const std::vector<SafeTensorData>& tensors,
   std::string text = header.dump();
   text.append((kLengthSize - text.size() % kLengthSize) % kLengthSize, ' ');  // aligns the data
   std::string out(kLengthSize, '\0');
-  for (size_t i = 0; i < kLengthSize; ++i)
-    out[i] = static_cast<char>(text.size() >> (8 * i) & 0xff);
+  for (size_t i = 0; i < kLengthSize; ++i) out[i] = static_cast<char>(text.size() >> (8 * i) & 0xff);
   return out + text + data;
 }
 

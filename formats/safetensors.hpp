@@ -33,8 +33,7 @@ class SafeTensors {
   // "weights.safetensors: tensor 'x': missing",
   // "weights.safetensors: tensor 'x': dtype: expected F16, got F32" or
   // "weights.safetensors: tensor 'x': shape: expected (4304, 1152), got (4304, 1151)".
-  const SafeTensor& get(const std::string& name, std::string_view dtype,
-                        const std::vector<uint64_t>& shape) const;
+  const SafeTensor& get(const std::string& name, std::string_view dtype, const std::vector<uint64_t>& shape) const;
   const SafeTensor* find(const std::string& name) const;
 
   const std::map<std::string, SafeTensor>& tensors() const { return tensors_; }
@@ -44,8 +43,7 @@ class SafeTensors {
  private:
   friend SafeTensors parse_safetensors(std::string bytes, const std::string& file);
   friend SafeTensors read_safetensors(const std::string& path);
-  static SafeTensors parse(std::string_view bytes, const std::string& file,
-                           std::shared_ptr<const void> owner);
+  static SafeTensors parse(std::string_view bytes, const std::string& file, std::shared_ptr<const void> owner);
 
   std::string file_;
   std::map<std::string, SafeTensor> tensors_;

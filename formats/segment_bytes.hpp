@@ -19,8 +19,7 @@ namespace lockstep::arch {
 class SegmentBytes {
  public:
   SegmentBytes() = default;
-  SegmentBytes(std::vector<uint8_t> owned)
-      : owned_(std::move(owned)) {}  // NOLINT: implicit, as the vector it replaced
+  SegmentBytes(std::vector<uint8_t> owned) : owned_(std::move(owned)) {}  // NOLINT: implicit, as the vector it replaced
   SegmentBytes(std::initializer_list<uint8_t> bytes) : owned_(bytes) {}
   SegmentBytes(const uint8_t* first, const uint8_t* last) : owned_(first, last) {}
 
@@ -33,9 +32,7 @@ class SegmentBytes {
   }
 
   bool is_view() const { return keeper_ != nullptr; }
-  std::span<const uint8_t> span() const {
-    return is_view() ? view_ : std::span<const uint8_t>(owned_);
-  }
+  std::span<const uint8_t> span() const { return is_view() ? view_ : std::span<const uint8_t>(owned_); }
   const uint8_t* data() const { return span().data(); }
   size_t size() const { return span().size(); }
   bool empty() const { return size() == 0; }
@@ -44,8 +41,7 @@ class SegmentBytes {
   const uint8_t& operator[](size_t i) const { return span()[i]; }
   const uint8_t& at(size_t i) const {
     if (i >= size())
-      throw std::out_of_range("segment bytes: index " + std::to_string(i) + " of " +
-                              std::to_string(size()));
+      throw std::out_of_range("segment bytes: index " + std::to_string(i) + " of " + std::to_string(size()));
     return span()[i];
   }
   std::vector<uint8_t> vector() const { return {begin(), end()}; }
@@ -59,9 +55,7 @@ class SegmentBytes {
   void push_back(uint8_t value) { own().push_back(value); }
   void clear() { own().clear(); }
 
-  bool operator==(const SegmentBytes& other) const {
-    return std::ranges::equal(span(), other.span());
-  }
+  bool operator==(const SegmentBytes& other) const { return std::ranges::equal(span(), other.span()); }
 
  private:
   std::vector<uint8_t>& own() {

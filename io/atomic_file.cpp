@@ -48,7 +48,8 @@ std::string not_a_regular_file(const std::string& path) {
 
 // True when `path` (not followed) is the file or folder open as `fd`.
 bool names_open_file(const std::string& path, int fd) {
-  struct stat named {}, held {};
+  struct stat named {
+  }, held{};
   if (::lstat(path.c_str(), &named) != 0 || ::fstat(fd, &held) != 0) return false;
   return named.st_dev == held.st_dev && named.st_ino == held.st_ino;
 }
@@ -67,8 +68,7 @@ int make_held_temporary(const std::string& path, std::string& temp) {
 }
 
 // Calls `visit(dir, name)` for each entry of `dir`; nothing when it cannot be read.
-void for_each_entry(const std::string& dir,
-                    const std::function<void(const std::string&, const std::string&)>& visit) {
+void for_each_entry(const std::string& dir, const std::function<void(const std::string&, const std::string&)>& visit) {
   std::error_code error;
   std::filesystem::directory_iterator it(dir, error), end;
   std::vector<std::string> names;
@@ -85,8 +85,7 @@ void remove_if_stale(const std::string& path, TemporaryKind kind) {
   const int fd = ::open(path.c_str(), flags);
   if (fd < 0) return;
   struct stat info {};
-  const bool right_kind =
-      ::fstat(fd, &info) == 0 && (folder ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode));
+  const bool right_kind = ::fstat(fd, &info) == 0 && (folder ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode));
   if (right_kind && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_open_file(path, fd)) {
     std::error_code error;
     if (folder) {
@@ -221,8 +220,7 @@ void refuse_overwriting_input(const std::string& output, const std::vector<std::
     if (input.empty()) continue;
     std::error_code error;
     if (output == input || std::filesystem::equivalent(output, input, error)) {
-      throw InputError(output + ": the output is the input '" + input +
-                       "'; choose another output path");
+      throw InputError(output + ": the output is the input '" + input + "'; choose another output path");
     }
   }
 }

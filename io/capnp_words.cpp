@@ -12,18 +12,15 @@
 
 namespace lockstep::arch {
 
-kj::ArrayPtr<const capnp::word> capnp_message_words(const uint8_t* body, size_t size,
-                                                    kj::Array<capnp::word>& copy,
-                                                    const std::string& file,
-                                                    const std::string& kind) {
+kj::ArrayPtr<const capnp::word> capnp_message_words(const uint8_t* body, size_t size, kj::Array<capnp::word>& copy,
+                                                    const std::string& file, const std::string& kind) {
   // A message starts with its segment count, a little-endian word whose high bytes are zero;
   // text never holds a NUL, so a text file (a YAML package, JSON, a log) is named as such.
   const size_t head = std::min<size_t>(size, 256);
   if (size > 0 && std::memchr(body, 0, head) == nullptr) {
     // Text: printable ASCII, whitespace or UTF-8's high bytes; anything else is binary noise.
-    const bool text = std::all_of(body, body + head, [](uint8_t c) {
-      return c >= 0x20 ? c != 0x7f : (c == '\t' || c == '\n' || c == '\r');
-    });
+    const bool text = std::all_of(
+        body, body + head, [](uint8_t c) { return c >= 0x20 ? c != 0x7f : (c == '\t' || c == '\n' || c == '\r'); });
     throw InputError(file + (text ? ": is a text file, not a " : ": is not a ") + kind +
                      " (a binary Cap'n Proto message starts with its segment count, whose high bytes are zero)");
   }
@@ -42,20 +39,18 @@ kj::ArrayPtr<const capnp::word> capnp_message_words(const uint8_t* body, size_t 
   }
   // The first word holds (segments - 1); the table is 1 + segments 32-bit sizes, and must
   // fit before FlatArrayMessageReader looks at the segments.
-  const uint32_t segment_count =
-      static_cast<uint32_t>(body[0]) | static_cast<uint32_t>(body[1]) << 8 |
-      static_cast<uint32_t>(body[2]) << 16 | static_cast<uint32_t>(body[3]) << 24;
+  const uint32_t segment_count = static_cast<uint32_t>(body[0]) | static_cast<uint32_t>(body[1]) << 8 |
+                                 static_cast<uint32_t>(body[2]) << 16 | static_cast<uint32_t>(body[3]) << 24;
   const uint64_t table_words = (static_cast<uint64_t>(segment_count) + 3) / 2;
   if (segment_count >= 512 || table_words > word_count) {
     throw InputError(file + ": truncated or corrupt " + kind + ": segment table of " +
-                     std::to_string(static_cast<uint64_t>(segment_count) + 1) +
-                     " segments does not fit in " + std::to_string(word_count) + " words");
+                     std::to_string(static_cast<uint64_t>(segment_count) + 1) + " segments does not fit in " +
+                     std::to_string(word_count) + " words");
   }
   return words;
 }
 
-void write_capnp_file(const std::string& path, capnp::MessageBuilder& message,
-                      std::string_view magic) {
+void write_capnp_file(const std::string& path, capnp::MessageBuilder& message, std::string_view magic) {
   write_file_atomically(path, [&](int fd) {
     try {
       kj::FdOutputStream stream(fd);

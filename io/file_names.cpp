@@ -9,8 +9,8 @@ std::string escaped_file_name(const std::string& name) {
   std::string escaped;
   for (size_t i = 0; i < name.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(name[i]);
-    const bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      c == '_' || c == '-' || (c == '.' && i > 0);
+    const bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                      c == '-' || (c == '.' && i > 0);
     if (safe) {
       escaped += static_cast<char>(c);
     } else {

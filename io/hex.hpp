@@ -5,7 +5,7 @@
 
 namespace lockstep::arch {
 
-std::string hex(uint64_t value);  // lower-case hex with a 0x prefix
+std::string hex(uint64_t value);                      // lower-case hex with a 0x prefix
 std::string hex_range(uint64_t begin, uint64_t end);  // "[0x60000, 0x60010)": begin in, end out
 
 }  // namespace lockstep::arch

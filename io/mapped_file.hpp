@@ -26,9 +26,7 @@ class MappedFile {
   // Page-aligned (so 8-byte aligned) unless empty.
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
-  std::string_view view() const {
-    return {reinterpret_cast<const char*>(data_), size_};
-  }
+  std::string_view view() const { return {reinterpret_cast<const char*>(data_), size_}; }
 
  private:
   void release() noexcept;

@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "io/embedded_configs.hpp"
-#include "io/printable.hpp"
 #include "io/input_file.hpp"
+#include "io/printable.hpp"
 #include "io/utf8.hpp"
 
 namespace lockstep::arch {
@@ -64,8 +64,7 @@ std::string hex_code_point(uint32_t c) {
 // U+10000..U+10FFFF). "file:LINE: byte N: what" on the first offence.
 void check_yaml_characters(const std::string& text, const std::string& file) {
   const auto at = [&](size_t offset) {
-    return file + ":" + std::to_string(line_of_offset(text, offset)) + ": byte " +
-           std::to_string(offset) + ": ";
+    return file + ":" + std::to_string(line_of_offset(text, offset)) + ": byte " + std::to_string(offset) + ": ";
   };
   if (const auto bad = first_invalid_utf8(text)) {
     char byte[8];
@@ -83,11 +82,9 @@ void check_yaml_characters(const std::string& text, const std::string& file) {
     } else if (c == 0xc2 && i + 1 < text.size()) {
       c = s[i + 1];  // C2 xx encodes U+00xx (U+0080..U+00BF)
       if (c < 0xa0 && c != 0x85) {
-        throw InputError(at(i) + "control character " + hex_code_point(c) +
-                         " is not allowed in YAML");
+        throw InputError(at(i) + "control character " + hex_code_point(c) + " is not allowed in YAML");
       }
-    } else if (c == 0xef && i + 2 < text.size() && s[i + 1] == 0xbf &&
-               (s[i + 2] == 0xbe || s[i + 2] == 0xbf)) {
+    } else if (c == 0xef && i + 2 < text.size() && s[i + 1] == 0xbf && (s[i + 2] == 0xbe || s[i + 2] == 0xbf)) {
       throw InputError(at(i) + "non-character " + hex_code_point(0xfffeu + (s[i + 2] & 1u)) +
                        " is not allowed in YAML");
     }
@@ -117,11 +114,9 @@ class DocumentCheck : public YAML::EventHandler {
       fail(mark, "alias *" + anchor_name(anchor) + " refers to a node that contains it");
     }
     const Anchor& a = anchors_[anchor];
-    node(mark, a.nodes, a.scalar ? KeyText{true, a.text} : KeyText{},
-         "alias *" + anchor_name(anchor));
+    node(mark, a.nodes, a.scalar ? KeyText{true, a.text} : KeyText{}, "alias *" + anchor_name(anchor));
   }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                const std::string& value) override {
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
     if (const auto bad = first_invalid_utf8(value)) {
       fail(mark, "scalar is not valid UTF-8 at its byte " + std::to_string(*bad) +
                      " (an escape sequence made a lone surrogate?)");
@@ -157,7 +152,7 @@ class DocumentCheck : public YAML::EventHandler {
     bool map = false;
     bool expect_key = true;
     YAML::anchor_t anchor = YAML::NullAnchor;
-    uint64_t start = 0;  // count_ before this collection's own node
+    uint64_t start = 0;                         // count_ before this collection's own node
     std::unordered_map<std::string, int> keys;  // key -> 1-based line of its first use
   };
 
@@ -188,13 +183,11 @@ class DocumentCheck : public YAML::EventHandler {
   }
 
   // A node starts: `nodes` is what it adds with aliases expanded.
-  void node(const YAML::Mark& mark, uint64_t nodes, const KeyText& key,
-            const std::string& what = "") {
+  void node(const YAML::Mark& mark, uint64_t nodes, const KeyText& key, const std::string& what = "") {
     count_ = nodes > kMaxYamlNodes ? kMaxYamlNodes + 1 : count_ + nodes;
     if (count_ > kMaxYamlNodes) {
-      fail(mark, (what.empty() ? std::string("the document") : what + " expands the document") +
-                     " to more than " + std::to_string(kMaxYamlNodes) +
-                     " nodes (aliases expanded; the limit for a YAML file)");
+      fail(mark, (what.empty() ? std::string("the document") : what + " expands the document") + " to more than " +
+                     std::to_string(kMaxYamlNodes) + " nodes (aliases expanded; the limit for a YAML file)");
     }
     if (frames_.empty() || !frames_.back().map) return;
     Frame& frame = frames_.back();
@@ -204,8 +197,7 @@ class DocumentCheck : public YAML::EventHandler {
     const auto [it, inserted] = frame.keys.emplace(key.text, mark.line + 1);
     if (!inserted) {
       const std::string shown = key.text.size() > 80 ? key.text.substr(0, 80) + "..." : key.text;
-      fail(mark, "duplicate key '" + printable(shown) + "' (first at line " +
-                     std::to_string(it->second) + ")");
+      fail(mark, "duplicate key '" + printable(shown) + "' (first at line " + std::to_string(it->second) + ")");
     }
   }
 
@@ -241,9 +233,8 @@ class DocumentCheck : public YAML::EventHandler {
 
 YAML::Node parse_yaml_text(const std::string& text, const std::string& file_name) {
   if (text.size() > kMaxYamlDocumentBytes) {
-    throw InputError(file_name + ": " + std::to_string(text.size()) +
-                     " bytes, more than the limit of " + std::to_string(kMaxYamlDocumentBytes) +
-                     " for a YAML file");
+    throw InputError(file_name + ": " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                     std::to_string(kMaxYamlDocumentBytes) + " for a YAML file");
   }
   check_yaml_characters(text, file_name);
   try {
@@ -268,40 +259,35 @@ std::string read_text_file(const std::string& path) {
   throw InputError(path + ": cannot read: no such file (nor an embedded configuration)");
 }
 
-void yaml_fail(const std::string& file, const YAML::Node& node, const std::string& key_path,
-               const std::string& what) {
+void yaml_fail(const std::string& file, const YAML::Node& node, const std::string& key_path, const std::string& what) {
   throw InputError(line_prefix(file, node) + (key_path.empty() ? "" : key_path + ": ") + what);
 }
 
-uint64_t yaml_unsigned(const YAML::Node& node, const std::string& file,
-                       const std::string& key_path, uint64_t max) {
+uint64_t yaml_unsigned(const YAML::Node& node, const std::string& file, const std::string& key_path, uint64_t max) {
   long double v = 0;
   if (!node.IsScalar() || !parse_integer_text(node.Scalar(), false, v)) {
     yaml_fail(file, node, key_path, "expected an unsigned integer, got '" + scalar_text(node) + "'");
   }
   if (v > static_cast<long double>(max)) {
-    yaml_fail(file, node, key_path,
-              "value " + node.Scalar() + " is larger than the maximum " + std::to_string(max));
+    yaml_fail(file, node, key_path, "value " + node.Scalar() + " is larger than the maximum " + std::to_string(max));
   }
   return static_cast<uint64_t>(v);
 }
 
-int64_t yaml_signed(const YAML::Node& node, const std::string& file, const std::string& key_path,
-                    int64_t min, int64_t max) {
+int64_t yaml_signed(const YAML::Node& node, const std::string& file, const std::string& key_path, int64_t min,
+                    int64_t max) {
   long double v = 0;
   if (!node.IsScalar() || !parse_integer_text(node.Scalar(), true, v)) {
     yaml_fail(file, node, key_path, "expected an integer, got '" + scalar_text(node) + "'");
   }
   if (v < static_cast<long double>(min) || v > static_cast<long double>(max)) {
     yaml_fail(file, node, key_path,
-              "value " + node.Scalar() + " outside [" + std::to_string(min) + ", " +
-                  std::to_string(max) + "]");
+              "value " + node.Scalar() + " outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
   }
   return static_cast<int64_t>(v);
 }
 
-std::string yaml_string(const YAML::Node& node, const std::string& file,
-                        const std::string& key_path) {
+std::string yaml_string(const YAML::Node& node, const std::string& file, const std::string& key_path) {
   if (!node.IsScalar()) yaml_fail(file, node, key_path, "expected a string");
   return node.Scalar();
 }
@@ -309,16 +295,13 @@ std::string yaml_string(const YAML::Node& node, const std::string& file,
 YamlMap::YamlMap(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
   if (!node_.IsMap()) {
-    yaml_fail(file_, node_, path_, node_.IsNull() ? "expected a mapping, found nothing"
-                                                  : "expected a mapping");
+    yaml_fail(file_, node_, path_, node_.IsNull() ? "expected a mapping, found nothing" : "expected a mapping");
   }
 }
 
 bool YamlMap::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
 
-std::string YamlMap::key_path(const std::string& key) const {
-  return path_.empty() ? key : path_ + "." + key;
-}
+std::string YamlMap::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 YAML::Node YamlMap::lookup(const std::string& key) {
   used_.insert(key);
@@ -355,9 +338,7 @@ bool YamlMap::boolean(const std::string& key) {
   yaml_fail(file_, child, key_path(key), "expected true or false, got '" + scalar_text(child) + "'");
 }
 
-std::string YamlMap::string(const std::string& key) {
-  return yaml_string(lookup(key), file_, key_path(key));
-}
+std::string YamlMap::string(const std::string& key) { return yaml_string(lookup(key), file_, key_path(key)); }
 
 std::string YamlMap::optional_string(const std::string& key, const std::string& fallback) {
   return has(key) ? string(key) : fallback;

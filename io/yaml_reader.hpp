@@ -37,8 +37,8 @@ YAML::Node parse_yaml_text(const std::string& text, const std::string& file_name
 // InputError if neither exists.
 std::string read_text_file(const std::string& path);
 
-[[noreturn]] void yaml_fail(const std::string& file, const YAML::Node& node,
-                            const std::string& key_path, const std::string& what);
+[[noreturn]] void yaml_fail(const std::string& file, const YAML::Node& node, const std::string& key_path,
+                            const std::string& what);
 
 // A mapping whose keys must all be consumed: finish() rejects any key nobody asked for.
 class YamlMap {
@@ -84,11 +84,9 @@ class YamlMap {
 };
 
 // Scalar conversions for list items and other free-standing nodes.
-uint64_t yaml_unsigned(const YAML::Node& node, const std::string& file,
-                       const std::string& key_path, uint64_t max);
-int64_t yaml_signed(const YAML::Node& node, const std::string& file,
-                    const std::string& key_path, int64_t min, int64_t max);
-std::string yaml_string(const YAML::Node& node, const std::string& file,
-                        const std::string& key_path);
+uint64_t yaml_unsigned(const YAML::Node& node, const std::string& file, const std::string& key_path, uint64_t max);
+int64_t yaml_signed(const YAML::Node& node, const std::string& file, const std::string& key_path, int64_t min,
+                    int64_t max);
+std::string yaml_string(const YAML::Node& node, const std::string& file, const std::string& key_path);
 
 }  // namespace lockstep::arch

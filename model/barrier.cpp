@@ -54,8 +54,7 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   std::vector<Tile*> tiles = arrived_tiles(round);
   round.arrived.clear();
   for (Tile* t : tiles) t->released(path);
-  std::sort(tiles.begin(), tiles.end(),
-            [](const Tile* a, const Tile* b) { return a->logical() < b->logical(); });
+  std::sort(tiles.begin(), tiles.end(), [](const Tile* a, const Tile* b) { return a->logical() < b->logical(); });
   if (key.host) {
     const uint64_t cycles = host_phase(key.phase, tiles);
     for (Tile* t : tiles) t->set_release_events(static_cast<int64_t>(cycles));

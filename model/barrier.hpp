@@ -3,12 +3,11 @@
 // arrival + machine.barrier_latency_cycles. At an exchange release it has the fabric
 // execute the phase, then each tile resumes after its own row. Tiles arrive at their own
 // cycle (Tile::now), ahead of SystemC's time; the release waits until the latest of them.
-#include <systemc>
-
 #include <functional>
 #include <map>
 #include <memory>
 #include <span>
+#include <systemc>
 #include <utility>
 #include <vector>
 

@@ -10,8 +10,7 @@ namespace lockstep::model {
 namespace {
 
 // Which phases a tile's program takes part in (at any depth of Repeat).
-void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& phases,
-                    bool& syncs) {
+void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& phases, bool& syncs) {
   for (const auto& step : steps) {
     if (const auto* e = std::get_if<arch::ExchangeStep>(&step.kind)) phases.insert(e->phase);
     if (std::holds_alternative<arch::SyncStep>(step.kind)) syncs = true;
@@ -21,9 +20,8 @@ void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& ph
 
 }  // namespace
 
-Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine,
-           const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor,
-           uint32_t invocations)
+Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine, const arch::Topology& topology,
+           const arch::Package& package, RunMonitor& monitor, uint32_t invocations)
     : sc_core::sc_module(name), sram_(machine, package.tiles.size()), monitor_(monitor) {
   std::map<BarrierKey, uint32_t> participants;
   for (const auto& program : package.tiles) {
@@ -35,7 +33,8 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   // Every tile takes part in every plain sync and every host phase.
   participants[BarrierKey{false, 0}] = static_cast<uint32_t>(package.tiles.size());
   if (!package.tiles.empty()) {
-    for (const auto& step : package.tiles.front().steps) host_phases_ += std::holds_alternative<arch::HostStep>(step.kind);
+    for (const auto& step : package.tiles.front().steps)
+      host_phases_ += std::holds_alternative<arch::HostStep>(step.kind);
   }
   for (uint32_t k = 0; k < host_phases_; ++k) {
     participants[BarrierKey{false, k, true}] = static_cast<uint32_t>(package.tiles.size());
@@ -53,9 +52,8 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   // Every tile's steps lowered to the code it executes; tiles are independent.
   std::vector<arch::TileCode> code(package.tiles.size());
   const arch::LoweringOptions lowering = arch::package_lowering(package, machine, invocations);
-  tbb::parallel_for(size_t{0}, package.tiles.size(), [&](size_t i) {
-    code[i] = arch::lower_tile_code(package.tiles[i], machine, lowering);
-  });
+  tbb::parallel_for(size_t{0}, package.tiles.size(),
+                    [&](size_t i) { code[i] = arch::lower_tile_code(package.tiles[i], machine, lowering); });
   tiles_.reserve(package.tiles.size());
   for (size_t i = 0; i < package.tiles.size(); ++i) {
     const arch::TileProgram& program = package.tiles[i];
@@ -73,18 +71,14 @@ void Chip::attach_host(const arch::HostSession& session, std::vector<HostCallRun
   host_->watcher = monitor_.watcher;
 }
 
-Tile* Chip::tile(uint32_t logical) {
-  return logical < by_logical_.size() ? by_logical_[logical] : nullptr;
-}
+Tile* Chip::tile(uint32_t logical) { return logical < by_logical_.size() ? by_logical_[logical] : nullptr; }
 
-const Tile* Chip::tile(uint32_t logical) const {
-  return logical < by_logical_.size() ? by_logical_[logical] : nullptr;
-}
+const Tile* Chip::tile(uint32_t logical) const { return logical < by_logical_.size() ? by_logical_[logical] : nullptr; }
 
 Chip::~Chip() {
   try {
     kernels_in_flight_->wait();  // a run that stopped with tiles waiting: their kernels end first
-  } catch (...) {  // what a kernel threw matters only to a run that goes on
+  } catch (...) {                // what a kernel threw matters only to a run that goes on
   }
 }
 

@@ -1,17 +1,16 @@
 #pragma once
 // The chip: one Tile per tile the package lists (idle tiles cost nothing), the exchange
 // fabric and the barrier, bound together.
-#include <systemc>
-
 #include <tbb/task_group.h>
 
 #include <map>
 #include <memory>
+#include <systemc>
 #include <vector>
 
 #include "arch/machine.hpp"
-#include "formats/package.hpp"
 #include "arch/topology.hpp"
+#include "formats/package.hpp"
 #include "model/barrier.hpp"
 #include "model/exchange_fabric.hpp"
 #include "model/host_link.hpp"
@@ -22,9 +21,8 @@ namespace lockstep::model {
 
 class Chip : public sc_core::sc_module {
  public:
-  Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine,
-       const arch::Topology& topology, const arch::Package& package, RunMonitor& monitor,
-       uint32_t invocations = 1);
+  Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine, const arch::Topology& topology,
+       const arch::Package& package, RunMonitor& monitor, uint32_t invocations = 1);
 
   // nullptr for a tile the package does not list.
   Tile* tile(uint32_t logical);

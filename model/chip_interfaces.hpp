@@ -1,11 +1,10 @@
 #pragma once
 // The channels between the SystemC modules: a tile arrives at the barrier; the barrier has
 // the fabric execute a phase at the release.
-#include <systemc>
-
 #include <compare>
 #include <cstdint>
 #include <span>
+#include <systemc>
 #include <vector>
 
 namespace lockstep::model {

@@ -34,12 +34,24 @@ struct CycleSplit {
   uint64_t total() const { return exchange + compute + sync + patching + control + host; }
   void add(CycleKind kind, uint64_t cycles) {
     switch (kind) {
-      case CycleKind::Exchange: exchange += cycles; break;
-      case CycleKind::Compute: compute += cycles; break;
-      case CycleKind::Sync: sync += cycles; break;
-      case CycleKind::Patching: patching += cycles; break;
-      case CycleKind::Control: control += cycles; break;
-      case CycleKind::Host: host += cycles; break;
+      case CycleKind::Exchange:
+        exchange += cycles;
+        break;
+      case CycleKind::Compute:
+        compute += cycles;
+        break;
+      case CycleKind::Sync:
+        sync += cycles;
+        break;
+      case CycleKind::Patching:
+        patching += cycles;
+        break;
+      case CycleKind::Control:
+        control += cycles;
+        break;
+      case CycleKind::Host:
+        host += cycles;
+        break;
     }
   }
   void add_kernel(const std::string& name, uint64_t cycles) {

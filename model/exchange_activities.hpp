@@ -7,14 +7,14 @@
 #include <span>
 #include <vector>
 
-#include "profile/profile.hpp"
 #include "model/exchange_phase.hpp"
+#include "profile/profile.hpp"
 
 namespace lockstep::model {
 
 struct PhaseActivities {
   std::vector<std::vector<arch::ExchangeActivity>> per_tile;  // by position in the phase's tiles
-  std::vector<int64_t> row_end;  // by position: the event the tile's row returned at
+  std::vector<int64_t> row_end;                               // by position: the event the tile's row returned at
   int64_t horizon = 0;
 };
 

@@ -1,9 +1,5 @@
 #include "model/exchange_fabric.hpp"
 
-#include "io/hex.hpp"
-#include "io/mapped_file.hpp"
-#include "io/parallel.hpp"
-
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
 
@@ -17,6 +13,9 @@
 #include <optional>
 #include <tuple>
 
+#include "io/hex.hpp"
+#include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "model/exchange_phase.hpp"
 #include "model/sram.hpp"
 #include "model/tile.hpp"
@@ -40,8 +39,8 @@ std::vector<TileRecord> tile_records(const PhaseOutcome& outcome, std::span<Tile
     const uint32_t sender = tiles[w.sender]->logical();
     if (!list.empty()) {
       ReceivedRun& r = list.back();
-      if (r.sender == sender && r.address + r.bytes == w.address &&
-          r.source_address + r.bytes == w.source_address && r.last_write_event + 1 == w.first_write_event) {
+      if (r.sender == sender && r.address + r.bytes == w.address && r.source_address + r.bytes == w.source_address &&
+          r.last_write_event + 1 == w.first_write_event) {
         r.bytes += w.bytes;
         r.last_write_event = last;
         continue;
@@ -60,18 +59,19 @@ void report_watched(Watcher& watcher, const PhaseOutcome& outcome, std::span<Til
     if (!watcher.watches(receiver.logical())) continue;
     const uint32_t sender = tiles[w.sender]->logical();
     for (uint32_t offset = 0; offset < w.bytes; offset += 4) {
-      const uint64_t cycle = release + static_cast<uint64_t>(std::max<int64_t>(0, w.first_write_event + offset / w.item_bytes));
-      watcher.written(receiver.logical(), w.address + offset, 4, receiver.memory(),
-                      "exchange from tile " + std::to_string(sender) + " address " + arch::hex(w.source_address + offset),
-                      {cycle, phase, receiver.iteration()});
+      const uint64_t cycle =
+          release + static_cast<uint64_t>(std::max<int64_t>(0, w.first_write_event + offset / w.item_bytes));
+      watcher.written(
+          receiver.logical(), w.address + offset, 4, receiver.memory(),
+          "exchange from tile " + std::to_string(sender) + " address " + arch::hex(w.source_address + offset),
+          {cycle, phase, receiver.iteration()});
     }
   }
 }
 
 }  // namespace
 
-ExchangeFabric::ExchangeFabric(sc_core::sc_module_name name,
-                               const arch::MachineDescription& machine,
+ExchangeFabric::ExchangeFabric(sc_core::sc_module_name name, const arch::MachineDescription& machine,
                                const arch::Topology& topology, RunMonitor& monitor, SramArena& sram)
     : sc_core::sc_module(name), machine_(machine), topology_(topology), monitor_(monitor), sram_(sram) {}
 
@@ -98,7 +98,7 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
 }
 
 ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
-                                                    std::span<Tile* const> tiles) {
+                                                   std::span<Tile* const> tiles) {
   auto found = last_execution_.find(phase);
   if (found != last_execution_.end()) {
     Executed& e = found->second;
@@ -396,8 +396,8 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   const uint32_t iteration = tiles.empty() ? 0 : tiles.front()->iteration();
   if (monitor_.trace_tile && spdlog::should_log(spdlog::level::debug)) {
     for (const auto& line : outcome.trace) {
-      spdlog::debug("tile {} phase {} iteration {} event {}: {}", *monitor_.trace_tile, phase,
-                    iteration, line.event, line.text);
+      spdlog::debug("tile {} phase {} iteration {} event {}: {}", *monitor_.trace_tile, phase, iteration, line.event,
+                    line.text);
     }
   }
   PhaseRecord record{phase, iteration, release, static_cast<uint64_t>(outcome.horizon), {}, 0, {}};

@@ -2,10 +2,9 @@
 // The exchange fabric: at a phase's release it reads every participating tile's row from
 // that tile's SRAM (so patches count), executes the phase (model/exchange_phase.hpp),
 // copies the landed words between SRAMs and reports hazards.
-#include <systemc>
-
 #include <map>
 #include <span>
+#include <systemc>
 #include <vector>
 
 #include "arch/machine.hpp"
@@ -21,8 +20,8 @@ namespace lockstep::model {
 class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
  public:
   // `sram`: the arena that holds every tile's SRAM, whose write epochs the fabric advances.
-  ExchangeFabric(sc_core::sc_module_name name, const arch::MachineDescription& machine,
-                 const arch::Topology& topology, RunMonitor& monitor, SramArena& sram);
+  ExchangeFabric(sc_core::sc_module_name name, const arch::MachineDescription& machine, const arch::Topology& topology,
+                 RunMonitor& monitor, SramArena& sram);
 
   std::vector<int64_t> execute(uint32_t phase, std::span<Tile* const> tiles) override;
 
@@ -47,11 +46,11 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     std::vector<uint32_t> receiver_begin;  // each receiver's first write, then the end
     bool direct = false;                   // copies SRAM to SRAM (see plan_copies)
     // Filled whole by parallel tasks after an unwritten resize (arch::UninitializedVector).
-    arch::UninitializedVector<Copy> copies;            // by receiver; merged writes
-    std::vector<uint32_t> copy_begin;                  // each receiver's first copy, then the end
-    arch::UninitializedVector<uint32_t> copy_writes;   // the writes in copy order (indices)
-    arch::UninitializedVector<uint32_t> copy_first;    // each copy's first place in copy_writes, then the end
-    arch::UninitializedVector<uint32_t> copy_of_write; // by write: its copy
+    arch::UninitializedVector<Copy> copies;             // by receiver; merged writes
+    std::vector<uint32_t> copy_begin;                   // each receiver's first copy, then the end
+    arch::UninitializedVector<uint32_t> copy_writes;    // the writes in copy order (indices)
+    arch::UninitializedVector<uint32_t> copy_first;     // each copy's first place in copy_writes, then the end
+    arch::UninitializedVector<uint32_t> copy_of_write;  // by write: its copy
     std::shared_ptr<const PhaseActivities> activities;  // only when the run is profiled
     // The writes (indices) that land in their receiver's supervisor code area, found once per
     // outcome: code areas do not change during a run, and a phase that repeats unchanged
@@ -64,8 +63,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     std::vector<uint32_t> pages;
   };
   // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).
-  Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
-                     std::span<Tile* const> tiles);
+  Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged, std::span<Tile* const> tiles);
   static void plan_copies(Executed& e, std::span<Tile* const> tiles);
   // After a relocation, which moves only sources: each copy that holds a moved write keeps its
   // writes and moves with them while they still follow each other in the sender's memory.

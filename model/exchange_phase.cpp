@@ -1,11 +1,11 @@
 #include "model/exchange_phase.hpp"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <iterator>
 #include <limits>
 #include <tuple>
-
-#include <tbb/parallel_for.h>
 
 #include "io/hex.hpp"
 #include "io/mapped_file.hpp"
@@ -16,9 +16,8 @@ namespace phase_executor {
 
 using arch::hex;
 
-PhaseExecutor::PhaseExecutor(const arch::MachineDescription& machine,
-                             const arch::Topology& topology, std::span<const PhaseTile> tiles,
-                             std::optional<uint32_t> trace)
+PhaseExecutor::PhaseExecutor(const arch::MachineDescription& machine, const arch::Topology& topology,
+                             std::span<const PhaseTile> tiles, std::optional<uint32_t> trace)
     : machine_(machine), topology_(topology), tiles_(tiles) {
   index_of_physical_.assign(machine.chip_tiles, -1);
   for (uint32_t i = 0; i < tiles.size(); ++i) {
@@ -79,10 +78,9 @@ void PhaseExecutor::schedule_rows() {
     if (trace_index_ && *trace_index_ == i) {
       for (const auto& r : s.runs) {
         trace(i, r.first_event,
-              "send " + std::to_string(r.items) + " items from " + hex(r.byte_address()) +
-                  " sctl " + std::to_string(r.sctl) + " (issued at " +
-                  std::to_string(r.issue_event) + ", message " + std::to_string(r.message) +
-                  ")");
+              "send " + std::to_string(r.items) + " items from " + hex(r.byte_address()) + " sctl " +
+                  std::to_string(r.sctl) + " (issued at " + std::to_string(r.issue_event) + ", message " +
+                  std::to_string(r.message) + ")");
       }
       static const char* names[] = {"XPIC", "paired XPIC", "PIC pointer", "PIC format"};
       for (const auto& c : s.controls) {
@@ -189,8 +187,8 @@ void PhaseExecutor::add_windows(uint32_t receiver, const Timeline& line, const s
 }
 
 // Intersects [first, first + items) shifted by `latency` with a window.
-bool PhaseExecutor::intersect(const SendRun& r, int64_t latency, const Window& w, uint32_t& k0,
-                              uint32_t& count, int64_t& mux) {
+bool PhaseExecutor::intersect(const SendRun& r, int64_t latency, const Window& w, uint32_t& k0, uint32_t& count,
+                              int64_t& mux) {
   const int64_t a0 = r.first_event + latency;
   const int64_t a1 = a0 + r.items;
   const int64_t s = std::max(a0, w.start);
@@ -213,9 +211,8 @@ void PhaseExecutor::select_ordinary() {
   for (size_t s = 0; s < n; ++s) ordinary_of_sender_[s + 1] += ordinary_of_sender_[s];
   const size_t total = ordinary_of_sender_[n];
   arch::resize_populated(selections_, total);  // not written: UninitializedAllocator
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n), [&](uint32_t s) {
-    select_ordinary_from(s, selections_.data() + ordinary_of_sender_[s]);
-  });
+  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(n),
+                    [&](uint32_t s) { select_ordinary_from(s, selections_.data() + ordinary_of_sender_[s]); });
   first_paired_ = selections_.size();
 }
 
@@ -264,8 +261,7 @@ uint32_t PhaseExecutor::select_ordinary_from(uint32_t s, Selection* into) const 
     framed.push_back({w.start - latency, end, k});
     longest = std::max(longest, end >= kForever ? kForever : end - (w.start - latency));
   }
-  std::sort(framed.begin(), framed.end(),
-            [](const Framed& a, const Framed& b) { return a.start < b.start; });
+  std::sort(framed.begin(), framed.end(), [](const Framed& a, const Framed& b) { return a.start < b.start; });
   const auto& runs = schedule(s).runs;
   for (uint32_t r = 0; r < runs.size(); ++r) {
     if (runs[r].directions() == 0 || runs[r].wide()) continue;
@@ -273,10 +269,10 @@ uint32_t PhaseExecutor::select_ordinary_from(uint32_t s, Selection* into) const 
     // A window can meet [first, last) only if it starts before `last` and, being at
     // most `longest` long, after `first - longest`.
     const int64_t from = longest >= kForever ? std::numeric_limits<int64_t>::min() : first - longest;
-    auto lo = std::upper_bound(framed.begin(), framed.end(), from,
-                               [](int64_t v, const Framed& f) { return v < f.start; });
-    auto hi = std::lower_bound(framed.begin(), framed.end(), last,
-                               [](const Framed& f, int64_t v) { return f.start < v; });
+    auto lo =
+        std::upper_bound(framed.begin(), framed.end(), from, [](int64_t v, const Framed& f) { return v < f.start; });
+    auto hi =
+        std::lower_bound(framed.begin(), framed.end(), last, [](const Framed& f, int64_t v) { return f.start < v; });
     candidates.clear();
     for (auto it = lo; it != hi; ++it) {
       if (it->end > first) candidates.push_back(it->index);
@@ -290,8 +286,8 @@ uint32_t PhaseExecutor::select_ordinary_from(uint32_t s, Selection* into) const 
       int64_t mux;
       if (!intersect(runs[r], topology_.time_to_mux(ps, pd), w, k0, count, mux)) continue;
       if (into != nullptr) {
-        into[found] = {w.receiver, s, r, k0, count, w.id, runs[r].message, false, mux,
-                       runs[r].byte_address() + uint64_t(k0) * 4};
+        into[found] = {
+            w.receiver, s, r, k0, count, w.id, runs[r].message, false, mux, runs[r].byte_address() + uint64_t(k0) * 4};
       }
       ++found;
     }
@@ -320,8 +316,8 @@ void PhaseExecutor::select_paired() {
         uint32_t k0, count;
         int64_t mux;
         if (!intersect(runs[r], topology_.paired_leave_to_mux(ps, pe), w, k0, count, mux)) continue;
-        selections_.push_back({w.receiver, s, r, k0, count, w.id, runs[r].message, true, mux,
-                               runs[r].byte_address() + uint64_t(k0) * 8});
+        selections_.push_back(
+            {w.receiver, s, r, k0, count, w.id, runs[r].message, true, mux, runs[r].byte_address() + uint64_t(k0) * 8});
       }
     }
   }
@@ -343,8 +339,7 @@ void PhaseExecutor::select_paired() {
         const int64_t write = sel.mux_event + item + delay;
         const uint32_t fmt = format_[m].at(write - 2);
         const int64_t change = format_[m].next_change_after(write - 2);
-        const uint64_t span = change >= kForever ? sel.items - item
-                                                 : static_cast<uint64_t>(change - (write - 2));
+        const uint64_t span = change >= kForever ? sel.items - item : static_cast<uint64_t>(change - (write - 2));
         const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(span, sel.items - item));
         if (fmt != 0 && format_checked_.insert({m, sel.sender}).second) {
           check_format(m, early, sel.sender, fmt, write - 2);
@@ -359,16 +354,14 @@ void PhaseExecutor::select_paired() {
     for (size_t mi = 0; mi < members.size(); ++mi) {
       if (taken[mi] != sel.items) {
         hazard(HazardClass::Paired, members[mi], sel.mux_event, windows_[sel.window].instruction,
-               "half pair: tile " + std::to_string(tile(members[mi]).logical) + " takes " +
-                   std::to_string(taken[mi]) + " of " + std::to_string(sel.items) +
-                   " paired items from tile " + std::to_string(tile(sel.sender).logical) +
-                   " (format zero, or not taking part)");
+               "half pair: tile " + std::to_string(tile(members[mi]).logical) + " takes " + std::to_string(taken[mi]) +
+                   " of " + std::to_string(sel.items) + " paired items from tile " +
+                   std::to_string(tile(sel.sender).logical) + " (format zero, or not taking part)");
       }
     }
     if (members.size() == 1) {
       hazard(HazardClass::Paired, early, sel.mux_event, windows_[sel.window].instruction,
-             "half pair: partner of tile " + std::to_string(tile(early).logical) +
-                 " does not take part in the phase");
+             "half pair: partner of tile " + std::to_string(tile(early).logical) + " does not take part in the phase");
     }
   }
 }
@@ -403,8 +396,8 @@ void PhaseExecutor::assign_receiver(uint32_t d, std::span<const uint32_t> paired
   for (const uint32_t k : selections_of_receiver_.of(d)) {
     if (k >= first_paired_) continue;
     const Selection& sel = selections_[k];
-    mine.push_back(piece(sel, k, sel.receiver, 0, sel.items,
-                         sel.mux_event + topology_.write_delay(tile(sel.receiver).physical)));
+    mine.push_back(
+        piece(sel, k, sel.receiver, 0, sel.items, sel.mux_event + topology_.write_delay(tile(sel.receiver).physical)));
   }
   for (const uint32_t p : paired) mine.push_back(paired_pieces_[p]);
   std::sort(mine.begin(), mine.end(), [](const WritePiece& x, const WritePiece& y) {
@@ -436,8 +429,8 @@ void PhaseExecutor::assign_receiver(uint32_t d, std::span<const uint32_t> paired
 // message, item width, and both addresses and the write events running on without a gap
 // (a message cut into runs by its sender's own controls). The checks see the same windows,
 // messages and words either way; only the number of writes changes.
-bool PhaseExecutor::continues_last_write(const WritePiece& piece, uint64_t source, uint64_t address,
-                                         int64_t event, const ReceiverWrites& into) const {
+bool PhaseExecutor::continues_last_write(const WritePiece& piece, uint64_t source, uint64_t address, int64_t event,
+                                         const ReceiverWrites& into) const {
   if (into.writes.empty()) return false;
   const WriteRun& last = into.writes.back();
   return last.sender == piece.sender && last.item_bytes == piece.item_bytes && into.last_window == piece.window &&
@@ -446,37 +439,37 @@ bool PhaseExecutor::continues_last_write(const WritePiece& piece, uint64_t sourc
          last.first_write_event + last.bytes / last.item_bytes == event;
 }
 
-void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t offset,
-                               uint32_t items, int64_t event,
+void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items, int64_t event,
                                const std::optional<uint64_t>& pointer, ReceiverWrites& into) {
   const uint32_t instr = piece.instruction;
   const uint64_t source = piece.source_address + uint64_t(offset) * piece.item_bytes;
   const uint64_t bytes = uint64_t(items) * piece.item_bytes;
   if (!pointer) {
     into.hazards.push_back(make_hazard(HazardClass::NoPointer, d, event, instr,
-           std::to_string(items) + " item(s) from tile " + std::to_string(tile(piece.sender).logical) +
-               " written at event " + std::to_string(event) +
-               " before any PIC pointer control in this phase"));
+                                       std::to_string(items) + " item(s) from tile " +
+                                           std::to_string(tile(piece.sender).logical) + " written at event " +
+                                           std::to_string(event) + " before any PIC pointer control in this phase"));
     return;
   }
   const uint64_t address = uint64_t(tile(d).incoming_base) + 4 * *pointer;
-  if (address < machine_.sram_base || address + bytes > machine_.sram_end ||
-      source < machine_.sram_base || source + bytes > machine_.sram_end) {
+  if (address < machine_.sram_base || address + bytes > machine_.sram_end || source < machine_.sram_base ||
+      source + bytes > machine_.sram_end) {
     const bool write_bad = address < machine_.sram_base || address + bytes > machine_.sram_end;
-    into.hazards.push_back(make_hazard(HazardClass::WriteOutOfRange, write_bad ? d : piece.sender, event,
-           write_bad ? instr : schedule(piece.sender).runs[piece.run].instruction,
-           write_bad ? "write " + hex(address) + ".." + hex(address + bytes) +
-                           " outside SRAM " + hex(machine_.sram_base) + ".." + hex(machine_.sram_end)
-                     : "send reads " + hex(source) + ".." + hex(source + bytes) + " outside SRAM"));
+    into.hazards.push_back(
+        make_hazard(HazardClass::WriteOutOfRange, write_bad ? d : piece.sender, event,
+                    write_bad ? instr : schedule(piece.sender).runs[piece.run].instruction,
+                    write_bad ? "write " + hex(address) + ".." + hex(address + bytes) + " outside SRAM " +
+                                    hex(machine_.sram_base) + ".." + hex(machine_.sram_end)
+                              : "send reads " + hex(source) + ".." + hex(source + bytes) + " outside SRAM"));
     return;
   }
   const int64_t last_event = event + items - 1;
   if (last_event > out_.tile_horizon[d]) {
     const int64_t late = std::max(event, out_.tile_horizon[d] + 1);
     into.hazards.push_back(make_hazard(HazardClass::InstructionAccess, d, late, instr,
-           "write at event " + std::to_string(late) + " after the row ended at " +
-               std::to_string(out_.tile_horizon[d]) +
-               ": races the supervisor's and workers' own loads and stores"));
+                                       "write at event " + std::to_string(late) + " after the row ended at " +
+                                           std::to_string(out_.tile_horizon[d]) +
+                                           ": races the supervisor's and workers' own loads and stores"));
   }
   const int64_t mux_event = piece.mux_event + (event - piece.write_event);
   if (continues_last_write(piece, source, address, event, into)) {
@@ -503,8 +496,8 @@ void PhaseExecutor::emit_write(uint32_t d, const WritePiece& piece, uint32_t off
   if (trace_index_ && *trace_index_ == d) {
     trace(d, event,
           "write " + std::to_string(bytes) + " bytes at " + hex(address) + " from tile " +
-            std::to_string(tile(piece.sender).logical) + " " + hex(source) +
-            " (selected at mux event " + std::to_string(mux_event) + ")");
+              std::to_string(tile(piece.sender).logical) + " " + hex(source) + " (selected at mux event " +
+              std::to_string(mux_event) + ")");
   }
 }
 
@@ -513,8 +506,7 @@ void PhaseExecutor::finish() {
   // Apply order: by receiver, then write event, so a later write to the same word wins.
   // assign_addresses emits writes in nearly that order already.
   const auto before = [&](const WriteRun& x, const WriteRun& y) {
-    return std::tie(x.receiver, x.first_write_event, x.address) <
-           std::tie(y.receiver, y.first_write_event, y.address);
+    return std::tie(x.receiver, x.first_write_event, x.address) < std::tie(y.receiver, y.first_write_event, y.address);
   };
   if (!std::is_sorted(out_.writes.begin(), out_.writes.end(), before)) {
     std::stable_sort(out_.writes.begin(), out_.writes.end(), before);
@@ -529,9 +521,8 @@ void PhaseExecutor::finish() {
 
 }  // namespace phase_executor
 
-PhaseOutcome execute_phase(const arch::MachineDescription& machine,
-                           const arch::Topology& topology, std::span<const PhaseTile> tiles,
-                           std::optional<uint32_t> trace_logical) {
+PhaseOutcome execute_phase(const arch::MachineDescription& machine, const arch::Topology& topology,
+                           std::span<const PhaseTile> tiles, std::optional<uint32_t> trace_logical) {
   return phase_executor::PhaseExecutor(machine, topology, tiles, trace_logical).run();
 }
 

@@ -21,21 +21,21 @@ namespace lockstep::model {
 struct PhaseTile {
   uint32_t logical = 0;
   uint32_t physical = 0;
-  bool has_row = false;                // false: `sans 0; sync 1` and a row of just the return
-  uint32_t row_address = 0;            // byte address of the row
-  std::vector<uint32_t> row_words;     // from row_address on, as SRAM holds them now
-  uint32_t incoming_base = 0;          // INCOMING_BASE
-  uint32_t incoming_format = 0;        // INCOMING_FORMAT at event 0 (CSR form: 1 early, 2 waiting half)
-  uint32_t incoming_mux = 0x640;       // INCOMING_MUX at event 0 (set, or carried over)
-  uint32_t paired_mux = 0x640;         // paired mux at event 0, as a row control writes it (carried over)
+  bool has_row = false;                      // false: `sans 0; sync 1` and a row of just the return
+  uint32_t row_address = 0;                  // byte address of the row
+  std::vector<uint32_t> row_words;           // from row_address on, as SRAM holds them now
+  uint32_t incoming_base = 0;                // INCOMING_BASE
+  uint32_t incoming_format = 0;              // INCOMING_FORMAT at event 0 (CSR form: 1 early, 2 waiting half)
+  uint32_t incoming_mux = 0x640;             // INCOMING_MUX at event 0 (set, or carried over)
+  uint32_t paired_mux = 0x640;               // paired mux at event 0, as a row control writes it (carried over)
   std::optional<uint32_t> incoming_muxpair;  // INCOMING_MUXPAIR written before the row: overrides paired_mux
 
   bool operator==(const PhaseTile&) const = default;
   // Every field but row_words (the exchange fabric compares those in place in SRAM).
   bool same_but_row(const PhaseTile& o) const {
     return logical == o.logical && physical == o.physical && has_row == o.has_row && row_address == o.row_address &&
-           incoming_base == o.incoming_base && incoming_format == o.incoming_format &&
-           incoming_mux == o.incoming_mux && paired_mux == o.paired_mux && incoming_muxpair == o.incoming_muxpair;
+           incoming_base == o.incoming_base && incoming_format == o.incoming_format && incoming_mux == o.incoming_mux &&
+           paired_mux == o.paired_mux && incoming_muxpair == o.incoming_muxpair;
   }
 };
 
@@ -87,8 +87,8 @@ struct PhaseOutcome {
   // Apply in this order: (receiver, first_write_event, address). Made by parallel tasks into a
   // resized list that they fill whole (arch::UninitializedVector).
   arch::UninitializedVector<WriteRun> writes;
-  std::vector<ModelHazard> hazards;    // sorted by (event, tile, kind)
-  std::vector<TraceLine> trace;        // events of the traced tile, by event
+  std::vector<ModelHazard> hazards;              // sorted by (event, tile, kind)
+  std::vector<TraceLine> trace;                  // events of the traced tile, by event
   std::vector<std::optional<MovedSends>> moved;  // per tile, set by relocate_phase for moved tiles
   // The writes' indices by sender, each sender's by first run, made by the first relocation
   // and kept by the later ones (they keep the writes); empty until then.
@@ -96,9 +96,8 @@ struct PhaseOutcome {
   std::vector<uint32_t> moved_writes;  // the writes whose source the last relocation changed
 };
 
-PhaseOutcome execute_phase(const arch::MachineDescription& machine,
-                           const arch::Topology& topology, std::span<const PhaseTile> tiles,
-                           std::optional<uint32_t> trace_logical = std::nullopt);
+PhaseOutcome execute_phase(const arch::MachineDescription& machine, const arch::Topology& topology,
+                           std::span<const PhaseTile> tiles, std::optional<uint32_t> trace_logical = std::nullopt);
 
 // The outcome of `tiles` derived in place from `outcome`, an earlier hazard-free execution of
 // `earlier_tiles`, when the rows differ only in the address fields of send and sendpicp words

@@ -1,11 +1,11 @@
 // PhaseExecutor's hazard checks (IPU21-EXCHANGE.md section 7) on its selections and writes.
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <iterator>
 #include <limits>
 #include <set>
 #include <tuple>
-
-#include <tbb/parallel_for.h>
 
 #include "io/hex.hpp"
 #include "model/exchange_phase_internal.hpp"
@@ -32,8 +32,8 @@ void PhaseExecutor::check_controls() {
       for (const auto* list : {&pic, &xpic}) {
         if (list->size() > 1) {
           found.push_back(make_hazard(HazardClass::SimultaneousControls, i, controls[a].event, (*list)[1],
-                                         std::to_string(list->size()) + (list == &xpic ? " XPIC" : " PIC") +
-                                             " controls at event " + std::to_string(controls[a].event)));
+                                      std::to_string(list->size()) + (list == &xpic ? " XPIC" : " PIC") +
+                                          " controls at event " + std::to_string(controls[a].event)));
         }
       }
       a = b;
@@ -45,10 +45,10 @@ void PhaseExecutor::check_controls() {
       for (auto c_it = from; c_it != controls.end() && c_it->event <= r.first_event; ++c_it) {
         const Control& c = *c_it;
         found.push_back(make_hazard(HazardClass::ControlAtMessageStart, i, c.event, c.instruction,
-                                       "control at event " + std::to_string(c.event) + ", the " +
-                                           (c.event == r.issue_event ? "issue" : "first-word") +
-                                           " event of the message sent by the instruction at row offset " +
-                                           std::to_string(schedule(i).instructions[r.instruction].byte_offset)));
+                                    "control at event " + std::to_string(c.event) + ", the " +
+                                        (c.event == r.issue_event ? "issue" : "first-word") +
+                                        " event of the message sent by the instruction at row offset " +
+                                        std::to_string(schedule(i).instructions[r.instruction].byte_offset)));
       }
     }
   });
@@ -59,8 +59,7 @@ void PhaseExecutor::check_controls() {
 // before the row, no format control yet) names the tile's half: 1 early (its own paired
 // mux selects the sender), 2 waiting (its partner's does). A value that does not fit its
 // form is hazard 10.
-void PhaseExecutor::check_format(uint32_t member, uint32_t early, uint32_t sender,
-                                 uint32_t format, int64_t event) {
+void PhaseExecutor::check_format(uint32_t member, uint32_t early, uint32_t sender, uint32_t format, int64_t event) {
   const Timeline& line = format_[member];
   const auto after = std::upper_bound(line.changes.begin(), line.changes.end(), event,
                                       [](int64_t e, const auto& c) { return e < c.first; });
@@ -70,7 +69,8 @@ void PhaseExecutor::check_format(uint32_t member, uint32_t early, uint32_t sende
     if (format == half) return;
     hazard(HazardClass::Paired, member, event, kNoInstruction,
            "INCOMING_FORMAT " + std::to_string(format) + " on " + who + ", which is the " +
-               (half == 1 ? "early half (1): its own paired mux selects" : "waiting half (2): its partner's paired mux selects") +
+               (half == 1 ? "early half (1): its own paired mux selects"
+                          : "waiting half (2): its partner's paired mux selects") +
                " tile " + std::to_string(tile(sender).logical));
     return;
   }
@@ -79,7 +79,8 @@ void PhaseExecutor::check_format(uint32_t member, uint32_t early, uint32_t sende
   const uint32_t instruction = format_instr_[member][static_cast<size_t>(after - line.changes.begin()) - 1];
   hazard(HazardClass::Paired, member, event, instruction,
          "format control " + std::to_string(format) + " on " + who + ", but a row's format carries the route " +
-             "direction dir(s, d) = " + std::to_string(direction) + " from tile " + std::to_string(tile(sender).logical));
+             "direction dir(s, d) = " + std::to_string(direction) + " from tile " +
+             std::to_string(tile(sender).logical));
 }
 
 // Hazards 5 and 12: a message must be taken whole by every tile that takes any of it.
@@ -120,7 +121,8 @@ void PhaseExecutor::check_messages() {
     const auto by_receiver = [](const Take& a, const Take& b) {
       return std::tie(a.receiver, a.selection) < std::tie(b.receiver, b.selection);
     };
-    if (!std::is_sorted(takes.begin(), takes.end(), by_message)) std::stable_sort(takes.begin(), takes.end(), by_message);
+    if (!std::is_sorted(takes.begin(), takes.end(), by_message))
+      std::stable_sort(takes.begin(), takes.end(), by_message);
     for (auto a = takes.begin(); a != takes.end();) {
       const auto b = std::find_if(a, takes.end(), [&](const Take& t) { return t.message != a->message; });
       std::sort(a, b, by_receiver);
@@ -140,15 +142,12 @@ void PhaseExecutor::check_messages() {
       const uint64_t total = head.message < items_of_message.size() ? items_of_message[head.message] : 0;
       if (items >= total) continue;
       const bool spill = first_message_of_window[window] < head.message;
-      const std::string what = std::to_string(items) + " of " + std::to_string(total) +
-                               " items of message " + std::to_string(head.message) + " from tile " +
-                               std::to_string(tile(s).logical);
-      found.push_back(spill ? make_hazard(HazardClass::MuxLeftOpen, head.receiver, event,
-                                             windows_[window].instruction,
-                                             "mux window stays open past the previous message and takes " + what)
-                               : make_hazard(HazardClass::StreamConflict, head.receiver, event,
-                                             windows_[window].instruction,
-                                             "takes only " + what + ": the rest is lost"));
+      const std::string what = std::to_string(items) + " of " + std::to_string(total) + " items of message " +
+                               std::to_string(head.message) + " from tile " + std::to_string(tile(s).logical);
+      found.push_back(spill ? make_hazard(HazardClass::MuxLeftOpen, head.receiver, event, windows_[window].instruction,
+                                          "mux window stays open past the previous message and takes " + what)
+                            : make_hazard(HazardClass::StreamConflict, head.receiver, event,
+                                          windows_[window].instruction, "takes only " + what + ": the rest is lost"));
     }
   });
 }
@@ -191,10 +190,10 @@ void PhaseExecutor::check_receive_overlaps() {
     for (const auto& iv : list) {
       if (iv.start <= reach) {
         found.push_back(make_hazard(HazardClass::OverlappingReceives, d, iv.start, windows_[iv.window].instruction,
-               std::string(what) + " window of message " + std::to_string(iv.message) +
-                   " from tile " + std::to_string(tile(iv.sender).logical) + " starts at " +
-                   std::to_string(iv.start) + " inside another receive (until " +
-                   std::to_string(reach) + ")"));
+                                    std::string(what) + " window of message " + std::to_string(iv.message) +
+                                        " from tile " + std::to_string(tile(iv.sender).logical) + " starts at " +
+                                        std::to_string(iv.start) + " inside another receive (until " +
+                                        std::to_string(reach) + ")"));
       }
       reach = std::max(reach, iv.end);
     }
@@ -214,8 +213,8 @@ void PhaseExecutor::check_receive_overlaps() {
     for (size_t k : writes_of_.of(d)) {
       const auto& w = out_.writes[k];
       const auto& sel = selections_[write_selection_[k]];
-      list.push_back({w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1, sel.window,
-                      sel.sender, sel.message});
+      list.push_back(
+          {w.first_write_event, w.first_write_event + w.bytes / w.item_bytes - 1, sel.window, sel.sender, sel.message});
     }
     merge(list);
     check(d, list, "write", found);
@@ -238,13 +237,15 @@ void PhaseExecutor::check_elements() {
     std::vector<Use> sent, received;
     for (const auto& r : schedule(i).runs) {
       if (r.directions() == 0) continue;
-      for_each_element_key(machine_, r.byte_address(), r.bytes(),
-                           [&](uint32_t key) { sent.push_back({key, r.issue_event, r.instruction, 0}); });
+      for_each_element_key(machine_, r.byte_address(), r.bytes(), [&](uint32_t key) {
+        sent.push_back({key, r.issue_event, r.instruction, 0});
+      });
     }
     for (const uint32_t k : writes_of_.of(i)) {
       const auto& w = out_.writes[k];
-      for_each_element_key(machine_, w.address, w.bytes,
-                           [&](uint32_t key) { received.push_back({key, w.first_write_event, kNoInstruction, k}); });
+      for_each_element_key(machine_, w.address, w.bytes, [&](uint32_t key) {
+        received.push_back({key, w.first_write_event, kNoInstruction, k});
+      });
     }
     std::stable_sort(sent.begin(), sent.end(), by_key);
     sent.erase(std::unique(sent.begin(), sent.end(), [](const Use& a, const Use& b) { return a.key == b.key; }),
@@ -267,16 +268,16 @@ void PhaseExecutor::check_elements() {
       return it != uses.end() && it->key == key ? &*it : nullptr;
     };
     if (tile(i).has_row) {
-      const uint64_t fetch_end = uint64_t(tile(i).row_address) + schedule(i).row_bytes +
-                                 machine_.fetch_lookahead_bytes;
+      const uint64_t fetch_end = uint64_t(tile(i).row_address) + schedule(i).row_bytes + machine_.fetch_lookahead_bytes;
       for_each_element_key(machine_, tile(i).row_address, fetch_end - tile(i).row_address, [&](uint32_t key) {
         for (const auto* uses : {&sent, &received}) {
           const Use* use = find(*uses, key);
           if (use == nullptr) continue;
           found.push_back(make_hazard(HazardClass::RowFetchConflict, i, use->event, use->instruction,
-                 std::string(uses == &sent ? "sent" : "received") +
-                     " data shares a memory element with the executing row " +
-                     hex(tile(i).row_address) + ".." + hex(fetch_end) + " (with fetch look-ahead)"));
+                                      std::string(uses == &sent ? "sent" : "received") +
+                                          " data shares a memory element with the executing row " +
+                                          hex(tile(i).row_address) + ".." + hex(fetch_end) +
+                                          " (with fetch look-ahead)"));
         }
       });
     }
@@ -284,8 +285,8 @@ void PhaseExecutor::check_elements() {
       const Use* r = find(received, s.key);
       if (r == nullptr) continue;
       found.push_back(make_hazard(HazardClass::SendReceiveConflict, i, std::max(s.event, r->event), r->instruction,
-             "a send's read window and a receive's write window share a memory element in "
-             "this phase"));
+                                  "a send's read window and a receive's write window share a memory element in "
+                                  "this phase"));
     }
   });
 }
@@ -316,9 +317,8 @@ void PhaseExecutor::check_paired() {
       for (const auto& pr : schedule(*partner).runs) {
         if (pr.directions() != 0 && pr.first_event <= busy_to && pr.first_event + pr.items > busy_from) {
           hazard(HazardClass::Paired, *partner, std::max(pr.first_event, busy_from), pr.instruction,
-                 "sends while its partner tile " + std::to_string(tile(i).logical) +
-                     " sends 64-bit items (busy " + std::to_string(busy_from) + ".." +
-                     std::to_string(busy_to) + ")");
+                 "sends while its partner tile " + std::to_string(tile(i).logical) + " sends 64-bit items (busy " +
+                     std::to_string(busy_from) + ".." + std::to_string(busy_to) + ")");
           break;
         }
       }
@@ -328,8 +328,7 @@ void PhaseExecutor::check_paired() {
         if (w.first_write_event <= busy_to && last >= busy_from) {
           hazard(HazardClass::Paired, *partner, std::max(w.first_write_event, busy_from),
                  windows_[selections_[write_selection_[k]].window].instruction,
-                 "receives while its partner tile " + std::to_string(tile(i).logical) +
-                     " sends 64-bit items");
+                 "receives while its partner tile " + std::to_string(tile(i).logical) + " sends 64-bit items");
           break;
         }
       }
@@ -355,11 +354,10 @@ void PhaseExecutor::check_double_writes() {
       if (reach_write != SIZE_MAX && w.address < reach) {
         const auto& other = out_.writes[reach_write];
         const int64_t event = std::max(w.first_write_event, other.first_write_event);
-        found.push_back(make_hazard(HazardClass::DoubleWrite, d, event,
-                                       windows_[selections_[write_selection_[k]].window].instruction,
-                                       "word " + hex(w.address) + " written twice in the phase (from tiles " +
-                                           std::to_string(tile(other.sender).logical) + " and " +
-                                           std::to_string(tile(w.sender).logical) + ")"));
+        found.push_back(make_hazard(
+            HazardClass::DoubleWrite, d, event, windows_[selections_[write_selection_[k]].window].instruction,
+            "word " + hex(w.address) + " written twice in the phase (from tiles " +
+                std::to_string(tile(other.sender).logical) + " and " + std::to_string(tile(w.sender).logical) + ")"));
       }
       if (reach_write == SIZE_MAX || uint64_t(w.address) + w.bytes > reach) {
         reach = uint64_t(w.address) + w.bytes;
@@ -385,8 +383,8 @@ void PhaseExecutor::check_open_muxes() {
     };
     if (out_.final_mux[i] != machine_.neutral_mux) {
       hazard(HazardClass::MuxLeftOpen, i, out_.tile_horizon[i], last_instr(ControlKind::Xpic),
-             "INCOMING_MUX is " + hex(out_.final_mux[i]) + ", not neutral " +
-                 hex(machine_.neutral_mux) + ", at the end of the row");
+             "INCOMING_MUX is " + hex(out_.final_mux[i]) + ", not neutral " + hex(machine_.neutral_mux) +
+                 ", at the end of the row");
     }
     if (out_.final_paired_mux[i] != machine_.neutral_mux) {
       hazard(HazardClass::MuxLeftOpen, i, out_.tile_horizon[i], last_instr(ControlKind::PairedXpic),

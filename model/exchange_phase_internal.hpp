@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <new>
-#include <limits>
 #include <optional>
 #include <set>
 #include <span>
@@ -28,13 +28,13 @@ struct Timeline {
   std::vector<std::pair<int64_t, uint32_t>> changes;  // sorted by event, last one wins
 
   uint32_t at(int64_t event) const {
-    auto it = std::upper_bound(changes.begin(), changes.end(), event,
-                               [](int64_t e, const auto& c) { return e < c.first; });
+    auto it =
+        std::upper_bound(changes.begin(), changes.end(), event, [](int64_t e, const auto& c) { return e < c.first; });
     return it == changes.begin() ? initial : std::prev(it)->second;
   }
   int64_t next_change_after(int64_t event) const {
-    auto it = std::upper_bound(changes.begin(), changes.end(), event,
-                               [](int64_t e, const auto& c) { return e < c.first; });
+    auto it =
+        std::upper_bound(changes.begin(), changes.end(), event, [](int64_t e, const auto& c) { return e < c.first; });
     return it == changes.end() ? kForever : it->first;
   }
 };
@@ -53,19 +53,19 @@ struct Window {
 struct Selection {
   uint32_t receiver;  // for paired: the early member whose paired mux selected
   uint32_t sender;
-  uint32_t run;       // index in the sender's schedule
+  uint32_t run;  // index in the sender's schedule
   uint32_t first_item;
   uint32_t items;
   uint32_t window;
-  uint32_t message;   // the run's, kept here so the checks need not look the run up
+  uint32_t message;  // the run's, kept here so the checks need not look the run up
   bool paired;
   int64_t mux_event;        // event item first_item was selected
   uint64_t source_address;  // of item first_item
 };
 
-using arch::UninitializedVector;  // io/parallel.hpp
 using arch::group_by;  // selections, pieces and writes by tile (io/parallel.hpp)
 using arch::Groups;
+using arch::UninitializedVector;  // io/parallel.hpp
 
 // Selected items as they reach one receiver's SRAM, before the pointer gives addresses. It
 // carries what its writes need of its selection, window and run: a receiver's pieces are
@@ -103,12 +103,12 @@ class PhaseExecutor {
   PhaseOutcome out_;
 
   std::vector<Timeline> xpic_, paired_, pointer_, format_;
-  std::vector<std::vector<uint32_t>> pointer_instr_;  // instruction of each pointer change
-  std::vector<std::vector<uint32_t>> format_instr_;   // instruction of each format change
+  std::vector<std::vector<uint32_t>> pointer_instr_;        // instruction of each pointer change
+  std::vector<std::vector<uint32_t>> format_instr_;         // instruction of each format change
   std::set<std::pair<uint32_t, uint32_t>> format_checked_;  // (member, sender) pairs checked
-  std::vector<Window> windows_;  // every window, by id
-  Groups ordinary_by_sender_, paired_by_sender_;  // window ids per sender, in id order
-  UninitializedVector<Selection> selections_;  // ordinary ones in sender order, then paired ones
+  std::vector<Window> windows_;                             // every window, by id
+  Groups ordinary_by_sender_, paired_by_sender_;            // window ids per sender, in id order
+  UninitializedVector<Selection> selections_;               // ordinary ones in sender order, then paired ones
   // Sender s's ordinary selections start at ordinary_of_sender_[s], its paired ones at
   // paired_of_sender_[s]; first_paired_ is the first paired selection.
   std::vector<uint32_t> ordinary_of_sender_, paired_of_sender_;
@@ -116,7 +116,7 @@ class PhaseExecutor {
   Groups selections_of_receiver_;
   std::vector<WritePiece> paired_pieces_;
   UninitializedVector<uint32_t> write_selection_;  // by write: its selection
-  Groups writes_of_;  // write indices per receiver
+  Groups writes_of_;                               // write indices per receiver
 
   const PhaseTile& tile(uint32_t i) const { return tiles_[i]; }
   const RowSchedule& schedule(uint32_t i) const { return out_.schedules[i]; }
@@ -128,8 +128,7 @@ class PhaseExecutor {
     return static_cast<uint32_t>(i);
   }
 
-  void hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction,
-              std::string detail) {
+  void hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction, std::string detail) {
     out_.hazards.push_back(make_hazard(kind, t, event, instruction, std::move(detail)));
   }
 
@@ -141,8 +140,7 @@ class PhaseExecutor {
     tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(tiles_.size()), [&](uint32_t i) { check(i, found[i]); });
     for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(out_.hazards));
   }
-  ModelHazard make_hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction,
-                          std::string detail) const {
+  ModelHazard make_hazard(HazardClass kind, uint32_t t, int64_t event, uint32_t instruction, std::string detail) const {
     ModelHazard h;
     h.kind = kind;
     h.tile = tile(t).logical;
@@ -173,8 +171,8 @@ class PhaseExecutor {
   };
   void add_windows(uint32_t receiver, const Timeline& line, const std::vector<uint32_t>& instr, bool paired,
                    std::vector<OpenWindow>& into) const;
-  static bool intersect(const SendRun& r, int64_t latency, const Window& w, uint32_t& k0,
-                        uint32_t& count, int64_t& mux);
+  static bool intersect(const SendRun& r, int64_t latency, const Window& w, uint32_t& k0, uint32_t& count,
+                        int64_t& mux);
   void select_ordinary();
   uint32_t select_ordinary_from(uint32_t sender, Selection* into) const;
   void select_paired();
@@ -192,14 +190,13 @@ class PhaseExecutor {
                    int64_t write_event) const;
   bool continues_last_write(const WritePiece& piece, uint64_t source, uint64_t address, int64_t event,
                             const ReceiverWrites& into) const;
-  void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items,
-                  int64_t event, const std::optional<uint64_t>& pointer, ReceiverWrites& into);
+  void emit_write(uint32_t d, const WritePiece& piece, uint32_t offset, uint32_t items, int64_t event,
+                  const std::optional<uint64_t>& pointer, ReceiverWrites& into);
   void finish();
 
   // exchange_phase_checks.cpp: the hazard checks.
   void check_controls();
-  void check_format(uint32_t member, uint32_t early, uint32_t sender, uint32_t format,
-                    int64_t event);
+  void check_format(uint32_t member, uint32_t early, uint32_t sender, uint32_t format, int64_t event);
   void check_messages();
   void check_receive_overlaps();
   void check_elements();

@@ -1,11 +1,11 @@
 // relocate_phase (exchange_phase.hpp): a later iteration of a phase whose Repeat patch list
 // moved only send addresses reuses the earlier execution's selections and write addresses.
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <span>
-
-#include <tbb/parallel_for.h>
 
 #include "arch/instruction.hpp"
 #include "io/parallel.hpp"
@@ -21,8 +21,8 @@ bool same_except_row(const PhaseTile& a, const PhaseTile& b) {
 
 // Word `index` starts a send or sendpicp of `schedule` (the schedule of the row `words`)
 // whose only difference from the same word in `earlier` is its address field.
-bool only_address_moved(const RowSchedule& schedule, std::span<const uint32_t> words,
-                        std::span<const uint32_t> earlier, size_t index) {
+bool only_address_moved(const RowSchedule& schedule, std::span<const uint32_t> words, std::span<const uint32_t> earlier,
+                        size_t index) {
   const auto& list = schedule.instructions;
   const auto it = std::lower_bound(list.begin(), list.end(), index * 4,
                                    [](const ScheduledInstruction& s, size_t at) { return s.byte_offset < at; });
@@ -74,7 +74,8 @@ std::optional<MovedSends> scheduled_sends(const PhaseTile& earlier, const PhaseT
   sends.every_run_moved = true;
   for (const SendRun& r : schedule.runs) {
     // A message's first run is its opener's (a send or sendpicp adds its run at once).
-    if (r.message == sends.opener_word.size()) sends.opener_word.push_back(schedule.instructions[r.instruction].byte_offset / 4);
+    if (r.message == sends.opener_word.size())
+      sends.opener_word.push_back(schedule.instructions[r.instruction].byte_offset / 4);
   }
   sends.runs = std::move(schedule.runs);
   return sends;
@@ -117,8 +118,8 @@ std::optional<MovedSends> moved_again(const MovedSends& last, const PhaseTile& e
 
 // The elements that a tile's receives write and its row fetch reads, sorted (a tile touches a
 // few dozen).
-std::vector<uint32_t> fixed_elements(const arch::MachineDescription& machine, const PhaseTile& tile,
-                                     uint32_t row_bytes, std::span<const WriteRun> received) {
+std::vector<uint32_t> fixed_elements(const arch::MachineDescription& machine, const PhaseTile& tile, uint32_t row_bytes,
+                                     std::span<const WriteRun> received) {
   std::vector<uint32_t> taken;
   const auto take = [&](uint32_t key) { taken.push_back(key); };
   for (const WriteRun& w : received) for_each_element_key(machine, w.address, w.bytes, take);
@@ -138,9 +139,8 @@ bool sends_meet_receives(const arch::MachineDescription& machine, const MovedSen
   bool meet = false;
   for (const SendRun& r : sends.runs) {
     if (r.directions() == 0) continue;
-    for_each_element_key(machine, r.byte_address(), r.bytes(), [&](uint32_t key) {
-      meet = meet || std::binary_search(taken.begin(), taken.end(), key);
-    });
+    for_each_element_key(machine, r.byte_address(), r.bytes(),
+                         [&](uint32_t key) { meet = meet || std::binary_search(taken.begin(), taken.end(), key); });
     if (meet) return true;
   }
   return false;

@@ -31,7 +31,7 @@ struct ModelHazard {
   uint32_t row_offset = 0;  // byte offset in the row of the instruction at fault
   std::string instruction;  // arch::describe of that instruction, or what stood for it
   std::string detail;
-  bool step = false;        // found by the supervisor or a kernel, not by an exchange row
+  bool step = false;  // found by the supervisor or a kernel, not by an exchange row
 };
 
 }  // namespace lockstep::model

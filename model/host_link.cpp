@@ -63,8 +63,8 @@ HostLink::HostLink(const arch::HostSession& session, std::vector<HostCallRun> ca
   for (HostCallRun& run : calls_) {
     const uint64_t expected = host_input_bytes(*run.call);
     if (run.input.size() != expected) {
-      throw InputError("host call " + run.call->name + ": expects " + std::to_string(expected) +
-                       " input bytes, got " + std::to_string(run.input.size()));
+      throw InputError("host call " + run.call->name + ": expects " + std::to_string(expected) + " input bytes, got " +
+                       std::to_string(run.input.size()));
     }
     run.output.assign(host_output_bytes(*run.call), 0);
     run.streams = host_call_streams(*run.call);
@@ -73,13 +73,14 @@ HostLink::HostLink(const arch::HostSession& session, std::vector<HostCallRun> ca
   if (phases != program_phases) {
     std::string names;
     for (const HostCallRun& run : calls_) names += (names.empty() ? "" : " ") + run.call->name;
-    throw InputError("host calls [" + names + "] take " + std::to_string(phases) +
-                     " host phases, the program runs " + std::to_string(program_phases));
+    throw InputError("host calls [" + names + "] take " + std::to_string(phases) + " host phases, the program runs " +
+                     std::to_string(program_phases));
   }
   if (!calls_.empty()) begin_call(calls_.front());
 }
 
-void HostLink::copy_in(const HostCallRun& run, const std::vector<arch::HostFileSlice>& slices, size_t first, size_t end) {
+void HostLink::copy_in(const HostCallRun& run, const std::vector<arch::HostFileSlice>& slices, size_t first,
+                       size_t end) {
   for (size_t i = first; i < end; ++i) {
     const arch::HostFileSlice& s = slices[i];
     std::memcpy(arena_.data() + s.host_address, run.input.data() + s.file_offset, s.bytes);

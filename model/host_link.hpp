@@ -55,7 +55,7 @@ class HostLink {
   void finish();
 
   const std::vector<HostCallRun>& calls() const { return calls_; }
-  Watcher* watcher = nullptr;  // watched words the host writes are reported to it
+  Watcher* watcher = nullptr;                  // watched words the host writes are reported to it
   uint64_t cycles() const { return cycles_; }  // every host phase's, added
 
  private:
@@ -68,9 +68,9 @@ class HostLink {
   const arch::HostSession& session_;
   std::vector<HostCallRun> calls_;
   std::vector<uint8_t> arena_;
-  size_t call_ = 0;        // the call whose phases run now
-  uint32_t phase_ = 0;     // its next phase
-  size_t captured_ = 0;    // output batches of the call already captured
+  size_t call_ = 0;      // the call whose phases run now
+  uint32_t phase_ = 0;   // its next phase
+  size_t captured_ = 0;  // output batches of the call already captured
   uint64_t cycles_ = 0;
 };
 

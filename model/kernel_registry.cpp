@@ -1,12 +1,12 @@
 #include "model/kernel_registry.hpp"
 
-#include "arch/kernel_costs.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
+
+#include "arch/kernel_costs.hpp"
 
 namespace lockstep::model {
 namespace {

@@ -20,7 +20,8 @@ namespace lockstep::model {
 struct CostModel {
   std::vector<std::string> parameters;
   std::vector<double> defaults;
-  std::function<std::vector<double>(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine)> terms;
+  std::function<std::vector<double>(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine)>
+      terms;
 };
 
 struct KernelDefinition {
@@ -29,8 +30,7 @@ struct KernelDefinition {
   std::function<std::string(const arch::KernelStep& step)> check;
   // Runs on the tile's SRAM with operands already resolved to byte addresses. Throws
   // std::out_of_range when it would touch memory outside SRAM.
-  std::function<void(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory)>
-      execute;
+  std::function<void(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory)> execute;
   // Worker cycles from launch to the last worker finishing.
   std::function<uint64_t(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine)> cycles;
   // The tile appends the low 32 bits of its cycle counter at the call (plus the kernel's
@@ -40,7 +40,6 @@ struct KernelDefinition {
   // `cycles`), and calibration can fit the kernel.
   std::optional<CostModel> cost;
 };
-
 
 // nullptr for an unknown name. A name no kernel registered is offered to the families (the
 // IPU21 stack's kernels, whose names carry their shapes); the definition a family makes is

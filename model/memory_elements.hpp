@@ -25,7 +25,6 @@ void for_each_element_key(const arch::MachineDescription& machine, uint64_t addr
 }
 
 // The keys of every element that [address, address + bytes) touches, ascending.
-std::vector<uint32_t> element_keys(const arch::MachineDescription& machine, uint64_t address,
-                                   uint64_t bytes);
+std::vector<uint32_t> element_keys(const arch::MachineDescription& machine, uint64_t address, uint64_t bytes);
 
 }  // namespace lockstep::model

@@ -5,9 +5,7 @@
 
 namespace lockstep::model {
 
-bool is_xpic(ControlKind kind) {
-  return kind == ControlKind::Xpic || kind == ControlKind::PairedXpic;
-}
+bool is_xpic(ControlKind kind) { return kind == ControlKind::Xpic || kind == ControlKind::PairedXpic; }
 
 namespace {
 
@@ -19,12 +17,8 @@ struct Stream {
   uint32_t message = 0;
 };
 
-ControlKind pic_kind(uint32_t selector) {
-  return selector == 0 ? ControlKind::PicPointer : ControlKind::PicFormat;
-}
-ControlKind xpic_kind(uint32_t selector) {
-  return selector == 0 ? ControlKind::Xpic : ControlKind::PairedXpic;
-}
+ControlKind pic_kind(uint32_t selector) { return selector == 0 ? ControlKind::PicPointer : ControlKind::PicFormat; }
+ControlKind xpic_kind(uint32_t selector) { return selector == 0 ? ControlKind::Xpic : ControlKind::PairedXpic; }
 
 }  // namespace
 
@@ -40,14 +34,14 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
   uint32_t messages = 0;
   int64_t t = 0;
   size_t index = 0;
-  auto add_run = [&](int64_t issue, uint32_t items, uint32_t address, uint32_t sctl,
-                     uint32_t instruction, uint32_t message) {
+  auto add_run = [&](int64_t issue, uint32_t items, uint32_t address, uint32_t sctl, uint32_t instruction,
+                     uint32_t message) {
     out.runs.push_back({issue, issue + 1, items, address, sctl, instruction, message});
   };
   while (true) {
     if (index >= words.size()) {
-      out.issues.push_back({t, static_cast<uint32_t>(index * 4), UINT32_MAX,
-                            "row runs off its table without a return (br $m10)"});
+      out.issues.push_back(
+          {t, static_cast<uint32_t>(index * 4), UINT32_MAX, "row runs off its table without a return (br $m10)"});
       break;
     }
     arch::DecodedInstruction decoded;
@@ -65,8 +59,8 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
     out.instructions.push_back({in.op, static_cast<uint32_t>(index * 4), t});
     if (!arch::is_row_instruction(in.op)) {
       // Supervisor code has no event timing and may branch away: the row stops here.
-      out.issues.push_back({t, out.instructions.back().byte_offset, id,
-                            arch::mnemonic(in.op) + " is not an exchange row instruction"});
+      out.issues.push_back(
+          {t, out.instructions.back().byte_offset, id, arch::mnemonic(in.op) + " is not an exchange row instruction"});
       break;
     }
     index += decoded.word_count;
@@ -90,8 +84,7 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
         break;
       case arch::Opcode::SendOff:
         if (!stream.open) {
-          out.issues.push_back({t, out.instructions.back().byte_offset, id,
-                                "sendoff with no open stream"});
+          out.issues.push_back({t, out.instructions.back().byte_offset, id, "sendoff with no open stream"});
           stream = {true, 0, in.sctl, messages++};
         }
         stream.next += in.delta;
@@ -102,8 +95,7 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
         break;
       case arch::Opcode::SendPic: {
         if (!stream.open) {
-          out.issues.push_back({t, out.instructions.back().byte_offset, id,
-                                "sendpic with no open stream"});
+          out.issues.push_back({t, out.instructions.back().byte_offset, id, "sendpic with no open stream"});
         }
         // sel 0/1: the two XPIC forms; 2/3: the two PIC forms.
         const ControlKind kind = in.selector < 2 ? xpic_kind(in.selector) : pic_kind(in.selector - 2);
@@ -116,8 +108,7 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
         break;
       }
       case arch::Opcode::SendPicP:
-        out.controls.push_back(
-            {t + 1, in.xpic_paired ? ControlKind::PairedXpic : ControlKind::Xpic, in.xpic, id});
+        out.controls.push_back({t + 1, in.xpic_paired ? ControlKind::PairedXpic : ControlKind::Xpic, in.xpic, id});
         // ps (prefix bit 27) is the payload PIC value's selector: pointer or format.
         out.controls.push_back({t + 1, pic_kind(in.pic_selector), in.pic, id});
         if ((in.sctl & 3u) != 0) {
@@ -130,13 +121,12 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
         break;
       case arch::Opcode::Sync:
         if (id != 0) {
-          out.issues.push_back({t, out.instructions.back().byte_offset, id,
-                                "sync inside a row (only a leading sync marks event 0)"});
+          out.issues.push_back(
+              {t, out.instructions.back().byte_offset, id, "sync inside a row (only a leading sync marks event 0)"});
         }
         break;
       case arch::Opcode::Sans:
-        out.issues.push_back({t, out.instructions.back().byte_offset, id,
-                              "sans is not an exchange row instruction"});
+        out.issues.push_back({t, out.instructions.back().byte_offset, id, "sans is not an exchange row instruction"});
         break;
       case arch::Opcode::Return:
         std::stable_sort(out.controls.begin(), out.controls.end(),

@@ -66,11 +66,11 @@ struct RowIssue {
 
 struct RowSchedule {
   std::vector<ScheduledInstruction> instructions;
-  std::vector<SendRun> runs;        // in event order
-  std::vector<Control> controls;    // in event order (stable in row order)
-  int64_t horizon = 0;              // the counter when the row returns
-  uint32_t row_bytes = 0;           // bytes up to and including the return
-  bool returned = false;            // a Return was reached
+  std::vector<SendRun> runs;      // in event order
+  std::vector<Control> controls;  // in event order (stable in row order)
+  int64_t horizon = 0;            // the counter when the row returns
+  uint32_t row_bytes = 0;         // bytes up to and including the return
+  bool returned = false;          // a Return was reached
   std::vector<RowIssue> issues;
 };
 

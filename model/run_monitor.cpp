@@ -23,21 +23,19 @@ void RunMonitor::report(RecordedHazard hazard) {
 void RunMonitor::set_limits(uint64_t max_cycles, double timeout_seconds) {
   max_cycles_ = max_cycles;
   timeout_seconds_ = timeout_seconds;
-  deadline_ = std::chrono::steady_clock::now() +
-              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                  std::chrono::duration<double>(timeout_seconds));
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                     std::chrono::duration<double>(timeout_seconds));
 }
 
 void RunMonitor::check_limits(uint64_t cycle) {
   if (stopping_) return;
   if (max_cycles_ > 0 && cycle > max_cycles_) {
-    limit_reached_ = "the run passed --max-cycles " + std::to_string(max_cycles_) + " (at cycle " +
-                     std::to_string(cycle) + ")";
+    limit_reached_ =
+        "the run passed --max-cycles " + std::to_string(max_cycles_) + " (at cycle " + std::to_string(cycle) + ")";
   } else if (timeout_seconds_ > 0 && std::chrono::steady_clock::now() > deadline_) {
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%g", timeout_seconds_);
-    limit_reached_ = "the run passed --timeout " + std::string(seconds) + " s (at cycle " +
-                     std::to_string(cycle) + ")";
+    limit_reached_ = "the run passed --timeout " + std::string(seconds) + " s (at cycle " + std::to_string(cycle) + ")";
   } else {
     return;
   }
@@ -57,8 +55,8 @@ void RunMonitor::record(const PhaseRecord& record) {
   if (keep_tile_records) {
     executions_.push_back(record);
   } else {  // without copying the tiles first
-    executions_.push_back(PhaseRecord{record.phase, record.iteration, record.release_cycle, record.horizon, {},
-                                      record.last_arrival, record.before});
+    executions_.push_back(PhaseRecord{
+        record.phase, record.iteration, record.release_cycle, record.horizon, {}, record.last_arrival, record.before});
   }
 }
 

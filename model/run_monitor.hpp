@@ -16,10 +16,10 @@
 namespace lockstep::model {
 
 struct RecordedHazard {
-  ModelHazard hazard;   // hazard.event is the event within the phase (or 0 for steps)
+  ModelHazard hazard;  // hazard.event is the event within the phase (or 0 for steps)
   uint32_t phase = 0;
   uint32_t iteration = 0;
-  uint64_t cycle = 0;   // absolute tile cycle from the start of the run
+  uint64_t cycle = 0;  // absolute tile cycle from the start of the run
 };
 
 // Words one tile took from one sender in one contiguous run: consecutive destination and
@@ -35,8 +35,8 @@ struct ReceivedRun {
 
 // One tile's part in a phase execution (recorded only when RunMonitor::record_tiles).
 struct TileRecord {
-  uint32_t tile = 0;     // logical
-  int64_t row_end = 0;   // the event its row returned at
+  uint32_t tile = 0;                  // logical
+  int64_t row_end = 0;                // the event its row returned at
   std::vector<ReceivedRun> received;  // by first write event
 };
 
@@ -54,9 +54,9 @@ class RunMonitor {
  public:
   bool keep_going = false;
   std::optional<uint32_t> trace_tile;
-  bool record_tiles = false;  // record every tile's row end and received runs per execution
+  bool record_tiles = false;      // record every tile's row end and received runs per execution
   bool keep_tile_records = true;  // keep them in executions() (false: after_phase sees them only)
-  bool profile = false;       // tiles record a sample per executed step (model/step_record.hpp)
+  bool profile = false;           // tiles record a sample per executed step (model/step_record.hpp)
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;
   // Watched words (model/watch.hpp); null unless the run watches any.

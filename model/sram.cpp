@@ -34,8 +34,7 @@ Sram::Sram(const arch::MachineDescription& machine, uint8_t* storage)
       data_(storage),
       owned_(false) {}
 
-Sram::Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot)
-    : Sram(machine, arena.slot(slot)) {
+Sram::Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot) : Sram(machine, arena.slot(slot)) {
   epochs_ = &arena.epochs();
   first_page_ = arena.page_of(data_);
 }
@@ -84,8 +83,7 @@ std::span<uint32_t> Sram::mutable_words(uint32_t address, uint32_t bytes) {
 }
 
 void Sram::refuse(uint32_t address, const char* what) {
-  throw std::out_of_range(std::string("SRAM ") + what + " outside memory at " +
-                          std::to_string(address));
+  throw std::out_of_range(std::string("SRAM ") + what + " outside memory at " + std::to_string(address));
 }
 
 }  // namespace lockstep::model

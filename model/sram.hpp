@@ -64,9 +64,7 @@ class Sram {
   Sram(const Sram&) = delete;
   Sram& operator=(const Sram&) = delete;
 
-  bool contains(uint64_t address, uint64_t bytes) const {
-    return address >= base_ && address + bytes <= end_;
-  }
+  bool contains(uint64_t address, uint64_t bytes) const { return address >= base_ && address + bytes <= end_; }
   // [address, + bytes) lies in the interleaved region (machine.interleaved_base up).
   bool interleaved(uint64_t address, uint64_t bytes) const {
     return address >= interleaved_base_ && contains(address, bytes);
@@ -84,8 +82,7 @@ class Sram {
   // Copies [source_address, + bytes) of `source` to `address` here; the ranges must not
   // overlap when `source` is this SRAM.
   void copy_from(const Sram& source, uint32_t source_address, uint32_t address, uint32_t bytes) {
-    std::memcpy(mutable_span(address, bytes).data(),
-                source.span(source_address, bytes, "read").data(), bytes);
+    std::memcpy(mutable_span(address, bytes).data(), source.span(source_address, bytes, "read").data(), bytes);
   }
   bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
     const auto here = span(address, bytes, "compare");
@@ -125,9 +122,7 @@ class Sram {
     read(address, 4, reinterpret_cast<uint8_t*>(&value));
     return value;
   }
-  void write_word(uint32_t address, uint32_t value) {
-    write(address, 4, reinterpret_cast<const uint8_t*>(&value));
-  }
+  void write_word(uint32_t address, uint32_t value) { write(address, 4, reinterpret_cast<const uint8_t*>(&value)); }
 
  private:
   void check(uint32_t address, uint32_t bytes, const char* what) const {
@@ -139,7 +134,7 @@ class Sram {
   uint32_t end_;
   uint32_t interleaved_base_;
   uint8_t* data_;
-  bool owned_ = true;  // data_ is this SRAM's own mapping
+  bool owned_ = true;              // data_ is this SRAM's own mapping
   WriteEpochs* epochs_ = nullptr;  // an arena slot's: its pages start at first_page_
   size_t first_page_ = 0;
 };
@@ -158,9 +153,7 @@ class SramArena {
   uint8_t* slot(size_t i) const { return data_ + i * slot_bytes_; }
   WriteEpochs& epochs() { return epochs_; }
   // The page of the arena that holds `byte` (a byte of a slot).
-  size_t page_of(const uint8_t* byte) const {
-    return static_cast<size_t>(byte - data_) >> WriteEpochs::kPageShift;
-  }
+  size_t page_of(const uint8_t* byte) const { return static_cast<size_t>(byte - data_) >> WriteEpochs::kPageShift; }
   // [bytes, + count) of a slot written now, through a pointer held across epochs.
   void mark_written(const uint8_t* bytes, size_t count) {
     if (count != 0) epochs_.mark(page_of(bytes), page_of(bytes + count - 1));

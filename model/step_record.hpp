@@ -23,11 +23,11 @@ struct StepRecord {
   uint64_t end = 0;
   const void* step = nullptr;  // the arch step alternative executed (KernelStep, ...)
   StepRole role = StepRole::Sync;
-  uint32_t epoch = 0;       // linear index of the Repeat iteration path
+  uint32_t epoch = 0;  // linear index of the Repeat iteration path
   uint32_t invocation = 0;
-  uint32_t calls = 1;       // merged consecutive equal kernel calls
-  uint64_t kernel_cycles = 0;  // Kernel: the kernels' own cycles; the rest is the call sequence
-  uint32_t position = 0;    // exchange: the tile's index among the phase's tiles
+  uint32_t calls = 1;                                 // merged consecutive equal kernel calls
+  uint64_t kernel_cycles = 0;                         // Kernel: the kernels' own cycles; the rest is the call sequence
+  uint32_t position = 0;                              // exchange: the tile's index among the phase's tiles
   std::shared_ptr<const PhaseActivities> activities;  // exchange: the phase's activities
 };
 

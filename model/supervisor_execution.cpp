@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "arch/kernel_signatures.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
-#include "arch/kernel_signatures.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/tile.hpp"
 
@@ -28,17 +28,24 @@ constexpr uint32_t kIntrinsicInstructions = 3;  // runall, sync 1, br $m10 (docs
 // not its role's kind.
 const void* site_kind(const arch::CodeSite& site) {
   switch (site.role) {
-    case SiteRole::Sync: return &std::get<arch::SyncStep>(site.step->kind);
-    case SiteRole::Exchange: return &std::get<arch::ExchangeStep>(site.step->kind);
-    case SiteRole::Kernel: return &std::get<arch::KernelStep>(site.step->kind);
-    case SiteRole::Patch: return &std::get<arch::PatchStep>(site.step->kind);
-    case SiteRole::Host: return &std::get<arch::HostStep>(site.step->kind);
+    case SiteRole::Sync:
+      return &std::get<arch::SyncStep>(site.step->kind);
+    case SiteRole::Exchange:
+      return &std::get<arch::ExchangeStep>(site.step->kind);
+    case SiteRole::Kernel:
+      return &std::get<arch::KernelStep>(site.step->kind);
+    case SiteRole::Patch:
+      return &std::get<arch::PatchStep>(site.step->kind);
+    case SiteRole::Host:
+      return &std::get<arch::HostStep>(site.step->kind);
     case SiteRole::RepeatEntry:
     case SiteRole::RepeatIteration:
-    case SiteRole::RepeatBody: return &std::get<arch::RepeatStep>(site.step->kind);
+    case SiteRole::RepeatBody:
+      return &std::get<arch::RepeatStep>(site.step->kind);
     case SiteRole::Barrier:  // its host step; null for a phase's or a plain sync's barrier
       return site.step == nullptr ? nullptr : std::get_if<arch::HostStep>(&site.step->kind);
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 }  // namespace
@@ -90,7 +97,8 @@ void Tile::decode_code() {
     const uint32_t at = (site.address - code_.base) / 4;
     if (at < words) decoded_[at].first_site = static_cast<int32_t>(s);
     site_targets_[s].kind = site_kind(site);
-    if (site.role == SiteRole::RepeatBody) site_targets_[s].repeat_count = std::get<arch::RepeatStep>(site.step->kind).count;
+    if (site.role == SiteRole::RepeatBody)
+      site_targets_[s].repeat_count = std::get<arch::RepeatStep>(site.step->kind).count;
   }
   intrinsics_.assign(code_.symbols.size(), Intrinsic{});
   for (size_t s = 0; s < code_.symbols.size(); ++s) {
@@ -121,10 +129,10 @@ void Tile::flush_issued() {
   } else if (open_.role == StepRole::Kernel) {
     since_release_.add_kernel(*open_.kernel, cycles);
   } else {
-    const CycleKind kind = open_.role == StepRole::Patch                                        ? CycleKind::Patching
-                           : open_.role == StepRole::Host                                       ? CycleKind::Host
+    const CycleKind kind = open_.role == StepRole::Patch                                      ? CycleKind::Patching
+                           : open_.role == StepRole::Host                                     ? CycleKind::Host
                            : open_.role == StepRole::Sync || open_.role == StepRole::Exchange ? CycleKind::Sync
-                                                                                                : CycleKind::Control;
+                                                                                              : CycleKind::Control;
     since_release_.add(kind, cycles);
   }
   advance(cycles);
@@ -142,8 +150,8 @@ void Tile::run() {
   while (!(monitor_.stopping() && monitor_.stops(now() + issued_))) {
     const uint32_t offset = pc_ - code_.base;
     if (pc_ < code_.base || offset % 4 != 0 || offset / 4 >= words) {
-      code_hazard(HazardClass::InstructionAccess, "PC " + hex(pc_) + " outside the tile's code " +
-                                                       hex(code_.base) + ".." + hex(code_.base + code_.code_bytes));
+      code_hazard(HazardClass::InstructionAccess, "PC " + hex(pc_) + " outside the tile's code " + hex(code_.base) +
+                                                      ".." + hex(code_.base + code_.code_bytes));
       break;
     }
     const uint32_t index = offset / 4;
@@ -158,7 +166,8 @@ void Tile::run() {
   finish_cycle_ = now();
   finish_path_ = path_now();
   finished_ = true;
-  if (!monitor_.stopping() && !memory_.equal(code_.base, code_.code_bytes, reinterpret_cast<const uint8_t*>(code_.words.data()))) {
+  if (!monitor_.stopping() &&
+      !memory_.equal(code_.base, code_.code_bytes, reinterpret_cast<const uint8_t*>(code_.words.data()))) {
     step_hazard(HazardClass::InstructionAccess, "supervisor code",
                 "the code at " + hex(code_.base) + ".." + hex(code_.base + code_.code_bytes) + " was overwritten");
   }
@@ -177,21 +186,31 @@ bool Tile::enter_sites(uint32_t index) {
       close_record();
     }
     switch (site.role) {
-      case SiteRole::Sync: open_record(StepRole::Sync, kind); break;
+      case SiteRole::Sync:
+        open_record(StepRole::Sync, kind);
+        break;
       case SiteRole::Exchange: {
         open_record(StepRole::Exchange, kind);
         incoming_format_ = 0;  // the step's own writes are what its phase sees
         incoming_muxpair_.reset();
         break;
       }
-      case SiteRole::Kernel: open_record(StepRole::Kernel, kind); break;
-      case SiteRole::Patch: open_record(StepRole::Patch, kind); break;
-      case SiteRole::Host: open_record(StepRole::Host, kind); break;
+      case SiteRole::Kernel:
+        open_record(StepRole::Kernel, kind);
+        break;
+      case SiteRole::Patch:
+        open_record(StepRole::Patch, kind);
+        break;
+      case SiteRole::Host:
+        open_record(StepRole::Host, kind);
+        break;
       case SiteRole::RepeatEntry:
         entering_ = static_cast<const arch::RepeatStep*>(kind);
         open_record(StepRole::RepeatEntry, kind);
         break;
-      case SiteRole::RepeatIteration: open_record(StepRole::RepeatIteration, kind); break;
+      case SiteRole::RepeatIteration:
+        open_record(StepRole::RepeatIteration, kind);
+        break;
       case SiteRole::RepeatBody: {
         const auto* r = static_cast<const arch::RepeatStep*>(kind);
         if (entering_ == r) {
@@ -200,7 +219,8 @@ bool Tile::enter_sites(uint32_t index) {
         } else if (!loops_.empty()) {
           ++loops_.back().iteration;
         }
-        if (!loops_.empty()) epoch_ = loops_.back().outer_epoch * site_targets_[s].repeat_count + loops_.back().iteration;
+        if (!loops_.empty())
+          epoch_ = loops_.back().outer_epoch * site_targets_[s].repeat_count + loops_.back().iteration;
         monitor_.check_limits(now() + issued_);
         break;
       }
@@ -210,8 +230,12 @@ bool Tile::enter_sites(uint32_t index) {
           loops_.pop_back();
         }
         break;
-      case SiteRole::Barrier: barrier_ = &site; break;
-      case SiteRole::RowCall: row_call_ = true; break;
+      case SiteRole::Barrier:
+        barrier_ = &site;
+        break;
+      case SiteRole::RowCall:
+        row_call_ = true;
+        break;
       case SiteRole::InvocationEnd:
         flush_issued();
         close_record();
@@ -219,7 +243,8 @@ bool Tile::enter_sites(uint32_t index) {
         if (!snapshot_ranges_.empty()) take_snapshot();
         ++invocation_;
         break;
-      case SiteRole::Halt: break;
+      case SiteRole::Halt:
+        break;
     }
   }
   return false;
@@ -247,15 +272,28 @@ bool Tile::memory_word(uint32_t address, const char* what) {
 
 void Tile::put_csr(uint32_t csr, uint32_t value) {
   switch (csr) {
-    case 0xa0: mux = value; break;
-    case 0xa1: incoming_muxpair_ = value; break;
-    case 0xa3: incoming_format_ = value; break;
-    case 0xa4: incoming_base_ = value; break;
-    case 0xa6: incoming_dcount_ = value; break;
-    case 0xa7:
-      if (value != 0) code_hazard(HazardClass::Encoding, "OUTGOING_BASE " + hex(value) + ": the model sends from absolute addresses only");
+    case 0xa0:
+      mux = value;
       break;
-    default: code_hazard(HazardClass::Encoding, "put to CSR " + hex(csr) + ", which the model does not implement");
+    case 0xa1:
+      incoming_muxpair_ = value;
+      break;
+    case 0xa3:
+      incoming_format_ = value;
+      break;
+    case 0xa4:
+      incoming_base_ = value;
+      break;
+    case 0xa6:
+      incoming_dcount_ = value;
+      break;
+    case 0xa7:
+      if (value != 0)
+        code_hazard(HazardClass::Encoding,
+                    "OUTGOING_BASE " + hex(value) + ": the model sends from absolute addresses only");
+      break;
+    default:
+      code_hazard(HazardClass::Encoding, "put to CSR " + hex(csr) + ", which the model does not implement");
   }
 }
 
@@ -266,11 +304,14 @@ bool Tile::execute_host_body(const CodeWord& in, uint32_t index) {
   switch (in.op) {
     case Opcode::Send:
     case Opcode::SendOff:
-    case Opcode::Delay: break;
+    case Opcode::Delay:
+      break;
     case Opcode::SetZi:
       if (in.reg != kZeroRegister) reg_[in.reg] = static_cast<uint32_t>(in.immediate);
       break;
-    case Opcode::Put: put_csr(in.csr, reg_[in.reg]); break;
+    case Opcode::Put:
+      put_csr(in.csr, reg_[in.reg]);
+      break;
     case Opcode::Sync:
       if (in.zone == 7) {
         host_body_ = false;
@@ -297,10 +338,18 @@ bool Tile::execute(const CodeWord& in, uint32_t index) {
     if (r != kZeroRegister) reg_[r] = v;
   };
   switch (in.op) {
-    case Opcode::SetZi: set(in.reg, static_cast<uint32_t>(in.immediate)); break;
-    case Opcode::Add: set(in.dest, reg_[in.source] + static_cast<uint32_t>(in.immediate)); break;
-    case Opcode::And: set(in.dest, reg_[in.source] & static_cast<uint32_t>(in.immediate)); break;
-    case Opcode::Shl: set(in.dest, in.immediate >= 32 ? 0 : reg_[in.source] << in.immediate); break;
+    case Opcode::SetZi:
+      set(in.reg, static_cast<uint32_t>(in.immediate));
+      break;
+    case Opcode::Add:
+      set(in.dest, reg_[in.source] + static_cast<uint32_t>(in.immediate));
+      break;
+    case Opcode::And:
+      set(in.dest, reg_[in.source] & static_cast<uint32_t>(in.immediate));
+      break;
+    case Opcode::Shl:
+      set(in.dest, in.immediate >= 32 ? 0 : reg_[in.source] << in.immediate);
+      break;
     case Opcode::Ld32: {
       const uint32_t address = reg_[in.base] + reg_[in.index] + 4 * in.offset;
       if (!memory_word(address, "ld32")) return false;
@@ -314,8 +363,12 @@ bool Tile::execute(const CodeWord& in, uint32_t index) {
       if (monitor_.watcher != nullptr) watched_store(address, "supervisor st32 at " + hex(pc_));
       break;
     }
-    case Opcode::Put: put_csr(in.csr, reg_[in.reg]); break;
-    case Opcode::Get: set(in.dest, in.csr == 0 ? pc_ : 0); break;
+    case Opcode::Put:
+      put_csr(in.csr, reg_[in.reg]);
+      break;
+    case Opcode::Get:
+      set(in.dest, in.csr == 0 ? pc_ : 0);
+      break;
     case Opcode::Br:
     case Opcode::Return: {
       const uint32_t target = in.op == Opcode::Return ? reg_[10] : reg_[in.reg];
@@ -391,8 +444,8 @@ void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
   }
   exchange_ = arch::ExchangeStep{};
   exchange_.phase = site.phase;
-  const bool with_row = in.op == Opcode::Sync && in.zone == 3 && index + 1 < decoded_.size() &&
-                        decoded_[index + 1].op == Opcode::Call;
+  const bool with_row =
+      in.op == Opcode::Sync && in.zone == 3 && index + 1 < decoded_.size() && decoded_[index + 1].op == Opcode::Call;
   if (with_row) exchange_.row_address = decoded_[index + 1].target;
   exchange_.incoming_base = incoming_base_;
   exchange_.incoming_format = incoming_format_;

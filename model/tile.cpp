@@ -154,8 +154,7 @@ void Tile::run_pending_kernels() {
       if (monitor_.watcher != nullptr && monitor_.watcher->watches(logical())) {
         std::vector<std::pair<uint32_t, uint64_t>> operands;
         for (size_t i = 0; i < k.operands.size(); ++i) operands.emplace_back(k.operands[i], k.spans[i]);
-        monitor_.watcher->changed(logical(), memory_, "kernel " + *k.name, {k.cycle, k.phase, k.iteration},
-                                  operands);
+        monitor_.watcher->changed(logical(), memory_, "kernel " + *k.name, {k.cycle, k.phase, k.iteration}, operands);
       }
     } catch (const std::out_of_range& e) {
       kernel_hazards_.push_back(kernel_hazard(k, HazardClass::WriteOutOfRange, e.what()));

@@ -3,22 +3,21 @@
 // steps lowered by supervisor/supervisor_code.hpp, placed in SRAM). There is no clock: the thread
 // counts the cycles of the instructions it issues and runs ahead of SystemC's time up to its
 // next barrier (docs/timing.md "Time").
-#include <systemc>
-
 #include <cstdint>
 #include <optional>
+#include <systemc>
 #include <vector>
 
-#include "arch/machine.hpp"
 #include "arch/instruction.hpp"
 #include "arch/kernel_signatures.hpp"
+#include "arch/machine.hpp"
 #include "formats/package.hpp"
-#include "supervisor/supervisor_code.hpp"
 #include "model/chip_interfaces.hpp"
 #include "model/cycle_split.hpp"
 #include "model/run_monitor.hpp"
 #include "model/sram.hpp"
 #include "model/step_record.hpp"
+#include "supervisor/supervisor_code.hpp"
 
 namespace lockstep::model {
 
@@ -115,7 +114,7 @@ class Tile : public sc_core::sc_module {
   };
   static_assert(sizeof(CodeWord) == 24);
   static CodeWord code_word(const arch::Instruction& in);
-  std::string describe_word(uint32_t index) const;  // the whole instruction, decoded again
+  std::string describe_word(uint32_t index) const;   // the whole instruction, decoded again
   bool execute(const CodeWord& in, uint32_t index);  // false: stop
   bool execute_host_body(const CodeWord& in, uint32_t index);
   void barrier_sync(const CodeWord& in, uint32_t index);
@@ -148,8 +147,8 @@ class Tile : public sc_core::sc_module {
     const std::string* name = nullptr;
     std::vector<uint32_t> operands;  // resolved byte addresses
     std::vector<int64_t> scalars;
-    std::vector<uint64_t> spans;     // bytes each operand spans (its signature's, at launch)
-    uint64_t cycle = 0;              // of the launch, with its phase and iteration
+    std::vector<uint64_t> spans;  // bytes each operand spans (its signature's, at launch)
+    uint64_t cycle = 0;           // of the launch, with its phase and iteration
     uint32_t phase = 0;
     uint32_t iteration = 0;
   };
@@ -184,8 +183,8 @@ class Tile : public sc_core::sc_module {
     uint32_t repeat_count = 0;
   };
   std::vector<SiteTarget> site_targets_;
-  std::vector<int32_t> intrinsic_at_;      // per code word: the intrinsic symbol there, or -1
-  struct Intrinsic {                       // per code symbol, resolved once
+  std::vector<int32_t> intrinsic_at_;  // per code word: the intrinsic symbol there, or -1
+  struct Intrinsic {                   // per code symbol, resolved once
     bool bulk_patch = false;
     const KernelDefinition* kernel = nullptr;  // null: no such kernel in the model
     const arch::KernelSignature* signature = nullptr;
@@ -201,7 +200,7 @@ class Tile : public sc_core::sc_module {
   const arch::CodeSite* barrier_ = nullptr;  // the barrier marker at the current sync
   bool row_call_ = false;                    // the next call is the exchange row's
   bool host_body_ = false;                   // inside a host program's body (until its sync 7)
-  int64_t row_events_ = 0;  // what the last release handed: the row's event count (host: cycles)
+  int64_t row_events_ = 0;                   // what the last release handed: the row's event count (host: cycles)
   uint64_t issued_ = 0;
   uint64_t ahead_ = 0;  // cycles the tile has run past SystemC's time
   const arch::RepeatStep* entering_ = nullptr;

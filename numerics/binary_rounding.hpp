@@ -24,8 +24,7 @@ struct TargetQuanta {
 constexpr TargetQuanta to_target_quanta(uint64_t magnitude, int mantissa_bits, int min_exponent) {
   const int field = static_cast<int>(magnitude >> kDoubleFractionBits);
   const uint64_t fraction = magnitude & ((uint64_t{1} << kDoubleFractionBits) - 1);
-  const uint64_t significand =
-      field == 0 ? fraction : fraction | (uint64_t{1} << kDoubleFractionBits);
+  const uint64_t significand = field == 0 ? fraction : fraction | (uint64_t{1} << kDoubleFractionBits);
   const int exponent = field == 0 ? -1022 : field - 1023;
   const int base_shift = kDoubleFractionBits - mantissa_bits;
   if (exponent < min_exponent) return {significand, base_shift + (min_exponent - exponent), 0};
@@ -40,8 +39,7 @@ constexpr uint64_t shift_right_nearest_even(uint64_t value, int shift) {
 
 // The target code (exponent and fraction fields, no sign) nearest to the magnitude, ties to
 // even. Preconditions as for to_target_quanta, and the caller handles overflow.
-constexpr uint32_t round_magnitude_nearest_even(uint64_t magnitude, int mantissa_bits,
-                                                int min_exponent) {
+constexpr uint32_t round_magnitude_nearest_even(uint64_t magnitude, int mantissa_bits, int min_exponent) {
   const TargetQuanta q = to_target_quanta(magnitude, mantissa_bits, min_exponent);
   // significand < 2^53 <= 2^(shift - 1): below half the smallest subnormal, so zero.
   if (q.shift > kDoubleFractionBits + 1) return 0;

@@ -19,11 +19,10 @@ constexpr uint32_t subnormal_to_float_bits(uint32_t fraction) {
 constexpr uint32_t fp16_to_float_bits(uint32_t h) {
   const uint32_t field = (h >> kFp16MantissaBits) & 0x1f;
   const uint32_t fraction = h & 0x3ff;
-  const uint32_t magnitude =
-      field == 0x1f   ? 0x7f800000 | (fraction << 13) | (fraction != 0 ? kFloatQuietBit : 0)
-      : field != 0    ? ((field - 15 + 127) << 23) | (fraction << 13)
-      : fraction == 0 ? 0
-                      : subnormal_to_float_bits(fraction);
+  const uint32_t magnitude = field == 0x1f   ? 0x7f800000 | (fraction << 13) | (fraction != 0 ? kFloatQuietBit : 0)
+                             : field != 0    ? ((field - 15 + 127) << 23) | (fraction << 13)
+                             : fraction == 0 ? 0
+                                             : subnormal_to_float_bits(fraction);
   return ((h & kFp16SignBit) << 16) | magnitude;
 }
 

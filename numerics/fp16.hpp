@@ -40,8 +40,7 @@ inline uint16_t fp16_from_double(double x) {
   if (magnitude >= detail::kFp16OverflowBits) {
     return sign | (magnitude > kDoubleInfinityBits ? kFp16CanonicalNaN : kFp16Infinity);
   }
-  return sign | static_cast<uint16_t>(
-                    round_magnitude_nearest_even(magnitude, kFp16MantissaBits, kFp16MinExponent));
+  return sign | static_cast<uint16_t>(round_magnitude_nearest_even(magnitude, kFp16MantissaBits, kFp16MinExponent));
 }
 
 // float -> double is exact, so this is still a single rounding.

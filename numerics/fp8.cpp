@@ -11,16 +11,14 @@ constexpr double f143_value_at_scale_zero(uint8_t code) {
   if (code == kF143NaN) return std::numeric_limits<double>::quiet_NaN();
   const int field = (code >> kF143MantissaBits) & 0xf;
   const int fraction = code & 0x7;
-  const double magnitude =
-      field == 0 ? fraction * detail::power_of_two(kF143MinExponent - kF143MantissaBits)
-                 : (8 + fraction) * detail::power_of_two(field - 8 - kF143MantissaBits);
+  const double magnitude = field == 0 ? fraction * detail::power_of_two(kF143MinExponent - kF143MantissaBits)
+                                      : (8 + fraction) * detail::power_of_two(field - 8 - kF143MantissaBits);
   return (code & 0x80) ? -magnitude : magnitude;
 }
 
 constexpr std::array<double, 256> make_f143_table() {
   std::array<double, 256> table{};
-  for (uint32_t c = 0; c < table.size(); ++c)
-    table[c] = f143_value_at_scale_zero(static_cast<uint8_t>(c));
+  for (uint32_t c = 0; c < table.size(); ++c) table[c] = f143_value_at_scale_zero(static_cast<uint8_t>(c));
   return table;
 }
 
@@ -36,15 +34,13 @@ constinit const std::array<double, 256> kF143ToDouble = make_f143_table();
 
 std::array<float, 256> f143_float_table(int8_t scale) {
   std::array<float, 256> table{};
-  for (uint32_t c = 0; c < table.size(); ++c)
-    table[c] = f143_to_float(static_cast<uint8_t>(c), scale);
+  for (uint32_t c = 0; c < table.size(); ++c) table[c] = f143_to_float(static_cast<uint8_t>(c), scale);
   return table;
 }
 
 std::array<uint16_t, 256> f143_fp16_table(int8_t scale) {
   std::array<uint16_t, 256> table{};
-  for (uint32_t c = 0; c < table.size(); ++c)
-    table[c] = f143_to_fp16(static_cast<uint8_t>(c), scale);
+  for (uint32_t c = 0; c < table.size(); ++c) table[c] = f143_to_fp16(static_cast<uint8_t>(c), scale);
   return table;
 }
 

@@ -19,7 +19,7 @@ inline constexpr int kF143MantissaBits = 3;
 inline constexpr int kF143MinExponent = -7;  // smallest normal 2^-7; smallest subnormal 2^-10
 
 namespace detail {
-extern const std::array<double, 256> kF143ToDouble;  // at scale 0; entry 0x80 a quiet NaN
+extern const std::array<double, 256> kF143ToDouble;                    // at scale 0; entry 0x80 a quiet NaN
 inline constexpr uint64_t kF143MaxFiniteBits = 0x406e000000000000ull;  // 240.0
 
 // 2^exponent for |exponent| <= 1022: always a normal double.
@@ -34,8 +34,7 @@ inline uint8_t f143_round_saturating(double y) {
   const auto sign = static_cast<uint8_t>((bits >> 56) & 0x80);
   const uint64_t magnitude = bits & ~kDoubleSignBit;
   if (magnitude >= kF143MaxFiniteBits) return sign | kF143MaxFinite;
-  const auto code = static_cast<uint8_t>(
-      round_magnitude_nearest_even(magnitude, kF143MantissaBits, kF143MinExponent));
+  const auto code = static_cast<uint8_t>(round_magnitude_nearest_even(magnitude, kF143MantissaBits, kF143MinExponent));
   return code == 0 ? 0 : static_cast<uint8_t>(sign | code);
 }
 }  // namespace detail
@@ -50,16 +49,12 @@ inline double f143_to_double(uint8_t code, int8_t scale) {
 
 // Exact when scale <= 120; above, large values round to +-inf (one rounding, from the exact
 // value). 0x80 -> a positive quiet NaN.
-inline float f143_to_float(uint8_t code, int8_t scale) {
-  return static_cast<float>(f143_to_double(code, scale));
-}
+inline float f143_to_float(uint8_t code, int8_t scale) { return static_cast<float>(f143_to_double(code, scale)); }
 
 // Exact when -14 <= scale <= 8 (so always at the weights' scale -4); otherwise the exact
 // value rounded once to FP16, nearest even (overflow to +-inf, underflow to subnormals or a
 // signed zero). 0x80 -> kFp16CanonicalNaN.
-inline uint16_t f143_to_fp16(uint8_t code, int8_t scale) {
-  return fp16_from_double(f143_to_double(code, scale));
-}
+inline uint16_t f143_to_fp16(uint8_t code, int8_t scale) { return fp16_from_double(f143_to_double(code, scale)); }
 
 // The code whose value decode(code) * 2^scale is nearest to x: ties to even, finite values
 // beyond 240 * 2^scale saturate to +-240, NaN and +-inf -> 0x80, zero results -> 0x00.
@@ -72,9 +67,7 @@ inline uint8_t f143_from_double(double x, int8_t scale) {
 
 // float and fp16 values are exact as doubles, so these round once too.
 inline uint8_t f143_from_float(float x, int8_t scale) { return f143_from_double(x, scale); }
-inline uint8_t f143_from_fp16(uint16_t h, int8_t scale) {
-  return f143_from_double(fp16_to_float(h), scale);
-}
+inline uint8_t f143_from_fp16(uint16_t h, int8_t scale) { return f143_from_double(fp16_to_float(h), scale); }
 
 // Per-tensor decode tables (the scale is tensor-wide): entry c = f143_to_float / _fp16(c, scale).
 std::array<float, 256> f143_float_table(int8_t scale);

@@ -45,8 +45,6 @@ uint16_t fp16_from_double_stochastic(double x, uint64_t random) {
   return sign | static_cast<uint16_t>(code);
 }
 
-uint16_t fp16_from_float_stochastic(float x, uint64_t random) {
-  return fp16_from_double_stochastic(x, random);
-}
+uint16_t fp16_from_float_stochastic(float x, uint64_t random) { return fp16_from_double_stochastic(x, random); }
 
 }  // namespace lockstep::arch

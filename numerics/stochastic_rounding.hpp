@@ -26,18 +26,15 @@ constexpr uint64_t splitmix64_output(uint64_t state, uint64_t index) {
 class RoundingRandom {
  public:
   constexpr RoundingRandom(uint64_t seed, uint32_t tile, uint32_t worker, uint64_t call)
-      : call_state_(
-            splitmix64_output(splitmix64_output(splitmix64_output(seed, tile), worker), call)) {}
-  constexpr uint64_t bits(uint64_t element) const {
-    return splitmix64_output(call_state_, element);
-  }
+      : call_state_(splitmix64_output(splitmix64_output(splitmix64_output(seed, tile), worker), call)) {}
+  constexpr uint64_t bits(uint64_t element) const { return splitmix64_output(call_state_, element); }
 
  private:
   uint64_t call_state_;
 };
 
-constexpr uint64_t rounding_random_bits(uint64_t seed, uint32_t tile, uint32_t worker,
-                                        uint64_t call, uint64_t element) {
+constexpr uint64_t rounding_random_bits(uint64_t seed, uint32_t tile, uint32_t worker, uint64_t call,
+                                        uint64_t element) {
   return RoundingRandom(seed, tile, worker, call).bits(element);
 }
 

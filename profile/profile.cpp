@@ -5,19 +5,26 @@ namespace lockstep::arch {
 
 const char* profile_step_kind_name(ProfileStepKind kind) {
   switch (kind) {
-    case ProfileStepKind::Exchange: return "exchange";
-    case ProfileStepKind::Compute: return "compute";
-    case ProfileStepKind::Synchronization: return "synchronization";
-    case ProfileStepKind::Idle: return "idle";
+    case ProfileStepKind::Exchange:
+      return "exchange";
+    case ProfileStepKind::Compute:
+      return "compute";
+    case ProfileStepKind::Synchronization:
+      return "synchronization";
+    case ProfileStepKind::Idle:
+      return "idle";
   }
   return "unknown";
 }
 
 const char* activity_kind_name(ActivityKind kind) {
   switch (kind) {
-    case ActivityKind::Send: return "send";
-    case ActivityKind::Receive: return "receive";
-    case ActivityKind::PartnerBusy: return "partner-busy";
+    case ActivityKind::Send:
+      return "send";
+    case ActivityKind::Receive:
+      return "receive";
+    case ActivityKind::PartnerBusy:
+      return "partner-busy";
   }
   return "unknown";
 }

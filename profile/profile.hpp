@@ -12,11 +12,11 @@
 
 namespace lockstep::arch {
 
-inline constexpr uint32_t kProfileSchemaVersion = 5;    // the stack's; its reader takes 1..5
+inline constexpr uint32_t kProfileSchemaVersion = 5;  // the stack's; its reader takes 1..5
 // The compact layout's schemaVersion ("LS" and 5): outside the stack's 1..5, so the stack's
 // readers refuse a compact file instead of misreading its samples (docs/profiles.md).
 inline constexpr uint32_t kProfileCompactSchemaVersion = 0x4c530005u;
-inline constexpr uint32_t kProfileLockstepVersion = 1;  // Lockstep's fields; 0 = a stack profile
+inline constexpr uint32_t kProfileLockstepVersion = 1;      // Lockstep's fields; 0 = a stack profile
 inline constexpr uint32_t kExchangePhaseBit = 0x80000000u;  // Step.phase of exchange steps
 
 enum class ProfileStepKind : uint8_t { Exchange = 0, Compute = 1, Synchronization = 2, Idle = 3 };
@@ -45,11 +45,11 @@ struct ProfileStep {
   uint32_t phase = 0;        // kExchangePhaseBit | phase id for exchange steps; else local index
   std::string operation;
   ProfileStepKind kind = ProfileStepKind::Compute;
-  std::string kernel;  // kernel symbol, "exchange", "sync", "repeat", "patch", "idle"
-  std::vector<ProfileMetadata> metadata;  // first entry "reason" where the step has one
+  std::string kernel;                        // kernel symbol, "exchange", "sync", "repeat", "patch", "idle"
+  std::vector<ProfileMetadata> metadata;     // first entry "reason" where the step has one
   std::vector<ExchangeActivity> activities;  // exchange steps: this tile's send/receive/busy
   uint32_t event_cycles = 0;                 // exchange steps: the phase horizon
-  std::string phase_label;  // Lockstep: the exchange phase's label (its own or the next one)
+  std::string phase_label;                   // Lockstep: the exchange phase's label (its own or the next one)
   bool operator==(const ProfileStep&) const = default;
 };
 
@@ -73,8 +73,8 @@ struct Profile {
   uint32_t schema_version = kProfileSchemaVersion;
   uint32_t lockstep_version = kProfileLockstepVersion;
   uint64_t clock_hz = 0;
-  std::string producer;      // "lockstep 0.1.0 (commit ...)"
-  std::string source;        // the package (or capture phase) that ran
+  std::string producer;  // "lockstep 0.1.0 (commit ...)"
+  std::string source;    // the package (or capture phase) that ran
   std::string machine_name;
   uint64_t total_cycles = 0;
   std::vector<ProfileStep> steps;  // distinct steps, shared by samples

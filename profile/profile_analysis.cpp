@@ -22,15 +22,15 @@ const arch::CycleSample& sample_of(const arch::Profile& profile, const PlacedSam
 void check_sample(const arch::Profile& profile, size_t tile, size_t index) {
   const auto& tile_profile = profile.tiles[tile];
   const auto& sample = tile_profile.samples[index];
-  const std::string where = "profile: tile " + std::to_string(tile_profile.physical_tile) +
-                            " sample " + std::to_string(index) + ": ";
+  const std::string where =
+      "profile: tile " + std::to_string(tile_profile.physical_tile) + " sample " + std::to_string(index) + ": ";
   if (sample.step >= profile.steps.size()) {
     throw InputError(where + "names step " + std::to_string(sample.step) + " of " +
                      std::to_string(profile.steps.size()));
   }
   if (sample.end_cycle < sample.start_cycle) {
-    throw InputError(where + "ends at cycle " + std::to_string(sample.end_cycle) +
-                     " before its start " + std::to_string(sample.start_cycle));
+    throw InputError(where + "ends at cycle " + std::to_string(sample.end_cycle) + " before its start " +
+                     std::to_string(sample.start_cycle));
   }
 }
 
@@ -67,8 +67,8 @@ ProfileTimeline place_samples(const arch::Profile& profile, bool shared_clock) {
   bool any = false;
   for (const auto& tile : profile.tiles) {
     if (tile.samples.empty()) continue;
-    timeline.origin = any ? std::min(timeline.origin, tile.samples.front().start_cycle)
-                          : tile.samples.front().start_cycle;
+    timeline.origin =
+        any ? std::min(timeline.origin, tile.samples.front().start_cycle) : tile.samples.front().start_cycle;
     any = true;
   }
   if (!shared_clock) {
@@ -109,12 +109,10 @@ void check_offset_in_span(const ProfileTimeline& timeline, uint64_t at, const st
 
 bool is_exchange_step(const arch::ProfileStep& step) {
   return step.kind == arch::ProfileStepKind::Exchange ||
-         (step.kind == arch::ProfileStepKind::Synchronization &&
-          (step.phase & arch::kExchangePhaseBit) != 0);
+         (step.kind == arch::ProfileStepKind::Synchronization && (step.phase & arch::kExchangePhaseBit) != 0);
 }
 
-bool sample_matches(const arch::Profile& profile, const PlacedSample& placed,
-                    const SampleFilter& filter) {
+bool sample_matches(const arch::Profile& profile, const PlacedSample& placed, const SampleFilter& filter) {
   const auto& step = step_of(profile, placed);
   const auto& sample = sample_of(profile, placed);
   if (filter.kind && step.kind != *filter.kind) return false;
@@ -128,8 +126,7 @@ bool sample_matches(const arch::Profile& profile, const PlacedSample& placed,
     if (value == nullptr) return false;
     if (filter.metadata_value && *value != *filter.metadata_value) return false;
   }
-  if (filter.at_offset && !(placed.offset <= *filter.at_offset && *filter.at_offset < placed.end()))
-    return false;
+  if (filter.at_offset && !(placed.offset <= *filter.at_offset && *filter.at_offset < placed.end())) return false;
   return true;
 }
 
@@ -141,8 +138,7 @@ GroupBy parse_group_by(const std::string& text) {
                                                        {"tile", GroupKey::Tile}};
   if (auto it = keys.find(text); it != keys.end()) return {it->second, ""};
   if (text.rfind("meta:", 0) == 0 && text.size() > 5) return {GroupKey::Metadata, text.substr(5)};
-  throw InputError("--group-by: '" + text +
-                   "' is not one of kind, kernel, operation, phase, tile, meta:NAME");
+  throw InputError("--group-by: '" + text + "' is not one of kind, kernel, operation, phase, tile, meta:NAME");
 }
 
 std::string group_by_name(const GroupBy& group_by) {
@@ -163,8 +159,7 @@ std::string group_by_name(const GroupBy& group_by) {
   return "";
 }
 
-std::string group_name(const arch::Profile& profile, const PlacedSample& placed,
-                       const GroupBy& group_by) {
+std::string group_name(const arch::Profile& profile, const PlacedSample& placed, const GroupBy& group_by) {
   const auto& step = step_of(profile, placed);
   switch (group_by.key) {
     case GroupKey::Kind:
@@ -210,9 +205,8 @@ GroupStats group_stats(const std::string& name, const arch::Profile& profile,
   stats.tiles = tiles.size();
   stats.phases = phases.size();
   stats.phase_cycles = union_length(std::move(intervals));
-  stats.occupancy = stats.phase_cycles == 0 ? 0.0
-                                            : static_cast<double>(stats.work_cycles) /
-                                                  static_cast<double>(stats.phase_cycles);
+  stats.occupancy =
+      stats.phase_cycles == 0 ? 0.0 : static_cast<double>(stats.work_cycles) / static_cast<double>(stats.phase_cycles);
   stats.mean = static_cast<double>(stats.work_cycles) / static_cast<double>(stats.samples);
   std::sort(durations.begin(), durations.end());
   const size_t n = durations.size();
@@ -226,8 +220,7 @@ std::vector<GroupStats> query_groups(const arch::Profile& profile, const Profile
                                      const SampleFilter& filter, const GroupBy& group_by) {
   std::map<std::string, std::vector<PlacedSample>> groups;
   for (const auto& placed : timeline.samples) {
-    if (sample_matches(profile, placed, filter))
-      groups[group_name(profile, placed, group_by)].push_back(placed);
+    if (sample_matches(profile, placed, filter)) groups[group_name(profile, placed, group_by)].push_back(placed);
   }
   std::vector<GroupStats> result;
   for (const auto& [name, samples] : groups) result.push_back(group_stats(name, profile, samples));
@@ -238,8 +231,7 @@ std::vector<GroupStats> query_groups(const arch::Profile& profile, const Profile
   return result;
 }
 
-std::vector<PlacedSample> longest_samples(const arch::Profile& profile,
-                                          const ProfileTimeline& timeline,
+std::vector<PlacedSample> longest_samples(const arch::Profile& profile, const ProfileTimeline& timeline,
                                           const SampleFilter& filter, size_t count) {
   std::vector<PlacedSample> matching;
   for (const auto& placed : timeline.samples) {
@@ -250,14 +242,12 @@ std::vector<PlacedSample> longest_samples(const arch::Profile& profile,
     return std::tie(a.offset, a.tile, a.sample) < std::tie(b.offset, b.tile, b.sample);
   };
   const size_t n = std::min(count, matching.size());
-  std::partial_sort(matching.begin(), matching.begin() + static_cast<std::ptrdiff_t>(n),
-                    matching.end(), longer);
+  std::partial_sort(matching.begin(), matching.begin() + static_cast<std::ptrdiff_t>(n), matching.end(), longer);
   matching.resize(n);
   return matching;
 }
 
-ProfileSummary summarize_profile(const arch::Profile& profile, const ProfileTimeline& timeline,
-                                 size_t tile_count) {
+ProfileSummary summarize_profile(const arch::Profile& profile, const ProfileTimeline& timeline, size_t tile_count) {
   ProfileSummary summary;
   summary.samples = timeline.samples.size();
   summary.span = timeline.span;

@@ -27,9 +27,9 @@ struct PlacedSample {
 };
 
 struct ProfileTimeline {
-  uint64_t origin = 0;  // absolute cycle of the earliest first sample (offset 0 uncropped)
-  uint64_t crop = 0;  // cycles cut from the front: the latest first-sample offset (0: shared clock)
-  uint64_t span = 0;  // the latest sample end
+  uint64_t origin = 0;                // absolute cycle of the earliest first sample (offset 0 uncropped)
+  uint64_t crop = 0;                  // cycles cut from the front: the latest first-sample offset (0: shared clock)
+  uint64_t span = 0;                  // the latest sample end
   std::vector<PlacedSample> samples;  // by tile (profile order), then by start
 };
 
@@ -63,8 +63,7 @@ struct SampleFilter {
   std::optional<uint64_t> at_offset;  // offset <= at < offset + duration
 };
 
-bool sample_matches(const arch::Profile& profile, const PlacedSample& sample,
-                    const SampleFilter& filter);
+bool sample_matches(const arch::Profile& profile, const PlacedSample& sample, const SampleFilter& filter);
 
 enum class GroupKey { Kind, Kernel, Operation, Phase, Tile, Metadata };
 struct GroupBy {
@@ -78,8 +77,7 @@ std::string group_by_name(const GroupBy& group_by);
 // A sample's group name: kind name, kernel ("(no kernel)"), operation ("(no operation)"),
 // "phase P/E" (" #I" added for a later invocation), "tile N", or the metadata value
 // ("(missing)").
-std::string group_name(const arch::Profile& profile, const PlacedSample& sample,
-                       const GroupBy& group_by);
+std::string group_name(const arch::Profile& profile, const PlacedSample& sample, const GroupBy& group_by);
 
 struct GroupStats {
   std::string name;
@@ -97,8 +95,7 @@ struct GroupStats {
 };
 
 // Statistics of `samples` (any order) under one name.
-GroupStats group_stats(const std::string& name, const arch::Profile& profile,
-                       const std::vector<PlacedSample>& samples);
+GroupStats group_stats(const std::string& name, const arch::Profile& profile, const std::vector<PlacedSample>& samples);
 
 // The matching samples grouped; sorted by phase cycles descending, then first offset,
 // then name. No match: an empty vector.
@@ -106,8 +103,7 @@ std::vector<GroupStats> query_groups(const arch::Profile& profile, const Profile
                                      const SampleFilter& filter, const GroupBy& group_by);
 
 // The `count` longest matching samples, longest first (ties: offset, tile).
-std::vector<PlacedSample> longest_samples(const arch::Profile& profile,
-                                          const ProfileTimeline& timeline,
+std::vector<PlacedSample> longest_samples(const arch::Profile& profile, const ProfileTimeline& timeline,
                                           const SampleFilter& filter, size_t count);
 
 // ---- Exchanges and the phases view --------------------------------------------------
@@ -135,13 +131,11 @@ struct RoleSegment {
 // One tile's roles over [0, event_cycles), as adjacent segments (equal neighbours merged):
 // send and receive at once is Both; partner busy counts only when the tile neither sends
 // nor receives; no activity is Idle. Activities are clipped to the horizon.
-std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>& activities,
-                                       uint32_t event_cycles);
+std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles);
 
 // The same, summed by role. One tile's roles over [0, event_cycles): send and receive at once is
 // "both"; partner busy counts only when the tile neither sends nor receives; no activity is idle.
-RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities,
-                       uint32_t event_cycles);
+RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles);
 
 // One global exchange, (invocation, epoch, phase), over every tile that took part.
 struct ExchangeWindow {
@@ -160,8 +154,7 @@ struct ExchangeWindow {
 };
 
 // Every exchange window of the timeline, in key order.
-std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile,
-                                             const ProfileTimeline& timeline);
+std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile, const ProfileTimeline& timeline);
 
 struct KernelCycles {
   std::string kernel;
@@ -219,7 +212,6 @@ struct ProfileSummary {
   std::vector<GroupStats> by_kind, by_operation, by_kernel;
   std::vector<TileTotals> busiest, idlest;  // by compute cycles: most first, least first
 };
-ProfileSummary summarize_profile(const arch::Profile& profile, const ProfileTimeline& timeline,
-                                 size_t tile_count);
+ProfileSummary summarize_profile(const arch::Profile& profile, const ProfileTimeline& timeline, size_t tile_count);
 
 }  // namespace lockstep::replay

@@ -20,13 +20,11 @@
 namespace lockstep::arch {
 namespace {
 
-[[noreturn]] void malformed(const std::string& file, const std::string& where,
-                            const std::string& what) {
+[[noreturn]] void malformed(const std::string& file, const std::string& where, const std::string& what) {
   throw InputError(file + ": " + where + what);
 }
 
-std::string text_field(capnp::Text::Reader text, const std::string& file, const std::string& where,
-                       const char* field) {
+std::string text_field(capnp::Text::Reader text, const std::string& file, const std::string& where, const char* field) {
   std::string out(text.cStr(), text.size());
   if (const auto bad = first_invalid_utf8(out)) {
     malformed(file, where, std::string(field) + ": invalid UTF-8 at byte " + std::to_string(*bad));
@@ -34,15 +32,13 @@ std::string text_field(capnp::Text::Reader text, const std::string& file, const 
   return out;
 }
 
-ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file,
-                      const std::string& where) {
+ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file, const std::string& where) {
   ProfileStep step;
   step.local_index = in.getLocalIndex();
   step.phase = in.getPhase();
   step.operation = text_field(in.getOperation(), file, where, "operation");
   const auto kind = static_cast<uint16_t>(in.getKind());
-  if (kind > 3)
-    malformed(file, where, "kind: " + std::to_string(kind) + " is not a step kind (0..3)");
+  if (kind > 3) malformed(file, where, "kind: " + std::to_string(kind) + " is not a step kind (0..3)");
   step.kind = static_cast<ProfileStepKind>(kind);
   step.kernel = text_field(in.getKernel(), file, where, "kernel");
   for (auto m : in.getMetadata()) {
@@ -53,16 +49,14 @@ ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file,
     const auto activity = static_cast<uint16_t>(a.getKind());
     if (activity > 2) {
       malformed(file, where,
-                "exchangeActivities: kind " + std::to_string(activity) +
-                    " is not an activity kind (0..2)");
+                "exchangeActivities: kind " + std::to_string(activity) + " is not an activity kind (0..2)");
     }
     if (a.getEndCycle() < a.getStartCycle()) {
       malformed(file, where,
-                "exchangeActivities: ends (" + std::to_string(a.getEndCycle()) +
-                    ") before it starts (" + std::to_string(a.getStartCycle()) + ")");
+                "exchangeActivities: ends (" + std::to_string(a.getEndCycle()) + ") before it starts (" +
+                    std::to_string(a.getStartCycle()) + ")");
     }
-    step.activities.push_back(
-        {static_cast<ActivityKind>(activity), a.getStartCycle(), a.getEndCycle()});
+    step.activities.push_back({static_cast<ActivityKind>(activity), a.getStartCycle(), a.getEndCycle()});
   }
   step.event_cycles = in.getExchangeEventCycles();
   step.phase_label = text_field(in.getPhaseLabel(), file, where, "phaseLabel");
@@ -74,27 +68,25 @@ ProfileStep read_step(profile_schema::Step::Reader in, const std::string& file,
 // end before the start (docs/profiles.md "Cycles"), in both kinds of profile.
 constexpr uint64_t kMaxSampleCycles = (uint64_t{1} << 31) - 1;
 
-uint32_t sample_cycles(profile_schema::CycleSample::Reader s, const std::string& file,
-                       const std::string& where) {
+uint32_t sample_cycles(profile_schema::CycleSample::Reader s, const std::string& file, const std::string& where) {
   const uint32_t duration = s.getEndCycle() - s.getStartCycle();
   if (duration > kMaxSampleCycles) {
     malformed(file, where,
               "endCycle " + std::to_string(s.getEndCycle()) + " is before startCycle " +
-                  std::to_string(s.getStartCycle()) + " (read as a wrap of the 32-bit counter it " +
-                  "would last " + std::to_string(duration) + " cycles, over 2^31)");
+                  std::to_string(s.getStartCycle()) + " (read as a wrap of the 32-bit counter it " + "would last " +
+                  std::to_string(duration) + " cycles, over 2^31)");
   }
   return duration;
 }
 
 // Each tile's physical id once: a second one is refused naming both. `seen` maps the ids
 // met so far to their index in the file's tiles.
-void refuse_repeated_tile(std::map<uint32_t, size_t>& seen, uint32_t physical, size_t index,
-                          const std::string& file) {
+void refuse_repeated_tile(std::map<uint32_t, size_t>& seen, uint32_t physical, size_t index, const std::string& file) {
   const auto [it, fresh] = seen.emplace(physical, index);
   if (!fresh) {
-    malformed(file, "tiles[" + std::to_string(index) + "]: ",
-              "physicalTile " + std::to_string(physical) + " appears twice (also tiles[" +
-                  std::to_string(it->second) + "])");
+    malformed(
+        file, "tiles[" + std::to_string(index) + "]: ",
+        "physicalTile " + std::to_string(physical) + " appears twice (also tiles[" + std::to_string(it->second) + "])");
   }
 }
 
@@ -105,8 +97,7 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
   const bool lockstep = profile.lockstep_version > 0;
   const auto tiles = root.getTiles();
   uint32_t reference = 0;
-  if (tiles.size() > 0 && tiles[0].getSamples().size() > 0)
-    reference = tiles[0].getSamples()[0].getStartCycle();
+  if (tiles.size() > 0 && tiles[0].getSamples().size() > 0) reference = tiles[0].getSamples()[0].getStartCycle();
   int64_t earliest = 0;
   const auto table_steps = root.getSteps();
   for (unsigned i = 0; i < table_steps.size(); ++i) {
@@ -126,8 +117,7 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
     tile.samples.reserve(samples.size());
     for (unsigned i = 0; i < samples.size(); ++i) {
       const auto s = samples[i];
-      const std::string where =
-          "tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) + ": ";
+      const std::string where = "tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) + ": ";
       CycleSample sample;
       const uint32_t duration = sample_cycles(s, file, where);
       int64_t start = 0;
@@ -141,9 +131,9 @@ void read_tiles(profile_schema::Profile::Reader root, Profile& profile, const st
       sample.end_cycle = sample.start_cycle + duration;
       if (s.getStepIndex() > 0) {  // compact layout
         if (s.getStepIndex() > shared) {
-          malformed(file, where,
-                    "stepIndex: " + std::to_string(s.getStepIndex()) + " is beyond the " +
-                        std::to_string(shared) + " steps");
+          malformed(
+              file, where,
+              "stepIndex: " + std::to_string(s.getStepIndex()) + " is beyond the " + std::to_string(shared) + " steps");
         }
         sample.step = s.getStepIndex() - 1;
         sample.epoch = s.getEpoch();
@@ -245,8 +235,7 @@ bool is_packed_profile(const uint8_t* data, size_t size) {
   const uint64_t root = words[table];
   const uint32_t version = static_cast<uint32_t>(words[table + 1]);
   const bool struct_here = (root & 0xffffffffu) == 0 && (root >> 32 & 0xffff) > 0;
-  return struct_here && ((version >= 1 && version <= kProfileSchemaVersion) ||
-                         version == kProfileCompactSchemaVersion);
+  return struct_here && ((version >= 1 && version <= kProfileSchemaVersion) || version == kProfileCompactSchemaVersion);
 }
 
 }  // namespace
@@ -267,15 +256,13 @@ Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_
   try {
     capnp::FlatArrayMessageReader reader(words, options);
     if (reader.getEnd() != words.end()) {
-      throw InputError(file_name +
-                       ": corrupt profile: " + std::to_string(8 * (words.end() - reader.getEnd())) +
+      throw InputError(file_name + ": corrupt profile: " + std::to_string(8 * (words.end() - reader.getEnd())) +
                        " bytes after the message");
     }
     const auto root = reader.getRoot<profile_schema::Profile>();
     Profile profile;
     profile.schema_version = root.getSchemaVersion();
-    if (profile.schema_version == kProfileCompactSchemaVersion)
-      profile.schema_version = kProfileSchemaVersion;
+    if (profile.schema_version == kProfileCompactSchemaVersion) profile.schema_version = kProfileSchemaVersion;
     if (profile.schema_version < 1 || profile.schema_version > kProfileSchemaVersion) {
       throw InputError(file_name + ": schemaVersion: " + std::to_string(profile.schema_version) +
                        " is not a profile schema version this build reads (1.." +
@@ -285,22 +272,18 @@ Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_
     // A device image is a flat message of the same family: read as a profile, its
     // tileMemoryBase lands in lockstepVersion and its tileMemorySize in clockHz's low half.
     constexpr uint32_t kImageMemoryBase = 0x4c000, kImageMemorySize = 638976;
-    if (root.getLockstepVersion() == kImageMemoryBase &&
-        (root.getClockHz() & 0xffffffffu) == kImageMemorySize) {
-      throw InputError(
-          file_name +
-          ": is a device image (.ipuexe), not a profile (its header holds an image's tile "
-          "memory base and size; read it with `lockstep device inspect`)");
+    if (root.getLockstepVersion() == kImageMemoryBase && (root.getClockHz() & 0xffffffffu) == kImageMemorySize) {
+      throw InputError(file_name +
+                       ": is a device image (.ipuexe), not a profile (its header holds an image's tile "
+                       "memory base and size; read it with `lockstep device inspect`)");
     }
     profile.lockstep_version = root.getLockstepVersion();
     if (profile.lockstep_version > kProfileLockstepVersion) {
-      throw InputError(
-          file_name + ": lockstepVersion: " + std::to_string(profile.lockstep_version) +
-          " is newer than this build reads (" + std::to_string(kProfileLockstepVersion) + ")");
+      throw InputError(file_name + ": lockstepVersion: " + std::to_string(profile.lockstep_version) +
+                       " is newer than this build reads (" + std::to_string(kProfileLockstepVersion) + ")");
     }
     profile.clock_hz = root.getClockHz();
-    if (profile.clock_hz == 0)
-      throw InputError(file_name + ": clockHz: 0 (a profile needs its clock)");
+    if (profile.clock_hz == 0) throw InputError(file_name + ": clockHz: 0 (a profile needs its clock)");
     profile.producer = text_field(root.getProducer(), file_name, "", "producer");
     profile.source = text_field(root.getSource(), file_name, "", "source");
     profile.machine_name = text_field(root.getMachineName(), file_name, "", "machineName");
@@ -308,8 +291,7 @@ Profile parse_profile(const uint8_t* data, size_t size, const std::string& file_
     read_tiles(root, profile, file_name);
     if (profile.lockstep_version == 0) {
       for (const auto& tile : profile.tiles) {
-        for (const auto& s : tile.samples)
-          profile.total_cycles = std::max(profile.total_cycles, s.end_cycle);
+        for (const auto& s : tile.samples) profile.total_cycles = std::max(profile.total_cycles, s.end_cycle);
       }
     }
     return profile;
@@ -327,8 +309,7 @@ Profile read_profile(const std::string& path) {
 
 namespace {
 
-void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation,
-               profile_schema::Step::Builder out) {
+void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, profile_schema::Step::Builder out) {
   out.setLocalIndex(step.local_index);
   out.setPhase(step.phase);
   out.setEpoch(epoch);
@@ -342,8 +323,7 @@ void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation,
   }
   auto activities = out.initExchangeActivities(static_cast<unsigned>(step.activities.size()));
   for (unsigned i = 0; i < step.activities.size(); ++i) {
-    activities[i].setKind(
-        static_cast<profile_schema::ExchangeActivityKind>(step.activities[i].kind));
+    activities[i].setKind(static_cast<profile_schema::ExchangeActivityKind>(step.activities[i].kind));
     activities[i].setStartCycle(step.activities[i].start_cycle);
     activities[i].setEndCycle(step.activities[i].end_cycle);
   }
@@ -378,16 +358,14 @@ void write_profile(const Profile& profile, const std::string& path, ProfileLayou
     for (unsigned i = 0; i < tile.samples.size(); ++i) {
       const CycleSample& s = tile.samples[i];
       if (s.end_cycle < s.start_cycle || s.end_cycle - s.start_cycle > kMaxSampleCycles) {
-        throw InputError(path + ": tile " + std::to_string(tile.physical_tile) + " sample " +
-                         std::to_string(i) +
+        throw InputError(path + ": tile " + std::to_string(tile.physical_tile) + " sample " + std::to_string(i) +
                          ": lasts 2^31 cycles or more, which the profile schema cannot hold");
       }
       samples[i].setStartCycle(static_cast<uint32_t>(s.start_cycle));
       samples[i].setEndCycle(static_cast<uint32_t>(s.end_cycle));
       samples[i].setStartCycleHigh(static_cast<uint32_t>(s.start_cycle >> 32));
       if (compact) {
-        if (s.step >= profile.steps.size())
-          throw std::out_of_range("profile sample names a step beyond the table");
+        if (s.step >= profile.steps.size()) throw std::out_of_range("profile sample names a step beyond the table");
         samples[i].setStepIndex(s.step + 1);
         samples[i].setEpoch(s.epoch);
         samples[i].setInvocation(s.invocation);

@@ -27,8 +27,8 @@ std::string microseconds(uint64_t ps) {
 
 std::string event_name(const arch::ProfileStep& step) {
   if (step.kind == arch::ProfileStepKind::Exchange || (step.phase & arch::kExchangePhaseBit) != 0) {
-    return step.kernel + " " + (step.phase_label.empty() ? std::to_string(step.phase & ~arch::kExchangePhaseBit)
-                                                         : step.phase_label);
+    return step.kernel + " " +
+           (step.phase_label.empty() ? std::to_string(step.phase & ~arch::kExchangePhaseBit) : step.phase_label);
   }
   return step.kernel.empty() ? "(no kernel)" : step.kernel;
 }
@@ -79,9 +79,8 @@ void write_chrome_trace(const arch::Profile& profile, const ChromeTraceOptions& 
       const uint64_t start = picoseconds(s.start_cycle, profile.clock_hz);
       const uint64_t end = picoseconds(s.end_cycle, profile.clock_hz);
       out << ",\n{\"ph\":\"X\",\"pid\":0,\"tid\":" << tile.physical_tile << ",\"name\":" << quoted(event_name(step))
-          << ",\"cat\":\"" << arch::profile_step_kind_name(step.kind) << "\",\"ts\":"
-          << microseconds(start) << ",\"dur\":" << microseconds(end - start)
-          << ",\"args\":" << event_args(step, s) << "}";
+          << ",\"cat\":\"" << arch::profile_step_kind_name(step.kind) << "\",\"ts\":" << microseconds(start)
+          << ",\"dur\":" << microseconds(end - start) << ",\"args\":" << event_args(step, s) << "}";
     }
   }
   out << "\n]}\n";

@@ -18,8 +18,7 @@ const arch::ProfileStep& step_of(const arch::Profile& profile, const PlacedSampl
 
 ExchangeKey exchange_key(const arch::Profile& profile, const PlacedSample& placed) {
   const auto& sample = profile.tiles[placed.tile].samples[placed.sample];
-  return {sample.invocation, sample.epoch,
-          profile.steps[sample.step].phase & ~arch::kExchangePhaseBit};
+  return {sample.invocation, sample.epoch, profile.steps[sample.step].phase & ~arch::kExchangePhaseBit};
 }
 
 // A compute sample that the stack's renderer draws as idle does not count as work.
@@ -72,10 +71,9 @@ struct PhaseAccumulator {
       group.kernels.push_back(kernel);
       group.kernels.back().kernel = name;
     }
-    std::sort(group.kernels.begin(), group.kernels.end(),
-              [](const KernelCycles& a, const KernelCycles& b) {
-                return a.cycles != b.cycles ? a.cycles > b.cycles : a.kernel < b.kernel;
-              });
+    std::sort(group.kernels.begin(), group.kernels.end(), [](const KernelCycles& a, const KernelCycles& b) {
+      return a.cycles != b.cycles ? a.cycles > b.cycles : a.kernel < b.kernel;
+    });
     return group;
   }
 };
@@ -91,8 +89,7 @@ RoleCycles& RoleCycles::operator+=(const RoleCycles& other) {
   return *this;
 }
 
-std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>& activities,
-                                       uint32_t event_cycles) {
+std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles) {
   std::vector<RoleSegment> segments;
   if (event_cycles == 0) return segments;
   // A sweep over the activity boundaries, clipped to the horizon: +1 at a start, -1 at an end.
@@ -130,8 +127,7 @@ std::vector<RoleSegment> role_segments(const std::vector<arch::ExchangeActivity>
   return segments;
 }
 
-RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities,
-                       uint32_t event_cycles) {
+RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities, uint32_t event_cycles) {
   RoleCycles roles;
   for (const auto& segment : role_segments(activities, event_cycles)) {
     const uint64_t length = segment.end - segment.start;
@@ -156,15 +152,11 @@ RoleCycles role_cycles(const std::vector<arch::ExchangeActivity>& activities,
   return roles;
 }
 
-uint64_t ExchangeWindow::event_start() const {
-  return max_end > event_cycles ? max_end - event_cycles : 0;
-}
+uint64_t ExchangeWindow::event_start() const { return max_end > event_cycles ? max_end - event_cycles : 0; }
 
-std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile,
-                                             const ProfileTimeline& timeline) {
+std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile, const ProfileTimeline& timeline) {
   std::map<ExchangeKey, ExchangeWindow> windows;
-  std::map<ExchangeKey, std::pair<std::set<uint32_t>, std::set<uint32_t>>>
-      tiles;  // exchange, sync only
+  std::map<ExchangeKey, std::pair<std::set<uint32_t>, std::set<uint32_t>>> tiles;  // exchange, sync only
   // A step runs once per Repeat iteration and invocation: its roles are worked out once.
   std::vector<std::optional<RoleCycles>> step_roles(profile.steps.size());
   for (const auto& placed : timeline.samples) {
@@ -204,11 +196,9 @@ std::vector<ExchangeWindow> exchange_windows(const arch::Profile& profile,
   return result;
 }
 
-std::vector<PhaseGroup> phase_groups(const arch::Profile& profile,
-                                     const ProfileTimeline& timeline) {
+std::vector<PhaseGroup> phase_groups(const arch::Profile& profile, const ProfileTimeline& timeline) {
   std::map<ExchangeKey, ExchangeWindow> windows;
-  for (auto& window : exchange_windows(profile, timeline))
-    windows.emplace(window.key, std::move(window));
+  for (auto& window : exchange_windows(profile, timeline)) windows.emplace(window.key, std::move(window));
   std::map<ExchangeKey, PhaseAccumulator> groups;
   PhaseAccumulator after_last;  // work with no exchange after it on its tile
   // timeline.samples runs tile by tile in start order: work waits in `pending` until the
@@ -227,8 +217,7 @@ std::vector<PhaseGroup> phase_groups(const arch::Profile& profile,
     } else {
       pending.push_back(placed);
     }
-    const bool tile_ends =
-        i + 1 == timeline.samples.size() || timeline.samples[i + 1].tile != placed.tile;
+    const bool tile_ends = i + 1 == timeline.samples.size() || timeline.samples[i + 1].tile != placed.tile;
     if (tile_ends) flush_to(after_last);
   }
   std::vector<PhaseGroup> result;
@@ -242,8 +231,7 @@ bool phase_matches(const PhaseGroup& group, const PhaseFilter& filter) {
   if (filter.epoch && (!group.exchange || group.exchange->key.epoch != *filter.epoch)) return false;
   if (filter.max_cycles && group.cycles() > *filter.max_cycles) return false;
   if (filter.max_occupancy && group.occupancy > *filter.max_occupancy) return false;
-  if (filter.at_offset && !(group.start <= *filter.at_offset && *filter.at_offset < group.end))
-    return false;
+  if (filter.at_offset && !(group.start <= *filter.at_offset && *filter.at_offset < group.end)) return false;
   return true;
 }
 

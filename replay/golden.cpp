@@ -7,13 +7,13 @@
 #include <set>
 #include <sstream>
 
+#include "arch/machine.hpp"
+#include "io/atomic_file.hpp"
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
-#include "arch/machine.hpp"
+#include "io/report_files.hpp"
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"
-#include "io/atomic_file.hpp"
-#include "io/report_files.hpp"
 #include "replay/sweep.hpp"
 
 namespace lockstep::replay {
@@ -36,8 +36,8 @@ std::string read_text(const std::filesystem::path& path) {
 
 std::string golden_text(const GoldenCase& golden_case, const std::vector<PointResult>& points) {
   std::ostringstream out;
-  out << "# lockstep golden: " << golden_case.name << ": " << golden_case.description
-      << " (machine " << golden_case.machine << ")\n";
+  out << "# lockstep golden: " << golden_case.name << ": " << golden_case.description << " (machine "
+      << golden_case.machine << ")\n";
   for (const auto& p : points) {
     const std::string key = "phase " + std::to_string(p.spec.phase) + " " + p.spec.display_name() + " ";
     if (!p.error.empty()) {
@@ -58,8 +58,7 @@ std::string golden_text(const GoldenCase& golden_case, const std::vector<PointRe
   return out.str();
 }
 
-std::map<std::string, std::string> parse_golden_text(const std::string& text,
-                                                     const std::string& file_name) {
+std::map<std::string, std::string> parse_golden_text(const std::string& text, const std::string& file_name) {
   std::map<std::string, std::string> out;
   std::istringstream in(text);
   std::string line;
@@ -84,8 +83,7 @@ std::map<std::string, std::string> parse_golden_text(const std::string& text,
   return out;
 }
 
-std::vector<GoldenDifference> compare_golden(const std::string& file,
-                                             const std::string& expected_text,
+std::vector<GoldenDifference> compare_golden(const std::string& file, const std::string& expected_text,
                                              const std::string& found_text) {
   const auto expected = parse_golden_text(expected_text, file);
   const auto found = parse_golden_text(found_text, file + " (this run)");
@@ -129,10 +127,10 @@ GoldenRun run_golden(size_t jobs) {
   options.seed = 1;
   options.payload_digest = true;  // every destination word checked, every iteration
   const auto encoded = run_in_processes(
-      tasks.size(), jobs == 0 ? available_cores() : jobs, [&](size_t i) {
+      tasks.size(), jobs == 0 ? available_cores() : jobs,
+      [&](size_t i) {
         const auto& t = tasks[i];
-        return encode_point_result(run_point(captures[t.case_index], machines[t.case_index],
-                                             t.spec, options));
+        return encode_point_result(run_point(captures[t.case_index], machines[t.case_index], t.spec, options));
       },
       {},
       [&](size_t i, const std::string& how) {

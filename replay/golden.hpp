@@ -32,19 +32,17 @@ std::string golden_text(const GoldenCase& golden_case, const std::vector<PointRe
 
 // Key ("phase 3 B256 horizon") -> value. InputError "file:line: what" on a malformed line
 // or a repeated key.
-std::map<std::string, std::string> parse_golden_text(const std::string& text,
-                                                     const std::string& file_name);
+std::map<std::string, std::string> parse_golden_text(const std::string& text, const std::string& file_name);
 
 struct GoldenDifference {
-  std::string file;      // golden/<name>.golden, relative to the golden directory
+  std::string file;  // golden/<name>.golden, relative to the golden directory
   std::string key;
   std::string expected;  // "(missing)" when the golden file lacks the key
   std::string found;     // "(missing)" when the run did not produce it
 };
 
 // Every key of both sides, in key order of the expected file then new keys.
-std::vector<GoldenDifference> compare_golden(const std::string& file,
-                                             const std::string& expected_text,
+std::vector<GoldenDifference> compare_golden(const std::string& file, const std::string& expected_text,
                                              const std::string& found_text);
 
 struct GoldenRun {

@@ -4,22 +4,21 @@
 #include <algorithm>
 
 #include "arch/machine.hpp"
+#include "replay/golden.hpp"
 #include "workload/lower.hpp"
 #include "workload/synth.hpp"
 #include "workload/workload.hpp"
-#include "replay/golden.hpp"
 
 namespace lockstep::replay {
 namespace {
 
-GoldenCase synthetic(workload::SynthFamily family, const std::string& machine, uint32_t tiles,
-                     uint64_t seed, uint32_t phases) {
+GoldenCase synthetic(workload::SynthFamily family, const std::string& machine, uint32_t tiles, uint64_t seed,
+                     uint32_t phases) {
   const std::string family_name = workload::synth_family_name(family);
   GoldenCase c;
   c.name = "synth-" + family_name + "-t" + std::to_string(tiles) + "-s" + std::to_string(seed);
-  c.description = "lockstep capture synth --family " + family_name + " --tiles " +
-                  std::to_string(tiles) + " --seed " + std::to_string(seed) + " --phases " +
-                  std::to_string(phases) + " --machine " + machine;
+  c.description = "lockstep capture synth --family " + family_name + " --tiles " + std::to_string(tiles) + " --seed " +
+                  std::to_string(seed) + " --phases " + std::to_string(phases) + " --machine " + machine;
   c.machine = machine;
   c.make = [=]() {
     workload::SynthOptions options;

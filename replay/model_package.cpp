@@ -36,11 +36,9 @@ struct CompiledTile {
 
 std::string tile_name(uint32_t tile) { return "tile " + std::to_string(tile); }
 
-std::string phase_name(uint32_t phase,
-                       const std::map<uint32_t, const arch::CapturePhase*>& phases) {
+std::string phase_name(uint32_t phase, const std::map<uint32_t, const arch::CapturePhase*>& phases) {
   const auto it = phases.find(phase);
-  return "phase " + std::to_string(phase) +
-         (it == phases.end() ? "" : " (" + it->second->label + ")");
+  return "phase " + std::to_string(phase) + (it == phases.end() ? "" : " (" + it->second->label + ")");
 }
 
 const char* step_kind(const arch::Step& step) {
@@ -50,8 +48,8 @@ const char* step_kind(const arch::Step& step) {
 
 // Walks a compiled tile's steps. Without the payload proof build_package writes, per phase:
 // [setup patch] then the exchange, or [setup patch] then Repeat{[Repeat patch], exchange}.
-void collect_uses(const std::vector<arch::Step>& steps, uint32_t repeat_count,
-                  std::vector<arch::PatchStep>& pending, CompiledTile& out) {
+void collect_uses(const std::vector<arch::Step>& steps, uint32_t repeat_count, std::vector<arch::PatchStep>& pending,
+                  CompiledTile& out) {
   const std::string where = "merge: compiled " + tile_name(out.tile);
   for (const arch::Step& step : steps) {
     if (const auto* patch = std::get_if<arch::PatchStep>(&step.kind)) {
@@ -86,8 +84,7 @@ void collect_uses(const std::vector<arch::Step>& steps, uint32_t repeat_count,
                             "payload proof?)");
       }
       collect_uses(repeat->body, repeat->count, pending, out);
-      if (!pending.empty())
-        throw CompilerError(where + ": a patch at the end of a Repeat body, before no exchange");
+      if (!pending.empty()) throw CompilerError(where + ": a patch at the end of a Repeat body, before no exchange");
     } else {
       throw CompilerError(where + ": unexpected " + std::string(step_kind(step)) +
                           " step (the exchange must be compiled without the payload proof)");
@@ -100,13 +97,11 @@ CompiledTile read_compiled_tile(const arch::TileProgram& tile) {
   out.tile = tile.tile;
   std::vector<arch::PatchStep> pending;
   collect_uses(tile.steps, 1, pending, out);
-  if (!pending.empty())
-    throw CompilerError("merge: compiled " + tile_name(tile.tile) + ": a patch before no exchange");
+  if (!pending.empty()) throw CompilerError("merge: compiled " + tile_name(tile.tile) + ": a patch before no exchange");
   const uint64_t table_begin = tile.table.address;
   const uint64_t table_end = table_begin + tile.table.size;
   for (const arch::Segment& segment : tile.segments) {
-    const bool in_table =
-        segment.address >= table_begin && uint64_t{segment.address} + segment.size <= table_end;
+    const bool in_table = segment.address >= table_begin && uint64_t{segment.address} + segment.size <= table_end;
     if (in_table && tile.table.size > 0 && segment.fill == arch::FillKind::Bytes) {
       out.table.push_back(segment);
     } else if (segment.fill != arch::FillKind::Tokens) {
@@ -133,8 +128,7 @@ std::vector<arch::Step> skeleton(const std::vector<arch::Step>& steps) {
       out.push_back(arch::Step{bare});
     } else if (const auto* repeat = std::get_if<arch::RepeatStep>(&step.kind)) {
       std::vector<arch::Step> body = skeleton(repeat->body);
-      if (!body.empty())
-        out.push_back(arch::Step{arch::RepeatStep{repeat->count, std::move(body), {}}});
+      if (!body.empty()) out.push_back(arch::Step{arch::RepeatStep{repeat->count, std::move(body), {}}});
     }
   }
   return out;
@@ -147,8 +141,8 @@ class Merger {
 
   // The program tile's steps with every exchange step completed from `compiled` (none: the
   // tile takes part in no transfer and keeps barrier-only exchange steps).
-  std::vector<arch::Step> merge(const std::vector<arch::Step>& steps, uint32_t repeat_count,
-                                uint32_t tile, CompiledTile* compiled) {
+  std::vector<arch::Step> merge(const std::vector<arch::Step>& steps, uint32_t repeat_count, uint32_t tile,
+                                CompiledTile* compiled) {
     std::vector<arch::Step> out;
     out.reserve(steps.size());
     for (const arch::Step& step : steps) {
@@ -170,29 +164,23 @@ class Merger {
  private:
   void merge_exchange_step(const arch::ExchangeStep& exchange, uint32_t repeat_count, uint32_t tile,
                            CompiledTile* compiled, std::vector<arch::Step>& out) {
-    const std::string where =
-        "merge: program " + tile_name(tile) + ": " + phase_name(exchange.phase, phases_);
+    const std::string where = "merge: program " + tile_name(tile) + ": " + phase_name(exchange.phase, phases_);
     if (!phases_.count(exchange.phase)) throw InputError(where + ": not a phase of the capture");
-    if (exchange.row_address)
-      throw InputError(where + ": the program's exchange step already has a row");
+    if (exchange.row_address) throw InputError(where + ": the program's exchange step already has a row");
     arch::ExchangeStep merged = exchange;
     if (compiled) {
       const auto it = compiled->uses.find(exchange.phase);
       if (it == compiled->uses.end()) {
-        throw CompilerError(where +
-                            ": the compiled package runs no exchange of this phase on this tile");
+        throw CompilerError(where + ": the compiled package runs no exchange of this phase on this tile");
       }
       CompiledUse& use = it->second;
       for (const arch::PatchStep& patch : use.patches) {
-        const bool per_iteration =
-            std::any_of(patch.entries.begin(), patch.entries.end(),
-                        [](const arch::PatchEntry& e) { return e.values.size() > 1; });
+        const bool per_iteration = std::any_of(patch.entries.begin(), patch.entries.end(),
+                                               [](const arch::PatchEntry& e) { return e.values.size() > 1; });
         if (per_iteration && use.repeat_count != repeat_count) {
-          throw InputError(where +
-                           ": the compiled Repeat patch list has one value per iteration of " +
+          throw InputError(where + ": the compiled Repeat patch list has one value per iteration of " +
                            std::to_string(use.repeat_count) +
-                           ", but the program runs this exchange inside a Repeat of " +
-                           std::to_string(repeat_count));
+                           ", but the program runs this exchange inside a Repeat of " + std::to_string(repeat_count));
         }
         if (patch.method == arch::PatchMethod::Setup) {
           ++summary_.setup_patch_steps;
@@ -233,8 +221,8 @@ bool has_row(const std::vector<arch::Step>& steps) {
 
 // Puts the compiled row segments into the program tile, inside its table region with the
 // machine's fetch look-ahead, overlapping none of its own segments.
-void place_table(arch::TileProgram& tile, const CompiledTile& compiled,
-                 const arch::MachineDescription& machine, MergeSummary& summary) {
+void place_table(arch::TileProgram& tile, const CompiledTile& compiled, const arch::MachineDescription& machine,
+                 MergeSummary& summary) {
   const std::string where = "merge: " + tile_name(tile.tile);
   const uint64_t region_begin = tile.table.address;
   const uint64_t region_end = region_begin + tile.table.size;
@@ -244,20 +232,17 @@ void place_table(arch::TileProgram& tile, const CompiledTile& compiled,
     const uint64_t end = begin + table.size;
     const uint64_t needed_end = end + machine.fetch_lookahead_bytes;
     if (tile.table.size == 0) {
-      throw InputError(where +
-                       ": the program has no table region for the compiled exchange table of " +
+      throw InputError(where + ": the program has no table region for the compiled exchange table of " +
                        std::to_string(table.size) + " bytes");
     }
     if (begin < region_begin || needed_end > region_end) {
       const uint64_t needed = table.size + machine.fetch_lookahead_bytes;
       const uint64_t missing = needed > tile.table.size ? needed - tile.table.size : 0;
-      throw InputError(
-          where + ": the compiled exchange table needs [" + hex(begin) + ", " + hex(needed_end) +
-          ") (" + std::to_string(table.size) + " bytes and the " +
-          std::to_string(machine.fetch_lookahead_bytes) +
-          "-byte fetch look-ahead), outside the program's table region [" + hex(region_begin) +
-          ", " + hex(region_end) + ")" +
-          (missing ? ": " + std::to_string(missing) + " bytes missing" : std::string()));
+      throw InputError(where + ": the compiled exchange table needs [" + hex(begin) + ", " + hex(needed_end) + ") (" +
+                       std::to_string(table.size) + " bytes and the " + std::to_string(machine.fetch_lookahead_bytes) +
+                       "-byte fetch look-ahead), outside the program's table region [" + hex(region_begin) + ", " +
+                       hex(region_end) + ")" +
+                       (missing ? ": " + std::to_string(missing) + " bytes missing" : std::string()));
     }
     for (const arch::Segment& segment : tile.segments) {
       if (segment.address < end && begin < uint64_t{segment.address} + segment.size) {
@@ -280,16 +265,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-arch::Package merge_exchange(arch::Package program, const arch::Capture& capture,
-                             const arch::Package& compiled, const arch::MachineDescription& machine,
-                             MergeSummary* summary_out) {
+arch::Package merge_exchange(arch::Package program, const arch::Capture& capture, const arch::Package& compiled,
+                             const arch::MachineDescription& machine, MergeSummary* summary_out) {
   MergeSummary summary;
   for (const std::string* name :
        {&std::as_const(program.machine_name), &compiled.machine_name, &capture.machine_name}) {
     if (*name != machine.name) {
-      throw InputError("merge: machine: the program, capture and compiled exchange are for '" +
-                       program.machine_name + "', '" + capture.machine_name + "' and '" +
-                       compiled.machine_name + "', not all '" + machine.name + "'");
+      throw InputError("merge: machine: the program, capture and compiled exchange are for '" + program.machine_name +
+                       "', '" + capture.machine_name + "' and '" + compiled.machine_name + "', not all '" +
+                       machine.name + "'");
     }
   }
   // The program's phases are the capture's, in the same order; the compiled package has
@@ -297,22 +281,20 @@ arch::Package merge_exchange(arch::Package program, const arch::Capture& capture
   std::map<uint32_t, const arch::CapturePhase*> phases;
   for (const arch::CapturePhase& phase : capture.phases) phases[phase.id] = &phase;
   if (program.phases.size() != capture.phases.size()) {
-    throw InputError("merge: the program has " + std::to_string(program.phases.size()) +
-                     " phases, the capture " + std::to_string(capture.phases.size()));
+    throw InputError("merge: the program has " + std::to_string(program.phases.size()) + " phases, the capture " +
+                     std::to_string(capture.phases.size()));
   }
   for (size_t i = 0; i < program.phases.size(); ++i) {
     const arch::Phase& p = program.phases[i];
     const arch::CapturePhase& c = capture.phases[i];
     if (p.id != c.id || p.label != c.label) {
-      throw InputError("merge: phase " + std::to_string(i) + " of the program is " +
-                       std::to_string(p.id) + " (" + p.label + "), of the capture " +
-                       std::to_string(c.id) + " (" + c.label + ")");
+      throw InputError("merge: phase " + std::to_string(i) + " of the program is " + std::to_string(p.id) + " (" +
+                       p.label + "), of the capture " + std::to_string(c.id) + " (" + c.label + ")");
     }
   }
   if (compiled.phases.size() != program.phases.size()) {
-    throw CompilerError("merge: the compiled package has " +
-                        std::to_string(compiled.phases.size()) + " phases, the program " +
-                        std::to_string(program.phases.size()));
+    throw CompilerError("merge: the compiled package has " + std::to_string(compiled.phases.size()) +
+                        " phases, the program " + std::to_string(program.phases.size()));
   }
   for (size_t i = 0; i < compiled.phases.size(); ++i) {
     if (compiled.phases[i].id != program.phases[i].id) {
@@ -323,8 +305,7 @@ arch::Package merge_exchange(arch::Package program, const arch::Capture& capture
   }
 
   std::map<uint32_t, CompiledTile> compiled_tiles;
-  for (const arch::TileProgram& tile : compiled.tiles)
-    compiled_tiles.emplace(tile.tile, read_compiled_tile(tile));
+  for (const arch::TileProgram& tile : compiled.tiles) compiled_tiles.emplace(tile.tile, read_compiled_tile(tile));
 
   // Everything but the tiles stays the program's (phases, bindings, expectations, ...).
   arch::Package merged = std::move(program);
@@ -345,8 +326,7 @@ arch::Package merge_exchange(arch::Package program, const arch::Capture& capture
     tiles.push_back(std::move(added));
     ++summary.tiles_added;
   }
-  std::sort(tiles.begin(), tiles.end(),
-            [](const auto& a, const auto& b) { return a.tile < b.tile; });
+  std::sort(tiles.begin(), tiles.end(), [](const auto& a, const auto& b) { return a.tile < b.tile; });
 
   Merger merger(phases, summary);
   for (arch::TileProgram& tile : tiles) {
@@ -396,8 +376,7 @@ void load_input(arch::Package& program, const std::string& name, const std::vect
 }
 }  // namespace
 
-ModelPackage build_model_package(const workload::Workload& workload,
-                                 const arch::MachineDescription& machine,
+ModelPackage build_model_package(const workload::Workload& workload, const arch::MachineDescription& machine,
                                  const ModelPackageOptions& options) {
   const auto stage = [&](const std::string& text) {
     if (options.on_stage) options.on_stage(text);
@@ -432,8 +411,8 @@ ModelPackage build_model_package(const workload::Workload& workload,
 
   stage("merging the exchange into the program");
   start = std::chrono::steady_clock::now();
-  result.package = merge_exchange(std::move(lowered.program), lowered.capture, compiled.package,
-                                  machine, &result.summary);
+  result.package =
+      merge_exchange(std::move(lowered.program), lowered.capture, compiled.package, machine, &result.summary);
   result.report = std::move(compiled.report);
   result.merge_seconds = seconds_since(start);
   return result;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
-#include "formats/package.hpp"
 #include "compiler/compile.hpp"
+#include "formats/capture.hpp"
+#include "formats/package.hpp"
 #include "workload/model_weights.hpp"
 #include "workload/workload.hpp"
 
@@ -42,9 +42,8 @@ struct MergeSummary {
 // machine's fetch look-ahead). `compiled` must come from compile_capture(capture) without
 // the payload proof. InputError when a table does not fit or the two do not describe the
 // same program (phases, machine); CompilerError for a compiled structure it cannot place.
-arch::Package merge_exchange(arch::Package program, const arch::Capture& capture,
-                             const arch::Package& compiled, const arch::MachineDescription& machine,
-                             MergeSummary* summary = nullptr);
+arch::Package merge_exchange(arch::Package program, const arch::Capture& capture, const arch::Package& compiled,
+                             const arch::MachineDescription& machine, MergeSummary* summary = nullptr);
 
 struct ModelPackageOptions {
   compiler::ScheduleConfig config = compiler::parse_config("B1024");
@@ -68,8 +67,7 @@ struct ModelPackage {
 
 // Lowers the workload on the machine, compiles every phase of its capture (no payload
 // proof: the program's own data flows through the exchanges) and merges the two.
-ModelPackage build_model_package(const workload::Workload& workload,
-                                 const arch::MachineDescription& machine,
+ModelPackage build_model_package(const workload::Workload& workload, const arch::MachineDescription& machine,
                                  const ModelPackageOptions& options);
 
 }  // namespace lockstep::replay

@@ -14,13 +14,10 @@ void check(int code, const char* what) {
   if (code != MPI_SUCCESS) throw std::runtime_error(std::string("MPI: ") + what + " failed");
 }
 
-void append(std::string& out, const void* data, size_t size) {
-  out.append(static_cast<const char*>(data), size);
-}
+void append(std::string& out, const void* data, size_t size) { out.append(static_cast<const char*>(data), size); }
 
 // One rank's items as bytes: status, message, count, then (index, size, bytes) each.
-std::string pack(const std::vector<std::pair<size_t, std::string>>& items, int status,
-                 const std::string& message) {
+std::string pack(const std::vector<std::pair<size_t, std::string>>& items, int status, const std::string& message) {
   std::string out;
   const int32_t s = status;
   const uint64_t message_size = message.size(), count = items.size();
@@ -84,8 +81,8 @@ MpiSession::~MpiSession() {
   if (!finalised) MPI_Finalize();
 }
 
-MpiSession::Gathered MpiSession::gather(const std::vector<std::pair<size_t, std::string>>& items,
-                                        int status, const std::string& message) const {
+MpiSession::Gathered MpiSession::gather(const std::vector<std::pair<size_t, std::string>>& items, int status,
+                                        const std::string& message) const {
   Gathered out;
   if (!active_ || size_ == 1) {
     out.items = items;
@@ -97,8 +94,7 @@ MpiSession::Gathered MpiSession::gather(const std::vector<std::pair<size_t, std:
   if (mine.size() > size_t(INT32_MAX)) throw std::runtime_error("MPI gather: rank results over 2 GiB");
   int my_size = static_cast<int>(mine.size());
   std::vector<int> sizes(root() ? size_ : 0);
-  check(MPI_Gather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
-        "MPI_Gather");
+  check(MPI_Gather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
   std::vector<int> offsets;
   std::string all;
   if (root()) {
@@ -110,8 +106,8 @@ MpiSession::Gathered MpiSession::gather(const std::vector<std::pair<size_t, std:
     if (total > INT32_MAX) throw std::runtime_error("MPI gather: results over 2 GiB");
     all.resize(static_cast<size_t>(total));
   }
-  check(MPI_Gatherv(mine.data(), my_size, MPI_BYTE, all.data(), sizes.data(), offsets.data(),
-                    MPI_BYTE, 0, MPI_COMM_WORLD),
+  check(MPI_Gatherv(mine.data(), my_size, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0,
+                    MPI_COMM_WORLD),
         "MPI_Gatherv");
   if (!root()) return out;
   for (int r = 0; r < size_; ++r) {
@@ -143,8 +139,7 @@ std::vector<uint64_t> MpiSession::broadcast(std::vector<uint64_t> values) const 
   check(MPI_Bcast(&count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   values.resize(count);
   if (count > 0) {
-    check(MPI_Bcast(values.data(), static_cast<int>(count), MPI_UINT64_T, 0, MPI_COMM_WORLD),
-          "MPI_Bcast");
+    check(MPI_Bcast(values.data(), static_cast<int>(count), MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   }
   return values;
 }

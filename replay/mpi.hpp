@@ -11,7 +11,7 @@ namespace lockstep::replay {
 
 class MpiSession {
  public:
-  MpiSession();  // MPI_Init when launched by mpirun; a one-rank session otherwise
+  MpiSession();   // MPI_Init when launched by mpirun; a one-rank session otherwise
   ~MpiSession();  // MPI_Finalize
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
@@ -28,8 +28,8 @@ class MpiSession {
   // failure on another rank instead of waiting for it forever.
   struct Gathered {
     std::vector<std::pair<size_t, std::string>> items;
-    int worst_status = 0;    // the largest status of any rank
-    std::string message;     // the message of the first rank with that status
+    int worst_status = 0;  // the largest status of any rank
+    std::string message;   // the message of the first rank with that status
   };
   Gathered gather(const std::vector<std::pair<size_t, std::string>>& items, int status,
                   const std::string& message) const;

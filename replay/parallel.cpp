@@ -54,14 +54,13 @@ bool read_all(int fd, void* data, size_t size) {
 // A frame: index, status, length, bytes (a result or an error message).
 void send_frame(int fd, uint64_t index, uint8_t status, const std::string& bytes) {
   const uint64_t size = bytes.size();
-  if (!write_all(fd, &index, sizeof index) || !write_all(fd, &status, 1) ||
-      !write_all(fd, &size, sizeof size) || !write_all(fd, bytes.data(), bytes.size())) {
+  if (!write_all(fd, &index, sizeof index) || !write_all(fd, &status, 1) || !write_all(fd, &size, sizeof size) ||
+      !write_all(fd, bytes.data(), bytes.size())) {
     _exit(4);
   }
 }
 
-[[noreturn]] void worker_main(int task_fd, int result_fd,
-                              const std::function<std::string(size_t)>& task) {
+[[noreturn]] void worker_main(int task_fd, int result_fd, const std::function<std::string(size_t)>& task) {
   uint64_t index = 0;
   while (read_all(task_fd, &index, sizeof index)) {
     try {
@@ -113,8 +112,7 @@ Worker start_worker(const std::function<std::string(size_t)>& task, std::vector<
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "stopped";
@@ -142,17 +140,16 @@ size_t available_cores() {
   return n > 0 ? static_cast<size_t>(n) : 1;
 }
 
-std::vector<std::string> run_in_processes(size_t count, size_t jobs,
-                                          const std::function<std::string(size_t)>& task,
-                                          const DoneCallback& on_done,
-                                          const CrashResult& on_crash) {
+std::vector<std::string> run_in_processes(size_t count, size_t jobs, const std::function<std::string(size_t)>& task,
+                                          const DoneCallback& on_done, const CrashResult& on_crash) {
   if (jobs > count) jobs = count;
   if (count == 0) return {};
   if (jobs <= 1 && !on_crash) return run_here(count, task, on_done);
   jobs = std::max<size_t>(jobs, 1);
 
   // A worker that dies must not kill us with SIGPIPE when we hand it the next task.
-  struct sigaction ignore {}, previous {};
+  struct sigaction ignore {
+  }, previous{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &previous);
 

@@ -21,10 +21,8 @@ namespace lockstep::replay {
 // jobs <= 1, so a crash never takes this process down.
 using CrashResult = std::function<std::string(size_t index, const std::string& how)>;
 using DoneCallback = std::function<void(size_t index, const std::string& result)>;
-std::vector<std::string> run_in_processes(size_t count, size_t jobs,
-                                          const std::function<std::string(size_t)>& task,
-                                          const DoneCallback& on_done = {},
-                                          const CrashResult& on_crash = {});
+std::vector<std::string> run_in_processes(size_t count, size_t jobs, const std::function<std::string(size_t)>& task,
+                                          const DoneCallback& on_done = {}, const CrashResult& on_crash = {});
 
 // Cores this process may use (sched_getaffinity), at least 1.
 size_t available_cores();

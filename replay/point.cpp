@@ -7,9 +7,9 @@
 #include <cstring>
 #include <optional>
 
-#include "io/errors.hpp"
-#include "formats/package.hpp"
 #include "compiler/compile.hpp"
+#include "formats/package.hpp"
+#include "io/errors.hpp"
 #include "replay/point_check.hpp"
 #include "sim/backend.hpp"
 
@@ -24,13 +24,11 @@ uint64_t minor_faults() {
 }
 
 double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 // The capture reduced to the one phase replayed (and to its first iteration if asked).
-arch::Capture single_phase(const arch::Capture& capture, const arch::CapturePhase& phase,
-                           bool all_iterations) {
+arch::Capture single_phase(const arch::Capture& capture, const arch::CapturePhase& phase, bool all_iterations) {
   arch::Capture out;
   out.version = capture.version;
   out.machine_name = capture.machine_name;
@@ -44,10 +42,9 @@ arch::Capture single_phase(const arch::Capture& capture, const arch::CapturePhas
 }
 
 std::string hazard_line(const sim::Hazard& h) {
-  return sim::hazard_name(h.kind) + " tile " + std::to_string(h.tile) + " phase " +
-         std::to_string(h.phase) + " iteration " + std::to_string(h.iteration) + " cycle " +
-         std::to_string(h.cycle) + " row+" + std::to_string(h.row_offset) + " `" + h.instruction +
-         "`: " + h.detail;
+  return sim::hazard_name(h.kind) + " tile " + std::to_string(h.tile) + " phase " + std::to_string(h.phase) +
+         " iteration " + std::to_string(h.iteration) + " cycle " + std::to_string(h.cycle) + " row+" +
+         std::to_string(h.row_offset) + " `" + h.instruction + "`: " + h.detail;
 }
 
 }  // namespace
@@ -60,8 +57,7 @@ const arch::CapturePhase& find_phase(const arch::Capture& capture, uint32_t phas
                    std::to_string(capture.phases.size()) + " phases)");
 }
 
-arch::MachineDescription machine_for(const arch::Capture& capture,
-                                     const std::string& override_machine) {
+arch::MachineDescription machine_for(const arch::Capture& capture, const std::string& override_machine) {
   if (!override_machine.empty()) return arch::load_machine(override_machine);
   if (capture.machine_name.empty()) return arch::load_machine(arch::kDefaultMachine);
   return arch::load_machine(capture.machine_name);
@@ -88,8 +84,8 @@ struct CompiledPoint {
   std::optional<arch::Package> package;
 };
 
-CompiledPoint compile_point(const arch::Capture& one, const arch::MachineDescription& machine,
-                            const PointSpec& spec, const PointOptions& options) {
+CompiledPoint compile_point(const arch::Capture& one, const arch::MachineDescription& machine, const PointSpec& spec,
+                            const PointOptions& options) {
   const auto& phase = one.phases.front();
   compiler::CompileOptions compile_options;
   compile_options.config = compiler::parse_config(spec.compiler_config());
@@ -145,15 +141,12 @@ CompiledPoint compile_point(const arch::Capture& one, const arch::MachineDescrip
 }
 
 void simulate_point(const arch::Package& package, const arch::CapturePhase& phase,
-                    const arch::MachineDescription& machine, const PointOptions& options,
-                    PointResult& result) {
+                    const arch::MachineDescription& machine, const PointOptions& options, PointResult& result) {
   PayloadChecker checker(phase, options, result);
   sim::RunOptions run_options;
   run_options.profile = options.profile;
   run_options.watches = options.watches;
-  run_options.after_exchange = [&checker](const sim::PhaseExecution& e, sim::MemoryView& m) {
-    checker.after(e, m);
-  };
+  run_options.after_exchange = [&checker](const sim::PhaseExecution& e, sim::MemoryView& m) { checker.after(e, m); };
   const auto simulate_start = std::chrono::steady_clock::now();
   const uint64_t faults_before = minor_faults();
   try {
@@ -173,36 +166,34 @@ void simulate_point(const arch::Package& package, const arch::CapturePhase& phas
   }
   result.simulate_ms = ms_since(simulate_start);
   // The process's faults meanwhile: this point's alone when points run one at a time.
-  spdlog::debug("point phase {} {}: horizon {} ({} compiled), {} words checked, {} mismatches; "
-                "compiled in {:.1f} ms, simulated and checked in {:.1f} ms, {} page faults meanwhile",
-                result.spec.phase, result.spec.display_name(), result.horizon,
-                result.compiled_horizon, result.words_checked, result.mismatch_count,
-                result.compile_ms, result.simulate_ms, minor_faults() - faults_before);
+  spdlog::debug(
+      "point phase {} {}: horizon {} ({} compiled), {} words checked, {} mismatches; "
+      "compiled in {:.1f} ms, simulated and checked in {:.1f} ms, {} page faults meanwhile",
+      result.spec.phase, result.spec.display_name(), result.horizon, result.compiled_horizon, result.words_checked,
+      result.mismatch_count, result.compile_ms, result.simulate_ms, minor_faults() - faults_before);
 }
 
 }  // namespace
 
-PointResult run_point(const arch::Capture& capture, const arch::MachineDescription& machine,
-                      const PointSpec& spec, const PointOptions& options) {
+PointResult run_point(const arch::Capture& capture, const arch::MachineDescription& machine, const PointSpec& spec,
+                      const PointOptions& options) {
   return run_points(capture, machine, std::vector<PointSpec>{spec}, options).front();
 }
 
-std::vector<PointResult> run_points(const arch::Capture& capture,
-                                    const arch::MachineDescription& machine,
+std::vector<PointResult> run_points(const arch::Capture& capture, const arch::MachineDescription& machine,
                                     const std::vector<PointSpec>& specs, const PointOptions& options) {
   std::vector<PointResult> results;
   for (const auto& spec : specs) {
     const arch::Capture one = single_phase(capture, find_phase(capture, spec.phase), options.all_iterations);
-    if (spec.paired && !results.empty() && !results.back().spec.paired &&
-        results.back().spec.phase == spec.phase && results.back().spec.config == spec.config &&
-        !compiler::paired_width_applies(one.phases.front(), machine)) {
+    if (spec.paired && !results.empty() && !results.back().spec.paired && results.back().spec.phase == spec.phase &&
+        results.back().spec.config == spec.config && !compiler::paired_width_applies(one.phases.front(), machine)) {
       // The same package as its word32 twin (compiler::paired_width_applies), so the same run.
       PointResult twin = results.back();
       twin.spec = spec;
       twin.compile_ms = 0;
       twin.simulate_ms = 0;
-      spdlog::debug("point phase {} {}: no pair-eligible transfer, the result of {}", spec.phase,
-                    spec.display_name(), results.back().spec.display_name());
+      spdlog::debug("point phase {} {}: no pair-eligible transfer, the result of {}", spec.phase, spec.display_name(),
+                    results.back().spec.display_name());
       results.push_back(std::move(twin));
       continue;
     }

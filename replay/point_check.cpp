@@ -1,11 +1,11 @@
 #include "replay/point_check.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "formats/package.hpp"
 #include "formats/token.hpp"
@@ -13,8 +13,7 @@
 
 namespace lockstep::replay {
 
-PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options,
-                               PointResult& result)
+PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options, PointResult& result)
     : phase_(phase), options_(options), result_(result) {
   // Transfers grouped by source tile, capture order within a tile.
   by_source_ = arch::group_by(phase_.transfers.size(), [&](size_t t) { return phase_.transfers[t].source_tile; });
@@ -30,7 +29,8 @@ PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptio
       sources_[t].kept = kept_words_;
       kept_words_ += transfer.words;
     }
-    for (uint32_t i = 0; i < phase_.iterations; ++i) source_addresses_[i * transfers + t] = transfer.source_addresses[i];
+    for (uint32_t i = 0; i < phase_.iterations; ++i)
+      source_addresses_[i * transfers + t] = transfer.source_addresses[i];
   }
   if (options.samples) {
     sample_ = sample_destination_words(phase, options.seed, options.samples);
@@ -82,8 +82,8 @@ void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView
   ++result_.executions;
   result_.horizon = std::max(result_.horizon, execution.horizon);
   if (execution.iteration >= phase_.iterations) {
-    record_error("simulator reported iteration " + std::to_string(execution.iteration) +
-                 " of a phase with " + std::to_string(phase_.iterations));
+    record_error("simulator reported iteration " + std::to_string(execution.iteration) + " of a phase with " +
+                 std::to_string(phase_.iterations));
     return;
   }
   if (options_.samples) {
@@ -96,8 +96,7 @@ void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView
   if (options_.payload_digest && last) digest(memory);
 }
 
-void PayloadChecker::compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected,
-                             uint32_t found) {
+void PayloadChecker::compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected, uint32_t found) {
   ++result_.words_checked;
   if (expected == found) return;
   ++result_.mismatch_count;
@@ -107,8 +106,7 @@ void PayloadChecker::compare(uint32_t tile, uint32_t address, uint32_t iteration
 }
 
 uint32_t PayloadChecker::word_at(const uint8_t* bytes) {
-  return uint32_t(bytes[0]) | uint32_t(bytes[1]) << 8 | uint32_t(bytes[2]) << 16 |
-         uint32_t(bytes[3]) << 24;
+  return uint32_t(bytes[0]) | uint32_t(bytes[1]) << 8 | uint32_t(bytes[2]) << 16 | uint32_t(bytes[3]) << 24;
 }
 
 void PayloadChecker::check_sample(uint32_t iteration, const sim::MemoryView& memory) {
@@ -117,8 +115,7 @@ void PayloadChecker::check_sample(uint32_t iteration, const sim::MemoryView& mem
     const auto& d = phase_.transfers[w.transfer].destinations[w.destination];
     const uint32_t address = d.address + 4 * w.word;
     memory.read(d.tile, address, 4, bytes);
-    compare(d.tile, address, iteration, expected_token(phase_, w, iteration, options_.seed),
-            word_at(bytes));
+    compare(d.tile, address, iteration, expected_token(phase_, w, iteration, options_.seed), word_at(bytes));
   }
 }
 
@@ -128,7 +125,8 @@ void PayloadChecker::keep_tokens(uint32_t iteration) {
   if (kept_iteration_ == int64_t(iteration)) return;
   kept_.resize(kept_words_);
   tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(sources_.size()), [&](uint32_t t) {
-    if (sources_[t].kept != kMadeWhenChecked) make_tokens(t, iteration, {kept_.data() + sources_[t].kept, sources_[t].words});
+    if (sources_[t].kept != kMadeWhenChecked)
+      make_tokens(t, iteration, {kept_.data() + sources_[t].kept, sources_[t].words});
   });
   kept_iteration_ = iteration;
 }
@@ -140,18 +138,17 @@ void PayloadChecker::keep_tokens(uint32_t iteration) {
 void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory) {
   static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
   keep_tokens(iteration);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, ranges_.size(), 1024),
-                    [&](const tbb::blocked_range<size_t>& block) {
-                      auto& buffer = buffers_.local();
-                      for (size_t i = block.begin(); i != block.end(); ++i) {
-                        const auto& r = ranges_[i];
-                        const auto expected = expected_tokens(r.transfer, iteration, buffer);
-                        if (!memory.equal(r.tile, r.address, uint32_t(expected.size_bytes()),
-                                          reinterpret_cast<const uint8_t*>(expected.data()))) {
-                          failing_.local().push_back({r.transfer, r.destination});
-                        }
-                      }
-                    });
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, ranges_.size(), 1024), [&](const tbb::blocked_range<size_t>& block) {
+    auto& buffer = buffers_.local();
+    for (size_t i = block.begin(); i != block.end(); ++i) {
+      const auto& r = ranges_[i];
+      const auto expected = expected_tokens(r.transfer, iteration, buffer);
+      if (!memory.equal(r.tile, r.address, uint32_t(expected.size_bytes()),
+                        reinterpret_cast<const uint8_t*>(expected.data()))) {
+        failing_.local().push_back({r.transfer, r.destination});
+      }
+    }
+  });
   report_failures(iteration, memory);
 }
 

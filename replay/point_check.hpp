@@ -1,11 +1,11 @@
 #pragma once
 // The payload check of a replay: after every execution of the phase, the destination
 // words (all, or a seeded sample) must hold the tokens of that iteration's source words.
+#include <tbb/enumerable_thread_specific.h>
+
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include <tbb/enumerable_thread_specific.h>
 
 #include "formats/capture.hpp"
 #include "io/parallel.hpp"
@@ -27,8 +27,7 @@ class PayloadChecker {
   void after(const sim::PhaseExecution& execution, sim::MemoryView& memory);
 
  private:
-  void compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected,
-               uint32_t found);
+  void compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected, uint32_t found);
   static uint32_t word_at(const uint8_t* bytes);
   void plan_checks();
   void check_sample(uint32_t iteration, const sim::MemoryView& memory);
@@ -37,8 +36,7 @@ class PayloadChecker {
   void refill_sources(uint32_t iteration, sim::MemoryView& memory);
   void keep_tokens(uint32_t iteration);
   void make_tokens(uint32_t transfer, uint32_t iteration, std::span<uint32_t> out) const;
-  std::span<const uint32_t> expected_tokens(uint32_t transfer, uint32_t iteration,
-                                            std::vector<uint32_t>& buffer);
+  std::span<const uint32_t> expected_tokens(uint32_t transfer, uint32_t iteration, std::vector<uint32_t>& buffer);
   std::span<uint32_t> token_place(uint32_t transfer, std::vector<uint32_t>& buffer);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
@@ -79,7 +77,7 @@ class PayloadChecker {
   arch::Groups by_source_;  // transfers by source tile, capture order within a tile
   std::vector<uint32_t> kept_;
   uint64_t kept_words_ = 0;
-  int64_t kept_iteration_ = -1;  // the iteration whose tokens kept_ holds
+  int64_t kept_iteration_ = -1;                                     // the iteration whose tokens kept_ holds
   tbb::enumerable_thread_specific<std::vector<uint32_t>> buffers_;  // each thread's tokens
 };
 

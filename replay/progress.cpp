@@ -45,8 +45,7 @@ void Progress::finish() {
 
 void Progress::print(bool final_line) {
   if (!enabled_ || total_ == 0) return;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = elapsed > 0 ? double(done_) / elapsed : 0;
   const double left = rate > 0 ? double(total_ - done_) / rate : NAN;
   if (terminal_) {
@@ -54,15 +53,15 @@ void Progress::print(bool final_line) {
     const int filled = static_cast<int>(kWidth * done_ / total_);
     std::string bar(filled, '#');
     bar.resize(kWidth, '.');
-    std::fprintf(stderr, "\r[%s] %zu/%zu %s  %.1f/s  %s left   ", bar.c_str(), done_, total_,
-                 unit_.c_str(), rate, format_seconds(left).c_str());
+    std::fprintf(stderr, "\r[%s] %zu/%zu %s  %.1f/s  %s left   ", bar.c_str(), done_, total_, unit_.c_str(), rate,
+                 format_seconds(left).c_str());
     if (final_line) std::fprintf(stderr, "\n");
   } else if (final_line) {
     std::fprintf(stderr, "%zu/%zu %s done in %s (%.1f/s)\n", done_, total_, unit_.c_str(),
                  format_seconds(elapsed).c_str(), rate);
   } else {
-    std::fprintf(stderr, "%zu/%zu %s, %.1f/s, about %s left\n", done_, total_, unit_.c_str(),
-                 rate, format_seconds(left).c_str());
+    std::fprintf(stderr, "%zu/%zu %s, %.1f/s, about %s left\n", done_, total_, unit_.c_str(), rate,
+                 format_seconds(left).c_str());
   }
   std::fflush(stderr);
 }

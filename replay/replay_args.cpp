@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "io/errors.hpp"
 #include "compiler/compile.hpp"
+#include "io/errors.hpp"
 #include "results/results.hpp"
 
 namespace lockstep::replay {

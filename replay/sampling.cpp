@@ -40,8 +40,8 @@ struct TileWords {
   uint64_t taken = 0;
 
   DestinationWord at(uint64_t flat) const {
-    auto it = std::upper_bound(runs.begin(), runs.end(), flat,
-                               [](uint64_t f, const auto& run) { return f < run.first; });
+    auto it =
+        std::upper_bound(runs.begin(), runs.end(), flat, [](uint64_t f, const auto& run) { return f < run.first; });
     --it;
     DestinationWord w = it->second;
     w.word += static_cast<uint32_t>(flat - it->first);
@@ -63,8 +63,7 @@ struct TileWords {
 
 }  // namespace
 
-std::vector<DestinationWord> sample_destination_words(const arch::CapturePhase& phase,
-                                                      uint64_t seed,
+std::vector<DestinationWord> sample_destination_words(const arch::CapturePhase& phase, uint64_t seed,
                                                       std::optional<uint64_t> samples) {
   const uint64_t total = count_destination_words(phase);
   std::vector<DestinationWord> out;
@@ -102,11 +101,11 @@ std::vector<DestinationWord> sample_destination_words(const arch::CapturePhase& 
   return out;
 }
 
-uint32_t expected_token(const arch::CapturePhase& phase, const DestinationWord& word,
-                        uint32_t iteration, uint64_t seed) {
+uint32_t expected_token(const arch::CapturePhase& phase, const DestinationWord& word, uint32_t iteration,
+                        uint64_t seed) {
   const auto& transfer = phase.transfers[word.transfer];
-  return arch::payload_token(seed, transfer.source_tile,
-                             transfer.source_addresses[iteration] + 4 * word.word, iteration);
+  return arch::payload_token(seed, transfer.source_tile, transfer.source_addresses[iteration] + 4 * word.word,
+                             iteration);
 }
 
 }  // namespace lockstep::replay

@@ -24,14 +24,13 @@ uint64_t count_destination_words(const arch::CapturePhase& phase);
 // `samples` words chosen by `seed` (every word when `samples` is empty or at least the
 // phase's destination word count). Round-robin over the destination tiles in a seeded
 // shuffled order; within a tile, a seeded word not yet taken. Same inputs, same list.
-std::vector<DestinationWord> sample_destination_words(const arch::CapturePhase& phase,
-                                                      uint64_t seed,
+std::vector<DestinationWord> sample_destination_words(const arch::CapturePhase& phase, uint64_t seed,
                                                       std::optional<uint64_t> samples);
 
 // The token the word must hold after iteration `iteration` of the phase (the iteration's
 // salted token of its source word: formats/token.hpp).
-uint32_t expected_token(const arch::CapturePhase& phase, const DestinationWord& word,
-                        uint32_t iteration, uint64_t seed);
+uint32_t expected_token(const arch::CapturePhase& phase, const DestinationWord& word, uint32_t iteration,
+                        uint64_t seed);
 
 // splitmix64: a small, fully specified generator, so samples are identical on every
 // platform (std:: distributions are not).

@@ -5,8 +5,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "io/errors.hpp"
 #include "compiler/compile.hpp"
+#include "io/errors.hpp"
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"
 #include "replay/progress.hpp"
@@ -17,14 +17,12 @@ namespace {
 // The points to run (plan indices, in plan order) as tasks: a word32 point and its paired
 // twin (the next plan entry: same phase and configuration) go together, so the twin can take
 // the point's result when its phase has no pair-eligible transfer (run_points).
-std::vector<std::vector<size_t>> twin_groups(const std::vector<PointSpec>& plan,
-                                             const std::vector<size_t>& todo) {
+std::vector<std::vector<size_t>> twin_groups(const std::vector<PointSpec>& plan, const std::vector<size_t>& todo) {
   std::vector<std::vector<size_t>> groups;
   for (size_t i : todo) {
     if (!groups.empty() && groups.back().size() == 1) {
       const auto& first = plan[groups.back().front()];
-      if (!first.paired && plan[i].paired && first.phase == plan[i].phase &&
-          first.config == plan[i].config) {
+      if (!first.paired && plan[i].paired && first.phase == plan[i].phase && first.config == plan[i].config) {
         groups.back().push_back(i);
         continue;
       }
@@ -85,8 +83,7 @@ std::vector<PointSpec> plan_sweep(const arch::Capture& capture, const SweepDefin
   return plan;
 }
 
-PointResult crashed_point(const arch::Capture& capture, const PointSpec& spec,
-                          const std::string& how) {
+PointResult crashed_point(const arch::Capture& capture, const PointSpec& spec, const std::string& how) {
   const auto& phase = find_phase(capture, spec.phase);
   PointResult r;
   r.spec = spec;
@@ -102,8 +99,7 @@ size_t default_jobs(const MpiSession& mpi) {
   return std::max<size_t>(1, available_cores() / static_cast<size_t>(mpi.local_size()));
 }
 
-std::vector<PointResult> run_sweep(const arch::Capture& capture,
-                                   const arch::MachineDescription& machine,
+std::vector<PointResult> run_sweep(const arch::Capture& capture, const arch::MachineDescription& machine,
                                    const std::vector<PointSpec>& plan, const SweepOptions& options,
                                    const MpiSession& mpi, const SweepResume& resume) {
   std::vector<size_t> todo;

@@ -5,12 +5,12 @@
 #include <cstddef>
 #include <functional>
 #include <map>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "replay/mpi.hpp"
 #include "replay/point.hpp"
 #include "results/results.hpp"
@@ -20,11 +20,11 @@ namespace lockstep::replay {
 
 struct SweepOptions {
   std::optional<std::vector<uint32_t>> phases;  // all phases of the capture when empty
-  bool paired = true;     // add the paired-width alternative of every configuration
-  bool timings = true;    // false: compile_ms and simulate_ms written as 0.000
-  size_t jobs = 0;        // worker processes per rank; 0 = this rank's share of the cores
-  PointOptions point;     // seed and sampling of the payload check
-  bool progress = true;   // progress on stderr (rank 0 only)
+  bool paired = true;                           // add the paired-width alternative of every configuration
+  bool timings = true;                          // false: compile_ms and simulate_ms written as 0.000
+  size_t jobs = 0;                              // worker processes per rank; 0 = this rank's share of the cores
+  PointOptions point;                           // seed and sampling of the payload check
+  bool progress = true;                         // progress on stderr (rank 0 only)
 };
 
 // The points in results.csv order: phase id, then configuration in sweep-file order, then
@@ -42,15 +42,13 @@ struct SweepResume {
 
 // Runs this rank's share of the points not yet finished in worker processes and gathers
 // everything to rank 0, which gets every result in plan order; other ranks get an empty vector.
-std::vector<PointResult> run_sweep(const arch::Capture& capture,
-                                   const arch::MachineDescription& machine,
+std::vector<PointResult> run_sweep(const arch::Capture& capture, const arch::MachineDescription& machine,
                                    const std::vector<PointSpec>& plan, const SweepOptions& options,
                                    const MpiSession& mpi, const SweepResume& resume = {});
 
 // The result of a point whose worker process died (a crash in the compiler or simulator):
 // an error, so the sweep goes on and reports it.
-PointResult crashed_point(const arch::Capture& capture, const PointSpec& spec,
-                          const std::string& how);
+PointResult crashed_point(const arch::Capture& capture, const PointSpec& spec, const std::string& how);
 
 ResultRow to_result_row(const PointResult& point, bool timings);
 

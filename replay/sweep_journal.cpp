@@ -36,9 +36,7 @@ std::string hex16(uint64_t value) {
 std::string record_head(size_t index, size_t bytes) {
   return std::string(kRecord) + std::to_string(index) + " " + std::to_string(bytes);
 }
-std::string record_checksum(std::string_view head, std::string_view encoded) {
-  return hex16(fnv(encoded, fnv(head)));
-}
+std::string record_checksum(std::string_view head, std::string_view encoded) { return hex16(fnv(encoded, fnv(head))); }
 
 // A decimal count; false on anything else.
 bool parse_number(std::string_view text, size_t& value) {
@@ -73,8 +71,7 @@ Header parse_header(std::string_view text, const std::string& path) {
     return header;
   }
   if (line.substr(0, 2) != "2 ") {
-    throw InputError(path + ": a sweep journal of an unknown version ('" +
-                     std::string(line.substr(0, line.find(' '))) +
+    throw InputError(path + ": a sweep journal of an unknown version ('" + std::string(line.substr(0, line.find(' '))) +
                      "'; this Lockstep reads 1 and 2): finish it with the Lockstep that "
                      "started it, or, if the first line is damaged, delete the journal and "
                      "run the sweep again");
@@ -82,7 +79,8 @@ Header parse_header(std::string_view text, const std::string& path) {
   header.version = 2;
   header.identity = line.size() > 19 ? line.substr(19) : std::string_view();
   if (line.size() <= 19 || line[18] != ' ' || line.substr(2, 16) != hex16(fnv(header.identity))) {
-    throw InputError(path + ": the journal's first line is damaged (its checksum does not "
+    throw InputError(path +
+                     ": the journal's first line is damaged (its checksum does not "
                      "match), so the sweep's arguments are lost; delete the journal and run the "
                      "sweep again");
   }
@@ -128,15 +126,15 @@ std::string SweepJournal::read_identity(const std::string& dir) {
   const std::string path = join_path(dir, "points.journal");
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
-    throw InputError(path + ": no sweep to resume here (no journal: the sweep finished, or never "
+    throw InputError(path +
+                     ": no sweep to resume here (no journal: the sweep finished, or never "
                      "started in this folder)");
   }
   const arch::MappedFile file(path);
   return parse_header(file.view(), path).identity;
 }
 
-SweepJournal::SweepJournal(const std::string& dir, const std::string& identity, bool resume,
-                           size_t plan_size)
+SweepJournal::SweepJournal(const std::string& dir, const std::string& identity, bool resume, size_t plan_size)
     : path_(join_path(dir, "points.journal")) {
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd_ < 0) throw InputError(path_ + ": cannot open the sweep journal: " + reason());
@@ -160,8 +158,10 @@ SweepJournal::SweepJournal(const std::string& dir, const std::string& identity, 
     } else {
       struct stat info {};
       if (::fstat(fd_, &info) == 0 && info.st_size > 0) {
-        throw InputError(path_ + ": this folder holds an interrupted sweep; finish it with "
-                         "`lockstep sweep --resume " + dir + "` or delete the journal");
+        throw InputError(path_ +
+                         ": this folder holds an interrupted sweep; finish it with "
+                         "`lockstep sweep --resume " +
+                         dir + "` or delete the journal");
       }
       write_all(std::string(kMagic) + "2 " + hex16(fnv(identity)) + " " + identity + "\n");
     }
@@ -189,7 +189,8 @@ void SweepJournal::read_existing(const std::string& identity, size_t plan_size) 
   if (text.empty()) throw InputError(path_ + ": no sweep to resume (the journal is missing or empty)");
   const Header header = parse_header(text, path_);
   if (header.identity != identity) {
-    throw InputError(path_ + ": the journal belongs to a different sweep (capture, phases, "
+    throw InputError(path_ +
+                     ": the journal belongs to a different sweep (capture, phases, "
                      "configurations, seed or samples differ); rerun without --resume");
   }
   version_ = header.version;

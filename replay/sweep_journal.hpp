@@ -29,8 +29,7 @@ class SweepJournal {
   // dropped, so its point runs again). InputError when another sweep holds the lock, when
   // resuming finds no journal or a journal of a different sweep (another capture, plan,
   // seed or sample count), or when the file cannot be written.
-  SweepJournal(const std::string& dir, const std::string& identity, bool resume,
-               size_t plan_size);
+  SweepJournal(const std::string& dir, const std::string& identity, bool resume, size_t plan_size);
   ~SweepJournal();
   SweepJournal(const SweepJournal&) = delete;
   SweepJournal& operator=(const SweepJournal&) = delete;

@@ -12,8 +12,7 @@ namespace {
 
 bool within(const ComparisonWindow& window, const ResultRow& point, const ResultRow& reference) {
   if (!window.max_row_growth_bytes) {
-    return point.max_row_bytes <= reference.max_row_bytes &&
-           point.total_row_bytes <= reference.total_row_bytes;
+    return point.max_row_bytes <= reference.max_row_bytes && point.total_row_bytes <= reference.total_row_bytes;
   }
   return point.max_row_bytes <= reference.max_row_bytes + *window.max_row_growth_bytes;
 }
@@ -25,16 +24,15 @@ bool better(const ResultRow& a, const ResultRow& b) {
          std::tie(b.horizon, b.max_row_bytes, b.total_row_bytes);
 }
 
-size_t find_reference(const std::vector<ResultRow>& rows, const PhaseRows& phase,
-                      const PointRef& reference, const std::string& source) {
+size_t find_reference(const std::vector<ResultRow>& rows, const PhaseRows& phase, const PointRef& reference,
+                      const std::string& source) {
   for (size_t index : phase.rows) {
     if (rows[index].config == reference.config && rows[index].width == reference.width) {
       return index;
     }
   }
   throw InputError(source + ": phase " + std::to_string(phase.phase) + " (" + phase.label +
-                   "): no row for the reference policy " + reference.config + " " +
-                   width_name(reference.width));
+                   "): no row for the reference policy " + reference.config + " " + width_name(reference.width));
 }
 
 // Weighted cycles stay exact in int64: a product or sum past 2^63 - 1 is refused.
@@ -61,8 +59,7 @@ int64_t sum(int64_t a, int64_t b, const std::string& source, uint32_t phase) {
 std::vector<ComparisonWindow> comparison_windows(const SweepDefinition& sweep) {
   std::vector<ComparisonWindow> windows{{"neither storage metric grows", "same-storage", std::nullopt}};
   for (uint64_t k : sweep.max_row_growth_bytes) {
-    windows.push_back({"max row grows by at most " + std::to_string(k) + " bytes",
-                       "row+" + std::to_string(k), k});
+    windows.push_back({"max row grows by at most " + std::to_string(k) + " bytes", "row+" + std::to_string(k), k});
   }
   return windows;
 }
@@ -91,8 +88,7 @@ Comparison compare_to_reference(const std::vector<ResultRow>& rows, const PointR
         if (point.horizon >= ref.horizon) continue;
         const ResultRow& best = rows[selected];
         // The reference holds its place in results order for the final tie-break.
-        const bool wins = better(point, best) ||
-                          (!better(best, point) && index < selected);
+        const bool wins = better(point, best) || (!better(best, point) && index < selected);
         if (wins) selected = index;
       }
       const int64_t count = phases[p].execution_count;
@@ -107,10 +103,10 @@ Comparison compare_to_reference(const std::vector<ResultRow>& rows, const PointR
       selection.weighted_cycles_saved = ref_weighted - sel_weighted;  // both non-negative: exact
       comparison.by_phase.push_back(selection);
       summary.phases += 1;
-      summary.reference_weighted_cycles = static_cast<uint64_t>(
-          sum(static_cast<int64_t>(summary.reference_weighted_cycles), ref_weighted, source, id));
-      summary.selected_weighted_cycles = static_cast<uint64_t>(
-          sum(static_cast<int64_t>(summary.selected_weighted_cycles), sel_weighted, source, id));
+      summary.reference_weighted_cycles =
+          static_cast<uint64_t>(sum(static_cast<int64_t>(summary.reference_weighted_cycles), ref_weighted, source, id));
+      summary.selected_weighted_cycles =
+          static_cast<uint64_t>(sum(static_cast<int64_t>(summary.selected_weighted_cycles), sel_weighted, source, id));
       summary.weighted_cycles_saved = sum(summary.weighted_cycles_saved, selection.weighted_cycles_saved, source, id);
     }
     summary.saved_ms = static_cast<double>(summary.weighted_cycles_saved) / clock_hz * 1e3;
@@ -128,32 +124,26 @@ std::string format_saved_ms(double ms) {
 std::string format_percent(int64_t part, uint64_t whole) {
   if (whole == 0) return "n/a";
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.2f",
-                100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  std::snprintf(buffer, sizeof buffer, "%.2f", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
   return buffer;
 }
 
-std::string comparisons_csv_text(const Comparison& comparison,
-                                 std::optional<uint64_t> program_cycles) {
+std::string comparisons_csv_text(const Comparison& comparison, std::optional<uint64_t> program_cycles) {
   std::string out =
       "window,phases,reference_weighted_cycles,selected_weighted_cycles,weighted_cycles_saved,"
       "saved_ms,window_id,saved_percent_of_exchange,saved_percent_of_program\n";
   for (size_t w = 0; w < comparison.windows.size(); ++w) {
     const WindowSummary& s = comparison.summary[w];
     out += arch::csv_field(comparison.windows[w].name) + "," + std::to_string(s.phases) + "," +
-           std::to_string(s.reference_weighted_cycles) + "," +
-           std::to_string(s.selected_weighted_cycles) + "," +
+           std::to_string(s.reference_weighted_cycles) + "," + std::to_string(s.selected_weighted_cycles) + "," +
            std::to_string(s.weighted_cycles_saved) + "," + format_saved_ms(s.saved_ms) + "," +
-           comparison.windows[w].id + "," +
-           format_percent(s.weighted_cycles_saved, s.reference_weighted_cycles) + "," +
-           (program_cycles ? format_percent(s.weighted_cycles_saved, *program_cycles) : "") +
-           "\n";
+           comparison.windows[w].id + "," + format_percent(s.weighted_cycles_saved, s.reference_weighted_cycles) + "," +
+           (program_cycles ? format_percent(s.weighted_cycles_saved, *program_cycles) : "") + "\n";
   }
   return out;
 }
 
-std::string comparisons_by_phase_csv_text(const std::vector<ResultRow>& rows,
-                                          const Comparison& comparison) {
+std::string comparisons_by_phase_csv_text(const std::vector<ResultRow>& rows, const Comparison& comparison) {
   std::string out =
       "window,phase,label,execution_count,reference_config,reference_horizon,selected_config,"
       "selected_width,selected_horizon,weighted_cycles_saved\n";
@@ -161,8 +151,7 @@ std::string comparisons_by_phase_csv_text(const std::vector<ResultRow>& rows,
     const ResultRow& ref = rows[s.reference_row];
     const ResultRow& sel = rows[s.selected_row];
     out += arch::csv_field(comparison.windows[s.window].name) + "," + std::to_string(s.phase) + "," +
-           arch::csv_field(ref.label) +
-           "," + std::to_string(ref.execution_count) + "," + point_name(ref) + "," +
+           arch::csv_field(ref.label) + "," + std::to_string(ref.execution_count) + "," + point_name(ref) + "," +
            std::to_string(ref.horizon) + "," + sel.config + "," + width_name(sel.width) + "," +
            std::to_string(sel.horizon) + "," + std::to_string(s.weighted_cycles_saved) + "\n";
   }

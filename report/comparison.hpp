@@ -45,8 +45,8 @@ struct WindowSummary {
 struct Comparison {
   PointRef reference;
   std::vector<ComparisonWindow> windows;
-  std::vector<WindowSummary> summary;     // one per window
-  std::vector<PhaseSelection> by_phase;   // window-major, then phase order
+  std::vector<WindowSummary> summary;    // one per window
+  std::vector<PhaseSelection> by_phase;  // window-major, then phase order
   const PhaseSelection& selection(size_t window, size_t phase_index, size_t phase_count) const {
     return by_phase[window * phase_count + phase_index];
   }
@@ -65,15 +65,13 @@ Comparison compare_to_reference(const std::vector<ResultRow>& rows, const PointR
 // comparisons.csv: window,phases,reference_weighted_cycles,selected_weighted_cycles,
 // weighted_cycles_saved,saved_ms,window_id,saved_percent_of_exchange,saved_percent_of_program
 // (the last empty when the program's cycles are unknown).
-std::string comparisons_csv_text(const Comparison& comparison,
-                                 std::optional<uint64_t> program_cycles = std::nullopt);
+std::string comparisons_csv_text(const Comparison& comparison, std::optional<uint64_t> program_cycles = std::nullopt);
 
 // `part` as a percentage of `whole` with two decimals ("3.79"); "n/a" when whole is 0.
 std::string format_percent(int64_t part, uint64_t whole);
 // comparisons_by_phase.csv: window,phase,label,execution_count,reference_config,
 // reference_horizon,selected_config,selected_width,selected_horizon,weighted_cycles_saved
-std::string comparisons_by_phase_csv_text(const std::vector<ResultRow>& rows,
-                                          const Comparison& comparison);
+std::string comparisons_by_phase_csv_text(const std::vector<ResultRow>& rows, const Comparison& comparison);
 
 // Milliseconds with six decimals, e.g. "0.777635".
 std::string format_saved_ms(double ms);

@@ -25,10 +25,7 @@ constexpr size_t kLabelled = 6;  // the rows with the largest |error| get a labe
 constexpr Rgb kInk{0.10, 0.10, 0.12}, kMuted{0.38, 0.40, 0.44}, kGrid{0.88, 0.89, 0.91};
 constexpr Rgb kPhase{0.12, 0.39, 0.71}, kKernel{0.85, 0.45, 0.10}, kTotal{0.10, 0.10, 0.12};
 
-
-Rgb color_of(RowKind kind) {
-  return kind == RowKind::Phase ? kPhase : kind == RowKind::Kernel ? kKernel : kTotal;
-}
+Rgb color_of(RowKind kind) { return kind == RowKind::Phase ? kPhase : kind == RowKind::Kernel ? kKernel : kTotal; }
 
 // Decades covering [lo, hi] (at least one), as powers of ten.
 struct LogAxis {
@@ -114,8 +111,7 @@ std::string subtitle(const Crosscheck& c, size_t plotted) {
     return std::string(text);
   };
   return std::to_string(plotted) + " rows; MAPE " + number(c.statistics.mape_percent, "%") +
-         " over phases and kernels; Pearson r of log cycles " +
-         number(c.statistics.pearson_log, "") +
+         " over phases and kernels; Pearson r of log cycles " + number(c.statistics.pearson_log, "") +
          (left_out > 0 ? "; " + std::to_string(left_out) + " left out (zero or missing)" : "");
 }
 
@@ -159,8 +155,7 @@ void draw_scatter(cairo_t* cr, const Crosscheck& c) {
   // Labels: the total, then the rows furthest from y = x.
   std::vector<const CycleRow*> labelled(rows);
   std::stable_sort(labelled.begin(), labelled.end(), [](const CycleRow* a, const CycleRow* b) {
-    if ((a->kind == RowKind::Total) != (b->kind == RowKind::Total))
-      return a->kind == RowKind::Total;
+    if ((a->kind == RowKind::Total) != (b->kind == RowKind::Total)) return a->kind == RowKind::Total;
     return std::fabs(a->error_percent()) > std::fabs(b->error_percent());
   });
   labelled.resize(std::min(labelled.size(), kLabelled));
@@ -169,17 +164,15 @@ void draw_scatter(cairo_t* cr, const Crosscheck& c) {
   std::vector<std::string> texts;
   for (const CycleRow* row : labelled) {
     // Phase rows as the stack's query tool names them: "phase P/E" (and the invocation).
-    const std::string name =
-        row->kind != RowKind::Phase
-            ? row->name
-            : row->name + "/" + std::to_string(row->epoch) +
-                  (row->invocation > 0 ? " inv " + std::to_string(row->invocation) : "");
+    const std::string name = row->kind != RowKind::Phase
+                                 ? row->name
+                                 : row->name + "/" + std::to_string(row->epoch) +
+                                       (row->invocation > 0 ? " inv " + std::to_string(row->invocation) : "");
     texts.push_back(name + " " + percent_text(row->error_percent()) + "%");
-    requests.push_back({px(axis, double(*row->simulated)), py(axis, double(*row->device)),
-                        text_width(cr, texts.back()), 13});
+    requests.push_back(
+        {px(axis, double(*row->simulated)), py(axis, double(*row->device)), text_width(cr, texts.back()), 13});
   }
-  const auto placed = place_labels(requests, markers,
-                                   {kLeft + 2, kTop + 2, kRight - kLeft - 4, kBottom - kTop - 4});
+  const auto placed = place_labels(requests, markers, {kLeft + 2, kTop + 2, kRight - kLeft - 4, kBottom - kTop - 4});
   for (size_t i = 0; i < placed.size(); ++i) {
     const Box& box = placed[i].box;
     if (placed[i].leader) {
@@ -224,8 +217,7 @@ std::string canonical_surface_ids(const std::string& svg) {
   auto at = svg.cbegin();
   for (std::sregex_iterator it(svg.begin(), svg.end(), kSurface), end; it != end; ++it) {
     out.append(at, svg.cbegin() + it->position());
-    auto [entry, inserted] =
-        renamed.try_emplace((*it)[1].str(), std::to_string(renamed.size() + 1));
+    auto [entry, inserted] = renamed.try_emplace((*it)[1].str(), std::to_string(renamed.size() + 1));
     out += "surface" + entry->second;
     at = svg.cbegin() + it->position() + it->length();
   }
@@ -237,8 +229,7 @@ std::string canonical_surface_ids(const std::string& svg) {
 
 ScatterFiles render_crosscheck_scatter(const Crosscheck& check_result) {
   ScatterFiles files;
-  cairo_surface_t* svg =
-      cairo_svg_surface_create_for_stream(append_bytes, &files.svg, kWidth, kHeight);
+  cairo_surface_t* svg = cairo_svg_surface_create_for_stream(append_bytes, &files.svg, kWidth, kHeight);
   cairo_svg_surface_restrict_to_version(svg, CAIRO_SVG_VERSION_1_1);
   draw_on(svg, check_result, 1.0);
   cairo_surface_finish(svg);
@@ -247,12 +238,11 @@ ScatterFiles render_crosscheck_scatter(const Crosscheck& check_result) {
   check(svg_status, "write SVG");
   files.svg = canonical_surface_ids(files.svg);
 
-  cairo_surface_t* png = cairo_image_surface_create(
-      CAIRO_FORMAT_RGB24, static_cast<int>(std::lround(kWidth * kPngScale)),
-      static_cast<int>(std::lround(kHeight * kPngScale)));
+  cairo_surface_t* png =
+      cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(std::lround(kWidth * kPngScale)),
+                                 static_cast<int>(std::lround(kHeight * kPngScale)));
   draw_on(png, check_result, kPngScale);
-  const cairo_status_t png_status =
-      cairo_surface_write_to_png_stream(png, append_bytes, &files.png);
+  const cairo_status_t png_status = cairo_surface_write_to_png_stream(png, append_bytes, &files.png);
   cairo_surface_destroy(png);
   check(png_status, "write PNG");
   return files;

@@ -14,9 +14,7 @@ namespace lockstep::replay {
 
 namespace {
 
-std::string optional_text(const std::optional<uint64_t>& value) {
-  return value ? std::to_string(*value) : "";
-}
+std::string optional_text(const std::optional<uint64_t>& value) { return value ? std::to_string(*value) : ""; }
 
 std::string statistic_text(double value, const char* format) {
   if (std::isnan(value)) return "n/a";
@@ -33,8 +31,7 @@ std::string header(std::initializer_list<const char*> names, size_t text_columns
   std::string out = "<tr>";
   size_t i = 0;
   for (const char* name : names) {
-    out += std::string(i++ < text_columns ? "<th class=\"text\">" : "<th>") + html_escape(name) +
-           "</th>";
+    out += std::string(i++ < text_columns ? "<th class=\"text\">" : "<th>") + html_escape(name) + "</th>";
   }
   return out + "</tr>\n";
 }
@@ -46,18 +43,15 @@ std::string threshold_text(const std::optional<double>& bound) {
 std::string summary_html(const Crosscheck& c) {
   const ErrorStatistics& s = c.statistics;
   std::string out = "<p>Simulated: <code>" + html_escape(c.simulated_dir) + "</code> (runner " +
-                    html_escape(c.simulated.runner) + ", " + html_escape(c.simulated.package) +
-                    "). Device: <code>" + html_escape(c.device_dir) + "</code> (runner " +
-                    html_escape(c.device.runner) + ", " + html_escape(c.device.package) +
-                    ").</p>\n";
+                    html_escape(c.simulated.runner) + ", " + html_escape(c.simulated.package) + "). Device: <code>" +
+                    html_escape(c.device_dir) + "</code> (runner " + html_escape(c.device.runner) + ", " +
+                    html_escape(c.device.package) + ").</p>\n";
   out += "<p><b>" + std::string(c.passed() ? "Passed" : "FAILED") + "</b>. MAPE " +
          statistic_text(s.mape_percent, "%.4f%%") + " over " + std::to_string(s.rows) +
-         " phase and kernel rows; Pearson r of log10 cycles " +
-         statistic_text(s.pearson_log, "%.6f") + ", of plain cycles " +
-         statistic_text(s.pearson, "%.6f") + ". Bounds on |error|: total " +
-         threshold_text(c.thresholds.total_percent) + ", phase " +
-         threshold_text(c.thresholds.phase_percent) + ", kernel " +
-         threshold_text(c.thresholds.kernel_percent) + ".</p>\n";
+         " phase and kernel rows; Pearson r of log10 cycles " + statistic_text(s.pearson_log, "%.6f") +
+         ", of plain cycles " + statistic_text(s.pearson, "%.6f") + ". Bounds on |error|: total " +
+         threshold_text(c.thresholds.total_percent) + ", phase " + threshold_text(c.thresholds.phase_percent) +
+         ", kernel " + threshold_text(c.thresholds.kernel_percent) + ".</p>\n";
   if (!c.failures.empty()) {
     out += "<ul class=\"failures\">\n";
     for (const auto& f : c.failures) out += "<li>" + html_escape(f) + "</li>\n";
@@ -67,9 +61,8 @@ std::string summary_html(const Crosscheck& c) {
 }
 
 std::string outputs_table(const Crosscheck& c) {
-  std::string out =
-      "<h2>Outputs</h2>\n<table>\n" +
-      header({"binding", "simulated bytes", "device bytes", "equal", "first difference"}, 1);
+  std::string out = "<h2>Outputs</h2>\n<table>\n" +
+                    header({"binding", "simulated bytes", "device bytes", "equal", "first difference"}, 1);
   for (const auto& o : c.outputs) {
     out += std::string(o.equal() ? "<tr>" : "<tr class=\"failed\">") + cell(o.name, true) +
            cell(optional_text(o.simulated_bytes)) + cell(optional_text(o.device_bytes)) +
@@ -79,17 +72,15 @@ std::string outputs_table(const Crosscheck& c) {
 }
 
 std::string rows_table(const Crosscheck& c) {
-  std::string out =
-      "<h2>Cycles</h2>\n<table>\n" +
-      header({"kind", "name", "label", "invocation", "epoch", "simulated", "device", "error %"}, 3);
+  std::string out = "<h2>Cycles</h2>\n<table>\n" +
+                    header({"kind", "name", "label", "invocation", "epoch", "simulated", "device", "error %"}, 3);
   for (const auto& r : c.rows) {
     const bool phase = r.kind == RowKind::Phase;
     const bool bad = std::find_if(c.failures.begin(), c.failures.end(), [&](const std::string& f) {
                        return f.rfind(r.describe() + ":", 0) == 0;
                      }) != c.failures.end();
     out += std::string(bad ? "<tr class=\"failed\">" : "<tr>") + cell(row_kind_name(r.kind), true) +
-           cell(r.name, true) + cell(r.label, true) +
-           cell(phase ? std::to_string(r.invocation) : "") +
+           cell(r.name, true) + cell(r.label, true) + cell(phase ? std::to_string(r.invocation) : "") +
            cell(phase ? std::to_string(r.epoch) : "") + cell(optional_text(r.simulated)) +
            cell(optional_text(r.device)) + cell(percent_text(r.error_percent())) + "</tr>\n";
   }
@@ -99,15 +90,13 @@ std::string rows_table(const Crosscheck& c) {
 }  // namespace
 
 std::string crosscheck_csv_text(const Crosscheck& c) {
-  std::string out =
-      "kind,name,label,invocation,epoch,phase,simulated_cycles,device_cycles,error_percent\n";
+  std::string out = "kind,name,label,invocation,epoch,phase,simulated_cycles,device_cycles,error_percent\n";
   for (const auto& r : c.rows) {
     const bool phase = r.kind == RowKind::Phase;
-    out += std::string(row_kind_name(r.kind)) + "," + arch::csv_field(r.name) + "," +
-           arch::csv_field(r.label) + "," + (phase ? std::to_string(r.invocation) : "") + "," +
-           (phase ? std::to_string(r.epoch) : "") + "," + (phase ? std::to_string(r.phase) : "") +
-           "," + optional_text(r.simulated) + "," + optional_text(r.device) + "," +
-           percent_text(r.error_percent()) + "\n";
+    out += std::string(row_kind_name(r.kind)) + "," + arch::csv_field(r.name) + "," + arch::csv_field(r.label) + "," +
+           (phase ? std::to_string(r.invocation) : "") + "," + (phase ? std::to_string(r.epoch) : "") + "," +
+           (phase ? std::to_string(r.phase) : "") + "," + optional_text(r.simulated) + "," + optional_text(r.device) +
+           "," + percent_text(r.error_percent()) + "\n";
   }
   return out;
 }
@@ -115,9 +104,8 @@ std::string crosscheck_csv_text(const Crosscheck& c) {
 std::string outputs_csv_text(const Crosscheck& c) {
   std::string out = "binding,simulated_bytes,device_bytes,equal,first_difference\n";
   for (const auto& o : c.outputs) {
-    out += arch::csv_field(o.name) + "," + optional_text(o.simulated_bytes) + "," +
-           optional_text(o.device_bytes) + "," + (o.equal() ? "yes" : "no") + "," +
-           optional_text(o.first_difference) + "\n";
+    out += arch::csv_field(o.name) + "," + optional_text(o.simulated_bytes) + "," + optional_text(o.device_bytes) +
+           "," + (o.equal() ? "yes" : "no") + "," + optional_text(o.first_difference) + "\n";
   }
   return out;
 }

@@ -7,15 +7,14 @@ namespace lockstep::replay {
 namespace {
 
 bool same_metrics(const ResultRow& a, const ResultRow& b) {
-  return a.horizon == b.horizon && a.max_row_bytes == b.max_row_bytes &&
-         a.total_row_bytes == b.total_row_bytes;
+  return a.horizon == b.horizon && a.max_row_bytes == b.max_row_bytes && a.total_row_bytes == b.total_row_bytes;
 }
 
 }  // namespace
 
 bool dominates(const ResultRow& a, const ResultRow& b) {
-  const bool no_worse = a.horizon <= b.horizon && a.max_row_bytes <= b.max_row_bytes &&
-                        a.total_row_bytes <= b.total_row_bytes;
+  const bool no_worse =
+      a.horizon <= b.horizon && a.max_row_bytes <= b.max_row_bytes && a.total_row_bytes <= b.total_row_bytes;
   return no_worse && !same_metrics(a, b);
 }
 
@@ -40,14 +39,13 @@ std::vector<size_t> frontier_points(const std::vector<ResultRow>& rows) {
   return frontier;
 }
 
-std::string frontier_csv_text(const std::vector<ResultRow>& rows,
-                              const std::vector<size_t>& frontier) {
+std::string frontier_csv_text(const std::vector<ResultRow>& rows, const std::vector<size_t>& frontier) {
   std::string out = "phase,label,config,width,horizon,max_row_bytes,total_row_bytes\n";
   for (size_t index : frontier) {
     const ResultRow& r = rows[index];
-    out += std::to_string(r.phase) + "," + arch::csv_field(r.label) + "," + r.config + "," + width_name(r.width) +
-           "," + std::to_string(r.horizon) + "," + std::to_string(r.max_row_bytes) + "," +
-           std::to_string(r.total_row_bytes) + "\n";
+    out += std::to_string(r.phase) + "," + arch::csv_field(r.label) + "," + r.config + "," + width_name(r.width) + "," +
+           std::to_string(r.horizon) + "," + std::to_string(r.max_row_bytes) + "," + std::to_string(r.total_row_bytes) +
+           "\n";
   }
   return out;
 }

@@ -18,7 +18,6 @@ bool dominates(const ResultRow& a, const ResultRow& b);
 std::vector<size_t> frontier_points(const std::vector<ResultRow>& rows);
 
 // frontier.csv: phase,label,config,width,horizon,max_row_bytes,total_row_bytes
-std::string frontier_csv_text(const std::vector<ResultRow>& rows,
-                              const std::vector<size_t>& frontier);
+std::string frontier_csv_text(const std::vector<ResultRow>& rows, const std::vector<size_t>& frontier);
 
 }  // namespace lockstep::replay

@@ -27,8 +27,8 @@ const char* const kStyle =
 }  // namespace
 
 std::string page_head(const std::string& title) {
-  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-         html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_escape(title) +
+         "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
 }
 
 std::string breakable(const std::string& text) {
@@ -40,9 +40,7 @@ std::string breakable(const std::string& text) {
   return out;
 }
 
-std::string text_cell(const std::string& text) {
-  return "<td class=\"text\">" + breakable(text) + "</td>";
-}
+std::string text_cell(const std::string& text) { return "<td class=\"text\">" + breakable(text) + "</td>"; }
 std::string number_cell(const std::string& text) { return "<td>" + html_escape(text) + "</td>"; }
 std::string number_cell(uint64_t value) { return number_cell(std::to_string(value)); }
 std::string signed_cell(int64_t value) { return number_cell(std::to_string(value)); }
@@ -52,10 +50,8 @@ std::string header_row(const std::vector<std::string>& names, size_t text_column
   for (size_t i = 0; i < names.size(); ++i) {
     const size_t bar = names[i].find('|');
     const std::string name = names[i].substr(0, bar);
-    const std::string tip =
-        bar == std::string::npos ? "" : " title=\"" + html_escape(names[i].substr(bar + 1)) + "\"";
-    out += std::string(i < text_columns ? "<th class=\"text\"" : "<th") + tip + ">" +
-           html_escape(name) + "</th>";
+    const std::string tip = bar == std::string::npos ? "" : " title=\"" + html_escape(names[i].substr(bar + 1)) + "\"";
+    out += std::string(i < text_columns ? "<th class=\"text\"" : "<th") + tip + ">" + html_escape(name) + "</th>";
   }
   return out + "</tr>\n";
 }

@@ -6,8 +6,7 @@
 
 namespace lockstep::replay {
 
-std::vector<PhaseSummary> summarize_phases(const std::vector<ResultRow>& rows,
-                                           const std::vector<PhaseRows>& phases,
+std::vector<PhaseSummary> summarize_phases(const std::vector<ResultRow>& rows, const std::vector<PhaseRows>& phases,
                                            const std::vector<size_t>& reference_rows) {
   std::vector<PhaseSummary> out;
   for (size_t p = 0; p < phases.size(); ++p) {
@@ -47,8 +46,7 @@ template <typename Key>
 std::vector<size_t> ranked(const std::vector<PhaseSummary>& phases, Key key) {
   std::vector<size_t> order(phases.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return key(phases[a]) > key(phases[b]); });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(phases[a]) > key(phases[b]); });
   return order;
 }
 
@@ -59,8 +57,7 @@ std::vector<size_t> rank_by_weighted_cycles(const std::vector<PhaseSummary>& pha
 }
 
 std::vector<size_t> rank_by_gap(const std::vector<PhaseSummary>& phases) {
-  return ranked(phases,
-                [](const PhaseSummary& s) { return std::make_tuple(s.weighted_gap, s.gap); });
+  return ranked(phases, [](const PhaseSummary& s) { return std::make_tuple(s.weighted_gap, s.gap); });
 }
 
 }  // namespace lockstep::replay

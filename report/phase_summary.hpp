@@ -27,8 +27,7 @@ struct PhaseSummary {
 };
 
 // One summary per phase, in phase order. `reference_rows[p]` is the reference row of phases[p].
-std::vector<PhaseSummary> summarize_phases(const std::vector<ResultRow>& rows,
-                                           const std::vector<PhaseRows>& phases,
+std::vector<PhaseSummary> summarize_phases(const std::vector<ResultRow>& rows, const std::vector<PhaseRows>& phases,
                                            const std::vector<size_t>& reference_rows);
 
 // Indices into the summaries: by weighted cycles (largest first), and by weighted gap

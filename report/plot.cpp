@@ -16,8 +16,8 @@ namespace lockstep::replay {
 namespace {
 
 constexpr double kLeft = 95, kRight = kPlotWidth - 35, kTop = 72, kBottom = kPlotHeight - 118;
-constexpr double kMarker = 4.5;   // circle radius; triangles are a little larger
-constexpr double kRing = 10;      // reference ring radius
+constexpr double kMarker = 4.5;  // circle radius; triangles are a little larger
+constexpr double kRing = 10;     // reference ring radius
 
 constexpr Rgb kInk{0.10, 0.10, 0.12};
 constexpr Rgb kMuted{0.38, 0.40, 0.44};
@@ -26,7 +26,6 @@ constexpr Rgb kFrontier{0.12, 0.39, 0.71};
 constexpr Rgb kOther{0.50, 0.60, 0.72};
 constexpr Rgb kFailed{0.80, 0.12, 0.12};
 constexpr Rgb kBound{0.13, 0.50, 0.24};
-
 
 void marker_path(cairo_t* cr, double x, double y, bool paired) {
   if (paired) {
@@ -94,8 +93,7 @@ void draw_frame_and_axes(cairo_t* cr, const AxisScale& xs, const AxisScale& ys) 
   cairo_stroke(cr);
 
   set_font(cr, 12.5);
-  show_text(cr, "max row bytes (largest row of any tile in the phase)", (kLeft + kRight) / 2,
-            kBottom + 44, 0.5);
+  show_text(cr, "max row bytes (largest row of any tile in the phase)", (kLeft + kRight) / 2, kBottom + 44, 0.5);
   cairo_save(cr);
   cairo_translate(cr, 26, (kTop + kBottom) / 2);
   cairo_rotate(cr, -M_PI / 2);
@@ -295,8 +293,8 @@ void draw_phase_plot(cairo_t* cr, const PhasePlot& plot) {
   }
   for (size_t i : order) {
     const Group& g = groups[i];
-    requests.push_back({g.x, g.y, text_width(cr, g.label) + 2, font.ascent + font.descent,
-                        g.reference ? kRing + 3 : kMarker + 3});
+    requests.push_back(
+        {g.x, g.y, text_width(cr, g.label) + 2, font.ascent + font.descent, g.reference ? kRing + 3 : kMarker + 3});
   }
   const Box area{kLeft + 1, kTop + 1, kRight - kLeft - 2, kBottom - kTop - 2};
   const auto placements = place_labels(requests, obstacles, area);

@@ -32,8 +32,7 @@ PlotGroups group_points(const std::vector<PlotPoint>& points) {
     }
     g.footnote = out.footnotes.size() + 1;
     out.footnotes.push_back({g.footnote, full});
-    g.label = g.names.front() +
-              (g.names.size() > 1 ? " +" + std::to_string(g.names.size() - 1) : "") + " [" +
+    g.label = g.names.front() + (g.names.size() > 1 ? " +" + std::to_string(g.names.size() - 1) : "") + " [" +
               std::to_string(g.footnote) + "]";
   }
   return out;

@@ -30,14 +30,12 @@ std::vector<Box> candidates(const LabelRequest& r, double d) {
   };
 }
 
-double outside(const Box& b, const Box& area) {
-  return b.w * b.h - b.overlap(area);
-}
+double outside(const Box& b, const Box& area) { return b.w * b.h - b.overlap(area); }
 
 }  // namespace
 
-std::vector<LabelPlacement> place_labels(const std::vector<LabelRequest>& requests,
-                                         const std::vector<Box>& obstacles, const Box& area) {
+std::vector<LabelPlacement> place_labels(const std::vector<LabelRequest>& requests, const std::vector<Box>& obstacles,
+                                         const Box& area) {
   std::vector<LabelPlacement> placed;
   std::vector<Box> taken;
   for (const auto& request : requests) {

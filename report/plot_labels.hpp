@@ -24,7 +24,7 @@ struct LabelPlacement {
 
 // Places labels in the given order (earlier ones get the better spots). `obstacles` are
 // boxes no label should cover (markers); `area` is where labels must stay.
-std::vector<LabelPlacement> place_labels(const std::vector<LabelRequest>& requests,
-                                         const std::vector<Box>& obstacles, const Box& area);
+std::vector<LabelPlacement> place_labels(const std::vector<LabelRequest>& requests, const std::vector<Box>& obstacles,
+                                         const Box& area);
 
 }  // namespace lockstep::replay

@@ -7,8 +7,8 @@ PhasePlot make_phase_plot(const std::vector<ResultRow>& rows, const PhaseRows& p
   PhasePlot plot;
   plot.title = "Phase " + std::to_string(phase.phase) + ": " + phase.label;
   plot.subtitle = "executed " + std::to_string(phase.execution_count) +
-                  (phase.execution_count == 1 ? " time" : " times") + "; " +
-                  std::to_string(phase.rows.size()) + " points; reference " + reference.name() +
+                  (phase.execution_count == 1 ? " time" : " times") + "; " + std::to_string(phase.rows.size()) +
+                  " points; reference " + reference.name() +
                   " ringed; frontier over horizon, max row and total row bytes";
   plot.reference_name = reference.name();
   for (size_t index : phase.rows) {

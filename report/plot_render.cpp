@@ -20,8 +20,7 @@ cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned i
 
 void check(cairo_status_t status, const char* what) {
   if (status != CAIRO_STATUS_SUCCESS) {
-    throw std::runtime_error(std::string("cairo: ") + what + ": " +
-                             cairo_status_to_string(status));
+    throw std::runtime_error(std::string("cairo: ") + what + ": " + cairo_status_to_string(status));
   }
 }
 
@@ -70,8 +69,7 @@ std::string canonical_surface_ids(const std::string& svg) {
 PlotFiles render_phase_plot(const PhasePlot& plot) {
   PlotFiles files;
 
-  cairo_surface_t* svg = cairo_svg_surface_create_for_stream(append_bytes, &files.svg,
-                                                             kPlotWidth, kPlotHeight);
+  cairo_surface_t* svg = cairo_svg_surface_create_for_stream(append_bytes, &files.svg, kPlotWidth, kPlotHeight);
   cairo_svg_surface_restrict_to_version(svg, CAIRO_SVG_VERSION_1_1);
   draw_on(svg, plot, 1.0);
   cairo_surface_finish(svg);
@@ -80,8 +78,7 @@ PlotFiles render_phase_plot(const PhasePlot& plot) {
   check(svg_status, "write SVG");
   files.svg = canonical_surface_ids(files.svg);
 
-  cairo_surface_t* pdf = cairo_pdf_surface_create_for_stream(append_bytes, &files.pdf,
-                                                             kPlotWidth, kPlotHeight);
+  cairo_surface_t* pdf = cairo_pdf_surface_create_for_stream(append_bytes, &files.pdf, kPlotWidth, kPlotHeight);
   // A PDF records its creation date by default; leaving it out keeps the bytes
   // identical from run to run.
   cairo_pdf_surface_set_metadata(pdf, CAIRO_PDF_METADATA_CREATE_DATE, nullptr);

@@ -4,25 +4,24 @@
 
 #include <filesystem>
 
+#include "io/atomic_file.hpp"
 #include "io/errors.hpp"
+#include "io/report_files.hpp"
 #include "report/comparison.hpp"
 #include "report/frontier.hpp"
 #include "report/html.hpp"
 #include "report/phase_summary.hpp"
 #include "report/plot_phase.hpp"
-#include "io/atomic_file.hpp"
-#include "io/report_files.hpp"
 
 namespace lockstep::replay {
 
-void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& sweep,
-                  double clock_hz, const std::string& dir, const ReportProvenance& provenance) {
+void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& sweep, double clock_hz,
+                  const std::string& dir, const ReportProvenance& provenance) {
   if (!(clock_hz > 0)) throw InputError("clock_hz: must be positive");
   const std::vector<size_t> frontier = frontier_points(rows);
   std::vector<bool> on_frontier(rows.size(), false);
   for (size_t index : frontier) on_frontier[index] = true;
-  const Comparison comparison =
-      compare_to_reference(rows, sweep.reference, comparison_windows(sweep), clock_hz);
+  const Comparison comparison = compare_to_reference(rows, sweep.reference, comparison_windows(sweep), clock_hz);
   const std::vector<PhaseRows> phases = group_by_phase(rows);
   std::vector<size_t> reference_rows;
   for (size_t p = 0; p < phases.size(); ++p) {
@@ -35,9 +34,10 @@ void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& swe
   if (ec) throw InputError(dir + ": cannot create the report directory: " + ec.message());
 
   arch::write_file_atomically(join_path(dir, "frontier.csv"), frontier_csv_text(rows, frontier));
-  arch::write_file_atomically(join_path(dir, "comparisons.csv"), comparisons_csv_text(comparison, provenance.program_cycles));
+  arch::write_file_atomically(join_path(dir, "comparisons.csv"),
+                              comparisons_csv_text(comparison, provenance.program_cycles));
   arch::write_file_atomically(join_path(dir, "comparisons_by_phase.csv"),
-                        comparisons_by_phase_csv_text(rows, comparison));
+                              comparisons_by_phase_csv_text(rows, comparison));
   arch::write_file_atomically(join_path(dir, kProvenanceFile), provenance_json_text(provenance));
   const bool timeline = std::filesystem::is_regular_file(join_path(dir, "profile.html"));
   const ReportView view{rows, phases, on_frontier, comparison, clock_hz, summaries, provenance, timeline};
@@ -55,8 +55,7 @@ void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& swe
 }
 
 std::vector<std::string> report_file_names(const std::vector<ResultRow>& rows) {
-  std::vector<std::string> names{"frontier.csv", "comparisons.csv", "comparisons_by_phase.csv",
-                                 kProvenanceFile};
+  std::vector<std::string> names{"frontier.csv", "comparisons.csv", "comparisons_by_phase.csv", kProvenanceFile};
   for (const auto& phase : group_by_phase(rows)) {
     for (const char* ext : {"svg", "png", "pdf", "html"}) names.push_back(phase_file(phase.phase, ext));
   }

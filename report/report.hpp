@@ -17,9 +17,8 @@ namespace lockstep::replay {
 // comparisons measure against and `sweep.max_row_growth_bytes` the growth windows;
 // `provenance` is shown in index.html and written as provenance.json.
 // InputError if a phase has no row for the reference.
-void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& sweep,
-                  double clock_hz, const std::string& dir,
-                  const ReportProvenance& provenance = {});
+void write_report(const std::vector<ResultRow>& rows, const SweepDefinition& sweep, double clock_hz,
+                  const std::string& dir, const ReportProvenance& provenance = {});
 
 // The names of the files write_report writes for these rows, in writing order.
 std::vector<std::string> report_file_names(const std::vector<ResultRow>& rows);

@@ -7,8 +7,8 @@
 
 #include "io/csv.hpp"
 #include "io/errors.hpp"
-#include "io/yaml_reader.hpp"
 #include "io/report_files.hpp"
+#include "io/yaml_reader.hpp"
 #include "results/results.hpp"
 
 namespace lockstep::replay {
@@ -19,8 +19,7 @@ namespace {
 class CsvTable {
  public:
   CsvTable(const std::string& dir, const std::string& name) : path_(join_path(dir, name)) {
-    const std::vector<arch::CsvRecord> records =
-        arch::parse_csv(arch::read_text_file(path_), path_);
+    const std::vector<arch::CsvRecord> records = arch::parse_csv(arch::read_text_file(path_), path_);
     if (records.empty()) throw InputError(path_ + ": empty file");
     for (size_t i = 0; i < records[0].fields.size(); ++i) columns_[records[0].fields[i]] = i;
     rows_.assign(records.begin() + 1, records.end());
@@ -42,8 +41,8 @@ class CsvTable {
       if (used == text.size() && !text.empty() && text[0] != '-') return value;
     } catch (const std::exception&) {
     }
-    throw InputError(path_ + ":" + std::to_string(row.line) + ": " + column +
-                     ": expected a number, got '" + text + "'");
+    throw InputError(path_ + ":" + std::to_string(row.line) + ": " + column + ": expected a number, got '" + text +
+                     "'");
   }
   const std::string& path() const { return path_; }
 
@@ -57,15 +56,13 @@ class CsvTable {
 
 ReportSelection read_report_selection(const std::string& dir, const std::string& window) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec))
-    throw InputError("--selection " + dir + ": no such report folder");
+  if (!std::filesystem::is_directory(dir, ec)) throw InputError("--selection " + dir + ": no such report folder");
   ReportSelection selection;
   const auto provenance = read_provenance(dir);
   if (!provenance) {
-    throw InputError(
-        "--selection " + dir +
-        ": no provenance.json, so not a sweep report this Lockstep can check "
-        "against the capture (rerun lockstep sweep, or lockstep report on a sweep folder)");
+    throw InputError("--selection " + dir +
+                     ": no provenance.json, so not a sweep report this Lockstep can check "
+                     "against the capture (rerun lockstep sweep, or lockstep report on a sweep folder)");
   }
   selection.provenance = *provenance;
 
@@ -85,8 +82,7 @@ ReportSelection read_report_selection(const std::string& dir, const std::string&
   }
   if (window.empty()) throw InputError("--selection " + dir + ": give --window, one of " + known);
   if (selection.window.empty()) {
-    throw InputError("--window " + window + ": not a window of " + summary.path() + " (" + known +
-                     ")");
+    throw InputError("--window " + window + ": not a window of " + summary.path() + " (" + known + ")");
   }
 
   // (phase, config, width) -> table bytes of that point.
@@ -103,19 +99,16 @@ ReportSelection read_report_selection(const std::string& dir, const std::string&
     const std::string& width = by_phase.get(row, "selected_width");
     const auto table = tables.find({phase.phase, config, width});
     if (table == tables.end()) {
-      throw InputError(by_phase.path() + ":" + std::to_string(row.line) + ": phase " +
-                       std::to_string(phase.phase) + " selects " + config + " " + width +
-                       ", which results.csv does not hold");
+      throw InputError(by_phase.path() + ":" + std::to_string(row.line) + ": phase " + std::to_string(phase.phase) +
+                       " selects " + config + " " + width + ", which results.csv does not hold");
     }
-    selection.largest_phase_table_bytes =
-        std::max(selection.largest_phase_table_bytes, table->second);
+    selection.largest_phase_table_bytes = std::max(selection.largest_phase_table_bytes, table->second);
     const bool paired = width == "paired64";
     phase.compiler_config = paired ? config + "+paired" : config;
     phase.point = paired ? config + "p" : config;
     selection.phases.push_back(phase);
   }
-  if (selection.phases.empty())
-    throw InputError(by_phase.path() + ": no phase for window " + selection.window);
+  if (selection.phases.empty()) throw InputError(by_phase.path() + ": no phase for window " + selection.window);
   return selection;
 }
 

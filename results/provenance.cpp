@@ -3,12 +3,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "formats/package.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
 #include "io/mapped_file.hpp"
-#include "formats/package.hpp"
-#include "io/yaml_reader.hpp"
 #include "io/report_files.hpp"
+#include "io/yaml_reader.hpp"
 
 namespace lockstep::replay {
 
@@ -37,9 +37,7 @@ std::string file_fnv1a64(const std::string& path) {
   return arch::hex(arch::fnv1a64(file.data(), file.size()));
 }
 
-std::string base_name(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
+std::string base_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
 std::string provenance_json_text(const ReportProvenance& p) {
   nlohmann::ordered_json j;
@@ -49,8 +47,7 @@ std::string provenance_json_text(const ReportProvenance& p) {
   j["machine"] = {{"name", text_or_null(p.machine)}, {"digest", text_or_null(p.machine_digest)}};
   j["sweep_lockstep"] = text_or_null(p.sweep_lockstep);
   j["report_lockstep"] = text_or_null(p.report_lockstep);
-  j["program_cycles"] = p.program_cycles ? nlohmann::ordered_json(*p.program_cycles)
-                                         : nlohmann::ordered_json(nullptr);
+  j["program_cycles"] = p.program_cycles ? nlohmann::ordered_json(*p.program_cycles) : nlohmann::ordered_json(nullptr);
   // ensure_ascii: any byte of a file name comes out as text a JSON reader takes back.
   return j.dump(2, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -63,8 +60,8 @@ ReportProvenance parse_provenance_json(const std::string& text, const std::strin
       throw InputError(file_name + ": not a report provenance file (format '" + kFormat + "')");
     }
     if (j.at("version") != kVersion) {
-      throw InputError(file_name + ": provenance version " + j.at("version").dump() +
-                       ", this Lockstep reads " + std::to_string(kVersion));
+      throw InputError(file_name + ": provenance version " + j.at("version").dump() + ", this Lockstep reads " +
+                       std::to_string(kVersion));
     }
     p.capture = text_of(j.at("capture"), "file");
     p.capture_fnv1a64 = text_of(j.at("capture"), "fnv1a64");
@@ -72,8 +69,7 @@ ReportProvenance parse_provenance_json(const std::string& text, const std::strin
     p.machine_digest = text_of(j.at("machine"), "digest");
     p.sweep_lockstep = text_of(j, "sweep_lockstep");
     p.report_lockstep = text_of(j, "report_lockstep");
-    if (!j.at("program_cycles").is_null())
-      p.program_cycles = j.at("program_cycles").get<uint64_t>();
+    if (!j.at("program_cycles").is_null()) p.program_cycles = j.at("program_cycles").get<uint64_t>();
   } catch (const nlohmann::json::exception& e) {
     throw InputError(file_name + ": unreadable provenance: " + e.what());
   }

@@ -4,11 +4,11 @@
 #include <map>
 #include <tuple>
 
+#include "io/atomic_file.hpp"
 #include "io/csv.hpp"
 #include "io/errors.hpp"
-#include "io/yaml_reader.hpp"
-#include "io/atomic_file.hpp"
 #include "io/report_files.hpp"
+#include "io/yaml_reader.hpp"
 
 namespace lockstep::replay {
 
@@ -19,11 +19,22 @@ const char* const kResultsHeader =
 
 namespace {
 
-constexpr const char* kColumns[] = {
-    "phase",           "label",          "execution_count",    "config",
-    "width",           "horizon",        "lower_bound",        "max_row_bytes",
-    "total_row_bytes", "table_bytes_shared", "table_bytes_unshared", "patch_calls",
-    "patch_words",     "compile_ms",     "simulate_ms",        "payload"};
+constexpr const char* kColumns[] = {"phase",
+                                    "label",
+                                    "execution_count",
+                                    "config",
+                                    "width",
+                                    "horizon",
+                                    "lower_bound",
+                                    "max_row_bytes",
+                                    "total_row_bytes",
+                                    "table_bytes_shared",
+                                    "table_bytes_unshared",
+                                    "patch_calls",
+                                    "patch_words",
+                                    "compile_ms",
+                                    "simulate_ms",
+                                    "payload"};
 constexpr size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
 
 bool all_digits(const std::string& text) {
@@ -40,9 +51,7 @@ class LineReader {
   LineReader(const std::string& file, size_t line, std::vector<std::string> fields)
       : file_(file), line_(line), fields_(std::move(fields)) {}
 
-  [[noreturn]] void fail(size_t column, const std::string& what) const {
-    fail_named(kColumns[column], what);
-  }
+  [[noreturn]] void fail(size_t column, const std::string& what) const { fail_named(kColumns[column], what); }
   [[noreturn]] void fail_named(const std::string& column, const std::string& what) const {
     throw InputError(file_ + ":" + std::to_string(line_) + ": " + column + ": " + what);
   }
@@ -55,8 +64,7 @@ class LineReader {
     uint64_t v = 0;
     for (char c : t) {
       const uint64_t digit = static_cast<uint64_t>(c - '0');
-      if (v > (max - digit) / 10) fail(column, "'" + t + "' is out of range (at most " +
-                                               std::to_string(max) + ")");
+      if (v > (max - digit) / 10) fail(column, "'" + t + "' is out of range (at most " + std::to_string(max) + ")");
       v = v * 10 + digit;
     }
     return v;
@@ -66,9 +74,8 @@ class LineReader {
   double milliseconds(size_t column) const {
     const std::string& t = fields_[column];
     const size_t dot = t.find('.');
-    const bool ok = dot == std::string::npos
-                        ? all_digits(t)
-                        : all_digits(t.substr(0, dot)) && all_digits(t.substr(dot + 1));
+    const bool ok =
+        dot == std::string::npos ? all_digits(t) : all_digits(t.substr(0, dot)) && all_digits(t.substr(dot + 1));
     if (!ok) fail(column, "expected milliseconds like 12.345, got '" + t + "'");
     const double ms = std::strtod(t.c_str(), nullptr);
     // About 31 years: anything above is damage, and the writer's 3 decimals stay exact below.
@@ -133,9 +140,7 @@ std::string format_ms(double ms) {
 
 }  // namespace
 
-std::string width_name(compiler::Width width) {
-  return width == compiler::Width::Paired64 ? "paired64" : "word32";
-}
+std::string width_name(compiler::Width width) { return width == compiler::Width::Paired64 ? "paired64" : "word32"; }
 
 std::string point_name(const ResultRow& row) {
   return row.width == compiler::Width::Paired64 ? row.config + "p" : row.config;
@@ -153,8 +158,8 @@ std::vector<ResultRow> parse_results_csv(const std::string& text, const std::str
       std::string header;
       for (const auto& f : record.fields) header += (header.empty() ? "" : ",") + f;
       if (header != kResultsHeader) {
-        throw InputError(file_name + ":1: header: expected '" + std::string(kResultsHeader) +
-                         "', got '" + header + "'");
+        throw InputError(file_name + ":1: header: expected '" + std::string(kResultsHeader) + "', got '" + header +
+                         "'");
       }
       header_seen = true;
       continue;
@@ -165,47 +170,44 @@ std::vector<ResultRow> parse_results_csv(const std::string& text, const std::str
     const size_t count = record.fields.size();
     LineReader in(file_name, line_number, std::move(record.fields));
     if (count < kColumnCount) {
-      in.fail(count, "missing: the row has " + std::to_string(count) + " of " +
-                         std::to_string(kColumnCount) + " columns");
+      in.fail(count,
+              "missing: the row has " + std::to_string(count) + " of " + std::to_string(kColumnCount) + " columns");
     }
     if (count > kColumnCount) {
-      in.fail_named("row", std::to_string(count) + " columns, expected " +
-                               std::to_string(kColumnCount) +
+      in.fail_named("row", std::to_string(count) + " columns, expected " + std::to_string(kColumnCount) +
                                " (a field holding a comma must be quoted)");
     }
     ResultRow row = parse_row(in);
     if (!rows.empty() && row.phase < rows.back().phase) {
-      in.fail(0, "phase " + std::to_string(row.phase) + " comes after phase " +
-                     std::to_string(rows.back().phase) + ": rows must be sorted by phase");
+      in.fail(0, "phase " + std::to_string(row.phase) + " comes after phase " + std::to_string(rows.back().phase) +
+                     ": rows must be sorted by phase");
     }
     const auto first = phase_first.find(row.phase);
     if (first == phase_first.end()) {
       phase_first[row.phase] = {line_number, rows.size()};
     } else {
       const ResultRow& other = rows[first->second.second];
-      const std::string where = " on line " + std::to_string(first->second.first) +
-                                " for phase " + std::to_string(row.phase);
+      const std::string where =
+          " on line " + std::to_string(first->second.first) + " for phase " + std::to_string(row.phase);
       if (row.label != other.label) {
         in.fail(1, "'" + row.label + "' differs from '" + other.label + "'" + where);
       }
       if (row.execution_count != other.execution_count) {
-        in.fail(2, std::to_string(row.execution_count) + " differs from " +
-                       std::to_string(other.execution_count) + where);
+        in.fail(2,
+                std::to_string(row.execution_count) + " differs from " + std::to_string(other.execution_count) + where);
       }
     }
     const auto key = std::make_tuple(row.phase, row.config, row.width);
     const auto dup = seen.find(key);
     if (dup != seen.end()) {
-      in.fail(3, row.config + " " + width_name(row.width) + " appears twice for phase " +
-                     std::to_string(row.phase) + " (first on line " +
-                     std::to_string(dup->second) + ")");
+      in.fail(3, row.config + " " + width_name(row.width) + " appears twice for phase " + std::to_string(row.phase) +
+                     " (first on line " + std::to_string(dup->second) + ")");
     }
     seen[key] = line_number;
     rows.push_back(std::move(row));
   }
   if (!header_seen) {
-    throw InputError(file_name + ":1: header: empty file, expected '" +
-                     std::string(kResultsHeader) + "'");
+    throw InputError(file_name + ":1: header: empty file, expected '" + std::string(kResultsHeader) + "'");
   }
   return rows;
 }
@@ -217,13 +219,13 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
 std::string results_csv_text(const std::vector<ResultRow>& rows) {
   std::string out = std::string(kResultsHeader) + "\n";
   for (const auto& r : rows) {
-    out += std::to_string(r.phase) + "," + arch::csv_field(r.label) + "," + std::to_string(r.execution_count) +
-           "," + r.config + "," + width_name(r.width) + "," + std::to_string(r.horizon) + "," +
+    out += std::to_string(r.phase) + "," + arch::csv_field(r.label) + "," + std::to_string(r.execution_count) + "," +
+           r.config + "," + width_name(r.width) + "," + std::to_string(r.horizon) + "," +
            std::to_string(r.lower_bound) + "," + std::to_string(r.max_row_bytes) + "," +
-           std::to_string(r.total_row_bytes) + "," + std::to_string(r.table_bytes_shared) +
-           "," + std::to_string(r.table_bytes_unshared) + "," + std::to_string(r.patch_calls) +
-           "," + std::to_string(r.patch_words) + "," + format_ms(r.compile_ms) + "," +
-           format_ms(r.simulate_ms) + "," + (r.payload_pass ? "pass" : "fail") + "\n";
+           std::to_string(r.total_row_bytes) + "," + std::to_string(r.table_bytes_shared) + "," +
+           std::to_string(r.table_bytes_unshared) + "," + std::to_string(r.patch_calls) + "," +
+           std::to_string(r.patch_words) + "," + format_ms(r.compile_ms) + "," + format_ms(r.simulate_ms) + "," +
+           (r.payload_pass ? "pass" : "fail") + "\n";
   }
   return out;
 }

@@ -26,7 +26,7 @@ struct ResultRow {
   uint64_t table_bytes_unshared = 0;
   uint64_t patch_calls = 0;
   uint64_t patch_words = 0;
-  double compile_ms = 0;   // wall time; the only columns allowed to differ between runs
+  double compile_ms = 0;  // wall time; the only columns allowed to differ between runs
   double simulate_ms = 0;
   bool payload_pass = false;
 };

@@ -9,9 +9,7 @@
 
 namespace lockstep::replay {
 
-std::string PointRef::name() const {
-  return width == compiler::Width::Paired64 ? config + "p" : config;
-}
+std::string PointRef::name() const { return width == compiler::Width::Paired64 ? config + "p" : config; }
 
 PointRef parse_point_ref(const std::string& text, const std::string& what) {
   PointRef ref;
@@ -61,8 +59,7 @@ SweepDefinition parse_sweep_definition(const std::string& text, const std::strin
   try {
     sweep.reference = parse_point_ref(reference, "reference");
   } catch (const InputError&) {
-    arch::yaml_fail(file_name, reference_node, "reference",
-                    "'" + reference + "' is not a configuration name");
+    arch::yaml_fail(file_name, reference_node, "reference", "'" + reference + "' is not a configuration name");
   }
   if (!names.count(sweep.reference.config)) {
     arch::yaml_fail(file_name, reference_node, "reference",

@@ -24,9 +24,9 @@ struct PointRef {
 PointRef parse_point_ref(const std::string& text, const std::string& what);
 
 struct SweepDefinition {
-  std::string file;                         // where it was read from (for messages)
-  std::vector<std::string> configurations;  // in file order: the order of results.csv rows
-  PointRef reference;                       // the policy comparisons measure against
+  std::string file;                            // where it was read from (for messages)
+  std::vector<std::string> configurations;     // in file order: the order of results.csv rows
+  PointRef reference;                          // the policy comparisons measure against
   std::vector<uint64_t> max_row_growth_bytes;  // K of each growth window, in file order
 };
 

@@ -11,39 +11,39 @@
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
-#include "profile/profile.hpp"
 #include "model/run_monitor.hpp"
+#include "profile/profile.hpp"
 
 namespace lockstep::sim {
 
 // The hazard classes of IPU21-EXCHANGE.md section 7, plus the simulator's own.
 enum class HazardKind : uint8_t {
-  RowFetchConflict = 1,      // 1: row fetch vs data in one memory element
-  SendReceiveConflict = 2,   // 2: send read window vs receive write window, same element
-  InstructionAccess = 3,     // 3: load/store (kernel, patch) during a write to its element
-  WriteOutOfRange = 4,       // 4
-  MuxLeftOpen = 5,           // 5
-  NoPointer = 6,             // 6
-  OverlappingReceives = 7,   // 7
-  SimultaneousControls = 8,  // 8
-  ControlAtMessageStart = 9, // 9
-  Paired = 10,               // 10
-  Encoding = 11,             // 11
-  StreamConflict = 12,       // 12: one stream per tile; word lost or duplicated
-  DoubleWrite = 13,          // a word written twice in one phase
+  RowFetchConflict = 1,       // 1: row fetch vs data in one memory element
+  SendReceiveConflict = 2,    // 2: send read window vs receive write window, same element
+  InstructionAccess = 3,      // 3: load/store (kernel, patch) during a write to its element
+  WriteOutOfRange = 4,        // 4
+  MuxLeftOpen = 5,            // 5
+  NoPointer = 6,              // 6
+  OverlappingReceives = 7,    // 7
+  SimultaneousControls = 8,   // 8
+  ControlAtMessageStart = 9,  // 9
+  Paired = 10,                // 10
+  Encoding = 11,              // 11
+  StreamConflict = 12,        // 12: one stream per tile; word lost or duplicated
+  DoubleWrite = 13,           // a word written twice in one phase
 };
 std::string hazard_name(HazardKind kind);  // e.g. "mux-left-open"
 
 struct Hazard {
   HazardKind kind;
-  uint32_t tile = 0;          // logical
+  uint32_t tile = 0;  // logical
   uint32_t phase = 0;
-  uint32_t iteration = 0;     // Repeat iteration (0 outside a Repeat)
-  uint64_t cycle = 0;         // absolute tile cycle from the start of the run
-  uint32_t row_offset = 0;    // byte offset in the row of the instruction at fault
-  std::string instruction;    // disassembly of that instruction
-  std::string detail;         // one line
-  bool step = false;          // found by the supervisor or a kernel, not by an exchange row
+  uint32_t iteration = 0;   // Repeat iteration (0 outside a Repeat)
+  uint64_t cycle = 0;       // absolute tile cycle from the start of the run
+  uint32_t row_offset = 0;  // byte offset in the row of the instruction at fault
+  std::string instruction;  // disassembly of that instruction
+  std::string detail;       // one line
+  bool step = false;        // found by the supervisor or a kernel, not by an exchange row
 };
 
 // What the chip would raise for a hazard (IPU21-DEVICE.md section 16): its exception type
@@ -78,8 +78,8 @@ using model::ReceivedRun;
 struct PhaseExecution {
   uint32_t phase = 0;
   uint32_t iteration = 0;
-  uint64_t release_cycle = 0;  // barrier release: event 0 of the phase
-  uint32_t horizon = 0;        // events from release to the end of the last tile's row
+  uint64_t release_cycle = 0;        // barrier release: event 0 of the phase
+  uint32_t horizon = 0;              // events from release to the end of the last tile's row
   std::vector<TileExecution> tiles;  // every participant, by tile; only with RunOptions::record_tiles
   uint32_t last_arrival = 0;         // the tile whose arrival released the phase (on the critical path)
   model::CycleSplit before;          // its cycles from its own previous release to this release
@@ -114,7 +114,7 @@ struct StopAt {
   uint32_t iteration = 0;  // ...in this Repeat iteration
   uint32_t tile = 0;       // Step: as this logical tile enters its top-level step
   uint32_t step = 0;
-  std::string text;        // as the user wrote it
+  std::string text;  // as the user wrote it
 };
 
 // A tile's exchange state at a stop, and its row's words (RunResult::rows).
@@ -128,19 +128,19 @@ struct RowState {
 };
 
 struct RunOptions {
-  bool keep_going = false;                      // collect every hazard instead of stopping
-  std::string source_name = "package";          // names the package in InputError messages
-  std::optional<uint32_t> trace_tile;           // debug-trace exchange events of this tile
-  bool record_tiles = false;                    // fill PhaseExecution::tiles (row ends, received runs)
+  bool keep_going = false;              // collect every hazard instead of stopping
+  std::string source_name = "package";  // names the package in InputError messages
+  std::optional<uint32_t> trace_tile;   // debug-trace exchange events of this tile
+  bool record_tiles = false;            // fill PhaseExecution::tiles (row ends, received runs)
   // Keep those tiles in RunResult::executions; false: only after_exchange sees them, so a run's
   // memory does not grow with its write runs.
   bool keep_tiles = true;
-  bool profile = false;                         // fill RunResult::profile (sim/profile_builder.hpp)
-  uint32_t invocations = 1;                     // run the resident program this many times
-  uint64_t max_cycles = 0;                      // stop once a tile passes this cycle (0 = no bound)
-  double timeout_seconds = 0;                   // stop after this much wall time (0 = no bound)
+  bool profile = false;                                // fill RunResult::profile (sim/profile_builder.hpp)
+  uint32_t invocations = 1;                            // run the resident program this many times
+  uint64_t max_cycles = 0;                             // stop once a tile passes this cycle (0 = no bound)
+  double timeout_seconds = 0;                          // stop after this much wall time (0 = no bound)
   std::map<std::string, std::vector<uint8_t>> inputs;  // binding name -> bytes
-  bool invocation_outputs = false;  // fill RunResult::invocation_outputs (with invocations > 1)
+  bool invocation_outputs = false;                     // fill RunResult::invocation_outputs (with invocations > 1)
   // A package with host phases: the calls the host invokes, in order. Absent: every call of the
   // package once, in its order, each input file made of its input bindings' bytes (from
   // `inputs`, else the package's); those bindings then reach the tiles only by host phases.
@@ -161,13 +161,13 @@ struct RunResult {
   // The run's critical path split into exchange, compute, sync, patching and control
   // (model/cycle_split.hpp); its parts add up to total_cycles.
   model::CycleSplit cycle_split;
-  std::vector<Hazard> hazards;             // sorted by (cycle, tile, kind)
+  std::vector<Hazard> hazards;  // sorted by (cycle, tile, kind)
   std::vector<ExpectationFailure> expectation_failures;
   std::map<std::string, std::vector<uint8_t>> outputs;  // output bindings
   // With RunOptions::invocation_outputs: the output bindings at the end of every invocation but
   // the last (whose are `outputs`), in invocation order.
   std::vector<std::map<std::string, std::vector<uint8_t>>> invocation_outputs;
-  std::optional<arch::Profile> profile;    // a sample per executed step, with RunOptions::profile
+  std::optional<arch::Profile> profile;  // a sample per executed step, with RunOptions::profile
   // With host phases: each invoked call's output file, in invocation order, and every host
   // phase's cycles added (model/host_link.hpp).
   std::vector<std::pair<std::string, std::vector<uint8_t>>> host_outputs;

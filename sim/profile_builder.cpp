@@ -31,16 +31,20 @@ void kernel_step(const arch::KernelStep& k, uint32_t calls, ProfileStep& out) {
   out.metadata.push_back({"kernelSpec", arch::kernel_spec(k)});
   if (const auto* sig = arch::find_kernel_signature(k.name)) {
     const auto bytes = sig->operand_bytes(k.scalars, k.operands.size());
-    for (size_t i = 0; i < bytes.size(); ++i) out.metadata.push_back({"operand" + std::to_string(i) + "Bytes", std::to_string(bytes[i])});
+    for (size_t i = 0; i < bytes.size(); ++i)
+      out.metadata.push_back({"operand" + std::to_string(i) + "Bytes", std::to_string(bytes[i])});
   }
   out.metadata.push_back({"invocations", std::to_string(calls)});
 }
 
 const char* patch_method(arch::PatchMethod m) {
   switch (m) {
-    case arch::PatchMethod::Helper: return "helper";
-    case arch::PatchMethod::Bulk: return "bulk";
-    case arch::PatchMethod::Setup: return "setup";
+    case arch::PatchMethod::Helper:
+      return "helper";
+    case arch::PatchMethod::Bulk:
+      return "bulk";
+    case arch::PatchMethod::Setup:
+      return "setup";
   }
   return "unknown";
 }
@@ -80,7 +84,8 @@ ProfileStep describe(const StepRecord& r, uint32_t local_index) {
       kernel_step(*static_cast<const arch::KernelStep*>(r.step), r.calls, out);
       // The supervisor's call sequence around the kernels (operands, call, return), which
       // calibration takes out of the sample (docs/calibration.md).
-      out.metadata.push_back({"callCycles", std::to_string(r.end - r.start - std::min(r.kernel_cycles, r.end - r.start))});
+      out.metadata.push_back(
+          {"callCycles", std::to_string(r.end - r.start - std::min(r.kernel_cycles, r.end - r.start))});
       break;
     case StepRole::RepeatEntry:
     case StepRole::RepeatIteration:
@@ -95,16 +100,16 @@ ProfileStep describe(const StepRecord& r, uint32_t local_index) {
       for (const auto& t : h.transfers) (t.direction == arch::HostDirection::ToTile ? to_tile : to_host) += t.bytes;
       out.kind = ProfileStepKind::Exchange;
       out.kernel = "host-exchange";
-      out.metadata = {{"reason", "HostPhase"}, {"bytesToTile", std::to_string(to_tile)},
-                      {"bytesToHost", std::to_string(to_host)}};
+      out.metadata = {
+          {"reason", "HostPhase"}, {"bytesToTile", std::to_string(to_tile)}, {"bytesToHost", std::to_string(to_host)}};
       break;
     }
     case StepRole::Patch: {
       const auto& p = *static_cast<const arch::PatchStep*>(r.step);
       out.kind = ProfileStepKind::Compute;
       out.kernel = "patch";
-      out.metadata = {{"reason", "RepeatPatch"}, {"method", patch_method(p.method)},
-                      {"words", std::to_string(p.entries.size())}};
+      out.metadata = {
+          {"reason", "RepeatPatch"}, {"method", patch_method(p.method)}, {"words", std::to_string(p.entries.size())}};
       break;
     }
   }

@@ -7,8 +7,8 @@
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
-#include "profile/profile.hpp"
 #include "model/chip.hpp"
+#include "profile/profile.hpp"
 
 namespace lockstep::sim {
 

@@ -8,8 +8,8 @@ constexpr uint32_t kReturnWord = 0x43a00000;  // br $m10
 
 RowState row_state(const model::Tile& tile, const MemoryView& view) {
   const arch::ExchangeStep& e = tile.last_exchange();
-  RowState r{tile.logical(), e.phase, tile.iteration(), tile.mux, tile.paired_mux, e.incoming_format,
-             e.incoming_base, e.row_address, {}};
+  RowState r{tile.logical(),    e.phase,         tile.iteration(), tile.mux, tile.paired_mux,
+             e.incoming_format, e.incoming_base, e.row_address,    {}};
   if (!e.row_address) return r;
   for (uint32_t a = *e.row_address; r.row.size() < kMaxRowWords && tile.memory().contains(a, 4); a += 4) {
     uint32_t word = 0;

@@ -1,6 +1,7 @@
 // The SystemC backend: validates a package, loads it into a fresh model, runs it and
 // checks its expectations.
 #include <spdlog/spdlog.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <bit>
@@ -12,13 +13,11 @@
 #include <sstream>
 #include <systemc>
 
-#include <tbb/parallel_for.h>
-
+#include "arch/topology.hpp"
+#include "formats/token.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
 #include "io/parallel.hpp"
-#include "formats/token.hpp"
-#include "arch/topology.hpp"
 #include "model/chip.hpp"
 #include "model/kernel_registry.hpp"
 #include "sim/backend.hpp"
@@ -92,8 +91,7 @@ uint64_t binding_bytes(const arch::Binding& b) {
 
 class SystemCBackend : public Backend {
  public:
-  explicit SystemCBackend(arch::MachineDescription machine)
-      : machine_(std::move(machine)), topology_(machine_) {}
+  explicit SystemCBackend(arch::MachineDescription machine) : machine_(std::move(machine)), topology_(machine_) {}
 
   RunResult run(const arch::Package& package, const RunOptions& options) override {
     const std::string& file = options.source_name;
@@ -119,9 +117,7 @@ class SystemCBackend : public Backend {
     ChipMemoryView view(*chip);
     RunResult result;
     if (options.after_exchange) {
-      monitor.after_phase = [&](const model::PhaseRecord& r) {
-        options.after_exchange(to_execution(r), view);
-      };
+      monitor.after_phase = [&](const model::PhaseRecord& r) { options.after_exchange(to_execution(r), view); };
     }
     arm_stop(options, monitor);
     const auto built = std::chrono::steady_clock::now();
@@ -139,11 +135,10 @@ class SystemCBackend : public Backend {
       for (const auto& [key, tiles] : chip->barrier().stuck()) {
         std::string list;
         for (const auto* t : tiles) list += (list.empty() ? "" : ",") + std::to_string(t->logical());
-        const std::string what = key.host ? "host phase " + std::to_string(key.phase)
+        const std::string what = key.host       ? "host phase " + std::to_string(key.phase)
                                  : key.exchange ? "phase " + std::to_string(key.phase)
                                                 : std::string("sync");
-        throw InputError(file + ": " + what +
-                         ": barrier never releases: tiles " + list +
+        throw InputError(file + ": " + what + ": barrier never releases: tiles " + list +
                          " arrive but others never do (mismatched steps)");
       }
     }
@@ -187,15 +182,16 @@ class SystemCBackend : public Backend {
     }
     const auto collected = std::chrono::steady_clock::now();
     chip.reset();
-    spdlog::debug("run: {} phase executions copied {} bytes between SRAMs in {} copies; {} bytes of repeats were "
-                  "in place already (nothing wrote their pages since), not copied again",
-                  monitor.executions().size(), monitor.copied().bytes, monitor.copied().copies,
-                  monitor.copied().landed_bytes);
+    spdlog::debug(
+        "run: {} phase executions copied {} bytes between SRAMs in {} copies; {} bytes of repeats were "
+        "in place already (nothing wrote their pages since), not copied again",
+        monitor.executions().size(), monitor.copied().bytes, monitor.copied().copies, monitor.copied().landed_bytes);
     const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
-    spdlog::debug("run: chip built in {:.3f} s, loaded in {:.3f} s, simulated in {:.3f} s, results in {:.3f} s, "
-                  "chip taken down in {:.3f} s",
-                  seconds(began, built), seconds(built, loaded), seconds(loaded, simulated),
-                  seconds(simulated, collected), seconds(collected, std::chrono::steady_clock::now()));
+    spdlog::debug(
+        "run: chip built in {:.3f} s, loaded in {:.3f} s, simulated in {:.3f} s, results in {:.3f} s, "
+        "chip taken down in {:.3f} s",
+        seconds(began, built), seconds(built, loaded), seconds(loaded, simulated), seconds(simulated, collected),
+        seconds(collected, std::chrono::steady_clock::now()));
     return result;
   }
 
@@ -248,7 +244,9 @@ class SystemCBackend : public Backend {
           case arch::FillKind::Bytes:
             memory.write(seg.address, seg.size, seg.bytes.data());
             break;
-          case arch::FillKind::Zero: memory.zero(seg.address, seg.size); break;
+          case arch::FillKind::Zero:
+            memory.zero(seg.address, seg.size);
+            break;
           case arch::FillKind::Tokens:
             // Made in place: a buffer to fill and copy was two more passes over 640 MB of an
             // exchange-only package's tokens.
@@ -306,13 +304,15 @@ class SystemCBackend : public Backend {
     for (const auto& b : package.bindings) {
       if (b.kind == arch::BindingKind::Output) continue;
       const bool inside = std::any_of(b.slices.begin(), b.slices.end(), [&](const arch::Slice& s) {
-        return s.tile == tile && s.address < uint64_t{seg.address} + seg.size && seg.address < uint64_t{s.address} + s.bytes;
+        return s.tile == tile && s.address < uint64_t{seg.address} + seg.size &&
+               seg.address < uint64_t{s.address} + s.bytes;
       });
-      if (inside) names += (names.empty() ? "" : ", ") + std::string(b.kind == arch::BindingKind::Weight ? "weight " : "input ") + b.name;
+      if (inside)
+        names += (names.empty() ? "" : ", ") + std::string(b.kind == arch::BindingKind::Weight ? "weight " : "input ") +
+                 b.name;
     }
     return names.empty() ? "" : " (holding " + names + ")";
   }
-
 
   static bool host_fed(const arch::Package& package, const std::string& binding) {
     for (const auto& call : package.host.calls) {
@@ -327,7 +327,8 @@ class SystemCBackend : public Backend {
                           const MemoryView& view) {
     const auto& calls = package.host.calls;
     auto find = [&](const std::string& name) -> const arch::HostCallSpec& {
-      const auto it = std::find_if(calls.begin(), calls.end(), [&](const arch::HostCallSpec& c) { return c.name == name; });
+      const auto it =
+          std::find_if(calls.begin(), calls.end(), [&](const arch::HostCallSpec& c) { return c.name == name; });
       if (it == calls.end()) throw InputError(options.source_name + ": unknown host call " + name);
       return *it;
     };
@@ -377,9 +378,11 @@ class SystemCBackend : public Backend {
         view.read(e.tile, e.address, e.size, found.data());
         if (e.digest) {
           const uint64_t d = arch::fnv1a64(found.data(), found.size());
-          if (d != *e.digest) failures[i] = {e.tile, e.address, "digest " + hex_digest(*e.digest), "digest " + hex_digest(d)};
+          if (d != *e.digest)
+            failures[i] = {e.tile, e.address, "digest " + hex_digest(*e.digest), "digest " + hex_digest(d)};
         } else if (found != e.bytes) {
-          failures[i] = {e.tile, e.address, hex_bytes(e.bytes.data(), e.bytes.size()), hex_bytes(found.data(), found.size())};
+          failures[i] = {e.tile, e.address, hex_bytes(e.bytes.data(), e.bytes.size()),
+                         hex_bytes(found.data(), found.size())};
         }
       }
     });
@@ -436,13 +439,15 @@ class SystemCBackend : public Backend {
 void check_watches(const std::vector<model::WatchRange>& watches, const arch::MachineDescription& machine,
                    const char* option) {
   for (const model::WatchRange& w : watches) {
-    const std::string what = std::string(option) + " " + std::to_string(w.tile) + ":" + arch::hex(w.address) + ":" + std::to_string(w.bytes);
+    const std::string what =
+        std::string(option) + " " + std::to_string(w.tile) + ":" + arch::hex(w.address) + ":" + std::to_string(w.bytes);
     if (w.tile >= machine.tiles)
       throw InputError(what + ": machine " + machine.name + " has tiles 0.." + std::to_string(machine.tiles - 1));
     if (w.address % 4 != 0 || w.bytes == 0 || w.bytes % 4 != 0)
       throw InputError(what + ": the address must be 4-aligned and the bytes a positive multiple of 4");
     if (w.address < machine.sram_base || uint64_t{w.address} + w.bytes > machine.sram_end)
-      throw InputError(what + ": outside the tile's memory [" + arch::hex(machine.sram_base) + ", " + arch::hex(machine.sram_end) + ")");
+      throw InputError(what + ": outside the tile's memory [" + arch::hex(machine.sram_base) + ", " +
+                       arch::hex(machine.sram_end) + ")");
   }
 }
 

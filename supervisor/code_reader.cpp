@@ -29,9 +29,12 @@ uint32_t first_register(const Instruction& in) {
     case Opcode::And:
     case Opcode::Shl:
     case Opcode::Ld32:
-    case Opcode::Get: return in.dest;
-    case Opcode::St32: return in.source;
-    default: return in.reg;
+    case Opcode::Get:
+      return in.dest;
+    case Opcode::St32:
+      return in.source;
+    default:
+      return in.reg;
   }
 }
 
@@ -71,7 +74,8 @@ uint32_t CodeReader::take_immediate(uint32_t reg) {
   const auto shl = at();
   const auto add = at(1);
   if (shl && shl->op == Opcode::Shl && shl->dest == reg && shl->source == reg && shl->immediate == 12 && add &&
-      add->op == Opcode::Add && add->dest == reg && add->source == reg && add->immediate >= 0 && add->immediate < 0x1000) {
+      add->op == Opcode::Add && add->dest == reg && add->source == reg && add->immediate >= 0 &&
+      add->immediate < 0x1000) {
     value = (value << 12) + static_cast<uint32_t>(add->immediate);
     pc_ += 2;
   }
@@ -88,15 +92,18 @@ void CodeReader::take_put(uint32_t csr, uint32_t reg) {
 
 void CodeReader::take_ld32(uint32_t dest, uint32_t base, uint32_t offset) {
   const auto in = at();
-  if (!in || in->op != Opcode::Ld32 || in->dest != dest || in->base != base || in->index != kZero || in->offset != offset) {
-    fail("expected ld32 $m" + std::to_string(dest) + ", $m" + std::to_string(base) + ", $m15, " + std::to_string(offset));
+  if (!in || in->op != Opcode::Ld32 || in->dest != dest || in->base != base || in->index != kZero ||
+      in->offset != offset) {
+    fail("expected ld32 $m" + std::to_string(dest) + ", $m" + std::to_string(base) + ", $m15, " +
+         std::to_string(offset));
   }
   ++pc_;
 }
 
 void CodeReader::take_st32(uint32_t source, uint32_t base) {
   const auto in = at();
-  if (!in || in->op != Opcode::St32 || in->source != source || in->base != base || in->index != kZero || in->offset != 0) {
+  if (!in || in->op != Opcode::St32 || in->source != source || in->base != base || in->index != kZero ||
+      in->offset != 0) {
     fail("expected st32 $m" + std::to_string(source) + ", $m" + std::to_string(base) + ", $m15, 0");
   }
   ++pc_;

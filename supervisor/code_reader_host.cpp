@@ -33,10 +33,11 @@ void add_packet(std::vector<HostTransfer>& transfers, std::vector<HostPacket>& p
       std::vector<HostPacket> joined = packets_of_last;
       joined.push_back(p);
       const auto again = host_packets(p.to_tile, last.tile_address, last.host_address, last.bytes + p.bytes);
-      const bool same = again.size() == joined.size() &&
-                        std::equal(again.begin(), again.end(), joined.begin(), [](const HostPacket& a, const HostPacket& b) {
-                          return a.tile_address == b.tile_address && a.host_address == b.host_address && a.bytes == b.bytes;
-                        });
+      const bool same =
+          again.size() == joined.size() &&
+          std::equal(again.begin(), again.end(), joined.begin(), [](const HostPacket& a, const HostPacket& b) {
+            return a.tile_address == b.tile_address && a.host_address == b.host_address && a.bytes == b.bytes;
+          });
       if (same) {
         last.bytes += p.bytes;
         packets_of_last = std::move(joined);
@@ -74,13 +75,15 @@ Step CodeReader::read_host() {
     const uint32_t from = stream;
     stream += 4 * in->words;
     if (write) {  // the payload of the write header before it
-      if (4 * in->words != write->bytes) fail("a host write of " + std::to_string(write->bytes) + " bytes sends " + std::to_string(4 * in->words));
+      if (4 * in->words != write->bytes)
+        fail("a host write of " + std::to_string(write->bytes) + " bytes sends " + std::to_string(4 * in->words));
       write->tile_address = from;
       packets.push_back(*write);
       write.reset();
       continue;
     }
-    if (in->words % 2 != 0) fail("a host program sends " + std::to_string(in->words) + " header words from " + hex(from));
+    if (in->words % 2 != 0)
+      fail("a host program sends " + std::to_string(in->words) + " header words from " + hex(from));
     for (uint32_t w = 0; w < in->words; w += 2) {
       const uint32_t word0 = memory(from + 4 * w), word1 = memory(from + 4 * w + 4);
       if ((word0 & 0x80000000u) == 0) continue;  // the request bitmap

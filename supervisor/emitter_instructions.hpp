@@ -8,7 +8,7 @@
 
 namespace lockstep::arch::emitter {
 
-using namespace registers;  // kM0 .. kZero, the exchange CSRs
+using namespace registers;                   // kM0 .. kZero, the exchange CSRs
 inline constexpr uint32_t kGuardWords = 16;  // the supervisor's 64-byte fetch look-ahead (section 1)
 inline constexpr uint32_t kFrameBytes = 8;   // a Repeat's frame: the remaining count, 8-aligned
 

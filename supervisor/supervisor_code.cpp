@@ -7,14 +7,14 @@
 #include <map>
 #include <optional>
 
-#include "io/errors.hpp"
-#include "io/hex.hpp"
 #include "arch/instruction.hpp"
 #include "arch/kernel_signatures.hpp"
 #include "arch/runtime_sram.hpp"
-#include "formats/package_validate_host.hpp"
-#include "supervisor/supervisor_emitter.hpp"
 #include "arch/topology.hpp"
+#include "formats/package_validate_host.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
+#include "supervisor/supervisor_emitter.hpp"
 
 namespace lockstep::arch {
 
@@ -26,8 +26,10 @@ bool opens_record(SiteRole role) {
     case SiteRole::Patch:
     case SiteRole::Host:
     case SiteRole::RepeatEntry:
-    case SiteRole::RepeatIteration: return true;
-    default: return false;
+    case SiteRole::RepeatIteration:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -63,7 +65,8 @@ void used_by_steps(const std::vector<Step>& steps, std::vector<Range>& used) {
     } else if (const auto* h = std::get_if<HostStep>(&step.kind)) {
       // Where the host's packets land (the staging buffer for staged transfers).
       const std::vector<uint32_t> landing = host_landing_addresses(*h);
-      for (size_t i = 0; i < landing.size(); ++i) used.emplace_back(landing[i], uint64_t{landing[i]} + h->transfers[i].bytes);
+      for (size_t i = 0; i < landing.size(); ++i)
+        used.emplace_back(landing[i], uint64_t{landing[i]} + h->transfers[i].bytes);
     }
   }
 }
@@ -110,24 +113,26 @@ uint32_t place_in_free_sram(const TileProgram& program, const MachineDescription
   // The table region first: transfers stay out of it by convention (formats/capture.hpp), so
   // receives cannot land on the code; then anywhere else, from the top down.
   const uint64_t table_end = uint64_t(program.table.address) + program.table.size;
-  for (const auto& [lo, hi] : {Range{std::max(low, uint64_t(program.table.address)), std::min(high, table_end)},
-                               Range{low, high}}) {
+  for (const auto& [lo, hi] :
+       {Range{std::max(low, uint64_t(program.table.address)), std::min(high, table_end)}, Range{low, high}}) {
     if (const auto start = highest_gap(merged, lo, hi, bytes, largest)) return *start;
   }
   throw InputError("tile " + std::to_string(program.tile) + ": no room for " + std::to_string(bytes) +
-                   " bytes of supervisor code below " + hex(machine.row_region_end) +
-                   " (largest free run " + std::to_string(largest) + " bytes)");
+                   " bytes of supervisor code below " + hex(machine.row_region_end) + " (largest free run " +
+                   std::to_string(largest) + " bytes)");
 }
 
 std::string sram_user(const TileProgram& program, uint64_t first, uint64_t end) {
   for (const Segment& s : program.segments) {
-    if (s.address < end && uint64_t{s.address} + s.size > first) return "segment at " + hex(s.address) + "+" + std::to_string(s.size);
+    if (s.address < end && uint64_t{s.address} + s.size > first)
+      return "segment at " + hex(s.address) + "+" + std::to_string(s.size);
   }
   std::vector<Range> used;
   used_by_steps(program.steps, used);
   for (const Range& r : used) {
     if (r.first < end && r.second > first) {
-      return "a step's operand or pointer at " + hex(static_cast<uint32_t>(r.first)) + "+" + std::to_string(r.second - r.first);
+      return "a step's operand or pointer at " + hex(static_cast<uint32_t>(r.first)) + "+" +
+             std::to_string(r.second - r.first);
     }
   }
   return "";
@@ -178,7 +183,8 @@ LoweringOptions package_lowering(const Package& package, const MachineDescriptio
   for (const Binding& b : package.bindings) {
     if (is_completion_binding(b)) continue;
     for (const Slice& s : b.slices) {
-      if (s.address < kCompletionWord + 4 && uint64_t{s.address} + s.bytes > kCompletionWord) taken(s.tile, "binding '" + b.name + "'");
+      if (s.address < kCompletionWord + 4 && uint64_t{s.address} + s.bytes > kCompletionWord)
+        taken(s.tile, "binding '" + b.name + "'");
     }
   }
   return options;

@@ -45,7 +45,7 @@ struct CodeSite {
 // vendor compiler produces: the model implements them, `device export` needs an object
 // providing them. An intrinsic's slot holds one word, `trap 1`.
 struct CodeSymbol {
-  std::string name;   // "lockstep_patch_row", "lockstep_kernel_copy_2", ...
+  std::string name;  // "lockstep_patch_row", "lockstep_kernel_copy_2", ...
   uint32_t address = 0;
   bool intrinsic = false;
   std::string kernel;     // intrinsic kernels: the kernel name ("copy")
@@ -53,14 +53,14 @@ struct CodeSymbol {
 };
 
 struct TileCode {
-  uint32_t tile = 0;        // logical id
-  uint32_t base = 0;        // first byte of the code area (8-aligned)
-  uint32_t program = 0;     // first instruction of the program (the model starts here)
-  uint32_t stack_top = 0;   // initial $m11 (Repeat and invocation frames grow down from it)
-  uint32_t code_bytes = 0;  // instructions (runtime, symbol slots, program) from base
-  uint32_t invocations = 1;  // LoweringOptions::invocations
-  std::vector<uint32_t> words;    // the whole area from base: code, then data tables, then stack
-  std::vector<CodeSite> sites;    // sorted by address; several may share one address
+  uint32_t tile = 0;                // logical id
+  uint32_t base = 0;                // first byte of the code area (8-aligned)
+  uint32_t program = 0;             // first instruction of the program (the model starts here)
+  uint32_t stack_top = 0;           // initial $m11 (Repeat and invocation frames grow down from it)
+  uint32_t code_bytes = 0;          // instructions (runtime, symbol slots, program) from base
+  uint32_t invocations = 1;         // LoweringOptions::invocations
+  std::vector<uint32_t> words;      // the whole area from base: code, then data tables, then stack
+  std::vector<CodeSite> sites;      // sorted by address; several may share one address
   std::vector<CodeSymbol> symbols;  // sorted by address
   uint32_t end() const { return base + static_cast<uint32_t>(words.size() * 4); }
 };

@@ -1,18 +1,17 @@
 #include "supervisor/supervisor_emitter.hpp"
 
-#include "supervisor/emitter_instructions.hpp"
-
 #include <algorithm>
 #include <array>
 
-#include "io/errors.hpp"
-#include "io/hex.hpp"
 #include "arch/host_packets.hpp"
 #include "arch/instruction_sequences.hpp"
 #include "arch/kernel_signatures.hpp"
 #include "arch/stack_kernels.hpp"
 #include "formats/package_validate_host.hpp"
 #include "formats/token.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
+#include "supervisor/emitter_instructions.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -25,8 +24,10 @@ uint32_t initial_word(const TileProgram& program, uint32_t address) {
     if (address < s.address || uint64_t(address) + 4 > uint64_t(s.address) + s.size) continue;
     const uint32_t at = address - s.address;
     switch (s.fill) {
-      case FillKind::Zero: return 0;
-      case FillKind::Tokens: return payload_token(s.token_seed, program.tile, address);
+      case FillKind::Zero:
+        return 0;
+      case FillKind::Tokens:
+        return payload_token(s.token_seed, program.tile, address);
       case FillKind::Bytes:
         return uint32_t(s.bytes[at]) | uint32_t(s.bytes[at + 1]) << 8 | uint32_t(s.bytes[at + 2]) << 16 |
                uint32_t(s.bytes[at + 3]) << 24;
@@ -83,9 +84,7 @@ void SupervisorEmitter::load_label(uint32_t reg, Label label) { emit_ref(setzi(r
 void SupervisorEmitter::add_constant(uint32_t reg, int64_t value) {
   for (const Instruction& in : arch::add_constant(reg, value)) emit(in);
 }
-void SupervisorEmitter::call(uint32_t return_reg, Label target) {
-  emit_ref(branch(Opcode::Call, return_reg), target);
-}
+void SupervisorEmitter::call(uint32_t return_reg, Label target) { emit_ref(branch(Opcode::Call, return_reg), target); }
 
 // Which intrinsics the program calls and how deep its frames go.
 void SupervisorEmitter::scan(const std::vector<Step>& list, uint32_t depth) {
@@ -106,7 +105,8 @@ void SupervisorEmitter::scan(const std::vector<Step>& list, uint32_t depth) {
       scan(r->body, depth + 1);
     } else if (const auto* h = std::get_if<HostStep>(&step.kind)) {
       const std::vector<uint32_t> landing = host_landing_addresses(*h);
-      for (size_t i = 0; i < landing.size(); ++i) copies_staged_ = copies_staged_ || landing[i] != h->transfers[i].tile_address;
+      for (size_t i = 0; i < landing.size(); ++i)
+        copies_staged_ = copies_staged_ || landing[i] != h->transfers[i].tile_address;
     }
   }
 }
@@ -279,8 +279,7 @@ void SupervisorEmitter::exchange_step(const Step& step, const ExchangeStep& e) {
 // indirect operand loads its slot. The kernel returns through $m10.
 void SupervisorEmitter::kernel_step(const Step& step, const KernelStep& k) {
   // validate_package refuses both (same limits); a package lowered unvalidated hears why.
-  if (const std::string why = kernel_arguments_misfit(k.operands.size() + k.scalars.size());
-      !why.empty()) {
+  if (const std::string why = kernel_arguments_misfit(k.operands.size() + k.scalars.size()); !why.empty()) {
     fail("kernel " + k.name + ": " + why);
   }
   for (size_t j = 0; j < k.scalars.size(); ++j) {
@@ -450,7 +449,8 @@ TileCode SupervisorEmitter::finish() {
   code.program = label_address_[program_label_];
   code.stack_top = label_address_[stack_top_label_];
   for (CodeSymbol& s : symbols_) s.address = label_address_[symbol_label_[s.name]];
-  std::sort(symbols_.begin(), symbols_.end(), [](const CodeSymbol& a, const CodeSymbol& b) { return a.address < b.address; });
+  std::sort(symbols_.begin(), symbols_.end(),
+            [](const CodeSymbol& a, const CodeSymbol& b) { return a.address < b.address; });
   code.symbols = std::move(symbols_);
   code.sites = std::move(sites_);  // emitted in address order
   return code;

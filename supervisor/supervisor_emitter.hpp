@@ -13,17 +13,17 @@ namespace lockstep::arch {
 
 class SupervisorEmitter {
  public:
-  SupervisorEmitter(const TileProgram& program, const MachineDescription& machine,
-                    const LoweringOptions& options, uint32_t physical, uint32_t base);
+  SupervisorEmitter(const TileProgram& program, const MachineDescription& machine, const LoweringOptions& options,
+                    uint32_t physical, uint32_t base);
   TileCode run();
 
  private:
   using Label = uint32_t;
   struct Reference {
-    size_t index;     // code word
+    size_t index;  // code word
     Instruction instruction;
-    Label label;      // resolves the immediate (setzi) or target (call, brz)
-    int32_t offset;   // added to the label's address
+    Label label;     // resolves the immediate (setzi) or target (call, brz)
+    int32_t offset;  // added to the label's address
   };
 
   Label new_label();
@@ -74,7 +74,8 @@ class SupervisorEmitter {
   std::map<std::string, Label> symbol_label_;  // by symbol name
   uint32_t stack_bytes_ = 0;
   size_t host_phase_ = 0;
-  bool copies_staged_ = false;  // some host step stages a transfer: the copy helper is emitted  // host steps lowered so far (the index into options_.host_readers)
+  bool copies_staged_ = false;  // some host step stages a transfer: the copy helper is emitted  // host steps lowered
+                                // so far (the index into options_.host_readers)
   Label program_label_ = 0;
   Label stack_top_label_ = 0;
 };

@@ -1,12 +1,12 @@
 // Device weights as a package's weight blocks see them: one block's bytes written for the
 // loader, and every block of a package read back into DeviceWeights (docs/reference.md).
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <tbb/parallel_for.h>
 
 #include "formats/package.hpp"
 #include "io/errors.hpp"

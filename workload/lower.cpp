@@ -21,16 +21,16 @@ void on_owners(LowerContext& c, const std::function<void(uint32_t owner, uint32_
   for (uint32_t o = 0; o < c.owners; ++o) f(o, c.owner_tile(o), c.owner_rows(o).size());
 }
 
-arch::Binding binding(LowerContext& c, const std::string& name, arch::BindingKind kind,
-                      const Activation& a, uint32_t bytes_per_value) {
+arch::Binding binding(LowerContext& c, const std::string& name, arch::BindingKind kind, const Activation& a,
+                      uint32_t bytes_per_value) {
   arch::Binding b;
   b.name = name;
   b.kind = kind;
   b.element = bytes_per_value == kHalf ? arch::ElementType::Float16 : arch::ElementType::Float32;
   b.shape = {c.workload.rows(), a.columns};  // the owners' rows in order make the whole tensor
   for (uint32_t o = 0; o < c.owners; ++o) {
-    b.slices.push_back(arch::Slice{c.owner_tile(o), a.address[o],
-                                   c.owner_rows(o).size() * a.columns * bytes_per_value});
+    b.slices.push_back(
+        arch::Slice{c.owner_tile(o), a.address[o], c.owner_rows(o).size() * a.columns * bytes_per_value});
   }
   return b;
 }
@@ -72,8 +72,7 @@ Lowered lower_workload(const Workload& w, const arch::MachineDescription& machin
 
   emit_gemm(c, patch, patches, x);
   on_owners(c, [&](uint32_t o, uint32_t t, uint32_t n) {
-    c.kernel(t, "add", {{x.address[o], false}, {x.address[o], false}, position[o].operand()},
-             {int64_t{n} * H});
+    c.kernel(t, "add", {{x.address[o], false}, {x.address[o], false}, position[o].operand()}, {int64_t{n} * H});
   });
 
   c.begin_layers();
@@ -84,22 +83,19 @@ Lowered lower_workload(const Workload& w, const arch::MachineDescription& machin
   emit_attention(c, qkv, ctx, 0);
   emit_gemm(c, wo, ctx, attn);
   on_owners(c, [&](uint32_t o, uint32_t t, uint32_t n) {
-    c.kernel(t, "add", {{x.address[o], false}, {x.address[o], false}, {attn.address[o], false}},
-             {int64_t{n} * H});
+    c.kernel(t, "add", {{x.address[o], false}, {x.address[o], false}, {attn.address[o], false}}, {int64_t{n} * H});
     c.kernel(t, "layernorm", {{ln.address[o], false}, {x.address[o], false}}, {n, H});
   });
   emit_gemm(c, up, ln, hidden, GemmEpilogue::Gelu);  // gelu on the reducers, before the scatter
   emit_gemm(c, down, hidden, mlp);
   on_owners(c, [&](uint32_t o, uint32_t t, uint32_t n) {
-    c.kernel(t, "add", {{x.address[o], false}, {x.address[o], false}, {mlp.address[o], false}},
-             {int64_t{n} * H});
+    c.kernel(t, "add", {{x.address[o], false}, {x.address[o], false}, {mlp.address[o], false}}, {int64_t{n} * H});
   });
   c.end_layers();
 
   on_owners(c, [&](uint32_t o, uint32_t t, uint32_t n) {
     if (w.final_layernorm) {
-      c.kernel(t, "layernorm",
-               {{y16.address[o], false}, {x.address[o], false}, gamma[o].operand(), beta[o].operand()},
+      c.kernel(t, "layernorm", {{y16.address[o], false}, {x.address[o], false}, gamma[o].operand(), beta[o].operand()},
                {n, H});
     } else {
       c.kernel(t, "copy", {{y16.address[o], false}, {x.address[o], false}}, {int64_t{n} * H * kHalf});

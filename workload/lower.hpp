@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "formats/package.hpp"
 #include "workload/weight_layout.hpp"
 #include "workload/workload.hpp"
@@ -24,13 +24,13 @@ struct TileMemoryUse {
 
 // How one GEMM was split (for --stats and tests).
 struct GemmPlan {
-  std::string name;        // e.g. "layer.mlp.up"
-  uint32_t in = 0;         // reduction dimension
-  uint32_t out = 0;        // output columns
-  uint32_t k_blocks = 0;   // blocks of the reduction dimension
-  uint32_t o_blocks = 0;   // blocks of output columns
-  uint32_t chunks = 0;     // row chunks (passes) so the scratch fits
-  uint32_t row_groups = 1; // groups of a chunk's rows, each on its own copy of the K x O grid
+  std::string name;         // e.g. "layer.mlp.up"
+  uint32_t in = 0;          // reduction dimension
+  uint32_t out = 0;         // output columns
+  uint32_t k_blocks = 0;    // blocks of the reduction dimension
+  uint32_t o_blocks = 0;    // blocks of output columns
+  uint32_t chunks = 0;      // row chunks (passes) so the scratch fits
+  uint32_t row_groups = 1;  // groups of a chunk's rows, each on its own copy of the K x O grid
 };
 
 struct Lowered {
@@ -38,8 +38,8 @@ struct Lowered {
   arch::Package program;
   std::vector<TileMemoryUse> memory;  // one per tile, in tile order
   std::vector<GemmPlan> gemms;
-  uint32_t owners = 0;                // tiles holding activation rows
-  std::vector<WeightBlock> weights;   // where every parameter lives (token-filled until written)
+  uint32_t owners = 0;               // tiles holding activation rows
+  std::vector<WeightBlock> weights;  // where every parameter lives (token-filled until written)
 };
 
 // InputError (file: placement: tile T: tensor X: N bytes missing ...) when it cannot fit.

@@ -17,7 +17,6 @@
 #include <limits>
 
 #include "arch/kernel_costs.hpp"
-
 #include "workload/lower_context.hpp"
 #include "workload/scratch_liveness.hpp"
 
@@ -225,7 +224,14 @@ HeadGrid head_grid(const LowerContext& context, uint32_t tile_offset) {
 // Scratch addresses per slot.
 struct AttentionScratch {
   explicit AttentionScratch(size_t slots)
-      : q(slots), k(slots), v(slots), scores(slots), state(slots), values(slots), blocks(slots), states(slots),
+      : q(slots),
+        k(slots),
+        v(slots),
+        scores(slots),
+        state(slots),
+        values(slots),
+        blocks(slots),
+        states(slots),
         ctx(slots) {}
   std::vector<uint32_t> q, k, v, scores, state, values, blocks, states, ctx;
 };
@@ -242,16 +248,15 @@ AttentionScratch place_attention_scratch(LowerContext& context, const HeadGrid& 
     const uint64_t n = grid.queries(b, i).size();
     const uint64_t keys = grid.keys(b).size();
     const uint64_t merged = grid.share[m].size();
-    const std::vector<ScratchBuffer> buffers = {
-        {"layer.attn.q", n * dh * kHalf, 0, 1},
-        {"layer.attn.k", keys * dh * kHalf, 0, 1},
-        {"layer.attn.v", keys * dh * kHalf, 0, 3},
-        {"layer.attn.scores", n * keys * kHalf, 1, 3},
-        {"layer.attn.state", n * 2 * kFloat, 2, 4},
-        {"layer.attn.values", n * dh * kHalf, 3, 4},
-        {"layer.attn.blocks", grid.blocks * merged * dh * kHalf, 4, 5},
-        {"layer.attn.states", grid.blocks * merged * 2 * kFloat, 4, 5},
-        {"layer.attn.ctx", merged * dh * kHalf, 5, 6}};
+    const std::vector<ScratchBuffer> buffers = {{"layer.attn.q", n * dh * kHalf, 0, 1},
+                                                {"layer.attn.k", keys * dh * kHalf, 0, 1},
+                                                {"layer.attn.v", keys * dh * kHalf, 0, 3},
+                                                {"layer.attn.scores", n * keys * kHalf, 1, 3},
+                                                {"layer.attn.state", n * 2 * kFloat, 2, 4},
+                                                {"layer.attn.values", n * dh * kHalf, 3, 4},
+                                                {"layer.attn.blocks", grid.blocks * merged * dh * kHalf, 4, 5},
+                                                {"layer.attn.states", grid.blocks * merged * 2 * kFloat, 4, 5},
+                                                {"layer.attn.ctx", merged * dh * kHalf, 5, 6}};
     const uint32_t tile = grid.tile(h, m);
     const auto address = place_scratch(context.memory, tile, buffers, colour_by_liveness(buffers, apart), apart);
     const size_t s = grid.slot(h, m);
@@ -357,7 +362,8 @@ void emit_blocks(LowerContext& context, const HeadGrid& grid, const AttentionScr
     context.kernel(tile, "attention_softmax",
                    {{scratch.scores[s], false}, {scratch.state[s], false}, {scratch.scores[s], false}},
                    {n, keys, grid.dh});
-    context.kernel(tile, gemm(scratch.v[s]), {{scratch.values[s], false}, {scratch.scores[s], false}, {scratch.v[s], false}},
+    context.kernel(tile, gemm(scratch.v[s]),
+                   {{scratch.values[s], false}, {scratch.scores[s], false}, {scratch.v[s], false}},
                    {n, grid.dh, keys, 0, 16});
   });
 }
@@ -420,8 +426,7 @@ void return_context(LowerContext& context, const HeadGrid& grid, const Activatio
 
 }  // namespace
 
-void emit_attention(LowerContext& context, const Activation& qkv, const Activation& context_out,
-                    uint32_t tile_offset) {
+void emit_attention(LowerContext& context, const Activation& qkv, const Activation& context_out, uint32_t tile_offset) {
   const HeadGrid grid = head_grid(context, tile_offset);
   context.memory.begin_scratch();
   const AttentionScratch scratch = place_attention_scratch(context, grid);

@@ -17,9 +17,7 @@ constexpr uint32_t kCodeAreaBytes = 0x800;
 uint32_t data_begin(const arch::MachineDescription& m) {
   return std::max(m.sram_base, arch::kTableReservedEnd + kCodeAreaBytes);
 }
-uint32_t data_end(const arch::MachineDescription& m) {
-  return std::min(m.sram_end, m.loader_limit) & ~7u;
-}
+uint32_t data_end(const arch::MachineDescription& m) { return std::min(m.sram_end, m.loader_limit) & ~7u; }
 
 }  // namespace
 
@@ -166,9 +164,9 @@ Activation place_activation(LowerContext& context, const std::string& name, uint
   a.name = name;
   a.columns = columns;
   for (uint32_t o = 0; o < context.owners; ++o) {
-    a.address.push_back(context.memory.place(
-        context.owner_tile(o), name, uint64_t{context.owner_rows(o).size()} * columns * bytes_per_value,
-        /*exchanged=*/true));
+    a.address.push_back(context.memory.place(context.owner_tile(o), name,
+                                             uint64_t{context.owner_rows(o).size()} * columns * bytes_per_value,
+                                             /*exchanged=*/true));
   }
   return a;
 }

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "formats/package.hpp"
 #include "workload/lower.hpp"
 #include "workload/placement.hpp"
@@ -24,9 +24,7 @@ struct LayerTensor {
   uint32_t base = 0;
   uint32_t stride = 0;
   uint32_t slot = 0;  // pointer slot address; 0 = not iterated, use base directly
-  arch::Operand operand() const {
-    return slot ? arch::Operand{slot, true} : arch::Operand{base, false};
-  }
+  arch::Operand operand() const { return slot ? arch::Operand{slot, true} : arch::Operand{base, false}; }
 };
 
 class LowerContext {
@@ -60,8 +58,7 @@ class LowerContext {
   // The same from a per-layer tensor: iteration l reads source.base + l * source.stride.
   void transfer(size_t index, uint32_t source_tile, const LayerTensor& source,
                 std::vector<arch::Destination> destinations, uint32_t words);
-  void kernel(uint32_t tile, std::string name, std::vector<arch::Operand> operands,
-              std::vector<int64_t> scalars);
+  void kernel(uint32_t tile, std::string name, std::vector<arch::Operand> operands, std::vector<int64_t> scalars);
   // Tokens-filled weights holding block `rows` x `columns` of tensor `name`: per layer when
   // `per_layer`, with a pointer slot inside the Repeat. Recorded in `weights`.
   // `exchanged`: transfers read it (scratch keeps out of its last memory element).
@@ -104,15 +101,14 @@ struct GemmLayout {
   uint32_t grid_tile(uint32_t kb, uint32_t ob, uint32_t m = 0) const;
   uint32_t tiles = 0;
 };
-GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out,
-                     bool per_layer, uint32_t tile_offset);
+GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out, bool per_layer,
+                     uint32_t tile_offset);
 // An element-wise kernel the reducers apply to their FP16 output slices before the scatter.
 enum class GemmEpilogue { None, Gelu };
-void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input,
-               const Activation& output, GemmEpilogue epilogue = GemmEpilogue::None);
+void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input, const Activation& output,
+               GemmEpilogue epilogue = GemmEpilogue::None);
 
 // Multi-head attention from the fused QKV activation [rows, 3 * hidden] into `context_out`.
-void emit_attention(LowerContext& context, const Activation& qkv, const Activation& context_out,
-                    uint32_t tile_offset);
+void emit_attention(LowerContext& context, const Activation& qkv, const Activation& context_out, uint32_t tile_offset);
 
 }  // namespace lockstep::workload

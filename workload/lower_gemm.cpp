@@ -34,9 +34,7 @@ Span pair_columns(uint32_t columns, uint32_t parts, uint32_t i) {
   const Span p = balanced_part(columns / 2, parts, i);
   return {2 * p.begin, 2 * p.end};
 }
-uint32_t max_columns(uint32_t columns, uint32_t parts) {
-  return 2 * ((columns / 2 + parts - 1) / parts);
-}
+uint32_t max_columns(uint32_t columns, uint32_t parts) { return 2 * ((columns / 2 + parts - 1) / parts); }
 
 // Scratch of one grid tile for a group of `rows`, with the steps of the chunk that write and
 // read each buffer: 0 gather, 1 gemm_fp8, 2 reduce, 3 reduce_sum (and epilogue), 4 scatter.
@@ -111,8 +109,8 @@ uint32_t GemmLayout::grid_tile(uint32_t kb, uint32_t ob, uint32_t m) const {
 // groups halve each copy's gather and reduce again but multiply the shares each copy receives.
 constexpr uint32_t kMostRowGroups = 8;
 
-GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out,
-                     bool per_layer, uint32_t tile_offset) {
+GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in, uint32_t out, bool per_layer,
+                     uint32_t tile_offset) {
   const uint32_t tiles = context.tiles;
   const uint32_t rows = context.workload.rows();
   const uint32_t layers = per_layer ? context.workload.layers : 1;
@@ -146,8 +144,9 @@ GemmLayout plan_gemm(LowerContext& context, const std::string& name, uint32_t in
   // of the rows).
   std::vector<uint64_t> least_bytes(kMostRowGroups + 1, std::numeric_limits<uint64_t>::max());
   for (const Split& p : splits) least_bytes[p.groups] = std::min(least_bytes[p.groups], split_bytes(p));
-  if (splits.empty()) throw std::logic_error("plan_gemm: " + name + ": no split of " + std::to_string(in) + " x " +
-                                             std::to_string(out) + " on " + std::to_string(tiles) + " tiles");
+  if (splits.empty())
+    throw std::logic_error("plan_gemm: " + name + ": no split of " + std::to_string(in) + " x " + std::to_string(out) +
+                           " on " + std::to_string(tiles) + " tiles");
   uint64_t best_cycles = std::numeric_limits<uint64_t>::max();
   Split best = splits.front();
   for (const Split& p : splits) {
@@ -240,8 +239,7 @@ uint32_t choose_chunks(LowerContext& context, const GemmLayout& layout) {
 
 // Scratch addresses of one chunk, per grid tile (layout.index()).
 struct ChunkScratch {
-  explicit ChunkScratch(size_t grid)
-      : input(grid), partial(grid), reduce_in(grid), reduce_out(grid), block(grid) {}
+  explicit ChunkScratch(size_t grid) : input(grid), partial(grid), reduce_in(grid), reduce_out(grid), block(grid) {}
   std::vector<uint32_t> input, partial, reduce_in, reduce_out, block;
 };
 
@@ -311,8 +309,8 @@ void send_shares(LowerContext& context, const GemmLayout& layout, const ChunkScr
 }
 
 // Gather: each row's K-block slice goes to the O tiles of block row kb of its group's grid.
-void emit_gather(LowerContext& context, const GemmLayout& layout, const Activation& input,
-                 Span chunk, const std::string& suffix, const ChunkScratch& scratch) {
+void emit_gather(LowerContext& context, const GemmLayout& layout, const Activation& input, Span chunk,
+                 const std::string& suffix, const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
   const uint32_t K = plan.k_blocks;
   const uint32_t O = plan.o_blocks;
@@ -383,8 +381,7 @@ void emit_reduce(LowerContext& context, const GemmLayout& layout, Span chunk, co
           if (slice.size() == 0) continue;
           const uint32_t slot = kb < j ? kb : kb - 1;  // the reducer's own block has no slot
           const uint32_t source = scratch.partial[layout.index(kb, ob, m)] + slice.begin * ow * kPartial;
-          const uint32_t address =
-              scratch.reduce_in[layout.index(j, ob, m)] + slot * slice.size() * ow * kPartial;
+          const uint32_t address = scratch.reduce_in[layout.index(j, ob, m)] + slot * slice.size() * ow * kPartial;
           context.transfer(reduce, layout.grid_tile(kb, ob, m), source, {{layout.grid_tile(j, ob, m), address}},
                            slice.size() * ow * kPartial / 4);
         }
@@ -404,7 +401,9 @@ void emit_reduce_sums(LowerContext& context, const GemmLayout& layout, Span chun
     const uint32_t ow = pair_columns(plan.out, plan.o_blocks, ob).size();
     const uint32_t tile = layout.grid_tile(j, ob, m);
     context.kernel(tile, "reduce_sum",
-                   {{scratch.reduce_out[g], false}, {scratch.reduce_in[g], false}, layout.bias[g].operand(),
+                   {{scratch.reduce_out[g], false},
+                    {scratch.reduce_in[g], false},
+                    layout.bias[g].operand(),
                     {scratch.partial[g] + slice.begin * ow * kPartial, false}},
                    {plan.k_blocks, slice.size(), ow, kPartialBits});
     if (epilogue == GemmEpilogue::Gelu) {
@@ -417,8 +416,8 @@ void emit_reduce_sums(LowerContext& context, const GemmLayout& layout, Span chun
 }
 
 // Scatter: each reducer's output rows go back to their owners.
-void emit_scatter(LowerContext& context, const GemmLayout& layout, const Activation& output,
-                  Span chunk, const std::string& suffix, const ChunkScratch& scratch) {
+void emit_scatter(LowerContext& context, const GemmLayout& layout, const Activation& output, Span chunk,
+                  const std::string& suffix, const ChunkScratch& scratch) {
   const GemmPlan& plan = layout.plan;
   const size_t scatter = context.phase(plan.name + ".scatter" + suffix, "gemm");
   for_each_grid_tile(layout, [&](uint32_t j, uint32_t ob, uint32_t m, size_t g) {
@@ -444,8 +443,8 @@ void emit_scatter(LowerContext& context, const GemmLayout& layout, const Activat
 
 }  // namespace
 
-void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input,
-               const Activation& output, GemmEpilogue epilogue) {
+void emit_gemm(LowerContext& context, GemmLayout& layout, const Activation& input, const Activation& output,
+               GemmEpilogue epilogue) {
   GemmPlan& plan = layout.plan;
   const uint32_t rows = context.workload.rows();
   const uint32_t chunks = choose_chunks(context, layout);

@@ -2,6 +2,9 @@
 // device's formats, and back. docs/reference.md.
 #include "workload/model_weights.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -9,12 +12,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
+#include "formats/package.hpp"
 #include "numerics/fp16.hpp"
 #include "numerics/fp8.hpp"
-#include "formats/package.hpp"
 #include "numerics/stochastic_rounding.hpp"
 
 namespace lockstep::workload {
@@ -90,8 +90,8 @@ std::vector<float> from_fp16(const std::vector<uint16_t>& v) {
 
 // W' = diag(gamma) W, b' = b + beta @ W in double (gamma/beta empty: no folding), then F143 and
 // FP16.
-DeviceGemm quantize_gemm(const std::vector<float>& weight, const std::vector<float>& bias, uint32_t in,
-                         uint32_t out, int8_t scale, const std::vector<float>* gamma = nullptr,
+DeviceGemm quantize_gemm(const std::vector<float>& weight, const std::vector<float>& bias, uint32_t in, uint32_t out,
+                         int8_t scale, const std::vector<float>* gamma = nullptr,
                          const std::vector<float>* beta = nullptr) {
   DeviceGemm g;
   g.in = in;
@@ -192,8 +192,7 @@ void check_shapes(const ModelWeights& m, const Workload& w) {
     throw std::invalid_argument("model has " + std::to_string(m.layers.size()) + " layers, expected " +
                                 std::to_string(w.layers));
   }
-  for_each_tensor(m, w, [&](const std::string& name, const std::vector<uint32_t>& shape,
-                            const std::vector<float>& v) {
+  for_each_tensor(m, w, [&](const std::string& name, const std::vector<uint32_t>& shape, const std::vector<float>& v) {
     if (v.size() != elements(shape)) {
       throw std::invalid_argument(name + ": " + std::to_string(v.size()) + " values, expected " +
                                   std::to_string(elements(shape)) + " (" + shape_text(shape) + ")");
@@ -225,8 +224,7 @@ void seed_tensor(const NamedTensor& t, const Workload& w, uint64_t seed) {
     half = weight_half_width(H, 1.0);
   } else if (ends_with("mlp.fc2.weight")) {
     half = weight_half_width(M, kMlpDownGain);
-  } else if (ends_with("layer_norm1.weight") || ends_with("layer_norm2.weight") ||
-             n == "post_layernorm.weight") {
+  } else if (ends_with("layer_norm1.weight") || ends_with("layer_norm2.weight") || n == "post_layernorm.weight") {
     centre = 1.0;
     half = kGammaHalfWidth;
   } else if (ends_with("layer_norm1.bias") || ends_with("layer_norm2.bias") || n == "post_layernorm.bias") {

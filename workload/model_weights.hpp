@@ -21,12 +21,12 @@ struct WeightBlock;  // workload/weight_layout.hpp
 
 // One encoder layer, FP32, row-major. H = hidden, M = mlp.
 struct LayerWeights {
-  std::vector<float> ln1_gamma, ln1_beta;  // layer_norm1 [H]
-  std::vector<float> qkv_weight;           // self_attn.qkv [H, 3H]: Q, K, V column blocks;
-  std::vector<float> qkv_bias;             //   head h at columns h*head_dim of each; bias [3H]
-  std::vector<float> out_weight, out_bias;  // self_attn.out_proj [H, H], [H]
-  std::vector<float> ln2_gamma, ln2_beta;   // layer_norm2 [H]
-  std::vector<float> up_weight, up_bias;    // mlp.fc1 [H, M], [M]
+  std::vector<float> ln1_gamma, ln1_beta;     // layer_norm1 [H]
+  std::vector<float> qkv_weight;              // self_attn.qkv [H, 3H]: Q, K, V column blocks;
+  std::vector<float> qkv_bias;                //   head h at columns h*head_dim of each; bias [3H]
+  std::vector<float> out_weight, out_bias;    // self_attn.out_proj [H, H], [H]
+  std::vector<float> ln2_gamma, ln2_beta;     // layer_norm2 [H]
+  std::vector<float> up_weight, up_bias;      // mlp.fc1 [H, M], [M]
   std::vector<float> down_weight, down_bias;  // mlp.fc2 [M, H], [H]
 };
 

@@ -21,23 +21,20 @@ TileMemory::TileMemory(uint32_t tiles, uint32_t begin, uint32_t end, std::string
       scratch_(tiles, begin),
       peak_(tiles, begin) {}
 
-uint32_t TileMemory::take(uint32_t tile, uint32_t& top, const std::string& tensor,
-                          uint64_t bytes) {
+uint32_t TileMemory::take(uint32_t tile, uint32_t& top, const std::string& tensor, uint64_t bytes) {
   const uint64_t start = align8(top);
   if (start + bytes > end_) {
     const uint64_t missing = start + bytes - end_;
-    throw InputError(file_ + ": placement: tile " + std::to_string(tile) + ": tensor " + tensor +
-                     ": " + std::to_string(missing) + " bytes missing (needs " +
-                     std::to_string(bytes) + ", " + std::to_string(start - begin_) + " of " +
-                     std::to_string(end_ - begin_) + " already in use)");
+    throw InputError(file_ + ": placement: tile " + std::to_string(tile) + ": tensor " + tensor + ": " +
+                     std::to_string(missing) + " bytes missing (needs " + std::to_string(bytes) + ", " +
+                     std::to_string(start - begin_) + " of " + std::to_string(end_ - begin_) + " already in use)");
   }
   top = static_cast<uint32_t>(start + bytes);
   peak_[tile] = std::max(peak_[tile], top);
   return static_cast<uint32_t>(start);
 }
 
-uint32_t TileMemory::place(uint32_t tile, const std::string& tensor, uint64_t bytes,
-                           bool exchanged) {
+uint32_t TileMemory::place(uint32_t tile, const std::string& tensor, uint64_t bytes, bool exchanged) {
   const uint32_t address = take(tile, persistent_[tile], tensor, bytes);
   scratch_[tile] = std::max(scratch_[tile], persistent_[tile]);
   if (exchanged) exchanged_[tile] = persistent_[tile];
@@ -81,8 +78,7 @@ uint32_t TileMemory::scratch(uint32_t tile, const std::string& tensor, uint64_t 
   return take(tile, scratch_[tile], tensor, bytes);
 }
 
-uint32_t TileMemory::scratch_apart(uint32_t tile, const std::string& tensor, uint64_t bytes,
-                                   uint32_t below_end) {
+uint32_t TileMemory::scratch_apart(uint32_t tile, const std::string& tensor, uint64_t bytes, uint32_t below_end) {
   uint32_t top = std::max(scratch_[tile], std::min(end_, apart(scratch_[tile], below_end)));
   const uint32_t address = take(tile, top, tensor, bytes);
   scratch_[tile] = top;

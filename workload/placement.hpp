@@ -23,8 +23,7 @@ struct Span {
 // Part i of `count` units split over `parts` as evenly as whole units allow (sizes differ
 // by at most one; no part is padded to a block multiple).
 inline Span balanced_part(uint32_t count, uint32_t parts, uint32_t i) {
-  return {static_cast<uint32_t>(uint64_t{count} * i / parts),
-          static_cast<uint32_t>(uint64_t{count} * (i + 1) / parts)};
+  return {static_cast<uint32_t>(uint64_t{count} * i / parts), static_cast<uint32_t>(uint64_t{count} * (i + 1) / parts)};
 }
 // The part that holds unit `unit`.
 inline uint32_t balanced_part_of(uint32_t count, uint32_t parts, uint32_t unit) {

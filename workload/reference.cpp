@@ -34,20 +34,21 @@ void matmul(size_t rows, size_t depth, size_t n, View a, View b, const float* bi
   const auto i = [](size_t v) { return static_cast<blasint>(v); };
   const size_t row_tiles = (rows + kRowTile - 1) / kRowTile;
   const size_t column_tiles = (n + kColumnTile - 1) / kColumnTile;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, row_tiles * column_tiles), [&](const tbb::blocked_range<size_t>& range) {
-    for (size_t t = range.begin(); t != range.end(); ++t) {
-      const size_t r0 = (t / column_tiles) * kRowTile, r1 = std::min(rows, r0 + kRowTile);
-      const size_t c0 = (t % column_tiles) * kColumnTile, c1 = std::min(n, c0 + kColumnTile);
-      const float* b_tile = b_transposed ? b.data + c0 * b.stride : b.data + c0;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, i(r1 - r0), i(c1 - c0),
-                  i(depth), 1.0f, a.data + r0 * a.stride, i(a.stride), b_tile, i(b.stride), 0.0f, out + r0 * ldc + c0,
-                  i(ldc));
-      if (bias == nullptr) continue;
-      for (size_t r = r0; r < r1; ++r) {
-        for (size_t c = c0; c < c1; ++c) out[r * ldc + c] = out[r * ldc + c] + bias[c];
-      }
-    }
-  });
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, row_tiles * column_tiles),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      for (size_t t = range.begin(); t != range.end(); ++t) {
+                        const size_t r0 = (t / column_tiles) * kRowTile, r1 = std::min(rows, r0 + kRowTile);
+                        const size_t c0 = (t % column_tiles) * kColumnTile, c1 = std::min(n, c0 + kColumnTile);
+                        const float* b_tile = b_transposed ? b.data + c0 * b.stride : b.data + c0;
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, i(r1 - r0),
+                                    i(c1 - c0), i(depth), 1.0f, a.data + r0 * a.stride, i(a.stride), b_tile,
+                                    i(b.stride), 0.0f, out + r0 * ldc + c0, i(ldc));
+                        if (bias == nullptr) continue;
+                        for (size_t r = r0; r < r1; ++r) {
+                          for (size_t c = c0; c < c1; ++c) out[r * ldc + c] = out[r * ldc + c] + bias[c];
+                        }
+                      }
+                    });
 }
 
 // OpenBLAS on one thread for one reference run (oneTBB spreads the tiles), restored after.
@@ -176,7 +177,8 @@ std::vector<float> forward(const Workload& w, const ModelWeights& weights, Layer
 
   // Embedding: x = patches @ W_patch + b_patch + position.
   std::vector<float> x(R * H);
-  matmul(R, P, H, View{patches.data(), P}, View{weights.patch_weight.data(), H}, weights.patch_bias.data(), x.data(), H);
+  matmul(R, P, H, View{patches.data(), P}, View{weights.patch_weight.data(), H}, weights.patch_bias.data(), x.data(),
+         H);
   add_into(x, weights.position);
   if (stats) stats->embedding_max_abs = max_abs(x);
 
@@ -228,7 +230,8 @@ std::vector<float> forward(const Workload& w, const ModelWeights& weights, Layer
 std::vector<float> reference_forward(const Workload& w, const ModelWeights& weights, const std::vector<float>& patches,
                                      ReferenceStats* stats) {
   check_shapes(weights, w);
-  return forward(w, weights, [&](uint32_t l) -> const LayerWeights& { return weights.layers[l]; }, patches, stats);
+  return forward(
+      w, weights, [&](uint32_t l) -> const LayerWeights& { return weights.layers[l]; }, patches, stats);
 }
 
 std::vector<float> reference_forward(const Workload& w, const DeviceWeights& device, const std::vector<float>& patches,

@@ -1,9 +1,8 @@
 #include "workload/scratch_liveness.hpp"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/sequential_vertex_coloring.hpp>
-
-#include <algorithm>
 #include <numeric>
 
 namespace lockstep::workload {
@@ -11,9 +10,7 @@ namespace {
 
 using InterferenceGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 
-bool live_together(const ScratchBuffer& a, const ScratchBuffer& b) {
-  return a.first <= b.last && b.first <= a.last;
-}
+bool live_together(const ScratchBuffer& a, const ScratchBuffer& b) { return a.first <= b.last && b.first <= a.last; }
 
 // One region per colour: its buffers and whether (and below which earlier region's end) it
 // must start in a fresh memory element.
@@ -57,13 +54,11 @@ std::vector<uint32_t> colour_by_liveness(const std::vector<ScratchBuffer>& buffe
   // graph, and keeps the regions in the order the operation first needs them.
   std::vector<size_t> order(buffers.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return buffers[a].first < buffers[b].first; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return buffers[a].first < buffers[b].first; });
   std::vector<size_t> colour(buffers.size());
   const auto index = boost::get(boost::vertex_index, graph);
-  boost::sequential_vertex_coloring(
-      graph, boost::make_iterator_property_map(order.begin(), index),
-      boost::make_iterator_property_map(colour.begin(), index));
+  boost::sequential_vertex_coloring(graph, boost::make_iterator_property_map(order.begin(), index),
+                                    boost::make_iterator_property_map(colour.begin(), index));
   return {colour.begin(), colour.end()};
 }
 
@@ -77,8 +72,8 @@ ScratchLayout layout_scratch(const TileMemory& memory, uint32_t tile, const std:
     uint64_t below = 0;
     for (uint32_t early : rs[r].apart_from) below = std::max(below, end[early]);
     if (below != 0 && top < memory.end() && below <= memory.end()) {
-      top = std::max<uint64_t>(top, std::min(memory.end(), memory.apart(static_cast<uint32_t>(top),
-                                                                        static_cast<uint32_t>(below))));
+      top = std::max<uint64_t>(
+          top, std::min(memory.end(), memory.apart(static_cast<uint32_t>(top), static_cast<uint32_t>(below))));
     }
     begin[r] = (top + 7) & ~uint64_t{7};
     end[r] = begin[r] + rs[r].bytes;

@@ -11,17 +11,16 @@
 
 namespace lockstep::workload {
 
-arch::Capture synthesize_transformer(const SynthOptions& options,
-                                     const arch::MachineDescription& machine, uint32_t tiles,
-                                     uint32_t phases);
+arch::Capture synthesize_transformer(const SynthOptions& options, const arch::MachineDescription& machine,
+                                     uint32_t tiles, uint32_t phases);
 
 namespace {
 
 constexpr uint64_t kPhaseStream = 1;
 
 // Distinct tiles other than `source`, uniformly drawn (partial Fisher-Yates over a pool).
-std::vector<uint32_t> distinct_others(SynthRandom& random, uint32_t tiles, uint32_t source,
-                                      uint32_t count, std::vector<uint32_t>& pool) {
+std::vector<uint32_t> distinct_others(SynthRandom& random, uint32_t tiles, uint32_t source, uint32_t count,
+                                      std::vector<uint32_t>& pool) {
   count = std::min(count, tiles - 1);
   std::vector<uint32_t> chosen;
   chosen.reserve(count);
@@ -76,8 +75,7 @@ void skewed_phase(SynthPhaseBuilder& b, SynthRandom& random, uint32_t tiles) {
   hot.resize(hot_count);
   for (uint32_t s = 0; s < tiles; ++s) {
     for (int k = 0; k < 4; ++k) {
-      uint32_t d = random.chance(1, 2) ? hot[random.below(static_cast<uint32_t>(hot.size()))]
-                                       : random.below(tiles);
+      uint32_t d = random.chance(1, 2) ? hot[random.below(static_cast<uint32_t>(hot.size()))] : random.below(tiles);
       if (d == s) d = (s + 1) % tiles;
       b.add(s, std::span<const uint32_t>(&d, 1), random.log_between(1, 512));
     }
@@ -106,7 +104,7 @@ void multicast_phase(SynthPhaseBuilder& b, SynthRandom& random, uint32_t tiles) 
     const bool sends_pairs = s % 2 == 0 && s + 1 < tiles && quiet[s + 1] && pair_count > 0;
     for (int k = 0; k < 3; ++k) {
       const uint32_t pick = random.below(100);
-      const uint32_t fanout = pick < 50 ? random.between(2, 4)
+      const uint32_t fanout = pick < 50   ? random.between(2, 4)
                               : pick < 85 ? random.between(5, 16)
                                           : random.between(17, 64);
       dests.clear();
@@ -129,8 +127,7 @@ void multicast_phase(SynthPhaseBuilder& b, SynthRandom& random, uint32_t tiles) 
 }  // namespace
 
 const std::vector<std::string>& synth_family_names() {
-  static const std::vector<std::string> names = {"permutation", "uniform", "skewed", "multicast",
-                                                 "transformer"};
+  static const std::vector<std::string> names = {"permutation", "uniform", "skewed", "multicast", "transformer"};
   return names;
 }
 
@@ -144,20 +141,15 @@ SynthFamily parse_synth_family(const std::string& name) {
   throw InputError("--family: unknown family '" + name + "' (choose from " + choices + ")");
 }
 
-std::string synth_family_name(SynthFamily family) {
-  return synth_family_names().at(static_cast<size_t>(family));
-}
+std::string synth_family_name(SynthFamily family) { return synth_family_names().at(static_cast<size_t>(family)); }
 
-uint32_t synth_default_phases(SynthFamily family) {
-  return family == SynthFamily::Transformer ? 80 : 8;
-}
+uint32_t synth_default_phases(SynthFamily family) { return family == SynthFamily::Transformer ? 80 : 8; }
 
-arch::Capture synthesize_capture(const SynthOptions& options,
-                                 const arch::MachineDescription& machine) {
+arch::Capture synthesize_capture(const SynthOptions& options, const arch::MachineDescription& machine) {
   const uint32_t tiles = options.tiles == 0 ? machine.tiles : options.tiles;
   if (tiles < 2 || tiles > machine.tiles) {
-    throw InputError("--tiles: " + std::to_string(tiles) + " outside [2, " +
-                     std::to_string(machine.tiles) + "] (tiles of " + machine.name + ")");
+    throw InputError("--tiles: " + std::to_string(tiles) + " outside [2, " + std::to_string(machine.tiles) +
+                     "] (tiles of " + machine.name + ")");
   }
   const uint32_t phases = options.phases == 0 ? synth_default_phases(options.family) : options.phases;
   if (phases > 100000) throw InputError("--phases: " + std::to_string(phases) + " is more than 100000");
@@ -177,11 +169,20 @@ arch::Capture synthesize_capture(const SynthOptions& options,
     SynthRandom random = synth_stream(options.seed, kPhaseStream, p);
     SynthPhaseBuilder builder(regions, tiles, random, phase);
     switch (options.family) {
-      case SynthFamily::Permutation: permutation_phase(builder, random, tiles); break;
-      case SynthFamily::Uniform: uniform_phase(builder, random, tiles); break;
-      case SynthFamily::Skewed: skewed_phase(builder, random, tiles); break;
-      case SynthFamily::Multicast: multicast_phase(builder, random, tiles); break;
-      case SynthFamily::Transformer: break;
+      case SynthFamily::Permutation:
+        permutation_phase(builder, random, tiles);
+        break;
+      case SynthFamily::Uniform:
+        uniform_phase(builder, random, tiles);
+        break;
+      case SynthFamily::Skewed:
+        skewed_phase(builder, random, tiles);
+        break;
+      case SynthFamily::Multicast:
+        multicast_phase(builder, random, tiles);
+        break;
+      case SynthFamily::Transformer:
+        break;
     }
   }
   return capture;

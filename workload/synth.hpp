@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 
 namespace lockstep::workload {
 
@@ -21,7 +21,7 @@ enum class SynthFamily : uint8_t {
 
 struct SynthOptions {
   SynthFamily family = SynthFamily::Permutation;
-  uint32_t tiles = 0;   // tiles 0..tiles-1 take part; 0 = all of the machine's tiles
+  uint32_t tiles = 0;  // tiles 0..tiles-1 take part; 0 = all of the machine's tiles
   uint64_t seed = 1;
   uint32_t phases = 0;  // 0 = the family's default (synth_default_phases)
 };
@@ -32,7 +32,6 @@ const std::vector<std::string>& synth_family_names();
 uint32_t synth_default_phases(SynthFamily family);
 
 // InputError if the options do not fit the machine (tiles < 2 or > machine tiles, ...).
-arch::Capture synthesize_capture(const SynthOptions& options,
-                                 const arch::MachineDescription& machine);
+arch::Capture synthesize_capture(const SynthOptions& options, const arch::MachineDescription& machine);
 
 }  // namespace lockstep::workload

@@ -16,12 +16,11 @@ SynthRegions SynthRegions::of(const arch::MachineDescription& machine) {
   return r;
 }
 
-SynthPhaseBuilder::SynthPhaseBuilder(const SynthRegions& regions, uint32_t tiles,
-                                     SynthRandom& random, arch::CapturePhase& phase)
+SynthPhaseBuilder::SynthPhaseBuilder(const SynthRegions& regions, uint32_t tiles, SynthRandom& random,
+                                     arch::CapturePhase& phase)
     : regions_(regions), random_(random), phase_(phase), next_receive_(tiles, regions.receive_begin) {}
 
-bool SynthPhaseBuilder::add(uint32_t source, std::span<const uint32_t> destinations,
-                            uint32_t words, uint32_t stride) {
+bool SynthPhaseBuilder::add(uint32_t source, std::span<const uint32_t> destinations, uint32_t words, uint32_t stride) {
   const uint32_t iterations = phase_.iterations;
   const uint32_t source_bytes = regions_.source_end - regions_.source_begin;
   // The iterated source walk must fit the source area.
@@ -37,9 +36,8 @@ bool SynthPhaseBuilder::add(uint32_t source, std::span<const uint32_t> destinati
   if (kept.empty()) return false;
   // Destinations that come as complete logical pairs (L, L XOR 1) get one shared address and
   // an even word count, so the transfer may go as 64-bit paired items (docs/scheduling.md).
-  const bool complete_pairs = std::all_of(kept.begin(), kept.end(), [&](uint32_t d) {
-    return std::find(kept.begin(), kept.end(), d ^ 1u) != kept.end();
-  });
+  const bool complete_pairs = std::all_of(
+      kept.begin(), kept.end(), [&](uint32_t d) { return std::find(kept.begin(), kept.end(), d ^ 1u) != kept.end(); });
   uint32_t shared = 0;
   for (uint32_t d : kept) shared = std::max(shared, next_receive_[d]);
   for (uint32_t d : kept) words = std::min(words, (complete_pairs ? regions_.receive_end - shared : room(d)) / 4);

@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "workload/synth_random.hpp"
 
 namespace lockstep::workload {
@@ -24,15 +24,13 @@ struct SynthRegions {
 
 class SynthPhaseBuilder {
  public:
-  SynthPhaseBuilder(const SynthRegions& regions, uint32_t tiles, SynthRandom& random,
-                    arch::CapturePhase& phase);
+  SynthPhaseBuilder(const SynthRegions& regions, uint32_t tiles, SynthRandom& random, arch::CapturePhase& phase);
 
   // Adds a transfer of up to `words` words from `source` to `destinations` (distinct, none
   // the source). Words shrink to what every receiver still has room for; receivers with
   // no room at all are dropped. With iterations > 1 the source advances by `stride` bytes
   // per iteration (stride >= the span). Returns false if nothing could be added.
-  bool add(uint32_t source, std::span<const uint32_t> destinations, uint32_t words,
-           uint32_t stride = 0);
+  bool add(uint32_t source, std::span<const uint32_t> destinations, uint32_t words, uint32_t stride = 0);
 
   uint32_t room(uint32_t tile) const { return regions_.receive_end - next_receive_[tile]; }
 

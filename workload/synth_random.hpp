@@ -17,9 +17,7 @@ class SynthRandom {
     return z ^ (z >> 31);
   }
   // Uniform in [0, n); n > 0.
-  uint32_t below(uint32_t n) {
-    return static_cast<uint32_t>(((next() >> 32) * uint64_t{n}) >> 32);
-  }
+  uint32_t below(uint32_t n) { return static_cast<uint32_t>(((next() >> 32) * uint64_t{n}) >> 32); }
   // Uniform in [lo, hi]; lo <= hi.
   uint32_t between(uint32_t lo, uint32_t hi) { return lo + below(hi - lo + 1); }
   // True with probability num/den.

@@ -126,8 +126,7 @@ Group group_of(uint32_t tile, uint32_t tiles) {
   return {base, std::min(size, tiles - base)};
 }
 
-void emit(const Kind& kind, SynthPhaseBuilder& b, SynthRandom& random, uint32_t tiles,
-          uint32_t stride) {
+void emit(const Kind& kind, SynthPhaseBuilder& b, SynthRandom& random, uint32_t tiles, uint32_t stride) {
   std::vector<uint32_t> dests;
   for (uint32_t s = 0; s < tiles; ++s) {
     const Group g = group_of(s, tiles);
@@ -174,9 +173,8 @@ void emit(const Kind& kind, SynthPhaseBuilder& b, SynthRandom& random, uint32_t 
 
 }  // namespace
 
-arch::Capture synthesize_transformer(const SynthOptions& options,
-                                     const arch::MachineDescription& machine, uint32_t tiles,
-                                     uint32_t phases) {
+arch::Capture synthesize_transformer(const SynthOptions& options, const arch::MachineDescription& machine,
+                                     uint32_t tiles, uint32_t phases) {
   // The seed capture's proportions: 7 of 80 phases before the layer body, 34 in it.
   uint32_t before = 0;
   uint32_t body = 0;

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "formats/safetensors.hpp"
 #include "io/errors.hpp"
 #include "numerics/fp16.hpp"
-#include "formats/safetensors.hpp"
 
 namespace lockstep::workload {
 

@@ -41,7 +41,8 @@ Workload parse_workload_yaml(const std::string& text, const std::string& file_na
     fail_at(model, "heads", std::to_string(w.heads) + " does not divide hidden " + std::to_string(w.hidden));
   }
   if (w.head_dim() % 2 != 0) {
-    fail_at(model, "heads", "head size " + std::to_string(w.head_dim()) + " must be even (FP16 pairs fill 32-bit words)");
+    fail_at(model, "heads",
+            "head size " + std::to_string(w.head_dim()) + " must be even (FP16 pairs fill 32-bit words)");
   }
   // A stride-`patch` convolution: the last image % patch pixels of each side are unused.
   if (w.patch == 0 || w.image < w.patch) {
@@ -51,8 +52,9 @@ Workload parse_workload_yaml(const std::string& text, const std::string& file_na
   // Attention would need per-image key sets; the workloads are batch 1.
   if (w.batch != 1) fail_at(model, "batch", "only batch 1 is lowered");
   if (w.patch_values() % 2 != 0) {
-    fail_at(model, "patch", "patch values (patch^2 x channels = " + std::to_string(w.patch_values()) +
-                                ") must be even (FP16 pairs fill 32-bit words)");
+    fail_at(model, "patch",
+            "patch values (patch^2 x channels = " + std::to_string(w.patch_values()) +
+                ") must be even (FP16 pairs fill 32-bit words)");
   }
   if (!w.fused_qkv) fail_at(model, "fused_qkv", "only the fused QKV projection is lowered");
   model.finish();
@@ -70,8 +72,6 @@ Workload parse_workload_yaml(const std::string& text, const std::string& file_na
   return w;
 }
 
-Workload load_workload(const std::string& source) {
-  return parse_workload_yaml(arch::read_text_file(source), source);
-}
+Workload load_workload(const std::string& source) { return parse_workload_yaml(arch::read_text_file(source), source); }
 
 }  // namespace lockstep::workload

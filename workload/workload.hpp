@@ -6,15 +6,15 @@
 namespace lockstep::workload {
 
 struct Workload {
-  std::string file;     // where it came from, for error messages
+  std::string file;  // where it came from, for error messages
   std::string name;
   std::string machine;  // machine name or file the lowering targets
   uint32_t layers = 0;
   uint32_t hidden = 0;
   uint32_t mlp = 0;
   uint32_t heads = 0;
-  uint32_t image = 0;     // pixels per side
-  uint32_t patch = 0;     // pixels per patch side
+  uint32_t image = 0;  // pixels per side
+  uint32_t patch = 0;  // pixels per patch side
   uint32_t channels = 3;
   uint32_t batch = 1;
   bool fused_qkv = true;

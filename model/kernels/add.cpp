@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
+#include "numerics/fp16.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -25,8 +25,7 @@ inline uint16_t add16(uint16_t x, uint16_t y) {
   const uint32_t bits = std::bit_cast<uint32_t>(sum);
   const uint32_t a = bits & 0x7fffffffu;
   if (a - 0x38800000u < 0x477ff000u - 0x38800000u) {
-    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) |
-                                 ((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13));
+    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) | ((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13));
   }
   return arch::fp16_add(x, y);
 }
@@ -35,14 +34,13 @@ std::string check(const arch::KernelStep& step) {
   if (auto e = check_counts(step, 3, 1); !e.empty()) return e;
   const int64_t count = step.scalars[0];
   if (count < 1 || count > kSramBytes / 2) {
-    return "add: scalars[0] count = " + std::to_string(count) + " (expected 1 to " +
-           std::to_string(kSramBytes / 2) + ": 2 bytes each within SRAM)";
+    return "add: scalars[0] count = " + std::to_string(count) + " (expected 1 to " + std::to_string(kSramBytes / 2) +
+           ": 2 bytes each within SRAM)";
   }
   return "";
 }
 
-void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-             Sram& memory) {
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto count = static_cast<uint64_t>(scalars[0]);
   kernels::require_span(memory, operands[0], count * 2, "add out");
   std::vector<uint16_t> a = kernels::read_fp16(memory, operands[1], count, "add a");
@@ -59,7 +57,8 @@ std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::Machi
   return {static_cast<double>((static_cast<uint64_t>(scalars[0]) + 15) / 16), 1.0};
 }
 
-const KernelRegistration registration{{"add", check, execute, cycles, false, CostModel{{"per_16_values", "launch"}, {1, 11}, terms}}};
+const KernelRegistration registration{
+    {"add", check, execute, cycles, false, CostModel{{"per_16_values", "launch"}, {1, 11}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -38,7 +38,9 @@ struct Panels {
   uint32_t count, last_width;
   explicit Panels(uint32_t n)
       : count((n + kPanel - 1) / kPanel),
-        last_width(n % kPanel == 0 ? kPanel : n % kPanel <= kPanel / 2 ? kPanel / 2 : kPanel) {}
+        last_width(n % kPanel == 0            ? kPanel
+                   : n % kPanel <= kPanel / 2 ? kPanel / 2
+                                              : kPanel) {}
   uint32_t width(uint32_t i) const { return i + 1 == count ? last_width : kPanel; }
   size_t padded() const { return size_t{count - 1} * kPanel + last_width; }
 };
@@ -179,12 +181,18 @@ template <int V>
 void block_rows(uint32_t rows, const float* a, size_t lda, const float* bp, uint32_t k, float* acc, Isa isa) {
   static_assert(kRowBlock == 6, "the dispatch below names every block height");
   switch (rows) {
-    case 1: return block<1, V>(a, lda, bp, k, acc, isa);
-    case 2: return block<2, V>(a, lda, bp, k, acc, isa);
-    case 3: return block<3, V>(a, lda, bp, k, acc, isa);
-    case 4: return block<4, V>(a, lda, bp, k, acc, isa);
-    case 5: return block<5, V>(a, lda, bp, k, acc, isa);
-    default: return block<6, V>(a, lda, bp, k, acc, isa);
+    case 1:
+      return block<1, V>(a, lda, bp, k, acc, isa);
+    case 2:
+      return block<2, V>(a, lda, bp, k, acc, isa);
+    case 3:
+      return block<3, V>(a, lda, bp, k, acc, isa);
+    case 4:
+      return block<4, V>(a, lda, bp, k, acc, isa);
+    case 5:
+      return block<5, V>(a, lda, bp, k, acc, isa);
+    default:
+      return block<6, V>(a, lda, bp, k, acc, isa);
   }
 }
 
@@ -193,8 +201,8 @@ void block_rows(uint32_t rows, const float* a, size_t lda, const float* bp, uint
 inline void wide_rows(uint32_t rows, const float* a, size_t lda, const float* bp, uint32_t k, float* out) {
   static_assert(kWideRowBlock == 12, "the dispatch below names every block height");
   using Block = void (*)(const float*, size_t, const float*, uint32_t, float*);
-  static constexpr Block kBlocks[] = {block_avx512<1>, block_avx512<2>, block_avx512<3>, block_avx512<4>,
-                                      block_avx512<5>, block_avx512<6>, block_avx512<7>, block_avx512<8>,
+  static constexpr Block kBlocks[] = {block_avx512<1>, block_avx512<2>,  block_avx512<3>,  block_avx512<4>,
+                                      block_avx512<5>, block_avx512<6>,  block_avx512<7>,  block_avx512<8>,
                                       block_avx512<9>, block_avx512<10>, block_avx512<11>, block_avx512<12>};
   for (uint32_t r0 = 0; r0 < rows; r0 += kWideRowBlock) {
     const uint32_t height = std::min(kWideRowBlock, rows - r0);
@@ -261,8 +269,7 @@ LOCKSTEP_AMP_AVX2 inline void transpose_block_avx2(const uint16_t* bt, uint32_t 
                                                    uint32_t kk0, float* to, uint32_t width) {
   __m256 r[8];
   for (uint32_t j = 0; j < 8; ++j) {
-    r[j] = j < count ? _mm256_cvtph_ps(_mm_loadu_si128(
-                           reinterpret_cast<const __m128i*>(bt + size_t{c0 + j} * k + kk0)))
+    r[j] = j < count ? _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bt + size_t{c0 + j} * k + kk0)))
                      : _mm256_setzero_ps();
   }
   transpose8(r);

@@ -22,15 +22,16 @@ struct AmpShape {
 // The plain kernel, or (`interleaved`) its variant for weights (operand 2, `weight_bytes` of
 // them) in interleaved memory: the same check and numerics, K 11.1's column-group cost 940
 // instead of 1063, and weights anywhere else refused when it runs (std::out_of_range: a hazard).
-inline KernelDefinition amp_gemm_definition(const std::string& name, std::function<std::string(const arch::KernelStep&)> check,
+inline KernelDefinition amp_gemm_definition(const std::string& name,
+                                            std::function<std::string(const arch::KernelStep&)> check,
                                             decltype(KernelDefinition::execute) execute,
                                             AmpShape (*shape)(const std::vector<int64_t>&),
                                             uint64_t (*weight_bytes)(const std::vector<int64_t>&), bool interleaved) {
   const uint64_t group = interleaved ? arch::kAmpGroupCostInterleaved : arch::kAmpGroupCostStandard;
   const std::string kernel = interleaved ? name + "_interleaved" : name;
   if (interleaved) {
-    execute = [kernel, execute, weight_bytes](const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-                                              Sram& memory) {
+    execute = [kernel, execute, weight_bytes](const std::vector<uint32_t>& operands,
+                                              const std::vector<int64_t>& scalars, Sram& memory) {
       if (!memory.interleaved(operands[2], weight_bytes(scalars))) {
         throw std::out_of_range(kernel + ": weights at " + std::to_string(operands[2]) +
                                 " are not all in interleaved memory");
@@ -49,7 +50,11 @@ inline KernelDefinition amp_gemm_definition(const std::string& name, std::functi
     const auto t = arch::amp_f16_gemm_terms(count(s.rows), count(s.k), count(s.columns), group);
     return std::vector<double>(t.begin(), t.end());
   };
-  return KernelDefinition{kernel, std::move(check), std::move(execute), cycles, false,
+  return KernelDefinition{kernel,
+                          std::move(check),
+                          std::move(execute),
+                          cycles,
+                          false,
                           CostModel{{"call", "row_blocks", "column_groups"}, {294, 1, 1}, terms}};
 }
 

@@ -80,9 +80,9 @@ inline float round_add(float s, float acc) {
   const float bb = hi - s;
   const float lo = (s - (hi - bb)) + (acc - bb);
   uint32_t bits = std::bit_cast<uint32_t>(hi);
-  if (lo < 0.0f || lo > 0.0f) {  // false for NaN, so an infinite or NaN hi is left alone
+  if (lo < 0.0f || lo > 0.0f) {                                 // false for NaN, so an infinite or NaN hi is left alone
     if ((bits ^ std::bit_cast<uint32_t>(lo)) >> 31) bits -= 1;  // |exact| < |hi|: truncate
-    bits |= 1;                                                   // inexact: odd
+    bits |= 1;                                                  // inexact: odd
   }
   return arch::fp16_to_float(arch::fp16_from_float(std::bit_cast<float>(bits)));
 }
@@ -94,9 +94,7 @@ inline uint16_t fp16_bits(float v) {
   return arch::fp16_is_nan(h) ? arch::kFp16CanonicalNaN : h;
 }
 // The same value as FP32 (exact); every NaN becomes fp16_to_float(0x7e00) = 0x7fc00000.
-inline float fp32_value(float v) {
-  return std::isnan(v) ? arch::fp16_to_float(arch::kFp16CanonicalNaN) : v;
-}
+inline float fp32_value(float v) { return std::isnan(v) ? arch::fp16_to_float(arch::kFp16CanonicalNaN) : v; }
 
 #if LOCKSTEP_AMP_X86
 #define LOCKSTEP_AMP_AVX2 __attribute__((target("avx2,fma,f16c")))

@@ -60,7 +60,8 @@ constexpr int64_t kSramBytes = 0x9c000;  // 624 KiB
 //                      shortens the slowest worker (arch::attention_merge_split); the values do
 //                      not depend on it.
 CostModel worker_rows_cost_model(const char* unit, const arch::AttentionSchedule& schedule,
-                                 std::vector<double> (*terms)(const std::vector<int64_t>&, const arch::MachineDescription&)) {
+                                 std::vector<double> (*terms)(const std::vector<int64_t>&,
+                                                              const arch::MachineDescription&)) {
   return CostModel{{unit, "instructions_per_row", "launch"},
                    {static_cast<double>(schedule.per_unit), static_cast<double>(schedule.per_row),
                     static_cast<double>(arch::kKernelLaunchCycles)},
@@ -293,9 +294,11 @@ std::vector<double> merge_terms(const std::vector<int64_t>& s, const arch::Machi
 }
 
 const KernelRegistration stage{
-    {"attention_softmax", check_stage, execute_stage, stage_cycles, false, worker_rows_cost_model("instructions_per_pair", arch::kAttentionSoftmaxSchedule, stage_terms)}};
+    {"attention_softmax", check_stage, execute_stage, stage_cycles, false,
+     worker_rows_cost_model("instructions_per_pair", arch::kAttentionSoftmaxSchedule, stage_terms)}};
 const KernelRegistration merge{
-    {"attention_merge", check_merge, execute_merge, merge_cycles, false, worker_rows_cost_model("instructions_per_quad", arch::kAttentionMergeSchedule, merge_terms)}};
+    {"attention_merge", check_merge, execute_merge, merge_cycles, false,
+     worker_rows_cost_model("instructions_per_quad", arch::kAttentionMergeSchedule, merge_terms)}};
 
 }  // namespace
 }  // namespace lockstep::model

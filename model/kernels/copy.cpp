@@ -17,8 +17,7 @@ std::string check(const arch::KernelStep& step) {
   return "";
 }
 
-void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-             Sram& memory) {
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto bytes = static_cast<uint32_t>(scalars[0]);
   if (!memory.contains(operands[0], bytes) || !memory.contains(operands[1], bytes)) {
     throw std::out_of_range("copy: span outside SRAM");
@@ -37,7 +36,8 @@ std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::Machi
 }
 
 const KernelRegistration registration{
-    {"copy", check, execute, cycles, false, CostModel{{"instructions_per_worker_word", "instructions_per_call"}, {2, 4}, terms}}};
+    {"copy", check, execute, cycles, false,
+     CostModel{{"instructions_per_worker_word", "instructions_per_call"}, {2, 4}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -18,8 +18,7 @@ std::string check(const arch::KernelStep& step) {
   return "";
 }
 
-void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-             Sram& memory) {
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto bytes = static_cast<uint32_t>(scalars[0]);
   const auto value = static_cast<uint32_t>(scalars[1]);
   if (!memory.contains(operands[0], bytes)) throw std::out_of_range("fill: destination outside SRAM");
@@ -29,8 +28,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 }
 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
-  return machine.supervisor_cycles_per_instruction *
-         (4 + per_worker(static_cast<uint64_t>(scalars[0]) / 4, machine));
+  return machine.supervisor_cycles_per_instruction * (4 + per_worker(static_cast<uint64_t>(scalars[0]) / 4, machine));
 }
 
 std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
@@ -39,7 +37,8 @@ std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::Machi
 }
 
 const KernelRegistration registration{
-    {"fill", check, execute, cycles, false, CostModel{{"instructions_per_worker_word", "instructions_per_call"}, {1, 4}, terms}}};
+    {"fill", check, execute, cycles, false,
+     CostModel{{"instructions_per_worker_word", "instructions_per_call"}, {1, 4}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

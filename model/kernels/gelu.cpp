@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/gelu_table.hpp"
 #include "model/kernels/tensor_io.hpp"
+#include "numerics/fp16.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -21,14 +21,13 @@ std::string check(const arch::KernelStep& step) {
   if (auto e = check_counts(step, 2, 1); !e.empty()) return e;
   const int64_t count = step.scalars[0];
   if (count < 1 || count > kSramBytes / 2) {
-    return "gelu: scalars[0] count = " + std::to_string(count) + " (expected 1 to " +
-           std::to_string(kSramBytes / 2) + ": 2 bytes each within SRAM)";
+    return "gelu: scalars[0] count = " + std::to_string(count) + " (expected 1 to " + std::to_string(kSramBytes / 2) +
+           ": 2 bytes each within SRAM)";
   }
   return "";
 }
 
-void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-             Sram& memory) {
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto count = static_cast<uint64_t>(scalars[0]);
   kernels::require_span(memory, operands[0], count * 2, "gelu out");
   std::vector<uint16_t> values = kernels::read_fp16(memory, operands[1], count, "gelu in");
@@ -45,7 +44,8 @@ std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::Machi
   return {static_cast<double>(scalars[0]), 1.0};
 }
 
-const KernelRegistration registration{{"gelu", check, execute, cycles, false, CostModel{{"per_value", "launch"}, {10, 11}, terms}}};
+const KernelRegistration registration{
+    {"gelu", check, execute, cycles, false, CostModel{{"per_value", "launch"}, {10, 11}, terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

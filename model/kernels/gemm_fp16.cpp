@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
 #include "model/kernels/amp_cost_model.hpp"
 #include "model/kernels/tensor_io.hpp"
+#include "numerics/fp16.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -45,8 +45,8 @@ std::string check(const arch::KernelStep& step) {
   if (s[4] != 16 && s[4] != 32) {
     return "gemm_fp16: scalars[4] out_bits = " + std::to_string(s[4]) + " (expected 16 or 32)";
   }
-  if (auto e = span(s[4] == 16 ? "out spans rows x columns x 2" : "out spans rows x columns x 4",
-                    s[0] * s[1] * (s[4] / 8));
+  if (auto e =
+          span(s[4] == 16 ? "out spans rows x columns x 2" : "out spans rows x columns x 4", s[0] * s[1] * (s[4] / 8));
       !e.empty()) {
     return e;
   }
@@ -82,10 +82,13 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 
 // scalars -> the AMP call's (rows, inner (K), columns); the b operand's bytes.
 kernels::amp::AmpShape shape(const std::vector<int64_t>& s) { return {s[0], s[2], s[1]}; }
-uint64_t weight_bytes(const std::vector<int64_t>& s) { return 2 * static_cast<uint64_t>(s[1]) * static_cast<uint64_t>(s[2]); }
+uint64_t weight_bytes(const std::vector<int64_t>& s) {
+  return 2 * static_cast<uint64_t>(s[1]) * static_cast<uint64_t>(s[2]);
+}
 
 // gemm_fp16 and gemm_fp16_interleaved (b in interleaved memory: K 11.1's column group 940).
-const KernelRegistration registration{kernels::amp::amp_gemm_definition("gemm_fp16", check, execute, shape, weight_bytes, false)};
+const KernelRegistration registration{
+    kernels::amp::amp_gemm_definition("gemm_fp16", check, execute, shape, weight_bytes, false)};
 const KernelRegistration interleaved_registration{
     kernels::amp::amp_gemm_definition("gemm_fp16", check, execute, shape, weight_bytes, true)};
 

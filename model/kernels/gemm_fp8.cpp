@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fp16.hpp"
-#include "numerics/fp8.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
 #include "model/kernels/amp_cost_model.hpp"
 #include "model/kernels/tensor_io.hpp"
+#include "numerics/fp16.hpp"
+#include "numerics/fp8.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -90,10 +90,13 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
 
 // scalars -> the AMP call's (rows, k, n); the weights operand's bytes.
 kernels::amp::AmpShape shape(const std::vector<int64_t>& s) { return {s[0], s[1], s[2]}; }
-uint64_t weight_bytes(const std::vector<int64_t>& s) { return static_cast<uint64_t>(s[1]) * static_cast<uint64_t>(s[2]); }
+uint64_t weight_bytes(const std::vector<int64_t>& s) {
+  return static_cast<uint64_t>(s[1]) * static_cast<uint64_t>(s[2]);
+}
 
 // gemm_fp8 and gemm_fp8_interleaved (weights in interleaved memory: K 11.1's column group 940).
-const KernelRegistration registration{kernels::amp::amp_gemm_definition("gemm_fp8", check, execute, shape, weight_bytes, false)};
+const KernelRegistration registration{
+    kernels::amp::amp_gemm_definition("gemm_fp8", check, execute, shape, weight_bytes, false)};
 const KernelRegistration interleaved_registration{
     kernels::amp::amp_gemm_definition("gemm_fp8", check, execute, shape, weight_bytes, true)};
 

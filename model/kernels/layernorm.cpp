@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/row_split.hpp"
 #include "model/kernels/tensor_io.hpp"
+#include "numerics/fp16.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -44,8 +44,8 @@ constexpr kernels::RowSplit kSplit{4, 5 + 9 + 9, 5 + 24 + 39, 3};
 
 std::string scalar_range(size_t i, const char* name, int64_t value) {
   if (value >= 1 && value <= kSramBytes) return "";
-  return "layernorm: scalars[" + std::to_string(i) + "] " + name + " = " + std::to_string(value) +
-         " (expected 1 to " + std::to_string(kSramBytes) + ")";
+  return "layernorm: scalars[" + std::to_string(i) + "] " + name + " = " + std::to_string(value) + " (expected 1 to " +
+         std::to_string(kSramBytes) + ")";
 }
 
 std::string check(const arch::KernelStep& step) {
@@ -58,8 +58,8 @@ std::string check(const arch::KernelStep& step) {
   if (auto e = scalar_range(1, "columns", s[1]); !e.empty()) return e;
   const int64_t bytes = s[0] * s[1] * 2;
   if (bytes > kSramBytes) {
-    return "layernorm: in spans rows x columns x 2 = " + std::to_string(bytes) +
-           " bytes, more than SRAM's " + std::to_string(kSramBytes);
+    return "layernorm: in spans rows x columns x 2 = " + std::to_string(bytes) + " bytes, more than SRAM's " +
+           std::to_string(kSramBytes);
   }
   return "";
 }
@@ -67,8 +67,7 @@ std::string check(const arch::KernelStep& step) {
 // fl16(y), a NaN as the positive 0x7e00 (arch keeps the NaN's sign).
 inline uint16_t to_fp16(float y) { return std::isnan(y) ? arch::kFp16CanonicalNaN : arch::fp16_from_float(y); }
 
-void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-             Sram& memory) {
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto rows = static_cast<uint64_t>(scalars[0]);
   const auto columns = static_cast<uint64_t>(scalars[1]);
   const bool affine = operands.size() == 4;

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "arch/kernel_costs.hpp"
-#include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_round.hpp"
 #include "model/kernels/tensor_io.hpp"
+#include "numerics/fp16.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -129,11 +129,11 @@ std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::Machi
 }
 
 const KernelRegistration registration{
-    {"reduce_sum", check, execute, cycles, false, CostModel{{"instructions_per_part", "instructions_per_chunk", "launch"},
-                                                          {static_cast<double>(arch::kReduceSumSchedule.per_part),
-                                                           static_cast<double>(arch::kReduceSumSchedule.per_chunk),
-                                                           arch::kKernelLaunchCycles},
-                                                          terms}}};
+    {"reduce_sum", check, execute, cycles, false,
+     CostModel{{"instructions_per_part", "instructions_per_chunk", "launch"},
+               {static_cast<double>(arch::kReduceSumSchedule.per_part),
+                static_cast<double>(arch::kReduceSumSchedule.per_chunk), arch::kKernelLaunchCycles},
+               terms}}};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -12,14 +12,14 @@
 
 namespace lockstep::model::kernels {
 
-inline constexpr uint64_t kRowWorkers = 6;    // the IPU21 tile's worker contexts (D 9.3)
+inline constexpr uint64_t kRowWorkers = 6;     // the IPU21 tile's worker contexts (D 9.3)
 inline constexpr uint64_t kLaunchCycles = 11;  // a worker launch (IPU21-KERNELS.md 11.1)
 
 struct RowSplit {
-  uint64_t vector_values;     // values a vector instruction handles (4: f16v4, 2: f32v2)
-  uint64_t per_vector;        // worker instructions per vector of a slice, all waves
-  uint64_t per_row;           // worker instructions per row, all waves (set-ups, combines)
-  uint64_t waves_per_row;     // launches per row
+  uint64_t vector_values;  // values a vector instruction handles (4: f16v4, 2: f32v2)
+  uint64_t per_vector;     // worker instructions per vector of a slice, all waves
+  uint64_t per_row;        // worker instructions per row, all waves (set-ups, combines)
+  uint64_t waves_per_row;  // launches per row
 
   uint64_t slice(uint64_t columns) const {
     const uint64_t row_vectors = kRowWorkers * vector_values;
@@ -37,12 +37,14 @@ struct RowSplit {
     const double r = static_cast<double>(rows);
     return {r * machine.supervisor_cycles_per_instruction * static_cast<double>(slice(columns) / vector_values), r};
   }
-  CostModel cost_model(std::vector<double> (*terms)(const std::vector<int64_t>&, const arch::MachineDescription&)) const {
+  CostModel cost_model(std::vector<double> (*terms)(const std::vector<int64_t>&,
+                                                    const arch::MachineDescription&)) const {
     const arch::MachineDescription ipu21;  // the defaults at the IPU21's issue interval
-    return CostModel{{"instructions_per_vector", "cycles_per_row"},
-                     {static_cast<double>(per_vector),
-                      static_cast<double>(ipu21.supervisor_cycles_per_instruction * per_row + waves_per_row * kLaunchCycles)},
-                     terms};
+    return CostModel{
+        {"instructions_per_vector", "cycles_per_row"},
+        {static_cast<double>(per_vector),
+         static_cast<double>(ipu21.supervisor_cycles_per_instruction * per_row + waves_per_row * kLaunchCycles)},
+        terms};
   }
   // v[0..columns) summed as the split does: per slice an even and an odd f32v2 lane in column
   // order, fl32(even + odd), the slices' sums added in order (an empty slice adds nothing).

@@ -21,11 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fp16.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/exp_table.hpp"
 #include "model/kernels/row_split.hpp"
 #include "model/kernels/tensor_io.hpp"
+#include "numerics/fp16.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -49,8 +49,7 @@ constexpr kernels::RowSplit kSplit{2, 2 + 8 + 5, 4 + 17 + 22, 3};
 // FP32 arithmetic already assumes, and the bits above 2^28's count those multiples: the code.
 inline uint16_t unit_to_fp16(double q) {
   const uint64_t bits = std::bit_cast<uint64_t>(q);
-  const uint64_t normal =
-      (bits - 0x3f00000000000000ull + 0x1ffffffffffull + ((bits >> 42) & 1u)) >> 42;
+  const uint64_t normal = (bits - 0x3f00000000000000ull + 0x1ffffffffffull + ((bits >> 42) & 1u)) >> 42;
   const uint64_t sub = std::bit_cast<uint64_t>(q + 0x1p28) - std::bit_cast<uint64_t>(0x1p28);
   const uint64_t is_normal = uint64_t{0} - static_cast<uint64_t>(bits >= 0x3f10000000000000ull);
   return static_cast<uint16_t>((normal & is_normal) | (sub & ~is_normal));  // a mask, not a branch
@@ -58,8 +57,8 @@ inline uint16_t unit_to_fp16(double q) {
 
 std::string scalar_range(size_t i, const char* name, int64_t value) {
   if (value >= 1 && value <= kSramBytes) return "";
-  return "softmax: scalars[" + std::to_string(i) + "] " + name + " = " + std::to_string(value) +
-         " (expected 1 to " + std::to_string(kSramBytes) + ")";
+  return "softmax: scalars[" + std::to_string(i) + "] " + name + " = " + std::to_string(value) + " (expected 1 to " +
+         std::to_string(kSramBytes) + ")";
 }
 
 std::string check(const arch::KernelStep& step) {
@@ -70,20 +69,18 @@ std::string check(const arch::KernelStep& step) {
   if (auto e = scalar_range(2, "head_dim", s[2]); !e.empty()) return e;
   const int64_t bytes = s[0] * s[1] * 4;  // the FP32 input; the FP16 output is half of it
   if (bytes > kSramBytes) {
-    return "softmax: in spans rows x columns x 4 = " + std::to_string(bytes) +
-           " bytes, more than SRAM's " + std::to_string(kSramBytes);
+    return "softmax: in spans rows x columns x 4 = " + std::to_string(bytes) + " bytes, more than SRAM's " +
+           std::to_string(kSramBytes);
   }
   return "";
 }
 
-void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars,
-             Sram& memory) {
+void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& scalars, Sram& memory) {
   const auto rows = static_cast<uint64_t>(scalars[0]);
   const auto columns = static_cast<uint64_t>(scalars[1]);
   const auto head_dim = static_cast<uint64_t>(scalars[2]);
   kernels::require_span(memory, operands[0], rows * columns * 2, "softmax out");
-  const std::vector<float> in =
-      kernels::read_fp32(memory, operands[1], rows * columns, "softmax in");
+  const std::vector<float> in = kernels::read_fp32(memory, operands[1], rows * columns, "softmax in");
   const auto& exp16 = kernels::fp16_exp_table();
 
   const auto s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));

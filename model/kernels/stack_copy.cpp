@@ -61,8 +61,7 @@ CopyShape shape(const StackKernel& k, const Scalars& s) {
   }
 }
 
-void require_aligned(const std::string& name, uint32_t address, uint32_t alignment,
-                     const char* operand) {
+void require_aligned(const std::string& name, uint32_t address, uint32_t alignment, const char* operand) {
   if (address % alignment == 0) return;
   throw std::out_of_range(name + ": " + operand + " " + std::to_string(address) + " is not " +
                           std::to_string(alignment) + "-byte aligned");
@@ -70,8 +69,7 @@ void require_aligned(const std::string& name, uint32_t address, uint32_t alignme
 
 // Rows one after another, each in ascending words; a row whose source and destination
 // overlap is moved word by word, so a later word may read what an earlier one stored.
-void copy_rows(const std::string& name, const CopyShape& c, uint32_t dst, uint32_t src,
-               Sram& memory) {
+void copy_rows(const std::string& name, const CopyShape& c, uint32_t dst, uint32_t src, Sram& memory) {
   kernels::require_span(memory, dst, c.span(c.dst_stride), "stack copy destination");
   kernels::require_span(memory, src, c.span(c.src_stride), "stack copy source");
   for (uint64_t r = 0; r < c.rows && c.row_bytes > 0; ++r) {
@@ -84,8 +82,7 @@ void copy_rows(const std::string& name, const CopyShape& c, uint32_t dst, uint32
     }
     const uint32_t lo = std::min(to, from), hi = std::max(to, from) + bytes;
     std::vector<uint8_t> window = kernels::read_bytes(memory, lo, hi - lo, name.c_str());
-    for (uint32_t i = 0; i < bytes; i += c.word)
-      std::memmove(&window[to - lo + i], &window[from - lo + i], c.word);
+    for (uint32_t i = 0; i < bytes; i += c.word) std::memmove(&window[to - lo + i], &window[from - lo + i], c.word);
     memory.write(to, bytes, window.data() + (to - lo));
   }
 }
@@ -94,15 +91,14 @@ uint32_t alignment(StackKernelFamily family) {
   return family == StackKernelFamily::CopyU32 ? 4 : family == StackKernelFamily::CopyU16 ? 2 : 8;
 }
 
-void execute(const std::string& name, const StackKernel& k, const std::vector<uint32_t>& operands,
-             const Scalars& s, Sram& memory) {
+void execute(const std::string& name, const StackKernel& k, const std::vector<uint32_t>& operands, const Scalars& s,
+             Sram& memory) {
   kernels::require_stack_scalars(name, k, operands.size(), s);
   const CopyShape c = shape(k, s);
   require_aligned(name, operands[0], alignment(k.family), "operands[0] (destination)");
   if (k.family == StackKernelFamily::FillZeroU64) {
     kernels::require_span(memory, operands[0], c.bytes(), "stack fill zero destination");
-    kernels::write_array(memory, operands[0], std::vector<uint8_t>(c.bytes(), 0),
-                         "stack fill zero destination");
+    kernels::write_array(memory, operands[0], std::vector<uint8_t>(c.bytes(), 0), "stack fill zero destination");
     return;
   }
   require_aligned(name, operands[1], alignment(k.family), "operands[1] (source)");
@@ -112,8 +108,7 @@ void execute(const std::string& name, const StackKernel& k, const std::vector<ui
 uint64_t cycles(const StackKernel& k, const Scalars& s, const arch::MachineDescription&) {
   constexpr uint64_t kClearBytesPerCycle = 48, kLaunch = 11;
   const uint64_t bytes = shape(k, s).bytes();
-  if (k.family == StackKernelFamily::FillZeroU64)
-    return ceil_div(bytes, kClearBytesPerCycle) + kLaunch;
+  if (k.family == StackKernelFamily::FillZeroU64) return ceil_div(bytes, kClearBytesPerCycle) + kLaunch;
   return arch::stack_local_copy_cycles(bytes);
 }
 

@@ -63,19 +63,15 @@ constexpr uint32_t kFp32CanonicalNaN = 0x7fc00000u;  // positive quiet, payload 
 
 uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-uint64_t element_bytes(StackElement e) {
-  return e == StackElement::F8 ? 1 : e == StackElement::F16 ? 2 : 4;
-}
+uint64_t element_bytes(StackElement e) { return e == StackElement::F8 ? 1 : e == StackElement::F16 ? 2 : 4; }
 
 // --- reduce_sum_f16 ---------------------------------------------------------------------------
 
 void reduce_sum(const Operands& operands, const Scalars& s, Sram& memory) {
   const uint64_t count = u(s[0]), n = u(s[1]);
   kernels::require_span(memory, operands[0], 2 * n, "stack reduce_sum out");
-  std::vector<uint16_t> acc =
-      kernels::read_fp16(memory, operands[1], n, "stack reduce_sum first partial");
-  const std::vector<uint16_t> remote =
-      kernels::read_fp16(memory, operands[2], n * count, "stack reduce_sum remote");
+  std::vector<uint16_t> acc = kernels::read_fp16(memory, operands[1], n, "stack reduce_sum first partial");
+  const std::vector<uint16_t> remote = kernels::read_fp16(memory, operands[2], n * count, "stack reduce_sum remote");
   for (uint64_t p = 0; p < count; ++p) {
     const uint16_t* part = remote.data() + p * n;
     for (uint64_t i = 0; i < n; ++i) acc[i] = arch::fp16_add(acc[i], part[i]);
@@ -107,8 +103,7 @@ void add(const Operands& operands, const Scalars& s, Sram& memory, Add op) {
   const uint64_t count = u(s[0]);
   kernels::require_span(memory, operands[0], sizeof(T) * count, "stack add out");
   std::vector<T> left = kernels::read_array<T>(memory, operands[1], count, "stack add left");
-  const std::vector<T> right =
-      kernels::read_array<T>(memory, operands[2], count, "stack add right");
+  const std::vector<T> right = kernels::read_array<T>(memory, operands[2], count, "stack add right");
   for (uint64_t i = 0; i < count; ++i) left[i] = op(left[i], right[i]);
   kernels::write_array(memory, operands[0], left, "stack add out");
 }
@@ -143,36 +138,30 @@ void cast(const StackKernel& k, const Operands& operands, const Scalars& s, Sram
     return convert<uint8_t, uint8_t>(operands, n, memory, [](uint8_t b) { return b; });
   }
   if (k.from == E::F16 && k.to == E::F32) {
-    return convert<uint16_t, uint32_t>(operands, n, memory, [](uint16_t h) {
-      return std::bit_cast<uint32_t>(arch::fp16_to_float(h));
-    });
+    return convert<uint16_t, uint32_t>(operands, n, memory,
+                                       [](uint16_t h) { return std::bit_cast<uint32_t>(arch::fp16_to_float(h)); });
   }
   if (k.from == E::F32 && k.to == E::F16) {
-    return convert<uint32_t, uint16_t>(operands, n, memory, [](uint32_t x) {
-      return arch::fp16_from_float(std::bit_cast<float>(x));
-    });
+    return convert<uint32_t, uint16_t>(operands, n, memory,
+                                       [](uint32_t x) { return arch::fp16_from_float(std::bit_cast<float>(x)); });
   }
   if (k.from == E::F8 && k.to == E::F16) {
     static const std::array<uint16_t, 256> table = arch::f143_fp16_table(0);
     return convert<uint8_t, uint16_t>(operands, n, memory, [](uint8_t c) { return table[c]; });
   }
   if (k.from == E::F8 && k.to == E::F32) {
-    return convert<uint8_t, uint32_t>(operands, n, memory,
-                                      [](uint8_t c) { return f8_to_f32_table()[c]; });
+    return convert<uint8_t, uint32_t>(operands, n, memory, [](uint8_t c) { return f8_to_f32_table()[c]; });
   }
   if (k.from == E::F16 && k.to == E::F8) {
-    return convert<uint16_t, uint8_t>(operands, n, memory,
-                                      [](uint16_t h) { return arch::f143_from_fp16(h, 0); });
+    return convert<uint16_t, uint8_t>(operands, n, memory, [](uint16_t h) { return arch::f143_from_fp16(h, 0); });
   }
-  convert<uint32_t, uint8_t>(operands, n, memory, [](uint32_t x) {
-    return arch::f143_from_float(std::bit_cast<float>(x), 0);
-  });
+  convert<uint32_t, uint8_t>(operands, n, memory,
+                             [](uint32_t x) { return arch::f143_from_float(std::bit_cast<float>(x), 0); });
 }
 
 // --- definitions ------------------------------------------------------------------------------
 
-void execute(const std::string&, const StackKernel& k, const Operands& operands, const Scalars& s,
-             Sram& memory) {
+void execute(const std::string&, const StackKernel& k, const Operands& operands, const Scalars& s, Sram& memory) {
   switch (k.family) {
     case StackKernelFamily::ReduceSumF16:
       return reduce_sum(operands, s, memory);
@@ -204,8 +193,8 @@ uint64_t cycles(const StackKernel& k, const Scalars& s, const arch::MachineDescr
 }
 
 const kernels::StackFamilyRegistration registration{
-    {{StackKernelFamily::ReduceSumF16, StackKernelFamily::GeluF16, StackKernelFamily::AddF16,
-      StackKernelFamily::AddF32, StackKernelFamily::Cast},
+    {{StackKernelFamily::ReduceSumF16, StackKernelFamily::GeluF16, StackKernelFamily::AddF16, StackKernelFamily::AddF32,
+      StackKernelFamily::Cast},
      execute,
      cycles}};
 

@@ -17,10 +17,9 @@ using Scalars = std::vector<int64_t>;
 
 struct StackFamilies {
   std::vector<arch::StackKernelFamily> families;
-  void (*execute)(const std::string& symbol, const arch::StackKernel& kernel,
-                  const Operands& operands, const Scalars& scalars, Sram& memory);
-  uint64_t (*cycles)(const arch::StackKernel& kernel, const Scalars& scalars,
-                     const arch::MachineDescription& machine);
+  void (*execute)(const std::string& symbol, const arch::StackKernel& kernel, const Operands& operands,
+                  const Scalars& scalars, Sram& memory);
+  uint64_t (*cycles)(const arch::StackKernel& kernel, const Scalars& scalars, const arch::MachineDescription& machine);
   bool reads_cycle_counter = false;  // KernelDefinition::reads_cycle_counter
 };
 
@@ -31,7 +30,7 @@ struct StackFamilyRegistration {
 // The validator's checks again, before a kernel touches memory (a package that skipped them):
 // operand and scalar counts, and the signature's scalar ranges (against the 32-bit address
 // space; the kernels check their spans against SRAM). std::out_of_range, so a hazard.
-void require_stack_scalars(const std::string& symbol, const arch::StackKernel& kernel,
-                           size_t operands, const Scalars& scalars);
+void require_stack_scalars(const std::string& symbol, const arch::StackKernel& kernel, size_t operands,
+                           const Scalars& scalars);
 
 }  // namespace lockstep::model::kernels

@@ -33,12 +33,10 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 void gemm_f16(const StackKernel& g, const std::vector<uint32_t>& operands, Sram& memory) {
   const uint32_t rows = g.rows, k = g.k, columns = g.columns;
   kernels::require_span(memory, operands[1], 2ull * k * rows + 16, "stack gemm left");
-  const std::vector<uint16_t> left =
-      kernels::read_fp16(memory, operands[1], uint64_t{k} * rows, "stack gemm left");
+  const std::vector<uint16_t> left = kernels::read_fp16(memory, operands[1], uint64_t{k} * rows, "stack gemm left");
   const std::vector<uint16_t> right =
       kernels::read_fp16(memory, operands[2], uint64_t{k} * columns, "stack gemm right");
-  std::vector<uint16_t> out =
-      kernels::read_fp16(memory, operands[0], uint64_t{columns} * rows, "stack gemm out");
+  std::vector<uint16_t> out = kernels::read_fp16(memory, operands[0], uint64_t{columns} * rows, "stack gemm out");
   std::vector<float> l(left.size()), w(right.size());
   for (size_t i = 0; i < left.size(); ++i) l[i] = arch::fp16_to_float(left[i]);
   for (size_t i = 0; i < right.size(); ++i) w[i] = arch::fp16_to_float(right[i]);
@@ -65,12 +63,9 @@ void gemm_f16(const StackKernel& g, const std::vector<uint32_t>& operands, Sram&
 void gemm_f32(const StackKernel& g, const std::vector<uint32_t>& operands, Sram& memory) {
   const uint32_t rows = g.rows, k = g.k, columns = g.columns;
   kernels::require_span(memory, operands[1], 4ull * k * rows + 32, "stack gemm left");
-  const std::vector<float> l =
-      kernels::read_fp32(memory, operands[1], uint64_t{k} * rows, "stack gemm left");
-  const std::vector<float> w =
-      kernels::read_fp32(memory, operands[2], uint64_t{k} * columns, "stack gemm right");
-  std::vector<float> out =
-      kernels::read_fp32(memory, operands[0], uint64_t{columns} * rows, "stack gemm out");
+  const std::vector<float> l = kernels::read_fp32(memory, operands[1], uint64_t{k} * rows, "stack gemm left");
+  const std::vector<float> w = kernels::read_fp32(memory, operands[2], uint64_t{k} * columns, "stack gemm right");
+  std::vector<float> out = kernels::read_fp32(memory, operands[0], uint64_t{columns} * rows, "stack gemm out");
   if (g.init) std::fill(out.begin(), out.end(), 0.0f);
   const uint32_t groups = k / 8;
   for (uint32_t cg = 0; cg < columns / 16; ++cg) {
@@ -106,8 +101,8 @@ uint64_t cycles(const StackKernel& g, const kernels::Scalars&, const arch::Machi
                                                ceil_div(uint64_t{g.columns / 16} * group_cost, 4));
 }
 
-void execute(const std::string&, const StackKernel& kernel, const kernels::Operands& operands,
-             const kernels::Scalars&, Sram& memory) {
+void execute(const std::string&, const StackKernel& kernel, const kernels::Operands& operands, const kernels::Scalars&,
+             Sram& memory) {
   if (kernel.family == StackKernelFamily::GemmF32) return gemm_f32(kernel, operands, memory);
   gemm_f16(kernel, operands, memory);
 }

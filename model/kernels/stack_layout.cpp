@@ -47,19 +47,17 @@ struct Extents {
 
 Extents extents(const StackKernel& k, const Scalars& s) {
   const auto v = [&](size_t i) { return static_cast<uint32_t>(s[i]); };
-  if (k.family == StackKernelFamily::Unpack)
-    return {static_cast<uint64_t>(s[0]), v(1), v(2), v(3), v(4)};
+  if (k.family == StackKernelFamily::Unpack) return {static_cast<uint64_t>(s[0]), v(1), v(2), v(3), v(4)};
   return {1, v(0), v(1), v(3), v(4)};
 }
 
-void require_spans(const std::string& name, uint32_t out, uint64_t out_bytes, uint32_t in,
-                   uint64_t in_bytes, const Sram& memory) {
+void require_spans(const std::string& name, uint32_t out, uint64_t out_bytes, uint32_t in, uint64_t in_bytes,
+                   const Sram& memory) {
   kernels::require_span(memory, out, out_bytes, "stack layout output");
   kernels::require_span(memory, in, in_bytes, "stack layout input");
   if (out_bytes == 0 || in_bytes == 0 || out + out_bytes <= in || in + in_bytes <= out) return;
-  throw std::out_of_range(name + ": output " + std::to_string(out) + "+" +
-                          std::to_string(out_bytes) + " overlaps input " + std::to_string(in) +
-                          "+" + std::to_string(in_bytes) +
+  throw std::out_of_range(name + ": output " + std::to_string(out) + "+" + std::to_string(out_bytes) +
+                          " overlaps input " + std::to_string(in) + "+" + std::to_string(in_bytes) +
                           " (the stack needs them in distinct memory elements)");
 }
 
@@ -69,13 +67,12 @@ uint64_t rearranged_index(uint32_t order, uint32_t r, uint32_t c, const Extents&
   return arch::block_major_index(r, c, x.physical_columns);
 }
 
-void rearrange(const std::string& name, const StackKernel& k, const std::vector<uint32_t>& operands,
-               const Scalars& s, Sram& memory) {
+void rearrange(const std::string& name, const StackKernel& k, const std::vector<uint32_t>& operands, const Scalars& s,
+               Sram& memory) {
   const Extents x = extents(k, s);
   const uint64_t in_elements = uint64_t{x.logical_rows} * x.logical_columns;
   require_spans(name, operands[0], 2 * x.matrix_elements(), operands[1], 2 * in_elements, memory);
-  const std::vector<uint16_t> in =
-      kernels::read_fp16(memory, operands[1], in_elements, "stack rearrange input");
+  const std::vector<uint16_t> in = kernels::read_fp16(memory, operands[1], in_elements, "stack rearrange input");
   std::vector<uint16_t> out(x.matrix_elements(), 0);
   for (uint32_t r = 0; r < x.logical_rows; ++r) {
     for (uint32_t c = 0; c < x.logical_columns; ++c) {
@@ -90,13 +87,12 @@ uint64_t transposed_left_index(uint32_t r, uint32_t c, uint32_t columns) {
   return uint64_t{r / 16} * columns * 16 + uint64_t{c} * 16 + r % 16;
 }
 
-void unpack(const std::string& name, const StackKernel& k, const std::vector<uint32_t>& operands,
-            const Scalars& s, Sram& memory) {
+void unpack(const std::string& name, const StackKernel& k, const std::vector<uint32_t>& operands, const Scalars& s,
+            Sram& memory) {
   const Extents x = extents(k, s);
   const uint64_t elements = x.matrices * x.matrix_elements();
   require_spans(name, operands[0], 2 * elements, operands[1], 2 * elements, memory);
-  const std::vector<uint16_t> in =
-      kernels::read_fp16(memory, operands[1], elements, "stack unpack input");
+  const std::vector<uint16_t> in = kernels::read_fp16(memory, operands[1], elements, "stack unpack input");
   std::vector<uint16_t> out(elements, 0);
   for (uint64_t m = 0; m < x.matrices; ++m) {
     const uint64_t base = m * x.matrix_elements();
@@ -123,8 +119,8 @@ uint64_t cycles(const StackKernel& k, const Scalars& s, const arch::MachineDescr
 }
 
 // The scalar check covers the symbol's extents against the registers.
-void execute(const std::string& name, const StackKernel& kernel, const kernels::Operands& operands,
-             const Scalars& s, Sram& memory) {
+void execute(const std::string& name, const StackKernel& kernel, const kernels::Operands& operands, const Scalars& s,
+             Sram& memory) {
   kernels::require_stack_scalars(name, kernel, operands.size(), s);
   if (kernel.family == StackKernelFamily::Unpack) return unpack(name, kernel, operands, s, memory);
   rearrange(name, kernel, operands, s, memory);

@@ -18,14 +18,12 @@ namespace {
 
 void sample_cycle(const std::string&, const arch::StackKernel&, const kernels::Operands& operands,
                   const kernels::Scalars& scalars, Sram& memory) {
-  if (operands[0] % 4 != 0)
-    throw std::out_of_range("ipu_stack_static_sample_cycle: destination is not 4-aligned");
+  if (operands[0] % 4 != 0) throw std::out_of_range("ipu_stack_static_sample_cycle: destination is not 4-aligned");
   const std::vector<uint32_t> value{static_cast<uint32_t>(scalars.back())};
   kernels::write_array(memory, operands[0], value, "ipu_stack_static_sample_cycle destination");
 }
 
-uint64_t cycles(const arch::StackKernel&, const kernels::Scalars&,
-                const arch::MachineDescription& machine) {
+uint64_t cycles(const arch::StackKernel&, const kernels::Scalars&, const arch::MachineDescription& machine) {
   constexpr uint64_t kInstructions = 10;
   return kInstructions * machine.supervisor_cycles_per_instruction;
 }

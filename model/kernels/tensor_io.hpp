@@ -82,14 +82,13 @@ class InputArray {
 template <typename T>
 class OutputArray {
  public:
-  OutputArray(Sram& memory, uint32_t address, uint64_t count, std::span<const arch::SramRange> inputs,
-              const char* what)
+  OutputArray(Sram& memory, uint32_t address, uint64_t count, std::span<const arch::SramRange> inputs, const char* what)
       : memory_(memory), address_(address) {
     require_span(memory, address, count * sizeof(T), what);
     const auto bytes_out = static_cast<uint32_t>(count * sizeof(T));  // in SRAM: checked above
     const arch::SramRange range{address, address + bytes_out};
-    const bool apart = std::none_of(inputs.begin(), inputs.end(),
-                                    [&](const arch::SramRange& in) { return in.overlaps(range); });
+    const bool apart =
+        std::none_of(inputs.begin(), inputs.end(), [&](const arch::SramRange& in) { return in.overlaps(range); });
     const std::span<uint8_t> bytes = memory.mutable_span(address, bytes_out);
     if (apart && reinterpret_cast<uintptr_t>(bytes.data()) % alignof(T) == 0) {
       data_ = reinterpret_cast<T*>(bytes.data());

@@ -1,8 +1,6 @@
 // Package -> device image (docs/IPU21-DEVICE.md section 12.4, docs/device.md "Export").
 #include "sim/device/application_export.hpp"
 
-#include "arch/host_packets.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -10,15 +8,16 @@
 #include <set>
 #include <tuple>
 
+#include "arch/host_packets.hpp"
+#include "arch/instruction.hpp"
+#include "arch/topology.hpp"
+#include "formats/token.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
 #include "sim/device/elf_object.hpp"
 #include "sim/device/export_host_plan.hpp"
 #include "sim/device/object_link.hpp"
-#include "io/errors.hpp"
-#include "io/hex.hpp"
-#include "arch/instruction.hpp"
 #include "supervisor/supervisor_code.hpp"
-#include "formats/token.hpp"
-#include "arch/topology.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -50,7 +49,8 @@ AppSegment entry_stub(uint32_t start) {
 AppSegment data_segment(const Segment& seg, uint32_t logical, const TableRegion& table) {
   AppSegment out{seg.address, seg.size, {}, kSegmentRead | kSegmentWrite};
   // Rows are executed: a segment over the row table is code, as the stack marks rows R|X.
-  const bool rows = table.size > 0 && seg.address < table.address + table.size && table.address < seg.address + seg.size;
+  const bool rows =
+      table.size > 0 && seg.address < table.address + table.size && table.address < seg.address + seg.size;
   if (rows) out.flags = kSegmentRead | kSegmentExecute;
   if (seg.fill == FillKind::Bytes) out.data = seg.bytes.vector();
   if (seg.fill == FillKind::Tokens) {
@@ -106,7 +106,8 @@ std::optional<ElfObject> require_intrinsics(const std::map<std::string, std::vec
     list += (list.empty() ? "" : ", ") + name + " (tiles " + tile_ranges(tiles) + ")";
   }
   if (options.object_path.empty()) {
-    throw InputError("export: kernels need vendor-compiled worker code: " + list + "; give --object FILE providing them");
+    throw InputError("export: kernels need vendor-compiled worker code: " + list +
+                     "; give --object FILE providing them");
   }
   ElfObject object = read_elf_object(options.object_path);
   std::set<std::string> defined;
@@ -153,8 +154,8 @@ TileImage tile_image(const Lowered& t, const TileProgram& program) {
   if (!start) throw std::logic_error("lowered code has no lockstep_start symbol");
   image.segments.push_back(entry_stub(start->address));
   const size_t code_words = t.code.code_bytes / 4;
-  image.segments.push_back({t.code.base, t.code.code_bytes, word_bytes(t.code.words, 0, code_words),
-                            kSegmentRead | kSegmentExecute});
+  image.segments.push_back(
+      {t.code.base, t.code.code_bytes, word_bytes(t.code.words, 0, code_words), kSegmentRead | kSegmentExecute});
   if (t.code.words.size() > code_words) {
     const uint32_t rest = static_cast<uint32_t>(4 * (t.code.words.size() - code_words));
     image.segments.push_back({t.code.base + t.code.code_bytes, rest,
@@ -203,7 +204,8 @@ std::vector<Step> barrier_skeleton(const std::vector<Step>& steps) {
 void add_bindings(const Package& package, const Topology& topology, Application& app) {
   for (const Binding& b : package.bindings) {
     // The runtime's cycle words are u32 (section 17.3); a package only knows their bytes.
-    const bool cycle_words = (b.name.rfind("profile.", 0) == 0 || is_completion_binding(b)) && b.element == ElementType::Bytes;
+    const bool cycle_words =
+        (b.name.rfind("profile.", 0) == 0 || is_completion_binding(b)) && b.element == ElementType::Bytes;
     AppBinding out{b.name, cycle_words ? "u32" : dtype_name(b.element), b.shape, {}};
     uint64_t offset = 0;
     for (const Slice& s : b.slices) {
@@ -220,10 +222,12 @@ void add_debug(const std::vector<Lowered>& tiles, const Package& package, Applic
   std::map<std::pair<std::string, uint32_t>, bool> seen;
   for (const Lowered& t : tiles) {
     for (const CodeSymbol& s : t.code.symbols) {
-      if (seen.emplace(std::make_pair(s.name, s.address), true).second) app.debug_symbols.push_back({s.name, s.address});
+      if (seen.emplace(std::make_pair(s.name, s.address), true).second)
+        app.debug_symbols.push_back({s.name, s.address});
     }
     app.debug_regions.push_back({t.physical, t.code.base, t.code.code_bytes, kCodeRegionName});
-    if (t.barrier_only) app.debug_regions.push_back({t.physical, t.code.base, t.code.code_bytes, kBarrierOnlyRegionName});
+    if (t.barrier_only)
+      app.debug_regions.push_back({t.physical, t.code.base, t.code.code_bytes, kBarrierOnlyRegionName});
     // Symbols per tile too: the code area's place (so every address) differs between tiles,
     // and debugSymbols has no tile field. Each runs to the next, the last to the program.
     for (size_t i = 0; i < t.code.symbols.size(); ++i) {
@@ -232,8 +236,8 @@ void add_debug(const std::vector<Lowered>& tiles, const Package& package, Applic
       app.debug_regions.push_back({t.physical, address, std::max<uint32_t>(end - address, 4), t.code.symbols[i].name});
     }
     if (t.object) {
-      app.debug_regions.push_back({t.physical, t.object->base, static_cast<uint32_t>(t.object->bytes.size()),
-                                   kLinkedObjectRegionName});
+      app.debug_regions.push_back(
+          {t.physical, t.object->base, static_cast<uint32_t>(t.object->bytes.size()), kLinkedObjectRegionName});
     }
     const uint32_t rest = t.code.end() - t.code.base - t.code.code_bytes;
     if (rest > 0) app.debug_regions.push_back({t.physical, t.code.base + t.code.code_bytes, rest, kCodeDataRegionName});
@@ -351,7 +355,8 @@ void each_step(Steps& steps, const F& f) {
 
 bool needs_rewriting(const std::vector<TileProgram>& tiles) {
   bool needed = false;
-  for (const TileProgram& t : tiles) each_step(t.steps, [&](const Step& s) { needed = needed || bulk_patch(s) || stack_does_it(s); });
+  for (const TileProgram& t : tiles)
+    each_step(t.steps, [&](const Step& s) { needed = needed || bulk_patch(s) || stack_does_it(s); });
   return needed;
 }
 
@@ -372,7 +377,8 @@ Application assemble(const Package& package, const MachineDescription& machine, 
   // Tiles the package leaves out, and those outside its machine, run its barriers only.
   std::vector<TileProgram> idle;
   idle.reserve(topology.physical_tiles());
-  const std::vector<Step> skeleton = package.tiles.empty() ? std::vector<Step>{} : barrier_skeleton(package.tiles.front().steps);
+  const std::vector<Step> skeleton =
+      package.tiles.empty() ? std::vector<Step>{} : barrier_skeleton(package.tiles.front().steps);
   std::map<std::string, std::vector<uint32_t>> intrinsics;
   for (uint32_t l = 0; l < topology.physical_tiles(); ++l) {
     const auto it = programs.find(l);
@@ -382,7 +388,8 @@ Application assemble(const Package& package, const MachineDescription& machine, 
       idle.back().steps = skeleton;
     }
     const TileProgram& program = it == programs.end() ? idle.back() : *it->second;
-    tiles.push_back({l, topology.physical(l), lower_tile_code(program, machine, lowering), std::nullopt, it == programs.end()});
+    tiles.push_back(
+        {l, topology.physical(l), lower_tile_code(program, machine, lowering), std::nullopt, it == programs.end()});
     for (const std::string& name : called_intrinsics(tiles.back().code)) intrinsics[name].push_back(l);
   }
   if (const auto object = require_intrinsics(intrinsics, options)) {

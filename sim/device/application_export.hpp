@@ -7,15 +7,15 @@
 // entry point "run"; the code's symbols and regions as debug names.
 #include <string>
 
-#include "sim/device/application.hpp"
-#include "sim/device/export_profiling.hpp"
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
+#include "sim/device/application.hpp"
+#include "sim/device/export_profiling.hpp"
 
 namespace lockstep::arch {
 
-inline constexpr uint32_t kImageEntryPoint = 0x4c010;       // the stub's address (section 1)
-inline constexpr uint32_t kImageFirstFree = 0x4c018;        // first byte after the stub
+inline constexpr uint32_t kImageEntryPoint = 0x4c010;  // the stub's address (section 1)
+inline constexpr uint32_t kImageFirstFree = 0x4c018;   // first byte after the stub
 inline constexpr uint32_t kImageDiagnosticAddress = 0x58000;
 inline constexpr const char* kCodeRegionName = "generated tile program";
 inline constexpr const char* kCodeDataRegionName = "generated tile data";
@@ -40,12 +40,10 @@ struct ExportOptions {
 };
 
 // Lowers every tile and assembles the image. InputError, one line starting "export: ",
-// when a tile's data lies below 0x4c018 (validation already holds it below 0xe7bb0), or the code calls intrinsic symbols (kernels, the
-// bulk patcher) that need vendor worker code and no object provides them. With an object,
-// it is linked into every tile's free SRAM (sim/device/object_link.hpp) and each intrinsic's slot
-// branches to its code.
-Application export_application(const Package& package, const MachineDescription& machine,
-                               const ExportOptions& options);
+// when a tile's data lies below 0x4c018 (validation already holds it below 0xe7bb0), or the code calls intrinsic
+// symbols (kernels, the bulk patcher) that need vendor worker code and no object provides them. With an object, it is
+// linked into every tile's free SRAM (sim/device/object_link.hpp) and each intrinsic's slot branches to its code.
+Application export_application(const Package& package, const MachineDescription& machine, const ExportOptions& options);
 
 // "f16", "f32" or "u8" for a binding's element type.
 const char* dtype_name(ElementType element);

@@ -6,20 +6,20 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 
-#include "sim/device/application_export.hpp"
-#include "sim/device/application_import_parts.hpp"
-#include "sim/device/export_profiling.hpp"
-#include "supervisor/code_reader.hpp"
+#include "arch/topology.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
 #include "io/printable.hpp"
-#include "supervisor/supervisor_code.hpp"
+#include "sim/device/application_export.hpp"
+#include "sim/device/application_import_parts.hpp"
+#include "sim/device/export_profiling.hpp"
 #include "sim/device/tile_image_memory.hpp"
-#include "arch/topology.hpp"
+#include "supervisor/code_reader.hpp"
+#include "supervisor/supervisor_code.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -62,8 +62,7 @@ TileContext tile_context(const Application& app, const TileImage& image, const T
   TileContext t;
   t.image = &image;
   t.where = file + ": tile ? (physical " + std::to_string(image.physical_tile) + ")";
-  if (image.physical_tile >= topology.physical_tiles() ||
-      topology.logical(image.physical_tile) >= topology.tiles() ||
+  if (image.physical_tile >= topology.physical_tiles() || topology.logical(image.physical_tile) >= topology.tiles() ||
       topology.physical(topology.logical(image.physical_tile)) != image.physical_tile) {
     throw InputError(file + ": tiles: physical tile " + std::to_string(image.physical_tile) +
                      " is not a tile of the machine (give --machine)");
@@ -174,11 +173,13 @@ void verify_tile(const TileContext& t, const TileProgram& program, const Machine
     const bool linked_slot = t.object && want == 0x41801001u && (have & 0xfff80000u) == 0x40800000u &&
                              ((have & 0x7ffffu) << 2) - t.object->address < t.object->size;
     if (want != have && !linked_slot) {
-      not_code(t, base + 4 * static_cast<uint32_t>(i), have, "the steps read back lower to " + word_hex(want) + " here");
+      not_code(t, base + 4 * static_cast<uint32_t>(i), have,
+               "the steps read back lower to " + word_hex(want) + " here");
     }
   }
   const CodeSymbol* entry = find_symbol(code, "lockstep_start");
-  if (memory.word(kImageEntryPoint) != (0x19000000u | entry->address) || memory.word(kImageEntryPoint + 4) != 0x43000000u) {
+  if (memory.word(kImageEntryPoint) != (0x19000000u | entry->address) ||
+      memory.word(kImageEntryPoint + 4) != 0x43000000u) {
     not_code(t, kImageEntryPoint, memory.word(kImageEntryPoint), "the entry stub does not jump to lockstep_start");
   }
 }
@@ -203,7 +204,8 @@ void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, 
       for (const auto& m : p.metadata) {
         uint32_t count = 0;
         const auto [end, error] = std::from_chars(m.value.data(), m.value.data() + m.value.size(), count);
-        if (m.name == "execution_count" && error == std::errc() && end == m.value.data() + m.value.size() && count > 0) {
+        if (m.name == "execution_count" && error == std::errc() && end == m.value.data() + m.value.size() &&
+            count > 0) {
           phase.execution_count = count;
         }
       }
@@ -215,11 +217,9 @@ void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, 
 
 void check_region_in_memory(const DebugRegion& region, const std::string& where) {
   const uint64_t end = uint64_t{region.address} + region.size;
-  if (region.address < kApplicationMemoryBase ||
-      end > uint64_t{kApplicationMemoryBase} + kApplicationMemorySize) {
-    throw InputError(where + ": debug region \"" + printable(region.name) + "\" at " +
-                     hex(region.address) + "+" + std::to_string(region.size) +
-                     " lies outside tile memory [" + hex(kApplicationMemoryBase) + ", " +
+  if (region.address < kApplicationMemoryBase || end > uint64_t{kApplicationMemoryBase} + kApplicationMemorySize) {
+    throw InputError(where + ": debug region \"" + printable(region.name) + "\" at " + hex(region.address) + "+" +
+                     std::to_string(region.size) + " lies outside tile memory [" + hex(kApplicationMemoryBase) + ", " +
                      hex(uint64_t{kApplicationMemoryBase} + kApplicationMemorySize) + ")");
   }
 }
@@ -228,8 +228,7 @@ void refuse_unmodelled(const Application& app, const std::string& file_name) {
   const size_t writes = app.device_config_writes.size();
   if (writes > 0) {
     throw InputError(file_name + ": deviceConfigWrites: " + std::to_string(writes) +
-                     (writes == 1 ? " write" : " writes") +
-                     ": the model has no device configuration registers");
+                     (writes == 1 ? " write" : " writes") + ": the model has no device configuration registers");
   }
 }
 

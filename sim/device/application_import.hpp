@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/device/application.hpp"
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
+#include "sim/device/application.hpp"
 
 namespace lockstep::arch {
 
@@ -19,8 +19,7 @@ namespace lockstep::arch {
 // cannot take (device config writes, host calls, a debug region it reads outside tile
 // memory, a binding whose shape does not hold its bytes). An image the IPU21
 // stack built (runtime symbols ipu_stack_static_*) goes to import_stack_application.
-Package import_application(const Application& app, const MachineDescription& machine,
-                           const std::string& file_name);
+Package import_application(const Application& app, const MachineDescription& machine, const std::string& file_name);
 
 // The bindings whose dtype a package cannot type (u32, f8f143): they import as their bytes,
 // and each is named in one line ("FILE: outputs[1]: binding 'profile.start-cycle' (u32 [1])

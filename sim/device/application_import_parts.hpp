@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/device/application.hpp"
-#include "formats/package.hpp"
 #include "arch/topology.hpp"
+#include "formats/package.hpp"
+#include "sim/device/application.hpp"
 
 namespace lockstep::arch {
 
@@ -21,8 +21,7 @@ void assign_phases(std::vector<Step>& steps, const std::vector<PlanStep>* plan, 
 // The image's inputs, outputs and weights as package bindings on logical tiles. InputError
 // naming the binding when its shape's element count times its dtype's size overflows 64 bits
 // or differs from its bytes (max fileOffset + size over its slices).
-void import_bindings(const Application& app, const Topology& topology, Package& package,
-                     const std::string& file_name);
+void import_bindings(const Application& app, const Topology& topology, Package& package, const std::string& file_name);
 
 // Checks a debug region the import reads code or memory through before it is used: it must
 // lie inside tile memory [0x4c000, 0xe8000). InputError "WHERE: debug region \"NAME\" at

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <optional>
 
+#include "io/errors.hpp"
+#include "io/hex.hpp"
 #include "sim/device/application_export.hpp"
 #include "sim/device/application_import.hpp"
 #include "sim/device/application_import_parts.hpp"
-#include "io/errors.hpp"
-#include "io/hex.hpp"
 #include "sim/device/stack_code_reader.hpp"
 #include "sim/device/tile_image_memory.hpp"
 
@@ -27,7 +27,8 @@ struct StackTile {
   std::optional<TableRegion> rows;  // the span of the tile's row regions
 };
 
-StackTile stack_tile(const Application& app, const TileImage& image, const Topology& topology, const std::string& file) {
+StackTile stack_tile(const Application& app, const TileImage& image, const Topology& topology,
+                     const std::string& file) {
   StackTile t;
   t.image = &image;
   if (image.physical_tile >= topology.physical_tiles() || topology.logical(image.physical_tile) >= topology.tiles()) {
@@ -107,7 +108,8 @@ TileProgram import_stack_tile(const Application& app, const StackTile& t, uint32
   program.segments = stack_data_segments(t);
   if (t.rows) program.table = *t.rows;
   std::vector<uint32_t> words;
-  for (uint32_t a = t.program->address; a < t.program->address + t.program->size; a += 4) words.push_back(memory.word(a));
+  for (uint32_t a = t.program->address; a < t.program->address + t.program->size; a += 4)
+    words.push_back(memory.word(a));
   StackCodeReader reader(std::move(words), t.program->address, symbols, [&](uint32_t a) { return memory.word(a); });
   try {
     program.steps = reader.read_stack_program(program_address);
@@ -126,7 +128,8 @@ TileProgram import_stack_tile(const Application& app, const StackTile& t, uint32
 
 }  // namespace
 
-Package import_stack_application(const Application& app, const MachineDescription& machine, const std::string& file_name) {
+Package import_stack_application(const Application& app, const MachineDescription& machine,
+                                 const std::string& file_name) {
   std::map<uint32_t, std::string> symbols;
   for (const DebugSymbol& s : app.debug_symbols) symbols[s.address] = s.name;
   const Topology topology(machine);

@@ -38,8 +38,7 @@ class Reader {
   // Charges `count` elements (at least one byte each) or bytes against the message size.
   void charge(uint64_t count, const std::string& where) {
     if (count > budget_) {
-      fail(where,
-           "the message refers to more data than the file holds (corrupt or aliased pointers)");
+      fail(where, "the message refers to more data than the file holds (corrupt or aliased pointers)");
     }
     budget_ -= count;
   }
@@ -47,8 +46,7 @@ class Reader {
   std::string text(capnp::Text::Reader in, const std::string& where) {
     charge(in.size(), where);
     std::string out(in.cStr(), in.size());
-    if (const auto bad = first_invalid_utf8(out))
-      fail(where, "invalid UTF-8 at byte " + std::to_string(*bad));
+    if (const auto bad = first_invalid_utf8(out)) fail(where, "invalid UTF-8 at byte " + std::to_string(*bad));
     return out;
   }
 
@@ -70,17 +68,12 @@ class Reader {
     std::vector<TileImage> out;
     for (auto t : list(in, "tiles")) {
       const std::string where = "tiles[" + std::to_string(out.size()) + "]";
-      TileImage tile{t.getPhysicalTile(),
-                     t.getEntryPoint(),
-                     {},
-                     t.getCommandAddress(),
-                     t.getDiagnosticAddress()};
+      TileImage tile{t.getPhysicalTile(), t.getEntryPoint(), {}, t.getCommandAddress(), t.getDiagnosticAddress()};
       for (auto seg : list(t.getSegments(), where + ".segments")) {
         const std::string at = where + ".segments[" + std::to_string(tile.segments.size()) + "]";
         const auto data = seg.getData();
         charge(data.size(), at + ".data");
-        tile.segments.push_back(
-            {seg.getAddress(), seg.getMemorySize(), {data.begin(), data.end()}, seg.getFlags()});
+        tile.segments.push_back({seg.getAddress(), seg.getMemorySize(), {data.begin(), data.end()}, seg.getFlags()});
       }
       out.push_back(std::move(tile));
     }
@@ -103,18 +96,15 @@ class Reader {
     return out;
   }
 
-  std::vector<HostSlice> host_slices(capnp::List<s::HostSlice>::Reader in,
-                                     const std::string& where) {
+  std::vector<HostSlice> host_slices(capnp::List<s::HostSlice>::Reader in, const std::string& where) {
     std::vector<HostSlice> out;
-    for (auto s : list(in, where))
-      out.push_back({s.getPage(), s.getPageOffset(), s.getFileOffset(), s.getSize()});
+    for (auto s : list(in, where)) out.push_back({s.getPage(), s.getPageOffset(), s.getFileOffset(), s.getSize()});
     return out;
   }
 
   HostExchange host_exchange(s::HostExchange::Reader in) {
     HostExchange out{in.getStartupMark(), in.getCommandPage(), in.getCommandOffset(), {}, {}, {}};
-    for (auto p : list(in.getPages(), "hostExchange.pages"))
-      out.pages.push_back({p.getIndex(), p.getSize()});
+    for (auto p : list(in.getPages(), "hostExchange.pages")) out.pages.push_back({p.getIndex(), p.getSize()});
     out.attach_order = u32s(in.getAttachOrder(), "hostExchange.attachOrder");
     for (auto c : list(in.getCalls(), "hostExchange.calls")) {
       const std::string where = "hostExchange.calls[" + std::to_string(out.calls.size()) + "]";
@@ -144,16 +134,14 @@ class Reader {
     step.kind = static_cast<ProfileStepKind>(kind);
     step.kernel = text(in.getKernel(), where + ".kernel");
     for (auto m : list(in.getMetadata(), where + ".metadata")) {
-      step.metadata.push_back({text(m.getName(), where + ".metadata.name"),
-                               text(m.getValue(), where + ".metadata.value")});
+      step.metadata.push_back(
+          {text(m.getName(), where + ".metadata.name"), text(m.getValue(), where + ".metadata.value")});
     }
     for (auto a : list(in.getExchangeActivities(), where + ".exchangeActivities")) {
       const auto activity = static_cast<uint16_t>(a.getKind());
       if (activity > 2)
-        fail(where + ".exchangeActivities",
-             "kind " + std::to_string(activity) + " is not an activity kind (0..2)");
-      step.activities.push_back(
-          {static_cast<ActivityKind>(activity), a.getStartCycle(), a.getEndCycle()});
+        fail(where + ".exchangeActivities", "kind " + std::to_string(activity) + " is not an activity kind (0..2)");
+      step.activities.push_back({static_cast<ActivityKind>(activity), a.getStartCycle(), a.getEndCycle()});
     }
     step.event_cycles = in.getExchangeEventCycles();
     step.phase_label = text(in.getPhaseLabel(), where + ".phaseLabel");
@@ -166,19 +154,16 @@ class Reader {
       const std::string where = "profileTiles[" + std::to_string(out.profile_tiles.size()) + "]";
       TileProfilePlan plan{p.getPhysicalTile(), {}};
       for (auto step : list(p.getSteps(), where + ".steps")) {
-        plan.steps.push_back(
-            plan_step(step, where + ".steps[" + std::to_string(plan.steps.size()) + "]"));
+        plan.steps.push_back(plan_step(step, where + ".steps[" + std::to_string(plan.steps.size()) + "]"));
       }
       out.profile_tiles.push_back(std::move(plan));
     }
     for (auto d : list(in.getDebugSymbols(), "debugSymbols")) {
       out.debug_symbols.push_back(
-          {text(d.getName(), "debugSymbols[" + std::to_string(out.debug_symbols.size()) + "].name"),
-           d.getAddress()});
+          {text(d.getName(), "debugSymbols[" + std::to_string(out.debug_symbols.size()) + "].name"), d.getAddress()});
     }
     for (auto d : list(in.getDebugRegions(), "debugRegions")) {
-      const std::string name =
-          text(d.getName(), "debugRegions[" + std::to_string(out.debug_regions.size()) + "].name");
+      const std::string name = text(d.getName(), "debugRegions[" + std::to_string(out.debug_regions.size()) + "].name");
       out.debug_regions.push_back({d.getPhysicalTile(), d.getAddress(), d.getSize(), name});
     }
   }
@@ -214,9 +199,7 @@ class Reader {
 // Lockstep's other binary files start with a magic; name the mix-up.
 void refuse_other_formats(const uint8_t* data, size_t size, const std::string& file) {
   if (size >= 6 && std::memcmp(data, "LKSPKG", 6) == 0) {
-    throw InputError(
-        file +
-        ": is a Lockstep package, not a device image (make one with `lockstep device export`)");
+    throw InputError(file + ": is a Lockstep package, not a device image (make one with `lockstep device export`)");
   }
   if (size >= 6 && std::memcmp(data, "LKSCAP", 6) == 0) {
     throw InputError(file + ": is a Lockstep capture, not a device image");
@@ -234,13 +217,12 @@ void refuse_truncated(kj::ArrayPtr<const capnp::word> words, const std::string& 
   uint64_t needed = (segments + 2) / 2;
   for (uint64_t i = 0; i < segments; ++i) needed += u32(4 + 4 * i);
   if (needed > words.size()) {
-    throw InputError(file + ": truncated device image: the message needs " +
-                     std::to_string(8 * needed) + " bytes, the file has " +
-                     std::to_string(8 * words.size()));
+    throw InputError(file + ": truncated device image: the message needs " + std::to_string(8 * needed) +
+                     " bytes, the file has " + std::to_string(8 * words.size()));
   }
   if (needed < words.size()) {
-    throw InputError(file + ": corrupt device image: " +
-                     std::to_string(8 * (words.size() - needed)) + " bytes after the message");
+    throw InputError(file + ": corrupt device image: " + std::to_string(8 * (words.size() - needed)) +
+                     " bytes after the message");
   }
 }
 
@@ -252,21 +234,17 @@ void check_header(s::Application::Reader in, const std::string& file) {
   const uint32_t version = in.getSchemaVersion();
   const bool profile_version =
       (version >= 1 && version <= kProfileSchemaVersion) || version == kProfileCompactSchemaVersion;
-  if (std::string_view(target_text.cStr(), target_text.size()) != kApplicationTarget &&
-      in.getTileMemoryBase() <= 1 && profile_version) {
-    throw InputError(
-        file +
-        ": is a cycle profile (.lsprof), not a device image (its header holds a profile's "
-        "fields; read it with `lockstep profile summary`)");
+  if (std::string_view(target_text.cStr(), target_text.size()) != kApplicationTarget && in.getTileMemoryBase() <= 1 &&
+      profile_version) {
+    throw InputError(file +
+                     ": is a cycle profile (.lsprof), not a device image (its header holds a profile's "
+                     "fields; read it with `lockstep profile summary`)");
   }
-  const auto mismatch = [&](const std::string& field, const std::string& found,
-                            const std::string& expected) {
-    throw InputError(file + ": incompatible package header: " + field + " " + found +
-                     " (expected " + expected + ")");
+  const auto mismatch = [&](const std::string& field, const std::string& found, const std::string& expected) {
+    throw InputError(file + ": incompatible package header: " + field + " " + found + " (expected " + expected + ")");
   };
   if (in.getSchemaVersion() != kApplicationSchemaVersion) {
-    mismatch("schemaVersion", std::to_string(in.getSchemaVersion()),
-             std::to_string(kApplicationSchemaVersion));
+    mismatch("schemaVersion", std::to_string(in.getSchemaVersion()), std::to_string(kApplicationSchemaVersion));
   }
   const auto target = in.getTarget();
   if (std::string_view(target.cStr(), target.size()) != kApplicationTarget) {
@@ -277,12 +255,10 @@ void check_header(s::Application::Reader in, const std::string& file) {
     mismatch("target", "\"" + shown + "\"", std::string("\"") + kApplicationTarget + "\"");
   }
   if (in.getTileMemoryBase() != kApplicationMemoryBase) {
-    mismatch("tileMemoryBase", std::to_string(in.getTileMemoryBase()),
-             std::to_string(kApplicationMemoryBase));
+    mismatch("tileMemoryBase", std::to_string(in.getTileMemoryBase()), std::to_string(kApplicationMemoryBase));
   }
   if (in.getTileMemorySize() != kApplicationMemorySize) {
-    mismatch("tileMemorySize", std::to_string(in.getTileMemorySize()),
-             std::to_string(kApplicationMemorySize));
+    mismatch("tileMemorySize", std::to_string(in.getTileMemorySize()), std::to_string(kApplicationMemorySize));
   }
 }
 

@@ -5,10 +5,10 @@
 #include <set>
 #include <string>
 
-#include "sim/device/application.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
 #include "io/printable.hpp"
+#include "sim/device/application.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -31,7 +31,8 @@ class Validator {
 
   void header() const {
     const auto mismatch = [&](const std::string& field, const std::string& found, const std::string& expected) {
-      throw InputError(file_ + ": incompatible package header: " + field + " " + found + " (expected " + expected + ")");
+      throw InputError(file_ + ": incompatible package header: " + field + " " + found + " (expected " + expected +
+                       ")");
     };
     if (app_.schema_version != kApplicationSchemaVersion) {
       mismatch("schemaVersion", std::to_string(app_.schema_version), std::to_string(kApplicationSchemaVersion));
@@ -145,9 +146,8 @@ class Validator {
         const RegionSlice& s = b.slices[k];
         const std::string slice = at(where + ".slices", k);
         if (s.file_offset + s.size < s.file_offset) {
-          fail(slice, "binding '" + printable(b.name) + "': fileOffset " +
-                          std::to_string(s.file_offset) + " + size " + std::to_string(s.size) +
-                          " overflows 64 bits");
+          fail(slice, "binding '" + printable(b.name) + "': fileOffset " + std::to_string(s.file_offset) + " + size " +
+                          std::to_string(s.size) + " overflows 64 bits");
         }
         if (!tiles_.count(s.tile)) fail(slice + ".tile", std::to_string(s.tile) + " is not a tile of the application");
         if (s.size > app_.tile_memory_size || !in_memory(s.tile_address, s.size)) {
@@ -217,13 +217,14 @@ void Validator::host_call(const HostCall& call, const std::string& where) const 
       return;
     }
     for (size_t k = 0; k < ends.size(); ++k) {
-      if (ends[k] > slices) fail(at(where + "." + field, k), std::to_string(ends[k]) + " is beyond the " +
-                                                                 std::to_string(slices) + " slices");
+      if (ends[k] > slices)
+        fail(at(where + "." + field, k),
+             std::to_string(ends[k]) + " is beyond the " + std::to_string(slices) + " slices");
       if (k > 0 && ends[k] <= ends[k - 1]) fail(at(where + "." + field, k), "not strictly increasing");
     }
     if (ends.back() != slices) {
-      fail(where + "." + field, "ends at " + std::to_string(ends.back()) + ", not at the slice count " +
-                                    std::to_string(slices));
+      fail(where + "." + field,
+           "ends at " + std::to_string(ends.back()) + ", not at the slice count " + std::to_string(slices));
     }
   };
   batch_ends(call.input_batch_ends, call.inputs.size(), "inputBatchEnds");
@@ -253,8 +254,6 @@ uint32_t dtype_bytes(const std::string& dtype) {
   return 0;
 }
 
-void validate_application(const Application& app, const std::string& file_name) {
-  Validator(app, file_name).all();
-}
+void validate_application(const Application& app, const std::string& file_name) { Validator(app, file_name).all(); }
 
 }  // namespace lockstep::arch

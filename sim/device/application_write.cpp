@@ -8,10 +8,10 @@
 
 #include <stdexcept>
 
+#include "io/atomic_file.hpp"
+#include "io/capnp_words.hpp"
 #include "sim/device/application.capnp.h"
 #include "sim/device/application.hpp"
-#include "io/capnp_words.hpp"
-#include "io/atomic_file.hpp"
 
 namespace lockstep::arch {
 namespace {

@@ -22,14 +22,13 @@ std::string bytes_text(const std::optional<uint64_t>& bytes) {
 void check_runs(const Crosscheck& c, std::vector<std::string>& failures) {
   if (!c.simulated.package_digest.empty() && !c.device.package_digest.empty() &&
       c.simulated.package_digest != c.device.package_digest) {
-    throw InputError(c.device_dir + ": package digest " + c.device.package_digest +
-                     " differs from the simulated " + c.simulated.package_digest + " (" +
-                     c.simulated_dir + "): they ran different packages");
+    throw InputError(c.device_dir + ": package digest " + c.device.package_digest + " differs from the simulated " +
+                     c.simulated.package_digest + " (" + c.simulated_dir + "): they ran different packages");
   }
   if (c.simulated.invocations != c.device.invocations) {
-    throw InputError(c.device_dir + ": " + std::to_string(c.device.invocations) + " invocation(s), but the simulated run (" +
-                     c.simulated_dir + ") had " + std::to_string(c.simulated.invocations) +
-                     ": run both with the same invocation count");
+    throw InputError(c.device_dir + ": " + std::to_string(c.device.invocations) +
+                     " invocation(s), but the simulated run (" + c.simulated_dir + ") had " +
+                     std::to_string(c.simulated.invocations) + ": run both with the same invocation count");
   }
   for (const auto* r : {&c.simulated, &c.device}) {
     if (r->status == "ok") continue;
@@ -43,8 +42,7 @@ void check_runs(const Crosscheck& c, std::vector<std::string>& failures) {
 void check_rows(const Crosscheck& c, std::vector<std::string>& failures) {
   for (const auto& row : c.rows) {
     if (!row.simulated || !row.device) {
-      failures.push_back(row.describe() + ": only in the " +
-                         (row.simulated ? "simulated" : "device") + " profile");
+      failures.push_back(row.describe() + ": only in the " + (row.simulated ? "simulated" : "device") + " profile");
       continue;
     }
     const std::optional<double>& bound = row.kind == RowKind::Phase    ? c.thresholds.phase_percent
@@ -55,10 +53,9 @@ void check_rows(const Crosscheck& c, std::vector<std::string>& failures) {
                                                        : "--max-total-error";
     const double error = row.error_percent();
     if (bound && !(std::fabs(error) <= *bound)) {
-      failures.push_back(row.describe() + ": simulated " + std::to_string(*row.simulated) +
-                         " cycles, device " + std::to_string(*row.device) + ", error " +
-                         percent_text(error) + "% passes " + option + " " + percent_text(*bound) +
-                         "%");
+      failures.push_back(row.describe() + ": simulated " + std::to_string(*row.simulated) + " cycles, device " +
+                         std::to_string(*row.device) + ", error " + percent_text(error) + "% passes " + option + " " +
+                         percent_text(*bound) + "%");
     }
   }
 }
@@ -77,18 +74,16 @@ std::string OutputComparison::describe() const {
   if (equal()) return what + ": equal (" + bytes_text(simulated_bytes) + ")";
   std::string text = what + ":";
   if (*simulated_bytes != *device_bytes) {
-    text += " sizes differ (simulated " + bytes_text(simulated_bytes) + ", device " +
-            bytes_text(device_bytes) + ")";
+    text += " sizes differ (simulated " + bytes_text(simulated_bytes) + ", device " + bytes_text(device_bytes) + ")";
   }
   if (first_difference) {
-    text += std::string(text.back() == ':' ? "" : ";") + " first difference at byte " +
-            std::to_string(*first_difference);
+    text +=
+        std::string(text.back() == ':' ? "" : ";") + " first difference at byte " + std::to_string(*first_difference);
   }
   return text;
 }
 
-std::vector<OutputComparison> compare_outputs(const DeviceResult& simulated,
-                                              const DeviceResult& device) {
+std::vector<OutputComparison> compare_outputs(const DeviceResult& simulated, const DeviceResult& device) {
   std::map<std::string, std::pair<const DeviceOutput*, const DeviceOutput*>> by_name;
   for (const auto& o : simulated.outputs) by_name[o.name].first = &o;
   for (const auto& o : device.outputs) by_name[o.name].second = &o;
@@ -101,8 +96,7 @@ std::vector<OutputComparison> compare_outputs(const DeviceResult& simulated,
     if (dev) c.device_bytes = dev->bytes.size();
     if (sim && dev) {
       const size_t common = std::min(sim->bytes.size(), dev->bytes.size());
-      const auto mismatch =
-          std::mismatch(sim->bytes.begin(), sim->bytes.begin() + common, dev->bytes.begin());
+      const auto mismatch = std::mismatch(sim->bytes.begin(), sim->bytes.begin() + common, dev->bytes.begin());
       const size_t at = static_cast<size_t>(mismatch.first - sim->bytes.begin());
       if (at < common)
         c.first_difference = at;
@@ -153,8 +147,7 @@ ErrorStatistics error_statistics(const std::vector<CycleRow>& rows) {
   return s;
 }
 
-Crosscheck crosscheck(const LoadedResult& simulated, const LoadedResult& device,
-                      const Thresholds& thresholds) {
+Crosscheck crosscheck(const LoadedResult& simulated, const LoadedResult& device, const Thresholds& thresholds) {
   Crosscheck c;
   c.simulated_dir = simulated.dir;
   c.device_dir = device.dir;

@@ -22,8 +22,7 @@ struct OutputComparison {
   bool equal() const;
   std::string describe() const;  // "output 'y': byte 12 differs" and so on; "equal"
 };
-std::vector<OutputComparison> compare_outputs(const DeviceResult& simulated,
-                                              const DeviceResult& device);
+std::vector<OutputComparison> compare_outputs(const DeviceResult& simulated, const DeviceResult& device);
 
 enum class RowKind : uint8_t { Phase, Kernel, Total };
 const char* row_kind_name(RowKind kind);  // "phase", "kernel", "total"
@@ -36,8 +35,8 @@ const char* row_kind_name(RowKind kind);  // "phase", "kernel", "total"
 //   total:  Profile::totalCycles, or the latest sample end when it is 0 (a stack profile).
 struct CycleRow {
   RowKind kind = RowKind::Phase;
-  std::string name;   // "phase 3", the kernel's name, "total"
-  std::string label;  // phase rows: the phase label (from the simulated profile when both)
+  std::string name;                               // "phase 3", the kernel's name, "total"
+  std::string label;                              // phase rows: the phase label (from the simulated profile when both)
   uint32_t invocation = 0, epoch = 0, phase = 0;  // phase rows
   std::optional<uint64_t> simulated, device;      // absent: not in that profile
   // (simulated - device) / device x 100. Both 0: 0. Device 0, simulated not: +inf.
@@ -81,8 +80,7 @@ struct Crosscheck {
 
 // Compares two loaded result folders. InputError when both name a package digest and the
 // digests differ (they ran different programs).
-Crosscheck crosscheck(const LoadedResult& simulated, const LoadedResult& device,
-                      const Thresholds& thresholds);
+Crosscheck crosscheck(const LoadedResult& simulated, const LoadedResult& device, const Thresholds& thresholds);
 
 // "-9.0909" (four decimals), "inf", or "" for NaN.
 std::string percent_text(double percent);

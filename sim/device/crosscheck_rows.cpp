@@ -26,11 +26,8 @@ std::map<PhaseKey, PhaseSpan> phase_spans(const arch::Profile& profile) {
   for (const auto& tile : profile.tiles) {
     for (const auto& sample : tile.samples) {
       const arch::ProfileStep& step = profile.steps.at(sample.step);
-      if (step.kind != arch::ProfileStepKind::Exchange ||
-          (step.phase & arch::kExchangePhaseBit) == 0)
-        continue;
-      PhaseSpan& span =
-          spans[{sample.invocation, sample.epoch, step.phase & ~arch::kExchangePhaseBit}];
+      if (step.kind != arch::ProfileStepKind::Exchange || (step.phase & arch::kExchangePhaseBit) == 0) continue;
+      PhaseSpan& span = spans[{sample.invocation, sample.epoch, step.phase & ~arch::kExchangePhaseBit}];
       span.max_start = std::max(span.max_start, sample.start_cycle);
       span.max_end = std::max(span.max_end, sample.end_cycle);
       if (span.label.empty()) span.label = step.phase_label;
@@ -46,8 +43,7 @@ std::map<std::string, uint64_t> kernel_cycles(const arch::Profile& profile) {
     for (const auto& sample : tile.samples) {
       const arch::ProfileStep& step = profile.steps.at(sample.step);
       if (step.kind != arch::ProfileStepKind::Compute) continue;
-      kernels[step.kernel.empty() ? "(no kernel)" : step.kernel] +=
-          sample.end_cycle - sample.start_cycle;
+      kernels[step.kernel.empty() ? "(no kernel)" : step.kernel] += sample.end_cycle - sample.start_cycle;
     }
   }
   return kernels;
@@ -79,15 +75,14 @@ const char* row_kind_name(RowKind kind) {
 double CycleRow::error_percent() const {
   if (!simulated || !device) return std::numeric_limits<double>::quiet_NaN();
   if (*device == 0) return *simulated == 0 ? 0.0 : std::numeric_limits<double>::infinity();
-  return (static_cast<double>(*simulated) - static_cast<double>(*device)) /
-         static_cast<double>(*device) * 100.0;
+  return (static_cast<double>(*simulated) - static_cast<double>(*device)) / static_cast<double>(*device) * 100.0;
 }
 
 std::string CycleRow::describe() const {
   switch (kind) {
     case RowKind::Phase:
-      return name + (label.empty() ? "" : " (" + label + ")") + " epoch " + std::to_string(epoch) +
-             " invocation " + std::to_string(invocation);
+      return name + (label.empty() ? "" : " (" + label + ")") + " epoch " + std::to_string(epoch) + " invocation " +
+             std::to_string(invocation);
     case RowKind::Kernel:
       return "kernel " + name;
     case RowKind::Total:

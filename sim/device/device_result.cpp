@@ -9,16 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "formats/package.hpp"
 #include "io/atomic_file.hpp"
 #include "io/errors.hpp"
 #include "io/file_names.hpp"
-#include "formats/package.hpp"
 
 namespace lockstep::replay {
 
 std::string package_file_digest(const std::string& bytes) {
-  const uint64_t digest =
-      arch::fnv1a64(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  const uint64_t digest = arch::fnv1a64(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   char text[32];
   std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(digest));
   return text;
@@ -43,15 +42,13 @@ std::string result_json_text(const DeviceResult& result) {
   j["total_cycles"] = result.total_cycles;
   j["outputs"] = nlohmann::ordered_json::array();
   for (const auto& output : result.outputs) {
-    j["outputs"].push_back(
-        {{"name", output.name}, {"file", output.file}, {"bytes", output.bytes.size()}});
+    j["outputs"].push_back({{"name", output.name}, {"file", output.file}, {"bytes", output.bytes.size()}});
   }
   j["profile"] = result.profile;
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-void write_device_result(const DeviceResult& result, const arch::Profile& profile,
-                         const std::string& dir) {
+void write_device_result(const DeviceResult& result, const arch::Profile& profile, const std::string& dir) {
   if (!result.outputs.empty()) {
     const std::string outputs = dir + "/outputs";
     if (::mkdir(outputs.c_str(), 0777) != 0 && errno != EEXIST) {

@@ -53,8 +53,7 @@ std::string result_json_text(const DeviceResult& result);
 
 // Writes result.json, outputs/ and the profile into the existing folder `dir` (a staged
 // folder: io/staged_directory.hpp). Each file atomically; result.json last.
-void write_device_result(const DeviceResult& result, const arch::Profile& profile,
-                         const std::string& dir);
+void write_device_result(const DeviceResult& result, const arch::Profile& profile, const std::string& dir);
 
 // A result folder and its profile, read and checked. InputError naming the file for a
 // missing folder or file, JSON that is not a result, a field of the wrong type, an output

@@ -24,27 +24,24 @@ const Json& field(const Json& object, const char* name, const std::string& where
   return *it;
 }
 
-std::string text_field(const Json& object, const char* name, const std::string& where,
-                       bool required = true) {
+std::string text_field(const Json& object, const char* name, const std::string& where, bool required = true) {
   if (!required && !object.contains(name)) return "";
   const Json& value = field(object, name, where);
   if (!value.is_string()) throw InputError(where + ": '" + name + "' must be a string");
   return value.get<std::string>();
 }
 
-uint64_t count_field(const Json& object, const char* name, const std::string& where,
-                     bool required = true, uint64_t fallback = 0) {
+uint64_t count_field(const Json& object, const char* name, const std::string& where, bool required = true,
+                     uint64_t fallback = 0) {
   if (!required && !object.contains(name)) return fallback;
   const Json& value = field(object, name, where);
-  if (!value.is_number_unsigned())
-    throw InputError(where + ": '" + name + "' must be a non-negative integer");
+  if (!value.is_number_unsigned()) throw InputError(where + ": '" + name + "' must be a non-negative integer");
   return value.get<uint64_t>();
 }
 
 // A path inside the folder: relative, no "..", no empty parts.
 std::string relative_path(const std::string& path, const std::string& where) {
-  if (path.empty() || path.front() == '/')
-    throw InputError(where + ": '" + path + "' must be a relative path");
+  if (path.empty() || path.front() == '/') throw InputError(where + ": '" + path + "' must be a relative path");
   size_t at = 0;
   while (at <= path.size()) {
     const size_t slash = std::min(path.find('/', at), path.size());
@@ -64,8 +61,7 @@ struct ListedOutput {
   uint64_t bytes = 0;
 };
 
-DeviceResult parse_result(const std::string& text, const std::string& file,
-                          std::vector<ListedOutput>& listed) {
+DeviceResult parse_result(const std::string& text, const std::string& file, std::vector<ListedOutput>& listed) {
   Json j;
   try {
     j = Json::parse(text);
@@ -77,14 +73,12 @@ DeviceResult parse_result(const std::string& text, const std::string& file,
     throw InputError(file + ": 'format' must be \"" + std::string(kDeviceResultFormat) + "\"");
   }
   if (count_field(j, "version", file) != kDeviceResultVersion) {
-    throw InputError(file + ": version " + field(j, "version", file).dump() +
-                     " is not one this build reads (1)");
+    throw InputError(file + ": version " + field(j, "version", file).dump() + " is not one this build reads (1)");
   }
   DeviceResult r;
   r.runner = text_field(j, "runner", file);
   r.status = text_field(j, "status", file);
-  if (r.status != "ok" && r.status != "failed")
-    throw InputError(file + ": 'status' must be \"ok\" or \"failed\"");
+  if (r.status != "ok" && r.status != "failed") throw InputError(file + ": 'status' must be \"ok\" or \"failed\"");
   r.detail = text_field(j, "detail", file, false);
   r.package = text_field(j, "package", file, false);
   r.package_digest = text_field(j, "package_digest", file, false);
@@ -92,8 +86,7 @@ DeviceResult parse_result(const std::string& text, const std::string& file,
   r.clock_hz = count_field(j, "clock_hz", file);
   if (r.clock_hz == 0) throw InputError(file + ": 'clock_hz' must be positive");
   const uint64_t invocations = count_field(j, "invocations", file, false, 1);
-  if (invocations == 0 || invocations > UINT32_MAX)
-    throw InputError(file + ": 'invocations' out of range");
+  if (invocations == 0 || invocations > UINT32_MAX) throw InputError(file + ": 'invocations' out of range");
   r.invocations = static_cast<uint32_t>(invocations);
   r.total_cycles = count_field(j, "total_cycles", file, false);
   r.profile = relative_path(text_field(j, "profile", file), file + ": profile");
@@ -111,8 +104,7 @@ DeviceResult parse_result(const std::string& text, const std::string& file,
       throw InputError(where + ": binding '" + entry.output.name + "' listed twice");
     listed.push_back(std::move(entry));
   }
-  std::sort(listed.begin(), listed.end(),
-            [](const auto& a, const auto& b) { return a.output.name < b.output.name; });
+  std::sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a.output.name < b.output.name; });
   return r;
 }
 
@@ -145,8 +137,7 @@ LoadedResult read_device_result(const std::string& dir) {
     throw InputError(dir + ": not a result folder (no such folder)");
   }
   const std::string file = dir + "/" + kResultFile;
-  if (!arch::regular_file_exists(file))
-    throw InputError(file + ": missing; is '" + dir + "' a result folder?");
+  if (!arch::regular_file_exists(file)) throw InputError(file + ": missing; is '" + dir + "' a result folder?");
   LoadedResult loaded;
   loaded.dir = dir;
   std::vector<ListedOutput> listed;

@@ -18,8 +18,8 @@ class Bytes {
   [[noreturn]] void fail(const std::string& what) const { throw InputError(file_ + ": " + what); }
   void need(uint64_t offset, uint64_t size, const char* what) const {
     if (offset > data_.size() || size > data_.size() - offset) {
-      fail(std::string("truncated ELF object: ") + what + " lies beyond the file's " +
-           std::to_string(data_.size()) + " bytes");
+      fail(std::string("truncated ELF object: ") + what + " lies beyond the file's " + std::to_string(data_.size()) +
+           " bytes");
     }
   }
   uint32_t u32(uint64_t at) const {
@@ -42,7 +42,11 @@ class Bytes {
 
 void check_header(const Bytes& b) {
   b.need(0, 52, "the ELF header");
-  if (std::memcmp(b.data().data(), "\x7f" "ELF", 4) != 0) b.fail("not an ELF object (no \\x7fELF magic)");
+  if (std::memcmp(b.data().data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
+    b.fail("not an ELF object (no \\x7fELF magic)");
   if (b.u8(4) != 1) b.fail("not ELF32 (class " + std::to_string(b.u8(4)) + "; Colossus objects are ELF32)");
   if (b.u8(5) != 1) b.fail("not little-endian (data " + std::to_string(b.u8(5)) + ")");
   if (b.u16(18) != kColossusMachine) {
@@ -111,10 +115,15 @@ ElfObject read_elf_object(const std::string& path) {
   ElfObject object;
   for (uint32_t i = 0; i < sh.size(); ++i) {
     if (!(sh[i].flags & 2)) continue;  // SHF_ALLOC
-    ElfSection section{name_at(b, sh[shstrndx].offset, sh[shstrndx].size, sh[i].name), i, sh[i].flags,
-                       std::max<uint32_t>(1, sh[i].align), sh[i].size, {}};
+    ElfSection section{name_at(b, sh[shstrndx].offset, sh[shstrndx].size, sh[i].name),
+                       i,
+                       sh[i].flags,
+                       std::max<uint32_t>(1, sh[i].align),
+                       sh[i].size,
+                       {}};
     if (section.align > 0x4000 || (section.align & (section.align - 1)) != 0) {
-      b.fail("section " + section.name + ": alignment " + std::to_string(section.align) + " is not a power of two up to 16 KiB");
+      b.fail("section " + section.name + ": alignment " + std::to_string(section.align) +
+             " is not a power of two up to 16 KiB");
     }
     if (section.size > 0x9c000) {
       b.fail("section " + section.name + ": " + std::to_string(section.size) + " bytes, more than a tile's 638976");
@@ -133,7 +142,8 @@ ElfObject read_elf_object(const std::string& path) {
     for (uint64_t r = h.offset; r + 12 <= uint64_t{h.offset} + h.size; r += 12) {
       const uint32_t info = b.u32(r + 4);
       ElfRelocation reloc{h.info, b.u32(r), info & 0xff, info >> 8, static_cast<int32_t>(b.u32(r + 8))};
-      if (reloc.symbol >= object.symbols.size()) b.fail("a relocation names symbol " + std::to_string(reloc.symbol) + ", which does not exist");
+      if (reloc.symbol >= object.symbols.size())
+        b.fail("a relocation names symbol " + std::to_string(reloc.symbol) + ", which does not exist");
       object.relocations.push_back(reloc);
     }
   }

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "arch/host_packets.hpp"
 #include "arch/topology.hpp"
+#include "formats/package_validate_host.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
-#include "arch/host_packets.hpp"
-#include "formats/package_validate_host.hpp"
 #include "supervisor/supervisor_code.hpp"
 
 // GCC 12's false "maybe uninitialized" on std::variant moves, as in supervisor/code_reader.cpp.
@@ -128,7 +128,8 @@ class HostPlan {
       if (it == side.chunks.end() || b >= it->second.size()) continue;
       const Chunk& c = it->second[b];
       slices.push_back({slot_.at(tile), c.file_offset, c.bytes});
-      std::get<HostStep>(steps[tile].back().kind).transfers.push_back({direction, c.tile_address, slot_.at(tile), c.bytes});
+      std::get<HostStep>(steps[tile].back().kind)
+          .transfers.push_back({direction, c.tile_address, slot_.at(tile), c.bytes});
     }
     batch_ends.push_back(static_cast<uint32_t>(slices.size()));
   }
@@ -141,7 +142,8 @@ class HostPlan {
       const auto& h = std::get<HostStep>(step.kind);
       const std::vector<uint32_t> landing = host_landing_addresses(h);
       for (size_t i = 0; i < landing.size(); ++i) {
-        if (landing[i] != h.transfers[i].tile_address) end = std::max<uint64_t>(end, uint64_t{landing[i]} + h.transfers[i].bytes);
+        if (landing[i] != h.transfers[i].tile_address)
+          end = std::max<uint64_t>(end, uint64_t{landing[i]} + h.transfers[i].bytes);
       }
     }
     if (end == kHostStaging) return;
@@ -150,8 +152,9 @@ class HostPlan {
     const std::string user = sram_user(t, kHostStaging, end);
     if (!user.empty()) {
       throw InputError("export: tile " + std::to_string(t.tile) + ": the staging buffer " + hex(kHostStaging) + ".." +
-                       hex(static_cast<uint32_t>(end)) + " that host input lands in (IPU21-DEVICE.md 9.2, 14) is taken by the " +
-                       user + "; --host-io none leaves the bindings in tile memory");
+                       hex(static_cast<uint32_t>(end)) +
+                       " that host input lands in (IPU21-DEVICE.md 9.2, 14) is taken by the " + user +
+                       "; --host-io none leaves the bindings in tile memory");
     }
   }
 
@@ -161,15 +164,13 @@ class HostPlan {
   }
 
   Package& package_;
-  std::vector<uint32_t> order_;         // participating logical tiles by ascending physical id
-  std::map<uint32_t, uint32_t> slot_;   // logical tile -> its slot's host address
+  std::vector<uint32_t> order_;        // participating logical tiles by ascending physical id
+  std::map<uint32_t, uint32_t> slot_;  // logical tile -> its slot's host address
   uint32_t arena_bytes_ = 0;
 };
 
 }  // namespace
 
-void add_stack_host_calls(Package& package, const MachineDescription& machine) {
-  HostPlan(package, machine).build();
-}
+void add_stack_host_calls(Package& package, const MachineDescription& machine) { HostPlan(package, machine).build(); }
 
 }  // namespace lockstep::arch

@@ -17,7 +17,7 @@
 namespace lockstep::arch {
 namespace {
 
-constexpr uint32_t kBufferAlign = 0x4000;  // section 17.3
+constexpr uint32_t kBufferAlign = 0x4000;   // section 17.3
 constexpr uint32_t kBufferFirst = 0x5c000;  // clear of the stack runtime's area [inferred, 17.3]
 constexpr const char* kCyclesBinding = "profile.cycles";
 
@@ -40,7 +40,8 @@ void reserve(TileProgram& t, uint32_t address, uint32_t bytes, const std::string
   s.size = bytes;
   s.fill = FillKind::Zero;
   t.segments.push_back(s);
-  std::sort(t.segments.begin(), t.segments.end(), [](const Segment& a, const Segment& b) { return a.address < b.address; });
+  std::sort(t.segments.begin(), t.segments.end(),
+            [](const Segment& a, const Segment& b) { return a.address < b.address; });
 }
 
 // The lowest 0x4000-aligned address from 0x5c000 where `bytes` are free on every tile.
@@ -145,7 +146,8 @@ void add_profiling(Package& out, const MachineDescription& machine, ProfilingMod
       }
       steps.push_back(sample(buffer + static_cast<uint32_t>(4 * t.steps.size())));
       if (!t.steps.empty()) {
-        cycle_slices.emplace_back(topology.physical(t.tile), Slice{t.tile, buffer, static_cast<uint32_t>(4 * (t.steps.size() + 1))});
+        cycle_slices.emplace_back(topology.physical(t.tile),
+                                  Slice{t.tile, buffer, static_cast<uint32_t>(4 * (t.steps.size() + 1))});
       }
     } else {
       steps.insert(steps.end(), t.steps.begin(), t.steps.end());

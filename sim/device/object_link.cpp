@@ -54,7 +54,8 @@ LinkedObject link_object(const ElfObject& object, uint32_t base, const std::map<
   for (const ElfRelocation& r : object.relocations) {
     if (r.type == 0) continue;
     if (address[r.symbol] == UINT64_MAX) {
-      fail("undefined symbol '" + object.symbols[r.symbol].name + "': neither the object nor Lockstep's runtime defines it");
+      fail("undefined symbol '" + object.symbols[r.symbol].name +
+           "': neither the object nor Lockstep's runtime defines it");
     }
     const auto section = offsets.find(r.section);
     const ElfSection* s = nullptr;
@@ -65,15 +66,18 @@ LinkedObject link_object(const ElfObject& object, uint32_t base, const std::map<
     const int64_t value = int64_t(address[r.symbol]) + r.addend;
     uint8_t* at = linked.bytes.data() + section->second + r.offset;
     uint32_t word = uint32_t(at[0]) | uint32_t(at[1]) << 8 | uint32_t(at[2]) << 16 | uint32_t(at[3]) << 24;
-    const std::string where = "relocation type " + std::to_string(r.type) + " at " + hex(base + section->second + r.offset);
+    const std::string where =
+        "relocation type " + std::to_string(r.type) + " at " + hex(base + section->second + r.offset);
     if (r.type == 4) {
-      if (value < 0 || value > int64_t(UINT32_MAX)) fail(where + ": " + std::to_string(value) + " does not fit 32 bits");
+      if (value < 0 || value > int64_t(UINT32_MAX))
+        fail(where + ": " + std::to_string(value) + " does not fit 32 bits");
       word = static_cast<uint32_t>(value);
     } else if (r.type == 3) {
       if (value < 0 || value >= (1 << 20)) fail(where + ": " + std::to_string(value) + " does not fit 20 bits");
       word = (word & ~0xfffffu) | static_cast<uint32_t>(value);
     } else if (r.type == 8) {
-      if (value < 0 || value % 4 != 0 || value >= (1 << 21)) fail(where + ": " + std::to_string(value) + " is no word address below 2^21");
+      if (value < 0 || value % 4 != 0 || value >= (1 << 21))
+        fail(where + ": " + std::to_string(value) + " is no word address below 2^21");
       word = (word & ~0x7ffffu) | static_cast<uint32_t>(value >> 2);
     } else {
       fail(where + ": only types 0, 3, 4 and 8 are supported (IPU21-DEVICE.md section 5.2)");

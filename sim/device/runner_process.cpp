@@ -16,9 +16,7 @@ namespace lockstep::cli {
 
 namespace {
 
-[[noreturn]] void fail_system(const std::string& what) {
-  throw std::runtime_error(what + ": " + std::strerror(errno));
-}
+[[noreturn]] void fail_system(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
 // Every byte to our stderr; a failed write (stderr closed) drops the rest.
 void write_to_stderr(const char* data, size_t size) {

@@ -9,8 +9,8 @@ namespace lockstep::cli {
 
 struct RunnerOutcome {
   bool timed_out = false;
-  int exit_code = 0;   // when it exited
-  int signal = 0;      // when a signal ended it
+  int exit_code = 0;  // when it exited
+  int signal = 0;     // when a signal ended it
 };
 
 // Runs `/bin/sh -c command NAME ARGS...` ($0 = "lockstep-runner", $1.. = args) with `env`

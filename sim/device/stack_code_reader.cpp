@@ -29,16 +29,14 @@ std::string StackCodeReader::next_call_symbol() const {
 
 bool StackCodeReader::at_complete() const {
   const auto set = at(), br = at(1);
-  return set && br && set->op == Opcode::SetZi && set->reg == kM0 && br->op == Opcode::Br &&
-         br->reg == kM0 &&
+  return set && br && set->op == Opcode::SetZi && set->reg == kM0 && br->op == Opcode::Br && br->reg == kM0 &&
          symbol(static_cast<uint32_t>(set->immediate)) == "ipu_stack_static_complete";
 }
 
 // A Repeat's bookkeeping starts with `ld32 $m0, $m11, $m15, slot`; no body step does.
 bool StackCodeReader::at_loop_end() const {
   const auto in = at();
-  return in && in->op == Opcode::Ld32 && in->dest == kM0 && in->base == kStack &&
-         in->index == kZero;
+  return in && in->op == Opcode::Ld32 && in->dest == kM0 && in->base == kStack && in->index == kZero;
 }
 
 std::vector<Step> StackCodeReader::read_stack_program(uint32_t program) {
@@ -123,7 +121,8 @@ Operand StackCodeReader::read_pointer_operand(uint32_t reg) {
   if (!frame_base_ || ld->base != kStack || ld->index != kZero || ld->offset == 0)
     fail("an operand loaded from memory that is not a Repeat pointer's slot");
   const uint32_t slot = *frame_base_ + 4 * ld->offset;
-  if (!initial_words_.count(slot)) fail("an operand from Repeat pointer slot " + std::to_string(ld->offset) + ", which the Repeat never set");
+  if (!initial_words_.count(slot))
+    fail("an operand from Repeat pointer slot " + std::to_string(ld->offset) + ", which the Repeat never set");
   ++pc_;
   return Operand{slot, true, static_cast<int32_t>(take_adds(reg))};
 }
@@ -137,8 +136,7 @@ void StackCodeReader::read_inline_copies(std::vector<Step>& steps) {
     fail("a batched half-word copy of " + std::to_string(entries) + " entries");
   for (uint32_t i = 0; i < entries; ++i) {
     const uint32_t source = word_here(), destination = word_here();
-    steps.push_back(Step{
-        KernelStep{"ipu_stack_static_copy_u16", {{destination, false}, {source, false}}, {1}}});
+    steps.push_back(Step{KernelStep{"ipu_stack_static_copy_u16", {{destination, false}, {source, false}}, {1}}});
   }
 }
 
@@ -153,8 +151,7 @@ Step StackCodeReader::read_stack_exchange() {
   ExchangeStep e;
   e.incoming_base = take_setzi(kM8);
   take_put(kIncomingBase, kM8);
-  for (auto in = at();
-       in && in->op == Opcode::SetZi && in->reg == kM8 && next_is(Opcode::Put, kM8, 1); in = at()) {
+  for (auto in = at(); in && in->op == Opcode::SetZi && in->reg == kM8 && next_is(Opcode::Put, kM8, 1); in = at()) {
     const auto put = at(1);
     const uint32_t value = take_setzi(kM8);
     if (put->csr == kIncomingMux)
@@ -172,15 +169,12 @@ Step StackCodeReader::read_stack_exchange() {
     take_zone(Opcode::Sans, 0);
     take_zone(Opcode::Sync, 1);
     const uint32_t row = take_call(kM10);
-    if (memory(row) != 0x43a00000u)
-      fail("an inactive tile's row at " + hex(row) + " is more than br $m10");
+    if (memory(row) != 0x43a00000u) fail("an inactive tile's row at " + hex(row) + " is more than br $m10");
     return Step{e};
   }
-  if (symbol(take_call(kM7)) != "ipu_stack_static_worker_barrier")
-    fail("expected the worker barrier's call");
+  if (symbol(take_call(kM7)) != "ipu_stack_static_worker_barrier") fail("expected the worker barrier's call");
   if (next_is(Opcode::SetZi, kM8)) {
-    if (take_setzi(kM8) != 1)
-      fail("an INCOMING_DCOUNT other than 1 (host data): not an internal exchange");
+    if (take_setzi(kM8) != 1) fail("an INCOMING_DCOUNT other than 1 (host data): not an internal exchange");
     take_put(kIncomingDcount, kM8);
   }
   take_zone(Opcode::Sync, 3);
@@ -256,8 +250,7 @@ PatchEntry StackCodeReader::read_repeat_patch() {
   take_ld32(kM4, kStack, 0);
   const uint32_t count = take_immediate(kM5);
   take_call(kM9);
-  if (count == 0 || count > kMaxPatchWords)
-    fail("a Repeat patch of " + std::to_string(count) + " values");
+  if (count == 0 || count > kMaxPatchWords) fail("a Repeat patch of " + std::to_string(count) + " values");
   PatchEntry e{word, {}};
   for (uint32_t i = 0; i < count; ++i) e.values.push_back(memory(table + 4 * i));
   return e;

@@ -51,7 +51,9 @@ std::vector<std::pair<uint32_t, uint32_t>> StackCodeReader::host_program_sends(u
   }
   const auto is = [&](size_t i, Opcode op, uint32_t zone_or_reg) {
     return i < code.size() && code[i].op == op &&
-           (op == Opcode::Sync ? code[i].zone == zone_or_reg : op == Opcode::Put ? code[i].csr == zone_or_reg : code[i].reg == zone_or_reg);
+           (op == Opcode::Sync  ? code[i].zone == zone_or_reg
+            : op == Opcode::Put ? code[i].csr == zone_or_reg
+                                : code[i].reg == zone_or_reg);
   };
   const size_t n = code.size();
   if (n < 7 || !is(0, Opcode::SetZi, kM8) || !is(1, Opcode::Put, kIncomingMux) ||
@@ -71,7 +73,8 @@ std::vector<std::pair<uint32_t, uint32_t>> StackCodeReader::host_program_sends(u
       stream += 4 * in.words;
     } else if (!(in.op == Opcode::Delay || (in.op == Opcode::Sync && in.zone == 0) ||
                  (in.op == Opcode::SetZi && in.reg == kM8) || (in.op == Opcode::Put && in.csr == kIncomingDcount))) {
-      fail("the host program at " + hex(program) + " holds " + describe(in) + ", which no host program of section 14 has");
+      fail("the host program at " + hex(program) + " holds " + describe(in) +
+           ", which no host program of section 14 has");
     }
   }
   return sends;
@@ -86,16 +89,20 @@ HostStep StackCodeReader::host_phase(const std::vector<std::pair<uint32_t, uint3
   std::optional<HostPacket> write;
   for (const auto& [address, count] : sends) {
     if (address < packet || address >= packet_end) {
-      if (!write) fail("a host program sends " + std::to_string(count) + " words from " + hex(address) + " with no write header before them");
+      if (!write)
+        fail("a host program sends " + std::to_string(count) + " words from " + hex(address) +
+             " with no write header before them");
       if (4 * count != write->bytes)
-        fail("a host write of " + std::to_string(write->bytes) + " bytes sends " + std::to_string(4 * count) + " bytes");
+        fail("a host write of " + std::to_string(write->bytes) + " bytes sends " + std::to_string(4 * count) +
+             " bytes");
       step.transfers.push_back({HostDirection::ToHost, address, write->host_address, write->bytes});
       write.reset();
       continue;
     }
     if (address < kHeaderBase) continue;  // the XREQ bitmap
     if (address + 4 * count > packet_end || count % 2 != 0)
-      fail("a host program sends " + std::to_string(count) + " header words from " + hex(address) + " past its packet words");
+      fail("a host program sends " + std::to_string(count) + " header words from " + hex(address) +
+           " past its packet words");
     for (uint32_t w = 0; w < count; w += 2) {
       const size_t at = (address - packet) / 4 + w;
       const HostPacket h = decode_host_header(words[at], words[at + 1]);

@@ -1,8 +1,8 @@
 // Section 14's packet words and chunk rule (../shared/docs/IPU21-DEVICE.md), each expected
 // value worked out by hand from the section's formulas, not from the encoder.
-#include <gtest/gtest.h>
-
 #include "arch/host_packets.hpp"
+
+#include <gtest/gtest.h>
 
 namespace lockstep::arch {
 namespace {

@@ -13,12 +13,11 @@ namespace {
 
 using namespace codec_testing;
 
-constexpr Opcode kAllOpcodes[] = {
-    Opcode::Delay, Opcode::DelayPic, Opcode::DelayXpic, Opcode::Send,   Opcode::SendOff,
-    Opcode::SendPic, Opcode::SendPicP, Opcode::Sync,    Opcode::Sans,   Opcode::Return,
-    Opcode::SetZi, Opcode::Add,      Opcode::And,       Opcode::Shl,    Opcode::Ld32,
-    Opcode::St32,  Opcode::Put,      Opcode::Get,       Opcode::Br,     Opcode::Call,
-    Opcode::Brz,   Opcode::Trap};
+constexpr Opcode kAllOpcodes[] = {Opcode::Delay,   Opcode::DelayPic, Opcode::DelayXpic, Opcode::Send, Opcode::SendOff,
+                                  Opcode::SendPic, Opcode::SendPicP, Opcode::Sync,      Opcode::Sans, Opcode::Return,
+                                  Opcode::SetZi,   Opcode::Add,      Opcode::And,       Opcode::Shl,  Opcode::Ld32,
+                                  Opcode::St32,    Opcode::Put,      Opcode::Get,       Opcode::Br,   Opcode::Call,
+                                  Opcode::Brz,     Opcode::Trap};
 
 uint64_t offset_of_failure(const std::vector<uint32_t>& words, size_t index) {
   try {
@@ -78,8 +77,7 @@ TEST(InstructionCodec, SectionNineReceiverRows) {
 }
 
 TEST(InstructionCodec, DecodesWholeVectorRows) {
-  const std::vector<uint32_t> sender = {0x41800003, 0x40a0007d, 0x7fe00002, 0x70000002,
-                                        0x43a00000};
+  const std::vector<uint32_t> sender = {0x41800003, 0x40a0007d, 0x7fe00002, 0x70000002, 0x43a00000};
   const auto row = decode_row(sender);
   ASSERT_EQ(row.size(), 5u);
   uint64_t events = 0;
@@ -92,7 +90,7 @@ TEST(InstructionCodec, DecodesWholeVectorRows) {
   EXPECT_EQ(row.back().instruction.op, Opcode::Return);
 
   const std::vector<uint32_t> receiver = {0x41800003, 0x641c0000 | 1024, 0x61980000,
-                                          0x67ffc640, 0x40a00038, 0x43a00000};
+                                          0x67ffc640, 0x40a00038,        0x43a00000};
   uint64_t t = 0;
   for (const auto& d : decode_row(receiver)) {
     if (d.instruction.op != Opcode::Sync && d.instruction.op != Opcode::Return) {
@@ -134,9 +132,7 @@ TEST(InstructionCodec, EncodesSpecExamples) {
 template <typename Pick>
 void random_supervisor_fields(Instruction& in, Pick pick) {
   auto reg = [&] { return pick(0, 15); };
-  auto imm = [&](int32_t lo, int32_t hi) {
-    return static_cast<int32_t>(pick(0, static_cast<uint32_t>(hi - lo))) + lo;
-  };
+  auto imm = [&](int32_t lo, int32_t hi) { return static_cast<int32_t>(pick(0, static_cast<uint32_t>(hi - lo))) + lo; };
   switch (in.op) {
     case Opcode::SetZi:
       in.reg = reg();
@@ -173,8 +169,11 @@ void random_supervisor_fields(Instruction& in, Pick pick) {
       in.reg = reg();
       in.target = pick(0, (1u << 19) - 1) * 4;
       break;
-    case Opcode::Trap: in.breakpoint = pick(0, 15); break;
-    default: break;
+    case Opcode::Trap:
+      in.breakpoint = pick(0, 15);
+      break;
+    default:
+      break;
   }
 }
 
@@ -189,7 +188,9 @@ Instruction random_instruction(Opcode op, std::mt19937& rng, int edge) {
   Instruction in;
   in.op = op;
   switch (op) {
-    case Opcode::Delay: in.events = pick(1, 1u << 19); break;
+    case Opcode::Delay:
+      in.events = pick(1, 1u << 19);
+      break;
     case Opcode::DelayPic:
       in.events = pick(1, 128);
       in.selector = pick(0, 1);
@@ -225,9 +226,14 @@ Instruction random_instruction(Opcode op, std::mt19937& rng, int edge) {
       in.pic = pick(0, (1u << 18) - 1);
       break;
     case Opcode::Sync:
-    case Opcode::Sans: in.zone = pick(0, 15); break;
-    case Opcode::Return: break;
-    default: random_supervisor_fields(in, pick); break;
+    case Opcode::Sans:
+      in.zone = pick(0, 15);
+      break;
+    case Opcode::Return:
+      break;
+    default:
+      random_supervisor_fields(in, pick);
+      break;
   }
   return in;
 }
@@ -360,8 +366,7 @@ TEST(InstructionCodec, FieldsFollowTheSpecNames) {
   p.op = Opcode::SendPicP;
   std::vector<std::string> names;
   for (const auto& f : fields_of(p)) names.push_back(f.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"words", "address", "sctl", "ps", "xpic",
-                                             "xpic_paired", "pic"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"words", "address", "sctl", "ps", "xpic", "xpic_paired", "pic"}));
   names.clear();
   for (const auto& f : fields_of({.op = Opcode::Ld32})) names.push_back(f.name);
   EXPECT_EQ(names, (std::vector<std::string>{"dest", "base", "index", "offset"}));
@@ -372,7 +377,6 @@ TEST(InstructionCodec, FieldsFollowTheSpecNames) {
   r.op = Opcode::Return;
   EXPECT_TRUE(fields_of(r).empty());
 }
-
 
 // The classes of the spec's tables (IPU21-EXCHANGE.md 4, IPU21-DEVICE.md 5.1-5.3), written
 // out here independently of the codec: mask -> value.
@@ -440,9 +444,9 @@ TEST(InstructionCodec, EveryWordHasAtMostOneClassAndRoundTrips) {
 }
 
 TEST(InstructionCodec, RowDecodingRejectsSupervisorWordsByName) {
-  const std::pair<uint32_t, const char*> words[] = {
-      {0x19870000, "setzi"}, {0x438080a4, "put"}, {0x18a18000, "call"}, {0x43900000, "br"},
-      {0x41010070, "get"},   {0x41801000, "trap"}, {0x4fb2f000, "st32"}};
+  const std::pair<uint32_t, const char*> words[] = {{0x19870000, "setzi"}, {0x438080a4, "put"}, {0x18a18000, "call"},
+                                                    {0x43900000, "br"},    {0x41010070, "get"}, {0x41801000, "trap"},
+                                                    {0x4fb2f000, "st32"}};
   for (const auto& [word, name] : words) {
     const std::vector<uint32_t> row = {0x40a00000, word, 0x43a00000};
     EXPECT_NO_THROW(decode(row, 1));  // a supervisor word on its own decodes
@@ -451,23 +455,19 @@ TEST(InstructionCodec, RowDecodingRejectsSupervisorWordsByName) {
       ADD_FAILURE() << "decode_row accepted " << name;
     } catch (const DecodeError& e) {
       EXPECT_EQ(e.byte_offset(), 4u);
-      EXPECT_NE(std::string(e.what()).find(std::string(name) + " is supervisor code"),
-                std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string(name) + " is supervisor code"), std::string::npos) << e.what();
     }
   }
   try {
     decode_row_word(std::vector<uint32_t>{0x12345678}, 0);
     ADD_FAILURE() << "decode_row_word accepted an unknown word";
   } catch (const DecodeError& e) {
-    EXPECT_NE(std::string(e.what()).find("not an exchange row or supervisor instruction"),
-              std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("not an exchange row or supervisor instruction"), std::string::npos);
   }
   EXPECT_TRUE(is_row_instruction(Opcode::Sync));
   EXPECT_TRUE(is_row_instruction(Opcode::Return));
   EXPECT_FALSE(is_row_instruction(Opcode::Br));
 }
-
 
 TEST(InstructionCodec, SendPicPSelectorIsPrefixBit27) {
   Instruction p{.op = Opcode::SendPicP, .words = 20, .address = 0x18100, .sctl = 2};
@@ -487,8 +487,7 @@ TEST(InstructionCodec, MuxValuesAreNamed) {
   EXPECT_EQ(mux_value_name(1471), "tile 1471");
   EXPECT_EQ(mux_value_name(1472), "unknown");
   EXPECT_EQ(mux_value_name(0x641), "unknown");
-  EXPECT_EQ(text_of({0x70000612 | 0x00100000}),
-            "sendpic words=1 selector=0 value=0x612 (host endpoint 0x12)");
+  EXPECT_EQ(text_of({0x70000612 | 0x00100000}), "sendpic words=1 selector=0 value=0x612 (host endpoint 0x12)");
   EXPECT_EQ(text_of({0x70140640}), "sendpic words=1 selector=1 value=0x640 (neutral)");
   EXPECT_EQ(text_of({0x70180640}), "sendpic words=1 selector=2 value=0x640");  // a PIC value
   EXPECT_EQ(text_of({0x60000640}), "delaypic events=1 selector=0 value=0x640");

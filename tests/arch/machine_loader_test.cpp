@@ -1,8 +1,8 @@
 // Machine descriptions: the shipped files, derived files, the digest and every rejection.
 #include <gtest/gtest.h>
 
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
+#include "io/errors.hpp"
 #include "io/yaml_reader.hpp"
 #include "support/test_support.hpp"
 
@@ -53,10 +53,8 @@ TEST(MachineLoader, PathAndNameGiveTheSameMachine) {
 
 TEST(MachineLoader, DerivedMachinesOverrideNameAndTilesOnly) {
   const auto chip = load_machine("ipu21-c600");
-  for (const auto& [name, tiles] :
-       std::vector<std::pair<std::string, uint32_t>>{{"ipu21-c600-t16", 16},
-                                                     {"ipu21-c600-t64", 64},
-                                                     {"ipu21-c600-t256", 256}}) {
+  for (const auto& [name, tiles] : std::vector<std::pair<std::string, uint32_t>>{
+           {"ipu21-c600-t16", 16}, {"ipu21-c600-t64", 64}, {"ipu21-c600-t256", 256}}) {
     auto m = load_machine(name);
     EXPECT_EQ(m.name, name);
     EXPECT_EQ(m.tiles, tiles);
@@ -122,8 +120,7 @@ TEST(MachineLoader, UnknownNameListsTheEmbeddedMachines) {
   const auto error = load_error("ipu99");
   EXPECT_NE(error.find("ipu99: no such machine"), std::string::npos) << error;
   EXPECT_NE(error.find("ipu21-c600-t16"), std::string::npos) << error;
-  EXPECT_NE(load_error("/nonexistent/machine.yaml").find("/nonexistent/machine.yaml"),
-            std::string::npos);
+  EXPECT_NE(load_error("/nonexistent/machine.yaml").find("/nonexistent/machine.yaml"), std::string::npos);
 }
 
 TEST(MachineLoader, RejectsBadFilesWithFileLineAndKey) {
@@ -155,9 +152,8 @@ TEST(MachineLoader, RejectsBadFilesWithFileLineAndKey) {
 
 TEST(MachineLoader, DerivedFileMayNameItsBaseByPath) {
   const std::string dir = testing::temp_dir("machine_base_path");
-  testing::write_file(dir + "/small.yaml",
-                      "base: " + testing::source_path("configs/machines/ipu21-c600.yaml") +
-                          "\nname: small\ntiles: 2\n");
+  testing::write_file(dir + "/small.yaml", "base: " + testing::source_path("configs/machines/ipu21-c600.yaml") +
+                                               "\nname: small\ntiles: 2\n");
   testing::write_file(dir + "/smaller.yaml", "base: small.yaml\nname: smaller\ntiles: 1\n");
   const auto m = load_machine(dir + "/smaller.yaml");
   EXPECT_EQ(m.name, "smaller");

@@ -50,22 +50,15 @@ TEST(InstructionCodec, SupervisorSpecVectors) {
 TEST(InstructionCodec, EncodesSupervisorSpecVectorsFromFields) {
   EXPECT_EQ(encode({.op = Opcode::Ld32, .dest = 8, .base = 11, .index = 15, .offset = 1}),
             std::vector<uint32_t>{0x01b8f001});
-  EXPECT_EQ(encode({.op = Opcode::St32, .source = 2, .base = 11, .index = 15}),
-            std::vector<uint32_t>{0x4fb2f000});
-  EXPECT_EQ(encode({.op = Opcode::Add, .dest = 11, .source = 11, .immediate = -32}),
-            std::vector<uint32_t>{0x22bbffe0});
-  EXPECT_EQ(encode({.op = Opcode::And, .dest = 0, .source = 8, .immediate = 1}),
-            std::vector<uint32_t>{0x42800001});
-  EXPECT_EQ(encode({.op = Opcode::Shl, .dest = 10, .source = 7, .immediate = 2}),
-            std::vector<uint32_t>{0x427aa002});
-  EXPECT_EQ(encode({.op = Opcode::Brz, .reg = 0, .target = 0x4c100}),
-            std::vector<uint32_t>{0x13013040});
-  EXPECT_EQ(encode({.op = Opcode::SetZi, .reg = 8, .immediate = 0x70000}),
-            std::vector<uint32_t>{0x19870000});
+  EXPECT_EQ(encode({.op = Opcode::St32, .source = 2, .base = 11, .index = 15}), std::vector<uint32_t>{0x4fb2f000});
+  EXPECT_EQ(encode({.op = Opcode::Add, .dest = 11, .source = 11, .immediate = -32}), std::vector<uint32_t>{0x22bbffe0});
+  EXPECT_EQ(encode({.op = Opcode::And, .dest = 0, .source = 8, .immediate = 1}), std::vector<uint32_t>{0x42800001});
+  EXPECT_EQ(encode({.op = Opcode::Shl, .dest = 10, .source = 7, .immediate = 2}), std::vector<uint32_t>{0x427aa002});
+  EXPECT_EQ(encode({.op = Opcode::Brz, .reg = 0, .target = 0x4c100}), std::vector<uint32_t>{0x13013040});
+  EXPECT_EQ(encode({.op = Opcode::SetZi, .reg = 8, .immediate = 0x70000}), std::vector<uint32_t>{0x19870000});
   EXPECT_EQ(encode({.op = Opcode::Put, .reg = 8, .csr = 0xa4}), std::vector<uint32_t>{0x438080a4});
   EXPECT_EQ(encode({.op = Opcode::Put, .reg = 15, .csr = 0xa7}), std::vector<uint32_t>{0x43f080a7});
-  EXPECT_EQ(encode({.op = Opcode::Call, .reg = 10, .target = 0x60000}),
-            std::vector<uint32_t>{0x18a18000});
+  EXPECT_EQ(encode({.op = Opcode::Call, .reg = 10, .target = 0x60000}), std::vector<uint32_t>{0x18a18000});
   EXPECT_EQ(encode({.op = Opcode::Get, .dest = 1, .csr = 0x70}), std::vector<uint32_t>{0x41010070});
 }
 
@@ -77,21 +70,23 @@ TEST(InstructionCodec, ExchangeStepWorkedExample) {
   const Instruction call_row{.op = Opcode::Call, .reg = 10, .target = 0x60000};
   const std::vector<uint32_t> active = {0x19870000, 0x438080a4, 0x43f080a7, 0x18714000,
                                         0x19800001, 0x438080a6, 0x41800003, 0x18a18000};
-  EXPECT_EQ(encode_all({incoming_base, put_incoming_base, put_outgoing_base,
+  EXPECT_EQ(encode_all({incoming_base,
+                        put_incoming_base,
+                        put_outgoing_base,
                         {.op = Opcode::Call, .reg = 7, .target = 0x50000},
                         {.op = Opcode::SetZi, .reg = 8, .immediate = 1},
                         {.op = Opcode::Put, .reg = 8, .csr = 0xa6},
                         {.op = Opcode::Sync, .zone = 3},
                         call_row}),
             active);
-  EXPECT_EQ(texts_of(active),
-            (std::vector<std::string>{"setzi reg=$m8 immediate=0x70000", "put csr=0xa4 reg=$m8",
-                                      "put csr=0xa7 reg=$m15", "call reg=$m7 target=0x50000",
-                                      "setzi reg=$m8 immediate=0x1", "put csr=0xa6 reg=$m8",
-                                      "sync zone=3", "call reg=$m10 target=0x60000"}));
-  const std::vector<uint32_t> inactive = {0x19870000, 0x438080a4, 0x43f080a7,
-                                          0x40c00000, 0x41800001, 0x18a18000};
-  EXPECT_EQ(encode_all({incoming_base, put_incoming_base, put_outgoing_base,
+  EXPECT_EQ(texts_of(active), (std::vector<std::string>{"setzi reg=$m8 immediate=0x70000", "put csr=0xa4 reg=$m8",
+                                                        "put csr=0xa7 reg=$m15", "call reg=$m7 target=0x50000",
+                                                        "setzi reg=$m8 immediate=0x1", "put csr=0xa6 reg=$m8",
+                                                        "sync zone=3", "call reg=$m10 target=0x60000"}));
+  const std::vector<uint32_t> inactive = {0x19870000, 0x438080a4, 0x43f080a7, 0x40c00000, 0x41800001, 0x18a18000};
+  EXPECT_EQ(encode_all({incoming_base,
+                        put_incoming_base,
+                        put_outgoing_base,
                         {.op = Opcode::Sans, .zone = 0},
                         {.op = Opcode::Sync, .zone = 1},
                         call_row}),

@@ -1,12 +1,12 @@
 // C600 topology and route timing against IPU21-EXCHANGE.md sections 2 and 3.
+#include "arch/topology.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <set>
-
-#include "arch/topology.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -40,8 +40,7 @@ int reference_displacement(uint32_t s, uint32_t d) {
 int reference_ttm(uint32_t s, uint32_t d) {
   const Fields a = fields(s), b = fields(d);
   const int turn = a.h == b.h ? (a.c % 8) + 1 : 16 - (a.c % 8);
-  return 8 * a.h + 3 - b.c + 4 * a.f - 4 * b.f + turn + 2 * (a.r - b.r) +
-         std::abs(reference_displacement(s, d)) - 34;
+  return 8 * a.h + 3 - b.c + 4 * a.f - 4 * b.f + turn + 2 * (a.r - b.r) + std::abs(reference_displacement(s, d)) - 34;
 }
 
 const Topology& chip() {

@@ -126,8 +126,8 @@ TEST(Calibration, AKernelSpecWithScalarsTheKernelRefusesIsBadInput) {
 }
 
 TEST(CostsFile, TheWrittenTextReadsBackAsTheFittedParameters) {
-  const Calibration c = fit({profile_of({{"gelu(64)", "gelu", 12 * 64 + 15}, {"gelu(1000)", "gelu", 12 * 1000 + 15},
-                                         {"add(16)", "add", 20}})});
+  const Calibration c = fit({profile_of(
+      {{"gelu(64)", "gelu", 12 * 64 + 15}, {"gelu(1000)", "gelu", 12 * 1000 + 15}, {"add(16)", "add", 20}})});
   const std::string text = kernel_costs_text(c);
   EXPECT_NE(text.find("  gelu:\n    per_value: 12\n    launch: 15\n"), std::string::npos) << text;
   EXPECT_EQ(parse_kernel_costs(text, "costs.yaml"), fitted_costs(c));
@@ -153,18 +153,18 @@ TEST_P(CostsFileBadInput, NamesTheFileLineAndKey) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, CostsFileBadInput,
-    ::testing::Values(
-        BadCosts{"UnknownKernel", "  gelo: {per_value: 1, launch: 2}\n", "costs.yaml:4: kernels.gelo: no kernel of that name"},
-        BadCosts{"MissingParameter", "  gelu: {per_value: 1}\n",
-                 "costs.yaml:4: kernels.gelu.launch: missing (gelu takes per_value, launch)"},
-        BadCosts{"UnknownParameter", "  gelu: {per_value: 1, launch: 2, lunch: 3}\n",
-                 "costs.yaml:4: kernels.gelu.lunch: unknown key"},
-        BadCosts{"Negative", "  gelu: {per_value: -1, launch: 2}\n",
-                 "costs.yaml:4: kernels.gelu.per_value: expected a finite number at least 0, got -1"},
-        BadCosts{"NotANumber", "  gelu: {per_value: .nan, launch: 2}\n",
-                 "costs.yaml:4: kernels.gelu.per_value: expected a number, got '.nan'"},
-        BadCosts{"Infinite", "  gelu: {per_value: 1e999, launch: 2}\n",
-                 "costs.yaml:4: kernels.gelu.per_value: expected a finite number at least 0, got inf"}),
+    ::testing::Values(BadCosts{"UnknownKernel", "  gelo: {per_value: 1, launch: 2}\n",
+                               "costs.yaml:4: kernels.gelo: no kernel of that name"},
+                      BadCosts{"MissingParameter", "  gelu: {per_value: 1}\n",
+                               "costs.yaml:4: kernels.gelu.launch: missing (gelu takes per_value, launch)"},
+                      BadCosts{"UnknownParameter", "  gelu: {per_value: 1, launch: 2, lunch: 3}\n",
+                               "costs.yaml:4: kernels.gelu.lunch: unknown key"},
+                      BadCosts{"Negative", "  gelu: {per_value: -1, launch: 2}\n",
+                               "costs.yaml:4: kernels.gelu.per_value: expected a finite number at least 0, got -1"},
+                      BadCosts{"NotANumber", "  gelu: {per_value: .nan, launch: 2}\n",
+                               "costs.yaml:4: kernels.gelu.per_value: expected a number, got '.nan'"},
+                      BadCosts{"Infinite", "  gelu: {per_value: 1e999, launch: 2}\n",
+                               "costs.yaml:4: kernels.gelu.per_value: expected a finite number at least 0, got inf"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(CostsFile, AnotherFormatOrVersionIsRefused) {

@@ -72,7 +72,8 @@ TEST(CalibrateCommand, RecoversThePerturbedParametersOfARunFromEitherLayout) {
   const std::string dir = temp_dir("calibrate_command");
   write_file(dir + "/k.yaml", kernel_package());
   write_file(dir + "/perturbed.yaml", kPerturbed);
-  auto r = run_lockstep({"run", dir + "/k.yaml", "--costs", dir + "/perturbed.yaml", "--profile", dir + "/k.lsprof", "--json"});
+  auto r = run_lockstep(
+      {"run", dir + "/k.yaml", "--costs", dir + "/perturbed.yaml", "--profile", dir + "/k.lsprof", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t perturbed_cycles = nlohmann::json::parse(r.out)["total_cycles"].get<uint64_t>();
   ASSERT_EQ(run_lockstep({"profile", "export", dir + "/k.lsprof", "--stack", dir + "/k-stack.lsprof"}).exit_code, 0);
@@ -86,16 +87,18 @@ TEST(CalibrateCommand, RecoversThePerturbedParametersOfARunFromEitherLayout) {
     for (const auto& k : j["kernels"]) {
       EXPECT_EQ(k["residual_after"]["max"], 0) << k.dump();
       EXPECT_GT(k["residual_before"]["max"].get<double>(), 0) << k.dump();
-      for (const auto& [name, p] : k["parameters"].items()) EXPECT_FALSE(p["held"].get<bool>()) << k["kernel"] << " " << name;
+      for (const auto& [name, p] : k["parameters"].items())
+        EXPECT_FALSE(p["held"].get<bool>()) << k["kernel"] << " " << name;
     }
     const std::string fitted = read_file(dir + "/fitted-" + layout + ".yaml");
-    for (const char* line : {"  gelu:\n    per_value: 12\n    launch: 15\n",
-                             "  gemm_fp8:\n    call: 300\n    row_blocks: 2\n    column_groups: 1\n",
-                             "  gemm_fp16:\n    call: 250\n    row_blocks: 3\n    column_groups: 2\n",
-                             "  gemm_fp8_interleaved:\n    call: 280\n    row_blocks: 2\n    column_groups: 3\n",
-                             "  layernorm:\n    instructions_per_vector: 20\n    cycles_per_row: 500\n",
-                             "  copy:\n    instructions_per_worker_word: 3\n    instructions_per_call: 5\n",
-                             "  attention_merge:\n    instructions_per_quad: 15\n    instructions_per_row: 16\n    launch: 25\n"}) {
+    for (const char* line :
+         {"  gelu:\n    per_value: 12\n    launch: 15\n",
+          "  gemm_fp8:\n    call: 300\n    row_blocks: 2\n    column_groups: 1\n",
+          "  gemm_fp16:\n    call: 250\n    row_blocks: 3\n    column_groups: 2\n",
+          "  gemm_fp8_interleaved:\n    call: 280\n    row_blocks: 2\n    column_groups: 3\n",
+          "  layernorm:\n    instructions_per_vector: 20\n    cycles_per_row: 500\n",
+          "  copy:\n    instructions_per_worker_word: 3\n    instructions_per_call: 5\n",
+          "  attention_merge:\n    instructions_per_quad: 15\n    instructions_per_row: 16\n    launch: 25\n"}) {
       EXPECT_NE(fitted.find(line), std::string::npos) << layout << ":\n" << fitted;
     }
   }
@@ -113,13 +116,19 @@ TEST(CalibrateCommand, CrosscheckKernelErrorsBeforeAndAfterCalibration) {
   const std::string dir = temp_dir("calibrate_crosscheck");
   write_file(dir + "/k.yaml", kernel_package());
   write_file(dir + "/perturbed.yaml", kPerturbed);
-  ASSERT_EQ(run_lockstep({"device", "simulate", dir + "/k.yaml", "-o", dir + "/device", "--costs", dir + "/perturbed.yaml"}).exit_code, 0);
+  ASSERT_EQ(
+      run_lockstep({"device", "simulate", dir + "/k.yaml", "-o", dir + "/device", "--costs", dir + "/perturbed.yaml"})
+          .exit_code,
+      0);
   ASSERT_EQ(run_lockstep({"device", "simulate", dir + "/k.yaml", "-o", dir + "/before"}).exit_code, 0);
   auto r = run_lockstep({"calibrate", dir + "/device", "-o", dir + "/fitted.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_EQ(run_lockstep({"device", "simulate", dir + "/k.yaml", "-o", dir + "/after", "--costs", dir + "/fitted.yaml"}).exit_code, 0);
+  ASSERT_EQ(run_lockstep({"device", "simulate", dir + "/k.yaml", "-o", dir + "/after", "--costs", dir + "/fitted.yaml"})
+                .exit_code,
+            0);
   for (const std::string side : {"before", "after"}) {
-    r = run_lockstep({"crosscheck", "--simulated", dir + "/" + side, "--device", dir + "/device", "-o", dir + "/cc-" + side});
+    r = run_lockstep(
+        {"crosscheck", "--simulated", dir + "/" + side, "--device", dir + "/device", "-o", dir + "/cc-" + side});
     const std::string csv = read_file(dir + "/cc-" + side + "/crosscheck.csv");
     size_t kernels = 0, exact = 0;
     for (size_t at = csv.find("\nkernel,"); at != std::string::npos; at = csv.find("\nkernel,", at + 1)) {
@@ -156,7 +165,8 @@ TEST(CalibrateCommand, BadInputIsOneLineAndWritesNothing) {
 TEST(CalibrateCommand, BuildWithCostsRanksItsChoicesByThem) {
   const std::string dir = temp_dir("calibrate_build");
   write_file(dir + "/dear.yaml",
-             "format: lockstep-costs\nversion: 1\nkernels:\n  reduce_sum: {instructions_per_part: 40, instructions_per_chunk: 6, launch: 11}\n");
+             "format: lockstep-costs\nversion: 1\nkernels:\n  reduce_sum: {instructions_per_part: 40, "
+             "instructions_per_chunk: 6, launch: 11}\n");
   auto r = run_lockstep({"build", "vit-tiny", "-o", dir + "/fitted.lkspkg", "--costs", dir + "/dear.yaml", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["costs"], dir + "/dear.yaml");

@@ -32,8 +32,8 @@ class CommandLine : public ::testing::Test {
     dir_ = temp_dir("command-line");
     capture_ = dir_ + "/perm.yaml";
     package_ = dir_ + "/perm.capnp";
-    const auto synth = run_lockstep({"capture", "synth", "--family", "permutation", "--tiles", "16", "--phases",
-                                     "2", "--seed", "3", "--machine", "ipu21-c600-t16", "-o", capture_});
+    const auto synth = run_lockstep({"capture", "synth", "--family", "permutation", "--tiles", "16", "--phases", "2",
+                                     "--seed", "3", "--machine", "ipu21-c600-t16", "-o", capture_});
     ASSERT_EQ(synth.exit_code, 0) << synth.err;
     const auto compile = run_lockstep({"compile", capture_, "--config", "B256", "-o", package_});
     ASSERT_EQ(compile.exit_code, 0) << compile.err;
@@ -60,8 +60,8 @@ TEST_F(CommandLine, NegativeAndTooLargeSeedsAreRefusedNotWrapped) {
   expect_bad_input(run_lockstep({"compile", capture_, "-o", out, "--jobs", "-2"}), "--jobs");
   EXPECT_FALSE(std::filesystem::exists(out));
   // The largest seed is a seed.
-  const auto r = run_lockstep({"replay", capture_, "--phase", "0", "--config", "B256", "--seed",
-                               "18446744073709551615"});
+  const auto r =
+      run_lockstep({"replay", capture_, "--phase", "0", "--config", "B256", "--seed", "18446744073709551615"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("seed 18446744073709551615"), std::string::npos) << r.out;
 }
@@ -155,8 +155,8 @@ TEST_F(CommandLine, JsonParsesForEveryCommandThatPrintsResults) {
   EXPECT_FALSE(j.dump().find("seconds") != std::string::npos);
 
   const std::string sweep = dir_ + "/json-sweep";
-  j = parse_json(run_lockstep({"sweep", capture_, "--configs", sweep_file_, "--word32-only", "--no-timings", "-o",
-                               sweep, "--json"}));
+  j = parse_json(run_lockstep(
+      {"sweep", capture_, "--configs", sweep_file_, "--word32-only", "--no-timings", "-o", sweep, "--json"}));
   EXPECT_EQ(j["points"], 4);
   EXPECT_EQ(j["fail"], 0);
 
@@ -251,7 +251,8 @@ TEST_F(CommandLine, ShortEmbeddedNamesForWorkloadsAndSweeps) {
   };
   EXPECT_EQ(without_time(by_name.out), without_time(by_path.out));
   expect_bad_input(run_lockstep({"lower", "vit-huge", "--stats"}), "vit-huge: no such workload file");
-  expect_bad_input(run_lockstep({"build", "vit-huge", "-o", dir_ + "/never.lkspkg"}), "embedded: siglip-so400m, vit-tiny");
+  expect_bad_input(run_lockstep({"build", "vit-huge", "-o", dir_ + "/never.lkspkg"}),
+                   "embedded: siglip-so400m, vit-tiny");
   expect_bad_input(run_lockstep({"sweep", capture_, "--configs", "frontear", "-o", dir_ + "/never"}),
                    "frontear: no such sweep definition file");
   const auto sweep = run_lockstep({"sweep", capture_, "--configs", "frontier", "--phases", "0", "--word32-only",
@@ -311,7 +312,8 @@ TEST_F(CommandLine, HelpListsOneLinePerCommandAndRunPrintsASummary) {
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_LT(std::count(help.out.begin(), help.out.end(), '\n'), 60) << help.out;
   EXPECT_NE(help.out.find("Run a package (Cap'n Proto or YAML) on the SystemC model of the machine it names."),
-            std::string::npos) << help.out;
+            std::string::npos)
+      << help.out;
   EXPECT_EQ(help.out.find("--keep-going"), std::string::npos) << help.out;
   const auto run_help = run_lockstep({"run", "--help"});
   EXPECT_NE(run_help.out.find("--keep-going collects all"), std::string::npos) << run_help.out;

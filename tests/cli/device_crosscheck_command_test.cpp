@@ -14,9 +14,9 @@
 namespace lockstep {
 namespace {
 
-using testing::run_lockstep;
 using testing::expect_bad_input;
 using testing::expect_nothing_written;
+using testing::run_lockstep;
 namespace fs = std::filesystem;
 
 using testing::integration_package;
@@ -24,18 +24,14 @@ using testing::integration_package;
 // p2p_3w with an output binding (the 12 bytes tile 1 receives) and an unused input.
 std::string bound_package(const std::string& dir) {
   const std::string path = dir + "/bound.yaml";
-  testing::write_file(
-      path,
-      testing::read_file(integration_package("p2p_3w")) +
-          "bindings:\n"
-          "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
-          "  - {name: source, kind: input, slices: [{tile: 0, address: 0x60000, bytes: 12}]}\n");
+  testing::write_file(path, testing::read_file(integration_package("p2p_3w")) +
+                                "bindings:\n"
+                                "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n"
+                                "  - {name: source, kind: input, slices: [{tile: 0, address: 0x60000, bytes: 12}]}\n");
   return path;
 }
 
-std::vector<arch::CsvRecord> csv(const std::string& path) {
-  return arch::parse_csv(testing::read_file(path), path);
-}
+std::vector<arch::CsvRecord> csv(const std::string& path) { return arch::parse_csv(testing::read_file(path), path); }
 
 TEST(DeviceSimulate, WritesTheResultFolderAndChecksAgainstItself) {
   const std::string dir = testing::temp_dir("device_simulate");
@@ -59,9 +55,8 @@ TEST(DeviceSimulate, WritesTheResultFolderAndChecksAgainstItself) {
   EXPECT_EQ(nlohmann::json::parse(run.out)["total_cycles"], result["total_cycles"]);
   expect_nothing_written(dir, "sim.tmp");  // no temporary left beside it
 
-  const auto check =
-      run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o",
-                    dir + "/report", "--max-total-error", "0", "--max-phase-error", "0"});
+  const auto check = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o",
+                                   dir + "/report", "--max-total-error", "0", "--max-phase-error", "0"});
   ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("outputs: 1 of 1 equal"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("MAPE 0%"), std::string::npos) << check.out;
@@ -75,23 +70,21 @@ TEST(DeviceSimulate, WritesTheResultFolderAndChecksAgainstItself) {
   }
   // An existing, non-empty folder is refused before the run.
   expect_bad_input(run_lockstep({"device", "simulate", pkg, "-o", dir + "/sim"}), "not empty");
-  expect_bad_input(
-      run_lockstep({"device", "simulate", pkg, "-o", dir + "/x", "--input", "nothing=" + pkg}),
-      "no input binding 'nothing'");
+  expect_bad_input(run_lockstep({"device", "simulate", pkg, "-o", dir + "/x", "--input", "nothing=" + pkg}),
+                   "no input binding 'nothing'");
   expect_nothing_written(dir, "x");
 }
 
 TEST(DeviceSimulate, RepeatWithInvocations) {
   const std::string dir = testing::temp_dir("device_simulate_repeat");
-  const auto sim = run_lockstep(
-      {"device", "simulate", integration_package("repeat27"), "-o", dir + "/r", "--invocations", "2"});
+  const auto sim =
+      run_lockstep({"device", "simulate", integration_package("repeat27"), "-o", dir + "/r", "--invocations", "2"});
   ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
   const auto result = nlohmann::json::parse(testing::read_file(dir + "/r/result.json"));
   EXPECT_EQ(result["invocations"], 2);
   const auto run = run_lockstep({"run", integration_package("repeat27"), "--json", "--invocations", "2"});
   EXPECT_EQ(nlohmann::json::parse(run.out)["total_cycles"], result["total_cycles"]);
-  const auto check = run_lockstep(
-      {"crosscheck", "--simulated", dir + "/r", "--device", dir + "/r", "-o", dir + "/c"});
+  const auto check = run_lockstep({"crosscheck", "--simulated", dir + "/r", "--device", dir + "/r", "-o", dir + "/c"});
   ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
   const auto rows = csv(dir + "/c/crosscheck.csv");
   size_t phases = 0, epochs_seen = 0;
@@ -111,11 +104,14 @@ TEST(DeviceSimulate, AnExportedImageSimulatesToThePackagesOutputsAndCycles) {
   const std::string dir = testing::temp_dir("device_simulate_image");
   const std::string package = bound_package(dir);
   ASSERT_EQ(run_lockstep({"device", "export", package, "--host-io", "none", "-o", dir + "/p.ipuexe"}).exit_code, 0);
-  const auto image = run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/image"});
+  const auto image =
+      run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/image"});
   ASSERT_EQ(image.exit_code, 0) << image.err;
-  EXPECT_NE(image.out.find("ok, 145 cycles (0 in host phases), 0 host calls, 1 outputs"), std::string::npos) << image.out;
+  EXPECT_NE(image.out.find("ok, 145 cycles (0 in host phases), 0 host calls, 1 outputs"), std::string::npos)
+      << image.out;
   ASSERT_EQ(run_lockstep({"device", "simulate", package, "-o", dir + "/package"}).exit_code, 0);
-  EXPECT_EQ(testing::read_file(dir + "/image/outputs/received.bin"), testing::read_file(dir + "/package/outputs/received.bin"));
+  EXPECT_EQ(testing::read_file(dir + "/image/outputs/received.bin"),
+            testing::read_file(dir + "/package/outputs/received.bin"));
   const auto cycles = [&](const std::string& folder) {
     return nlohmann::json::parse(testing::read_file(dir + "/" + folder + "/result.json"))["total_cycles"];
   };
@@ -131,20 +127,25 @@ TEST(DeviceSimulate, AnExportedImageTakesItsInputsThroughTheRunCall) {
   const std::string package = bound_package(dir);
   testing::write_file(dir + "/in.bin", std::string("\x00\x80\x01\x40\x01\x80\x01\x40\x02\x80\x01\x40", 12));
   ASSERT_EQ(run_lockstep({"device", "export", package, "-o", dir + "/p.ipuexe"}).exit_code, 0);
-  const auto missing = run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/none"});
+  const auto missing =
+      run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/none"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("host call run: expects 12 input bytes, got 0"), std::string::npos) << missing.err;
   const auto image = run_lockstep({"device", "simulate", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "--input",
                                    "run=" + dir + "/in.bin", "-o", dir + "/image"});
   ASSERT_EQ(image.exit_code, 0) << image.err;
   EXPECT_NE(image.out.find("1 host calls, 1 outputs"), std::string::npos) << image.out;
-  const auto plain = run_lockstep({"device", "simulate", package, "--input", "source=" + dir + "/in.bin", "-o", dir + "/package"});
+  const auto plain =
+      run_lockstep({"device", "simulate", package, "--input", "source=" + dir + "/in.bin", "-o", dir + "/package"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  EXPECT_EQ(testing::read_file(dir + "/image/outputs/received.bin"), testing::read_file(dir + "/package/outputs/received.bin"));
+  EXPECT_EQ(testing::read_file(dir + "/image/outputs/received.bin"),
+            testing::read_file(dir + "/package/outputs/received.bin"));
   const auto cycles = [&](const std::string& folder) {
-    return nlohmann::json::parse(testing::read_file(dir + "/" + folder + "/result.json"))["total_cycles"].get<uint64_t>();
+    return nlohmann::json::parse(testing::read_file(dir + "/" + folder + "/result.json"))["total_cycles"]
+        .get<uint64_t>();
   };
-  const auto run = run_lockstep({"device", "import", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/back.capnp"});
+  const auto run =
+      run_lockstep({"device", "import", dir + "/p.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/back.capnp"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto split = nlohmann::json::parse(
       run_lockstep({"run", dir + "/back.capnp", "--input", "source=" + dir + "/in.bin", "--json"}).out)["cycle_split"];
@@ -155,8 +156,8 @@ TEST(DeviceSimulate, AnExportedImageTakesItsInputsThroughTheRunCall) {
 TEST(DeviceSimulate, AFailedRunLeavesAFailedResult) {
   const std::string dir = testing::temp_dir("device_simulate_failed");
   testing::write_file(dir + "/in.bin", "abcdefghijkl");  // not the bytes the expectation wants
-  const auto sim = run_lockstep({"device", "simulate", bound_package(dir), "--input",
-                                 "source=" + dir + "/in.bin", "-o", dir + "/sim"});
+  const auto sim = run_lockstep(
+      {"device", "simulate", bound_package(dir), "--input", "source=" + dir + "/in.bin", "-o", dir + "/sim"});
   EXPECT_EQ(sim.exit_code, 1) << sim.out << sim.err;
   const auto result = nlohmann::json::parse(testing::read_file(dir + "/sim/result.json"));
   EXPECT_EQ(result["status"], "failed");
@@ -164,50 +165,43 @@ TEST(DeviceSimulate, AFailedRunLeavesAFailedResult) {
             "expectation failed: tile 1 address 0x70000: expected 008001400180014002800140, found "
             "6162636465666768696a6b6c");
   EXPECT_EQ(testing::read_file(dir + "/sim/outputs/received.bin"), "abcdefghijkl");
-  const auto check = run_lockstep(
-      {"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o", dir + "/r"});
+  const auto check =
+      run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/sim", "-o", dir + "/r"});
   EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
-  EXPECT_NE(check.out.find("FAILED " + dir +
-                           "/sim: the run failed (runner lockstep-simulator): expectation failed"),
+  EXPECT_NE(check.out.find("FAILED " + dir + "/sim: the run failed (runner lockstep-simulator): expectation failed"),
             std::string::npos)
       << check.out;
   // A run stopped at a limit leaves no folder.
-  const auto stopped = run_lockstep(
-      {"device", "simulate", integration_package("repeat27"), "--max-cycles", "10", "-o", dir + "/s"});
+  const auto stopped =
+      run_lockstep({"device", "simulate", integration_package("repeat27"), "--max-cycles", "10", "-o", dir + "/s"});
   EXPECT_EQ(stopped.exit_code, 1) << stopped.out << stopped.err;
   expect_nothing_written(dir, "s");
 }
 
 TEST(CrosscheckCommand, FlippedByteAndBoundsFail) {
   const std::string dir = testing::temp_dir("crosscheck_fail");
-  ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code,
-            0);
+  ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code, 0);
   fs::copy(dir + "/sim", dir + "/dev", fs::copy_options::recursive);
   std::string bytes = testing::read_file(dir + "/dev/outputs/received.bin");
   bytes[5] ^= 0x10;
   testing::write_file(dir + "/dev/outputs/received.bin", bytes);
-  const auto flipped = run_lockstep(
-      {"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o", dir + "/r1"});
+  const auto flipped =
+      run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o", dir + "/r1"});
   EXPECT_EQ(flipped.exit_code, 1) << flipped.out << flipped.err;
-  EXPECT_NE(flipped.out.find("FAILED output 'received': first difference at byte 5"),
-            std::string::npos)
-      << flipped.out;
+  EXPECT_NE(flipped.out.find("FAILED output 'received': first difference at byte 5"), std::string::npos) << flipped.out;
   EXPECT_TRUE(fs::exists(dir + "/r1/index.html"));  // a failed check still writes its report
 
   // The device took twice as long in total: error = (T - 2T) / 2T = -50%.
-  testing::write_file(dir + "/dev/outputs/received.bin",
-                      testing::read_file(dir + "/sim/outputs/received.bin"));
+  testing::write_file(dir + "/dev/outputs/received.bin", testing::read_file(dir + "/sim/outputs/received.bin"));
   arch::Profile profile = arch::read_profile(dir + "/dev/profile.lsprof");
   profile.total_cycles *= 2;
   arch::write_profile(profile, dir + "/dev/profile.lsprof");
-  const auto over = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device",
-                                  dir + "/dev", "-o", dir + "/r2", "--max-total-error", "49.99"});
+  const auto over = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o",
+                                  dir + "/r2", "--max-total-error", "49.99"});
   EXPECT_EQ(over.exit_code, 1) << over.out << over.err;
-  EXPECT_NE(over.out.find("error -50.0000% passes --max-total-error 49.9900%"), std::string::npos)
-      << over.out;
-  const auto within =
-      run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o",
-                    dir + "/r3", "--max-total-error", "50", "--max-phase-error", "0", "--json"});
+  EXPECT_NE(over.out.find("error -50.0000% passes --max-total-error 49.9900%"), std::string::npos) << over.out;
+  const auto within = run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o",
+                                    dir + "/r3", "--max-total-error", "50", "--max-phase-error", "0", "--json"});
   EXPECT_EQ(within.exit_code, 0) << within.out << within.err;
   const auto summary = nlohmann::json::parse(within.out);
   EXPECT_EQ(summary["total_error_percent"].get<double>(), -50.0);
@@ -216,11 +210,9 @@ TEST(CrosscheckCommand, FlippedByteAndBoundsFail) {
 
 TEST(CrosscheckCommand, BadInputWritesNothing) {
   const std::string dir = testing::temp_dir("crosscheck_bad");
-  ASSERT_EQ(run_lockstep({"device", "simulate", integration_package("p2p_3w"), "-o", dir + "/sim"}).exit_code,
-            0);
+  ASSERT_EQ(run_lockstep({"device", "simulate", integration_package("p2p_3w"), "-o", dir + "/sim"}).exit_code, 0);
   auto check = [&](const std::string& device) {
-    return run_lockstep(
-        {"crosscheck", "--simulated", dir + "/sim", "--device", device, "-o", dir + "/report"});
+    return run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", device, "-o", dir + "/report"});
   };
   expect_bad_input(check(dir + "/missing"), dir + "/missing: not a result folder");
   fs::create_directories(dir + "/empty");
@@ -228,8 +220,7 @@ TEST(CrosscheckCommand, BadInputWritesNothing) {
   fs::copy(dir + "/sim", dir + "/bad", fs::copy_options::recursive);
   testing::write_file(dir + "/bad/result.json", "{\"format\": \"lockstep-device-result\"");
   expect_bad_input(check(dir + "/bad"), dir + "/bad/result.json: not JSON");
-  testing::write_file(dir + "/bad/result.json",
-                      "{\"format\": \"lockstep-device-result\", \"version\": 1}");
+  testing::write_file(dir + "/bad/result.json", "{\"format\": \"lockstep-device-result\", \"version\": 1}");
   expect_bad_input(check(dir + "/bad"), dir + "/bad/result.json: missing field 'runner'");
   testing::write_file(dir + "/bad/result.json", testing::read_file(dir + "/sim/result.json"));
   const std::string profile = testing::read_file(dir + "/sim/profile.lsprof");
@@ -240,13 +231,12 @@ TEST(CrosscheckCommand, BadInputWritesNothing) {
 
 TEST(CrosscheckCommand, OutputSizeOtherThanListedIsBadInput) {
   const std::string dir = testing::temp_dir("crosscheck_bad_output");
-  ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code,
-            0);
+  ASSERT_EQ(run_lockstep({"device", "simulate", bound_package(dir), "-o", dir + "/sim"}).exit_code, 0);
   fs::copy(dir + "/sim", dir + "/dev", fs::copy_options::recursive);
   testing::write_file(dir + "/dev/outputs/received.bin", "short");
-  expect_bad_input(run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device",
-                                 dir + "/dev", "-o", dir + "/r"}),
-                   dir + "/dev/outputs/received.bin: 5 bytes, but result.json says 12");
+  expect_bad_input(
+      run_lockstep({"crosscheck", "--simulated", dir + "/sim", "--device", dir + "/dev", "-o", dir + "/r"}),
+      dir + "/dev/outputs/received.bin: 5 bytes, but result.json says 12");
   expect_nothing_written(dir, "r");
 }
 

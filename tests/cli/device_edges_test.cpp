@@ -16,9 +16,9 @@
 namespace lockstep {
 namespace {
 
-using testing::run_lockstep;
 using testing::expect_bad_input;
 using testing::expect_nothing_written;
+using testing::run_lockstep;
 namespace fs = std::filesystem;
 
 using testing::integration_package;
@@ -26,11 +26,10 @@ using testing::integration_package;
 // p2p_3w with an output binding: the 12 bytes tile 1 receives.
 std::string bound_package(const std::string& dir) {
   const std::string path = dir + "/bound.yaml";
-  testing::write_file(
-      path,
-      testing::read_file(integration_package("p2p_3w")) +
-          "bindings:\n"
-          "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n");
+  testing::write_file(path,
+                      testing::read_file(integration_package("p2p_3w")) +
+                          "bindings:\n"
+                          "  - {name: received, kind: output, slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n");
   return path;
 }
 
@@ -55,9 +54,8 @@ TEST(DeviceEdges, CrosscheckRefusesAnOutputSizeTheFileDoesNotHaveBeforeAllocatin
   for (const uint64_t bytes : {uint64_t{1'000'000'000'000}, uint64_t{1} << 32}) {
     const std::string dev = dir + "/dev" + std::to_string(bytes);
     claim_output_bytes(sim, dev, bytes);
-    expect_bad_input(
-        run_lockstep({"crosscheck", "--simulated", sim, "--device", dev, "-o", dir + "/r"}),
-        dev + "/outputs/received.bin: 12 bytes, but result.json says " + std::to_string(bytes));
+    expect_bad_input(run_lockstep({"crosscheck", "--simulated", sim, "--device", dev, "-o", dir + "/r"}),
+                     dev + "/outputs/received.bin: 12 bytes, but result.json says " + std::to_string(bytes));
     expect_nothing_written(dir, "r");
   }
 }
@@ -66,11 +64,9 @@ TEST(DeviceEdges, DeviceRunRefusesARunnerWhoseResultClaimsATerabyte) {
   const std::string dir = testing::temp_dir("edges_run");
   claim_output_bytes(simulated(dir), dir + "/template", 1'000'000'000'000);
   const std::string runner = "cp -R '" + dir + "/template/.' \"$LOCKSTEP_RESULT_DIR\"/";
-  const auto r =
-      run_lockstep({"device", "run", bound_package(dir), "--runner", runner, "-o", dir + "/dev"});
+  const auto r = run_lockstep({"device", "run", bound_package(dir), "--runner", runner, "-o", dir + "/dev"});
   expect_bad_input(r, "the runner left a malformed result folder: ");
-  EXPECT_NE(r.err.find("/outputs/received.bin: 12 bytes, but result.json says 1000000000000"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("/outputs/received.bin: 12 bytes, but result.json says 1000000000000"), std::string::npos)
       << r.err;
   expect_nothing_written(dir, "dev");
 }
@@ -87,8 +83,8 @@ class DeviceImportEdges : public ::testing::Test {
   // Writes `app` (unchecked, as a hostile writer would) and imports it to DIR/out.capnp.
   testing::CommandResult import(const arch::Application& app) {
     testing::write_file(dir_ + "/bad.ipuexe", arch::application_bytes(app));
-    return run_lockstep({"device", "import", dir_ + "/bad.ipuexe", "--machine", "ipu21-c600-t16",
-                         "-o", dir_ + "/out.capnp"});
+    return run_lockstep(
+        {"device", "import", dir_ + "/bad.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir_ + "/out.capnp"});
   }
   arch::DebugRegion& region(uint32_t physical, const std::string& name) {
     for (auto& r : app_.debug_regions) {
@@ -141,8 +137,8 @@ TEST_F(DeviceImportEdges, HostCallsWhosePhasesTheProgramDoesNotRunAreRefused) {
     app_.host_exchange.calls.push_back(call);
   }
   arch::write_application(app_, dir_ + "/calls.ipuexe");  // a valid image (section 12.3)
-  expect_bad_input(run_lockstep({"device", "import", dir_ + "/calls.ipuexe", "--machine",
-                                 "ipu21-c600-t16", "-o", dir_ + "/out.capnp"}),
+  expect_bad_input(run_lockstep({"device", "import", dir_ + "/calls.ipuexe", "--machine", "ipu21-c600-t16", "-o",
+                                 dir_ + "/out.capnp"}),
                    dir_ + "/calls.ipuexe: host.calls: their phases add up to 2 but the tiles have 0 host steps each");
   expect_nothing_written(dir_, "out.capnp");
 }
@@ -193,8 +189,7 @@ TEST_F(DeviceImportEdges, AU32BindingImportsAsBytesWithAWarning) {
 TEST_F(DeviceImportEdges, AYamlNameWritesYaml) {
   for (const char* name : {"/x.yaml", "/x.yml"}) {
     const std::string out = dir_ + name;
-    const auto r =
-        run_lockstep({"device", "import", image_, "--machine", "ipu21-c600-t16", "-o", out});
+    const auto r = run_lockstep({"device", "import", image_, "--machine", "ipu21-c600-t16", "-o", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string text = testing::read_file(out);
     EXPECT_EQ(text.find('\0'), std::string::npos) << name << " is not text";
@@ -203,10 +198,8 @@ TEST_F(DeviceImportEdges, AYamlNameWritesYaml) {
     ASSERT_EQ(run_lockstep({"device", "export", out, "--host-io", "none", "-o", out + ".ipuexe"}).exit_code, 0);
     EXPECT_TRUE(testing::read_file(out + ".ipuexe") == testing::read_file(image_)) << name;
   }
-  ASSERT_EQ(run_lockstep({"device", "import", image_, "--machine", "ipu21-c600-t16", "-o",
-                          dir_ + "/x.capnp"})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run_lockstep({"device", "import", image_, "--machine", "ipu21-c600-t16", "-o", dir_ + "/x.capnp"}).exit_code, 0);
   EXPECT_EQ(testing::read_file(dir_ + "/x.capnp").rfind("LKSPKG", 0), 0u);
 }
 
@@ -218,10 +211,9 @@ TEST(DeviceEdges, CrosscheckRefusesAProfileWithATileTwice) {
   ASSERT_GE(profile.tiles.size(), 2u);
   profile.tiles[1].physical_tile = profile.tiles[0].physical_tile;
   arch::write_profile(profile, dir + "/dev/profile.lsprof");
-  expect_bad_input(
-      run_lockstep({"crosscheck", "--simulated", sim, "--device", dir + "/dev", "-o", dir + "/r"}),
-      dir + "/dev/profile.lsprof: tiles[1]: physicalTile " +
-          std::to_string(profile.tiles[0].physical_tile) + " appears twice (also tiles[0])");
+  expect_bad_input(run_lockstep({"crosscheck", "--simulated", sim, "--device", dir + "/dev", "-o", dir + "/r"}),
+                   dir + "/dev/profile.lsprof: tiles[1]: physicalTile " +
+                       std::to_string(profile.tiles[0].physical_tile) + " appears twice (also tiles[0])");
   expect_nothing_written(dir, "r");
 }
 

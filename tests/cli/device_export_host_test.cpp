@@ -208,8 +208,9 @@ TEST_F(DeviceExportHost, TheImageSimulatesThroughItsHostCallToThePackagesOutputs
 TEST_F(DeviceExportHost, AHostCallCannotLoopInCode) {
   const auto r = run_lockstep({"device", "export", package_, "--invocations", "2", "-o", dir_ + "/loop.ipuexe"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "error: export: --invocations 2: the package has host phases, and a host call runs its "
-                   "program's phases once\n");
+  EXPECT_EQ(r.err,
+            "error: export: --invocations 2: the package has host phases, and a host call runs its "
+            "program's phases once\n");
 }
 
 }  // namespace
@@ -276,7 +277,8 @@ TEST(DeviceExportProfiling, FullSamplesMatchThePlansAndRoundTrip) {
   EXPECT_NE(r.out.find("\"layer\""), std::string::npos) << r.out.substr(0, 2000);
   EXPECT_TRUE(testing::read_file(image) == testing::read_file(again));
   // Exported again with samples already in it: refused rather than sampled twice.
-  r = run_lockstep({"device", "export", back, "--profiling", "full", "--object", dir + "/sample.o", "-o", dir + "/twice.ipuexe"});
+  r = run_lockstep(
+      {"device", "export", back, "--profiling", "full", "--object", dir + "/sample.o", "-o", dir + "/twice.ipuexe"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("the package already has host phases"), std::string::npos) << r.err;
 }
@@ -313,13 +315,13 @@ TEST(DeviceExportRules, ExportedImagesPassTheStacksRulesAndBrokenOnesAreNamed) {
   std::string image16;
   for (const char* machine : {"ipu21-c600-t16", "ipu21-c600-t64", "ipu21-c600"}) {
     const std::string base = dir + "/" + machine;
-    ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "2", "--seed", "3",
-                            "--machine", machine, "-o", base + ".yaml"})
+    ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "2", "--seed",
+                            "3", "--machine", machine, "-o", base + ".yaml"})
                   .exit_code,
               0);
     ASSERT_EQ(run_lockstep({"compile", base + ".yaml", "--no-proof", "-o", base + ".capnp"}).exit_code, 0);
-    const auto r = run_lockstep({"device", "export", base + ".capnp", "--profiling", "full", "--object", dir + "/sample.o",
-                                 "-o", base + ".ipuexe"});
+    const auto r = run_lockstep({"device", "export", base + ".capnp", "--profiling", "full", "--object",
+                                 dir + "/sample.o", "-o", base + ".ipuexe"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(problems_of(base + ".ipuexe"), std::vector<std::string>{}) << machine;
     EXPECT_EQ(arch::read_application(base + ".ipuexe").tiles.size(), 1472u) << machine;
@@ -369,8 +371,8 @@ namespace {
 // image simulates with them.
 TEST(DeviceReplayImage, APhaseBecomesAnImageThatReadsBackSampledDestinationWords) {
   const std::string dir = testing::temp_dir("device-replay-image");
-  ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "3", "--seed", "3",
-                          "--machine", "ipu21-c600-t16", "-o", dir + "/synth.yaml"})
+  ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "3", "--seed",
+                          "3", "--machine", "ipu21-c600-t16", "-o", dir + "/synth.yaml"})
                 .exit_code,
             0);
   testing::write_file(dir + "/sample.o", testing::elf_object_defining({"ipu_stack_static_sample_cycle"}));
@@ -396,7 +398,8 @@ TEST(DeviceReplayImage, APhaseBecomesAnImageThatReadsBackSampledDestinationWords
   EXPECT_NE(r.out.find("exchange"), std::string::npos) << r.out;
   // A whole compiled package the same way: `compile --device-proof N` exports with no
   // checksum kernel to call.
-  ASSERT_EQ(run_lockstep({"compile", dir + "/synth.yaml", "--device-proof", "1000", "-o", dir + "/all.capnp"}).exit_code, 0);
+  ASSERT_EQ(
+      run_lockstep({"compile", dir + "/synth.yaml", "--device-proof", "1000", "-o", dir + "/all.capnp"}).exit_code, 0);
   r = run_lockstep({"device", "export", dir + "/all.capnp", "-o", dir + "/all.ipuexe"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = run_lockstep({"device", "inspect", dir + "/all.ipuexe"});
@@ -415,15 +418,15 @@ TEST(DeviceExportObjects, AnObjectMissingASymbolOrDefiningOneTwiceIsRefused) {
   const std::string dir = testing::temp_dir("device-export-objects");
   const std::string package = testing::source_path("tests/integration/packages/repeat27.yaml");
   testing::write_file(dir + "/missing.o", testing::elf_object_defining({"ipu_stack_static_sample_cycle"}));
-  auto r = run_lockstep({"device", "export", package, "--profiling", "full", "--object", dir + "/missing.o", "-o",
-                         dir + "/a.ipuexe"});
+  auto r = run_lockstep(
+      {"device", "export", package, "--profiling", "full", "--object", dir + "/missing.o", "-o", dir + "/a.ipuexe"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "error: export: " + dir + "/missing.o: does not define lockstep_kernel_checksum_2\n");
-  testing::write_file(dir + "/twice.o", testing::elf_object_defining({"ipu_stack_static_sample_cycle",
-                                                                       "lockstep_kernel_checksum_2",
-                                                                       "lockstep_kernel_checksum_2"}));
-  r = run_lockstep({"device", "export", package, "--profiling", "full", "--object", dir + "/twice.o", "-o",
-                    dir + "/a.ipuexe"});
+  testing::write_file(dir + "/twice.o",
+                      testing::elf_object_defining({"ipu_stack_static_sample_cycle", "lockstep_kernel_checksum_2",
+                                                    "lockstep_kernel_checksum_2"}));
+  r = run_lockstep(
+      {"device", "export", package, "--profiling", "full", "--object", dir + "/twice.o", "-o", dir + "/a.ipuexe"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "error: " + dir + "/twice.o: symbol lockstep_kernel_checksum_2 is defined twice\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/a.ipuexe"));
@@ -444,7 +447,8 @@ TEST(DeviceExportObjects, ABulkPatchExportsAsTheSupervisorHelper) {
   for (size_t at = yaml.find("0x4c"); at != std::string::npos; at = yaml.find("0x4c", at)) yaml.replace(at, 4, "0x54");
   testing::write_file(dir + "/rows.yaml", yaml);  // the rows above the loader's slot
   testing::write_file(dir + "/fill.o", testing::elf_object_defining({"lockstep_kernel_fill_1"}));
-  auto r = run_lockstep({"device", "export", dir + "/rows.yaml", "--object", dir + "/fill.o", "-o", dir + "/rows.ipuexe"});
+  auto r =
+      run_lockstep({"device", "export", dir + "/rows.yaml", "--object", dir + "/fill.o", "-o", dir + "/rows.ipuexe"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(problems_of(dir + "/rows.ipuexe").size(), 1u);  // no profile.cycles only
   r = run_lockstep({"device", "import", dir + "/rows.ipuexe", "--machine", "ipu21-c600-t16", "-o", dir + "/back.yaml"});
@@ -457,9 +461,10 @@ TEST(DeviceExportObjects, ABulkPatchExportsAsTheSupervisorHelper) {
   EXPECT_EQ(patch_of(original).method, arch::PatchMethod::Bulk);
   EXPECT_EQ(patch_of(back).method, arch::PatchMethod::Helper);
   EXPECT_EQ(patch_of(back).entries, patch_of(original).entries);
-  ASSERT_EQ(run_lockstep({"device", "export", dir + "/back.yaml", "--object", dir + "/fill.o", "-o", dir + "/again.ipuexe"})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run_lockstep({"device", "export", dir + "/back.yaml", "--object", dir + "/fill.o", "-o", dir + "/again.ipuexe"})
+          .exit_code,
+      0);
   EXPECT_TRUE(testing::read_file(dir + "/rows.ipuexe") == testing::read_file(dir + "/again.ipuexe"));
   EXPECT_EQ(run_lockstep({"run", dir + "/back.yaml"}).exit_code, 0);
 }

@@ -39,9 +39,8 @@ class HostRunRunner : public ::testing::Test {
     std::filesystem::permissions(stand_in_, std::filesystem::perms::owner_all);
   }
   std::string environment() const {
-    return "IPU_BOOTLOADER=" + dir_ + "/boot.elf IPU_CONFIGURATION=" + dir_ +
-           "/card.ipucfg IPU_STACK=" + stand_in_ + " STAND_IN_LOG=" + dir_ +
-           "/log STAND_IN_PROFILE=" + dir_ +
+    return "IPU_BOOTLOADER=" + dir_ + "/boot.elf IPU_CONFIGURATION=" + dir_ + "/card.ipucfg IPU_STACK=" + stand_in_ +
+           " STAND_IN_LOG=" + dir_ + "/log STAND_IN_PROFILE=" + dir_ +
            "/sim/profile.lsprof LOCKSTEP=" + LOCKSTEP_BINARY_PATH + " ";
   }
   std::string script() const { return "sh " + source_path("scripts/host-run-runner.sh"); }
@@ -84,28 +83,24 @@ TEST_F(HostRunRunner, CallsOnlyTheStacksDocumentedCommandLineAndSplitsTheRunOutp
   const std::string image = dir_ + "/app.ipuexe", result = dir_ + "/result";
   arch::write_application(runnable_image(), image);
   std::filesystem::create_directory(result);
-  const std::string command = environment() + "LOCKSTEP_IMAGE=" + image +
-                              " LOCKSTEP_RESULT_DIR=" + result + " LOCKSTEP_CLOCK_HZ=1330000000 " +
-                              script() + " > " + dir_ + "/out 2> " + dir_ + "/err";
+  const std::string command = environment() + "LOCKSTEP_IMAGE=" + image + " LOCKSTEP_RESULT_DIR=" + result +
+                              " LOCKSTEP_CLOCK_HZ=1330000000 " + script() + " > " + dir_ + "/out 2> " + dir_ + "/err";
   ASSERT_EQ(std::system(command.c_str()), 0) << read_file(dir_ + "/err");
-  EXPECT_EQ(read_file(dir_ + "/log"), "host-run " + image + " " + dir_ + "/boot.elf " + dir_ +
-                                          "/card.ipucfg run --output run=" + result +
-                                          "/.host-run/run.bin\n"
-                                          "profile-extract " +
-                                          image + " " + result + "/.host-run/run.bin -o " + result +
-                                          "/profile.lsprof --clock-hz 1330000000\n");
+  EXPECT_EQ(read_file(dir_ + "/log"),
+            "host-run " + image + " " + dir_ + "/boot.elf " + dir_ + "/card.ipucfg run --output run=" + result +
+                "/.host-run/run.bin\n"
+                "profile-extract " +
+                image + " " + result + "/.host-run/run.bin -o " + result + "/profile.lsprof --clock-hz 1330000000\n");
   EXPECT_EQ(read_file(result + "/outputs/y.bin"), "01234567");
   EXPECT_FALSE(std::filesystem::exists(result + "/.host-run"));
   // A folder the cross-check reads: compared with itself, it agrees.
-  const auto r = run_lockstep(
-      {"crosscheck", "--simulated", result, "--device", result, "-o", dir_ + "/report"});
+  const auto r = run_lockstep({"crosscheck", "--simulated", result, "--device", result, "-o", dir_ + "/report"});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
 }
 
 TEST_F(HostRunRunner, StopsBeforeTheDeviceOnAnImageTheStackCannotRun) {
   const std::string package = source_path("tests/integration/packages/p2p_3w.yaml");
-  const auto r = run_lockstep(
-      {"device", "run", package, "--runner", environment() + script(), "-o", dir_ + "/dev"});
+  const auto r = run_lockstep({"device", "run", package, "--runner", environment() + script(), "-o", dir_ + "/dev"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("host-run-runner: the stack cannot run this image: no profile.cycles output binding"),
             std::string::npos)
@@ -130,21 +125,22 @@ TEST_F(HostRunRunner, DeviceRunThroughTheWrapperIsTheSimulatedImage) {
   write_file(stand_in, "#!/bin/sh\nexec python3 " + source_path("tests/support/ipu_stack_stand_in.py") + " \"$@\"\n");
   std::filesystem::permissions(stand_in, std::filesystem::perms::owner_all);
   std::filesystem::create_directories(dir_ + "/state");
-  const std::string runner = "IPU_BOOTLOADER=" + dir_ + "/boot.elf IPU_CONFIGURATION=" + dir_ + "/card.ipucfg IPU_STACK=" +
-                             stand_in + " STAND_IN_MACHINE=ipu21-c600-t16 STAND_IN_STATE=" + dir_ + "/state STAND_IN_LOG=" +
-                             dir_ + "/log LOCKSTEP=" LOCKSTEP_BINARY_PATH " " + script();
-  auto r = run_lockstep({"device", "run", package, "--profiling", "full", "--object", dir_ + "/sample.o", "--runner", runner,
-                         "-o", dir_ + "/dev"});
+  const std::string runner = "IPU_BOOTLOADER=" + dir_ + "/boot.elf IPU_CONFIGURATION=" + dir_ +
+                             "/card.ipucfg IPU_STACK=" + stand_in +
+                             " STAND_IN_MACHINE=ipu21-c600-t16 STAND_IN_STATE=" + dir_ + "/state STAND_IN_LOG=" + dir_ +
+                             "/log LOCKSTEP=" LOCKSTEP_BINARY_PATH " " + script();
+  auto r = run_lockstep({"device", "run", package, "--profiling", "full", "--object", dir_ + "/sample.o", "--runner",
+                         runner, "-o", dir_ + "/dev"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(read_file(dir_ + "/log").find(" run --input run="), std::string::npos) << read_file(dir_ + "/log");
   // The same image, simulated directly.
   const std::string image = dir_ + "/bound.ipuexe";
-  ASSERT_EQ(run_lockstep({"device", "export", package, "--profiling", "full", "--object", dir_ + "/sample.o", "-o", image,
-                          "--host-inputs", dir_ + "/calls"})
+  ASSERT_EQ(run_lockstep({"device", "export", package, "--profiling", "full", "--object", dir_ + "/sample.o", "-o",
+                          image, "--host-inputs", dir_ + "/calls"})
                 .exit_code,
             0);
-  r = run_lockstep({"device", "simulate", image, "--machine", "ipu21-c600-t16", "--input", "run=" + dir_ + "/calls/run.bin",
-                    "-o", dir_ + "/sim"});
+  r = run_lockstep({"device", "simulate", image, "--machine", "ipu21-c600-t16", "--input",
+                    "run=" + dir_ + "/calls/run.bin", "-o", dir_ + "/sim"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_file(dir_ + "/dev/outputs/received.bin"), read_file(dir_ + "/sim/outputs/received.bin"));
   EXPECT_EQ(read_file(dir_ + "/dev/profile.lsprof"), read_file(dir_ + "/sim/profile.lsprof"));

@@ -14,9 +14,9 @@
 namespace lockstep {
 namespace {
 
-using testing::run_lockstep;
 using testing::expect_bad_input;
 using testing::expect_nothing_written;
+using testing::run_lockstep;
 namespace fs = std::filesystem;
 
 class DeviceImage : public ::testing::Test {
@@ -36,11 +36,10 @@ std::string DeviceImage::package_;
 // and memory.
 TEST_F(DeviceImage, CompiledPackagesExportAndRoundTrip) {
   const std::string capture = dir_ + "/synth.yaml", compiled = dir_ + "/synth.capnp";
-  ASSERT_EQ(
-      run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "2",
-                    "--seed", "5", "--machine", "ipu21-c600-t16", "-o", capture})
-          .exit_code,
-      0);
+  ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--phases", "2", "--seed",
+                          "5", "--machine", "ipu21-c600-t16", "-o", capture})
+                .exit_code,
+            0);
   ASSERT_EQ(run_lockstep({"compile", capture, "-o", compiled}).exit_code, 0);
   const std::string image = dir_ + "/synth.ipuexe", imported = dir_ + "/synth-imported.capnp",
                     again = dir_ + "/synth-again.ipuexe";
@@ -59,20 +58,17 @@ TEST_F(DeviceImage, CompiledPackagesExportAndRoundTrip) {
   const auto imported_run = run_lockstep({"run", imported, "--json"});
   ASSERT_EQ(original_run.exit_code, 0) << original_run.err;
   ASSERT_EQ(imported_run.exit_code, 0) << imported_run.err;
-  const auto a = nlohmann::json::parse(original_run.out),
-             b = nlohmann::json::parse(imported_run.out);
+  const auto a = nlohmann::json::parse(original_run.out), b = nlohmann::json::parse(imported_run.out);
   // The image's `run` call brings the completion store (3 instructions, 18 cycles).
   EXPECT_EQ(a["total_cycles"].get<uint64_t>() + 18, b["total_cycles"].get<uint64_t>());
 }
 
 // Data at the loader's launch slot (IPU21-DEVICE.md section 13) is refused naming the tile.
 TEST_F(DeviceImage, DataBelowTheEntryStubIsRefused) {
-  std::string yaml =
-      testing::read_file(testing::source_path("tests/integration/packages/p2p_3w.yaml"));
+  std::string yaml = testing::read_file(testing::source_path("tests/integration/packages/p2p_3w.yaml"));
   const std::string anchor = "      - {address: 0x60000, size: 12, fill: {tokens: 7}}\n";
   ASSERT_NE(yaml.find(anchor), std::string::npos);
-  yaml.replace(yaml.find(anchor), anchor.size(),
-               anchor + "      - {address: 0x4c000, words: [1]}\n");
+  yaml.replace(yaml.find(anchor), anchor.size(), anchor + "      - {address: 0x4c000, words: [1]}\n");
   const std::string path = dir_ + "/low.yaml";
   testing::write_file(path, yaml);
   expect_bad_input(run_lockstep({"device", "export", path, "-o", dir_ + "/low.ipuexe"}),
@@ -82,16 +78,13 @@ TEST_F(DeviceImage, DataBelowTheEntryStubIsRefused) {
 
 TEST_F(DeviceImage, ExportImportExportGivesTheSameBytesForEachPackage) {
   for (const char* name : {"p2p_3w", "multicast", "paired"}) {
-    const std::string pkg =
-        testing::source_path(std::string("tests/integration/packages/") + name + ".yaml");
+    const std::string pkg = testing::source_path(std::string("tests/integration/packages/") + name + ".yaml");
     const std::string a = dir_ + "/" + name + ".ipuexe", b = dir_ + "/" + name + ".again.ipuexe";
     ASSERT_EQ(run_lockstep({"device", "export", pkg, "-o", a}).exit_code, 0) << name;
-    const auto r = run_lockstep(
-        {"device", "import", a, "-o", dir_ + "/" + name + ".capnp", "--machine", "ipu21-c600-t16"});
+    const auto r =
+        run_lockstep({"device", "import", a, "-o", dir_ + "/" + name + ".capnp", "--machine", "ipu21-c600-t16"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    ASSERT_EQ(run_lockstep({"device", "export", dir_ + "/" + name + ".capnp", "-o", b}).exit_code,
-              0)
-        << name;
+    ASSERT_EQ(run_lockstep({"device", "export", dir_ + "/" + name + ".capnp", "-o", b}).exit_code, 0) << name;
     EXPECT_EQ(testing::read_file(a), testing::read_file(b)) << name;
   }
 }
@@ -108,8 +101,7 @@ TEST_F(DeviceImage, ExportImportExportGivesTheSameBytes) {
   size_t barrier_only = 0;
   for (const auto& r : app.debug_regions) barrier_only += r.name == "barrier-only tile";
   EXPECT_EQ(barrier_only, 1469u);
-  for (size_t i = 1; i < app.tiles.size(); ++i)
-    EXPECT_LT(app.tiles[i - 1].physical_tile, app.tiles[i].physical_tile);
+  for (size_t i = 1; i < app.tiles.size(); ++i) EXPECT_LT(app.tiles[i - 1].physical_tile, app.tiles[i].physical_tile);
   for (const auto& tile : app.tiles) {
     EXPECT_EQ(tile.entry_point, 0x4c010u);
     EXPECT_EQ(tile.diagnostic_address, 0x58000u);
@@ -118,8 +110,7 @@ TEST_F(DeviceImage, ExportImportExportGivesTheSameBytes) {
   }
   EXPECT_EQ(app.entry_points, (std::vector<arch::EntryPoint>{{"run", 0, 0}}));
 
-  const auto imported =
-      run_lockstep({"device", "import", a, "-o", back, "--machine", "ipu21-c600-t16"});
+  const auto imported = run_lockstep({"device", "import", a, "-o", back, "--machine", "ipu21-c600-t16"});
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   const auto again = run_lockstep({"device", "export", back, "-o", b});
   ASSERT_EQ(again.exit_code, 0) << again.err;
@@ -158,8 +149,7 @@ TEST_F(DeviceImage, ImportNamesAWordItCannotExecute) {
   // The last code word of the first tile (its halt) becomes a trap.
   const arch::DebugRegion* code = nullptr;
   for (const auto& r : app.debug_regions) {
-    if (r.physical_tile == app.tiles[0].physical_tile && r.name == "generated tile program")
-      code = &r;
+    if (r.physical_tile == app.tiles[0].physical_tile && r.name == "generated tile program") code = &r;
   }
   ASSERT_NE(code, nullptr);
   for (auto& seg : app.tiles[0].segments) {
@@ -171,8 +161,7 @@ TEST_F(DeviceImage, ImportNamesAWordItCannotExecute) {
     }
   }
   arch::write_application(app, a);
-  const auto r = run_lockstep(
-      {"device", "import", a, "-o", dir_ + "/flip.capnp", "--machine", "ipu21-c600-t16"});
+  const auto r = run_lockstep({"device", "import", a, "-o", dir_ + "/flip.capnp", "--machine", "ipu21-c600-t16"});
   expect_bad_input(r, "word 0x41801000: not code Lockstep can execute");
   EXPECT_NE(r.err.find("tile 0 (physical 0)"), std::string::npos) << r.err;
   expect_nothing_written(dir_, "flip.capnp");
@@ -181,23 +170,19 @@ TEST_F(DeviceImage, ImportNamesAWordItCannotExecute) {
 TEST_F(DeviceImage, ForeignFilesAreOneLine) {
   const std::string binary = dir_ + "/pkg.capnp";
   ASSERT_EQ(run_lockstep({"package", "convert", package_, "-o", binary}).exit_code, 0);
-  expect_bad_input(run_lockstep({"device", "import", binary, "-o", dir_ + "/x.capnp"}),
-                   "is a Lockstep package");
+  expect_bad_input(run_lockstep({"device", "import", binary, "-o", dir_ + "/x.capnp"}), "is a Lockstep package");
   const std::string cut = dir_ + "/cut.ipuexe";
   ASSERT_EQ(run_lockstep({"device", "export", package_, "-o", cut}).exit_code, 0);
   const std::string bytes = testing::read_file(cut);
   testing::write_file(cut, bytes.substr(0, bytes.size() / 2 & ~size_t{7}));
-  expect_bad_input(run_lockstep({"device", "import", cut, "-o", dir_ + "/x.capnp"}),
-                   "truncated device image");
+  expect_bad_input(run_lockstep({"device", "import", cut, "-o", dir_ + "/x.capnp"}), "truncated device image");
   expect_nothing_written(dir_, "x.capnp");
   // Images and profiles are flat messages of one family: each reader names the other.
-  const std::string image = dir_ + "/whole.ipuexe", profile = dir_ + "/p.lsprof",
-                    stack = dir_ + "/stack.lsprof";
+  const std::string image = dir_ + "/whole.ipuexe", profile = dir_ + "/p.lsprof", stack = dir_ + "/stack.lsprof";
   ASSERT_EQ(run_lockstep({"device", "export", package_, "-o", image}).exit_code, 0);
   ASSERT_EQ(run_lockstep({"run", package_, "--profile", profile}).exit_code, 0);
   ASSERT_EQ(run_lockstep({"profile", "export", profile, "--stack", stack}).exit_code, 0);
-  expect_bad_input(run_lockstep({"profile", "summary", image}),
-                   "is a device image (.ipuexe), not a profile");
+  expect_bad_input(run_lockstep({"profile", "summary", image}), "is a device image (.ipuexe), not a profile");
   for (const std::string& p : {profile, stack}) {
     expect_bad_input(run_lockstep({"device", "import", p, "-o", dir_ + "/x.capnp"}),
                      "is a cycle profile (.lsprof), not a device image");
@@ -210,20 +195,17 @@ TEST_F(DeviceImage, ForeignFilesAreOneLine) {
 TEST_F(DeviceImage, KernelsNeedVendorCode) {
   const std::string pkg = testing::source_path("tests/integration/packages/repeat27.yaml");
   const auto r = run_lockstep({"device", "export", pkg, "-o", dir_ + "/k.ipuexe"});
-  expect_bad_input(
-      r, "export: kernels need vendor-compiled worker code: lockstep_kernel_checksum_2 (tiles ");
+  expect_bad_input(r, "export: kernels need vendor-compiled worker code: lockstep_kernel_checksum_2 (tiles ");
   EXPECT_NE(r.err.find("give --object FILE providing them"), std::string::npos);
   expect_nothing_written(dir_, "k.ipuexe");
 }
 
 TEST_F(DeviceImage, RunDrivesARunnerThatSimulates) {
-  const std::string runner =
-      "\"" + std::string(LOCKSTEP_BINARY_PATH) +
-      "\" device simulate \"$LOCKSTEP_PACKAGE\" -o \"$LOCKSTEP_RESULT_DIR\" "
-      "--invocations \"$LOCKSTEP_INVOCATIONS\" >/dev/null && test -s \"$1\" && "
-      "test \"$2\" = \"$LOCKSTEP_RESULT_DIR\" && test \"$3\" = \"$LOCKSTEP_PACKAGE\"";
-  const auto r =
-      run_lockstep({"device", "run", package_, "--runner", runner, "-o", dir_ + "/dev", "--json"});
+  const std::string runner = "\"" + std::string(LOCKSTEP_BINARY_PATH) +
+                             "\" device simulate \"$LOCKSTEP_PACKAGE\" -o \"$LOCKSTEP_RESULT_DIR\" "
+                             "--invocations \"$LOCKSTEP_INVOCATIONS\" >/dev/null && test -s \"$1\" && "
+                             "test \"$2\" = \"$LOCKSTEP_RESULT_DIR\" && test \"$3\" = \"$LOCKSTEP_PACKAGE\"";
+  const auto r = run_lockstep({"device", "run", package_, "--runner", runner, "-o", dir_ + "/dev", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto result = nlohmann::json::parse(testing::read_file(dir_ + "/dev/result.json"));
   EXPECT_EQ(result["runner"], "lockstep-simulator");
@@ -231,29 +213,25 @@ TEST_F(DeviceImage, RunDrivesARunnerThatSimulates) {
   expect_nothing_written(dir_, "dev.tmp");
   // The folder checks against a plain simulation of the same package.
   ASSERT_EQ(run_lockstep({"device", "simulate", package_, "-o", dir_ + "/sim"}).exit_code, 0);
-  const auto check =
-      run_lockstep({"crosscheck", "--simulated", dir_ + "/sim", "--device", dir_ + "/dev", "-o",
-                    dir_ + "/report", "--max-total-error", "0"});
+  const auto check = run_lockstep({"crosscheck", "--simulated", dir_ + "/sim", "--device", dir_ + "/dev", "-o",
+                                   dir_ + "/report", "--max-total-error", "0"});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
 }
 
 TEST_F(DeviceImage, RunRefusesFailingSlowAndSloppyRunners) {
-  expect_bad_input(
-      run_lockstep({"device", "run", package_, "--runner", "exit 3", "-o", dir_ + "/f1"}),
-      "the runner exited with status 3; no result folder written");
+  expect_bad_input(run_lockstep({"device", "run", package_, "--runner", "exit 3", "-o", dir_ + "/f1"}),
+                   "the runner exited with status 3; no result folder written");
   expect_nothing_written(dir_, "f1");
-  const auto slow = run_lockstep({"device", "run", package_, "--runner", "sleep 30 & sleep 30",
-                                  "-o", dir_ + "/f2", "--timeout", "0.5"});
+  const auto slow = run_lockstep(
+      {"device", "run", package_, "--runner", "sleep 30 & sleep 30", "-o", dir_ + "/f2", "--timeout", "0.5"});
   expect_bad_input(slow, "the runner took longer than --timeout");
   expect_nothing_written(dir_, "f2");
-  expect_bad_input(
-      run_lockstep({"device", "run", package_, "--runner",
-                    "echo '{}' > \"$LOCKSTEP_RESULT_DIR/result.json\"", "-o", dir_ + "/f3"}),
-      "the runner left a malformed result folder");
+  expect_bad_input(run_lockstep({"device", "run", package_, "--runner",
+                                 "echo '{}' > \"$LOCKSTEP_RESULT_DIR/result.json\"", "-o", dir_ + "/f3"}),
+                   "the runner left a malformed result folder");
   expect_nothing_written(dir_, "f3");
-  expect_bad_input(
-      run_lockstep({"device", "run", package_, "--runner", "true", "-o", dir_ + "/f4"}),
-      "the runner left a malformed result folder");
+  expect_bad_input(run_lockstep({"device", "run", package_, "--runner", "true", "-o", dir_ + "/f4"}),
+                   "the runner left a malformed result folder");
   expect_nothing_written(dir_, "f4");
 }
 

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "sim/device/application.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
+#include "sim/device/application.hpp"
 #include "support/elf_objects.hpp"
 #include "support/test_support.hpp"
 

@@ -24,12 +24,12 @@ namespace {
 
 using namespace stack_image;
 
-constexpr uint32_t kStart = 0x52000, kSample = 0x52040, kComplete = 0x52080, kGemm = 0x520c0,
-                   kGelu = 0x52100, kReduce = 0x52140, kCopy = 0x52180, kHostRun = 0x521c0,
-                   kRepeatCall = 0x52200, kCopyU32 = 0x52240, kLinkedEnd = 0x52280;
+constexpr uint32_t kStart = 0x52000, kSample = 0x52040, kComplete = 0x52080, kGemm = 0x520c0, kGelu = 0x52100,
+                   kReduce = 0x52140, kCopy = 0x52180, kHostRun = 0x521c0, kRepeatCall = 0x52200, kCopyU32 = 0x52240,
+                   kLinkedEnd = 0x52280;
 constexpr uint32_t kHostPrograms = 0x53000, kDescriptors = 0x54000, kProgram = 0x5c000, kBuffer = 0x70000;
-constexpr uint32_t kLeft = 0x60000, kRight = 0x61000, kProduct = 0x62000, kGelued = 0x62200,
-                   kSum = 0x62400, kRemote = 0x63000, kResult = 0x64000;
+constexpr uint32_t kLeft = 0x60000, kRight = 0x61000, kProduct = 0x62000, kGelued = 0x62200, kSum = 0x62400,
+                   kRemote = 0x63000, kResult = 0x64000;
 constexpr uint32_t kParticipants = 2, kSlot = 4096, kSlotsBase = 4096;
 constexpr uint32_t kLeftBytes = kK * kRows * 2, kRightBytes = kK * kColumns * 2, kResultBytes = kElements * 2;
 
@@ -89,7 +89,8 @@ uint32_t length_word(uint32_t tile, uint32_t host, uint32_t bytes) {
 
 // A host program: the wrapper around `body`.
 std::vector<uint32_t> wrapped(uint32_t physical, const std::vector<uint32_t>& body) {
-  std::vector<uint32_t> out = {setzi(8, 0x600 + ((physical & 0x3f) & ~2u)), put(0xa0, 8), op_word(arch::Opcode::Sync, 7)};
+  std::vector<uint32_t> out = {setzi(8, 0x600 + ((physical & 0x3f) & ~2u)), put(0xa0, 8),
+                               op_word(arch::Opcode::Sync, 7)};
   out.insert(out.end(), body.begin(), body.end());
   for (uint32_t w : {op_word(arch::Opcode::Sync, 7), setzi(8, 0x640), put(0xa0, 8), kReturn}) out.push_back(w);
   return out;
@@ -125,7 +126,8 @@ struct TileLayout {
     const auto parts = chunks(0x50180, host, bytes, 1024);
     for (size_t c = 0; c < parts.size(); ++c) {
       const bool last = c + 1 == parts.size();
-      packet.push_back((last ? 0xec000200u : 0xe0000200u) | route0(physical) | ((parts[c].tile_address - 0x50000) >> 5));
+      packet.push_back((last ? 0xec000200u : 0xe0000200u) | route0(physical) |
+                       ((parts[c].tile_address - 0x50000) >> 5));
       packet.push_back(length_word(physical, parts[c].host_address, parts[c].bytes));
       body.push_back(c == 0 ? send(0x50008, 2) : send(0, 2, true));
     }
@@ -168,9 +170,11 @@ void kernel_steps(TileLayout& t) {
   t.sample(kBuffer);
   for (uint32_t w : {setzi(2, kProduct), setzi(3, kLeft), setzi(4, kRight), call(10, kGemm)}) t.program.push_back(w);
   t.sample(kBuffer + 4);
-  for (uint32_t w : {setzi(2, kGelued), setzi(3, kProduct), setzi(4, kElements), call(10, kGelu)}) t.program.push_back(w);
+  for (uint32_t w : {setzi(2, kGelued), setzi(3, kProduct), setzi(4, kElements), call(10, kGelu)})
+    t.program.push_back(w);
   t.sample(kBuffer + 8);
-  for (uint32_t w : {setzi(2, kSum), setzi(3, kGelued), setzi(4, kRemote), setzi(5, 2), setzi(6, kElements), call(10, kReduce)})
+  for (uint32_t w :
+       {setzi(2, kSum), setzi(3, kGelued), setzi(4, kRemote), setzi(5, 2), setzi(6, kElements), call(10, kReduce)})
     t.program.push_back(w);
   t.sample(kBuffer + 12);
   for (uint32_t w : {setzi(2, kResult), setzi(3, kSum), setzi(4, kResultBytes / 8 / 6), setzi(5, 0), call(10, kCopy)})
@@ -228,8 +232,10 @@ void add_host_exchange(arch::Application& app, const std::vector<uint32_t>& phys
   }
   h.calls = {init, run};
   const std::vector<std::tuple<std::string, std::string, uint32_t, uint32_t>> outputs = {
-      {"output.0", "f16", kResult, kResultBytes}, {"profile.start-cycle", "u32", 0x58004, 4},
-      {"profile.cycles", "u32", kBuffer, 20}, {"profile.end-cycle", "u32", 0x58008, 4}};
+      {"output.0", "f16", kResult, kResultBytes},
+      {"profile.start-cycle", "u32", 0x58004, 4},
+      {"profile.cycles", "u32", kBuffer, 20},
+      {"profile.end-cycle", "u32", 0x58008, 4}};
   for (const auto& [name, dtype, address, bytes] : outputs) {
     arch::AppBinding b{name, dtype, {kParticipants * bytes / (dtype == "f16" ? 2 : 4)}, {}};
     for (uint32_t s = 0; s < kParticipants; ++s) b.slices.push_back({physical[s], address, uint64_t{s} * bytes, bytes});
@@ -246,7 +252,8 @@ void add_host_exchange(arch::Application& app, const std::vector<uint32_t>& phys
 
 void add_profile_plan(arch::Application& app, uint32_t physical) {
   arch::TileProfilePlan plan{physical, {}};
-  const char* kernels[] = {kGemmSymbol, "ipu_stack_gelu_tanh_approx_f16", "ipu_stack_reduce_sum_f16", "ipu_stack_copy_u64"};
+  const char* kernels[] = {kGemmSymbol, "ipu_stack_gelu_tanh_approx_f16", "ipu_stack_reduce_sum_f16",
+                           "ipu_stack_copy_u64"};
   for (uint32_t i = 0; i < 4; ++i) {
     arch::PlanStep s;
     s.step.local_index = i;
@@ -264,12 +271,17 @@ arch::Application host_image(const std::vector<KernelChain>& chains) {
   arch::Application app;
   app.compiler_version = "ipu-stack (by hand, from IPU21-DEVICE.md)";
   app.host_exchange.command_page = 0;
-  for (const auto& [name, address] : std::vector<std::pair<std::string, uint32_t>>{
-           {"ipu_stack_static_start", kStart}, {"ipu_stack_static_sample_cycle", kSample},
-           {"ipu_stack_static_complete", kComplete}, {kGemmSymbol, kGemm},
-           {"ipu_stack_gelu_tanh_approx_f16", kGelu}, {"ipu_stack_reduce_sum_f16", kReduce},
-           {"ipu_stack_copy_u64", kCopy}, {"ipu_stack_static_host_run", kHostRun},
-           {"ipu_stack_static_repeat_call", kRepeatCall}, {"ipu_stack_static_copy_u32", kCopyU32}}) {
+  for (const auto& [name, address] :
+       std::vector<std::pair<std::string, uint32_t>>{{"ipu_stack_static_start", kStart},
+                                                     {"ipu_stack_static_sample_cycle", kSample},
+                                                     {"ipu_stack_static_complete", kComplete},
+                                                     {kGemmSymbol, kGemm},
+                                                     {"ipu_stack_gelu_tanh_approx_f16", kGelu},
+                                                     {"ipu_stack_reduce_sum_f16", kReduce},
+                                                     {"ipu_stack_copy_u64", kCopy},
+                                                     {"ipu_stack_static_host_run", kHostRun},
+                                                     {"ipu_stack_static_repeat_call", kRepeatCall},
+                                                     {"ipu_stack_static_copy_u32", kCopyU32}}) {
     app.debug_symbols.push_back({name, address});
   }
   app.debug_regions.push_back({arch::kDebugAllTiles, kStart, kLinkedEnd - kStart, "linked executable"});
@@ -295,15 +307,18 @@ arch::Application host_image(const std::vector<KernelChain>& chains) {
     if (slot >= 0) image.segments.push_back(segment(kRemote, chains[static_cast<size_t>(slot)].remote, 1));
     std::sort(image.segments.begin(), image.segments.end(),
               [](const arch::AppSegment& a, const arch::AppSegment& b) { return a.address < b.address; });
-    app.debug_regions.push_back({image.physical_tile, kProgram, static_cast<uint32_t>(t.program.size() * 4), "generated tile program"});
-    app.debug_regions.push_back({image.physical_tile, kHostPrograms, static_cast<uint32_t>(t.host_code.size() * 4), "host exchange program"});
+    app.debug_regions.push_back(
+        {image.physical_tile, kProgram, static_cast<uint32_t>(t.program.size() * 4), "generated tile program"});
+    app.debug_regions.push_back(
+        {image.physical_tile, kHostPrograms, static_cast<uint32_t>(t.host_code.size() * 4), "host exchange program"});
     if (slot >= 0) add_profile_plan(app, image.physical_tile);
     app.tiles.push_back(std::move(image));
   }
   std::sort(app.tiles.begin(), app.tiles.end(),
             [](const arch::TileImage& a, const arch::TileImage& b) { return a.physical_tile < b.physical_tile; });
-  std::sort(app.profile_tiles.begin(), app.profile_tiles.end(),
-            [](const arch::TileProfilePlan& a, const arch::TileProfilePlan& b) { return a.physical_tile < b.physical_tile; });
+  std::sort(
+      app.profile_tiles.begin(), app.profile_tiles.end(),
+      [](const arch::TileProfilePlan& a, const arch::TileProfilePlan& b) { return a.physical_tile < b.physical_tile; });
   add_host_exchange(app, participants);
   app.entry_points.push_back({"run", 0, 0});
   return app;
@@ -378,7 +393,8 @@ TEST(DeviceStackHost, SimulateRunsTheCallsAsHostRunWouldAndTheOutputsMatchTheRef
   const uint64_t gemm = 294 + 4 * ((kColumns * kRows + 3) / 4 + (2 * 1063 + 3) / 4), gelu = 10 * kElements + 11,
                  reduce = 3 * 2 * kElements + 11, copy = kResultBytes / 8 + 288;
   const uint64_t formula[] = {gemm, gelu, reduce, copy}, setup[] = {4, 4, 6, 5};
-  const uint64_t sample = profile.tiles[0].samples.at(0).end_cycle - profile.tiles[0].samples[0].start_cycle - gemm - 6 * 4;
+  const uint64_t sample =
+      profile.tiles[0].samples.at(0).end_cycle - profile.tiles[0].samples[0].start_cycle - gemm - 6 * 4;
   EXPECT_LT(sample, 200u);
   for (const arch::TileProfile& t : profile.tiles) {
     ASSERT_EQ(t.samples.size(), 4u);
@@ -401,8 +417,8 @@ TEST(DeviceStackHost, ImportedImageRunsToTheSameOutputsAndCycles) {
   const std::string simulated = r.out;
   r = run_lockstep({"device", "import", h.image, "--machine", "ipu21-c600-t64", "-o", h.dir + "/model.capnp"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = run_lockstep({"run", h.dir + "/model.capnp", "--input", "weight.0=" + h.weights, "--input",
-                    "input.0=" + h.inputs, "--output-dir", h.dir + "/out", "--json", "--profile", h.dir + "/p.lsprof"});
+  r = run_lockstep({"run", h.dir + "/model.capnp", "--input", "weight.0=" + h.weights, "--input", "input.0=" + h.inputs,
+                    "--output-dir", h.dir + "/out", "--json", "--profile", h.dir + "/p.lsprof"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Every tile's profile has its 11 host phases, each a host-exchange sample.
   const arch::Profile profile = arch::read_profile(h.dir + "/p.lsprof");
@@ -444,14 +460,14 @@ TEST(DeviceStackHost, TheHostRunWrapperRunsTheImageThroughTheStacksCommandLine) 
       "IPU_BOOTLOADER=" + h.dir + "/boot.elf IPU_CONFIGURATION=" + h.dir + "/card.ipucfg IPU_STACK=" + stand_in +
       " STAND_IN_MACHINE=ipu21-c600-t64 STAND_IN_STATE=" + h.dir + "/state STAND_IN_LOG=" + h.dir +
       "/log LOCKSTEP=" LOCKSTEP_BINARY_PATH " LOCKSTEP_IMAGE=" + h.image + " LOCKSTEP_RESULT_DIR=" + result +
-      " LOCKSTEP_HOST_INPUTS=" + inputs + " LOCKSTEP_CLOCK_HZ=1500000000 sh " + source_path("scripts/host-run-runner.sh") +
-      " > " + h.dir + "/out 2> " + h.dir + "/err";
+      " LOCKSTEP_HOST_INPUTS=" + inputs + " LOCKSTEP_CLOCK_HZ=1500000000 sh " +
+      source_path("scripts/host-run-runner.sh") + " > " + h.dir + "/out 2> " + h.dir + "/err";
   ASSERT_EQ(std::system(command.c_str()), 0) << read_file(h.dir + "/err");
   EXPECT_EQ(read_file(h.dir + "/log"),
-            "host-run " + h.image + " " + h.dir + "/boot.elf " + h.dir + "/card.ipucfg initialize run --input initialize=" +
-                inputs + "/initialize.bin --input run=" + inputs + "/run.bin --output run=" + result +
-                "/.host-run/run.bin\nprofile-extract " + h.image + " " + result + "/.host-run/run.bin -o " + result +
-                "/profile.lsprof --clock-hz 1500000000\n");
+            "host-run " + h.image + " " + h.dir + "/boot.elf " + h.dir +
+                "/card.ipucfg initialize run --input initialize=" + inputs + "/initialize.bin --input run=" + inputs +
+                "/run.bin --output run=" + result + "/.host-run/run.bin\nprofile-extract " + h.image + " " + result +
+                "/.host-run/run.bin -o " + result + "/profile.lsprof --clock-hz 1500000000\n");
   EXPECT_NE(read_file(h.dir + "/err").find("calls=2 hostRun=PASS"), std::string::npos) << read_file(h.dir + "/err");
   EXPECT_EQ(read_file(result + "/outputs/output.0.bin"), read_file(h.dir + "/simulated/outputs/output.0.bin"));
   r = run_lockstep({"crosscheck", "--simulated", h.dir + "/simulated", "--device", result, "-o", h.dir + "/report"});
@@ -466,12 +482,12 @@ TEST(DeviceStackHost, AnInputOfTheWrongSizeOrAnUnknownCallIsRefused) {
                          "--input", "initialize=" + h.dir + "/short.bin", "--input", "run=" + h.inputs});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("host call initialize: expects 8192 input bytes, got 100"), std::string::npos) << r.err;
-  r = run_lockstep({"device", "simulate", h.image, "--machine", "ipu21-c600-t64", "-o", h.dir + "/result",
-                    "--input", "infer=" + h.inputs});
+  r = run_lockstep({"device", "simulate", h.image, "--machine", "ipu21-c600-t64", "-o", h.dir + "/result", "--input",
+                    "infer=" + h.inputs});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown host call infer"), std::string::npos) << r.err;
-  r = run_lockstep({"device", "simulate", h.image, "--machine", "ipu21-c600-t64", "-o", h.dir + "/result",
-                    "--call", "run", "--input", "run=" + h.inputs});
+  r = run_lockstep({"device", "simulate", h.image, "--machine", "ipu21-c600-t64", "-o", h.dir + "/result", "--call",
+                    "run", "--input", "run=" + h.inputs});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("host calls [run] take 9 host phases, the program runs 11"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(h.dir + "/result"));
@@ -479,11 +495,12 @@ TEST(DeviceStackHost, AnInputOfTheWrongSizeOrAnUnknownCallIsRefused) {
   arch::Application app = arch::read_application(h.image);
   app.profile_tiles[0].steps.pop_back();
   arch::write_application(app, h.dir + "/plan.ipuexe");
-  r = run_lockstep({"device", "simulate", h.dir + "/plan.ipuexe", "--machine", "ipu21-c600-t64", "-o", h.dir + "/result",
-                    "--input", "initialize=" + h.weights, "--input", "run=" + h.inputs, "--call-output",
-                    "run=" + h.dir + "/run.bin"});
+  r = run_lockstep({"device", "simulate", h.dir + "/plan.ipuexe", "--machine", "ipu21-c600-t64", "-o",
+                    h.dir + "/result", "--input", "initialize=" + h.weights, "--input", "run=" + h.inputs,
+                    "--call-output", "run=" + h.dir + "/run.bin"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("plan.ipuexe: profile.cycles: tile 0: its slice is not (3 steps + 1) x 4 bytes"), std::string::npos)
+  EXPECT_NE(r.err.find("plan.ipuexe: profile.cycles: tile 0: its slice is not (3 steps + 1) x 4 bytes"),
+            std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(h.dir + "/result"));
   EXPECT_FALSE(std::filesystem::exists(h.dir + "/run.bin"));

@@ -6,17 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/device/application.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
+#include "sim/device/application.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::testing {
 namespace {
 
-constexpr uint32_t kStart = 0x4c018, kBarrier = 0x50000, kPatchWord = 0x50040, kSample = 0x50080,
-                   kComplete = 0x500c0, kProgram = 0x5c000, kRow = 0x60000, kSource = 0x68000,
-                   kTable = 0x6c000, kDestination = 0x70000;
+constexpr uint32_t kStart = 0x4c018, kBarrier = 0x50000, kPatchWord = 0x50040, kSample = 0x50080, kComplete = 0x500c0,
+                   kProgram = 0x5c000, kRow = 0x60000, kSource = 0x68000, kTable = 0x6c000, kDestination = 0x70000;
 
 arch::AppSegment segment(uint32_t address, std::vector<uint32_t> words, uint32_t flags) {
   arch::AppSegment s;
@@ -53,8 +52,10 @@ arch::Application stack_image(const std::vector<uint32_t>& extra) {
   arch::Application app;
   app.compiler_version = "ipu-stack (by hand, from IPU21-DEVICE.md)";
   for (const auto& [name, address] : std::vector<std::pair<std::string, uint32_t>>{
-           {"ipu_stack_static_start", kStart}, {"ipu_stack_static_worker_barrier", kBarrier},
-           {"ipu_stack_static_patch_word", kPatchWord}, {"ipu_stack_static_sample_cycle", kSample},
+           {"ipu_stack_static_start", kStart},
+           {"ipu_stack_static_worker_barrier", kBarrier},
+           {"ipu_stack_static_patch_word", kPatchWord},
+           {"ipu_stack_static_sample_cycle", kSample},
            {"ipu_stack_static_complete", kComplete}}) {  // no ipu_stack_static_program: 14.7 drops it
     app.debug_symbols.push_back({name, address});
   }
@@ -75,8 +76,8 @@ arch::Application stack_image(const std::vector<uint32_t>& extra) {
     uint32_t row_bytes = 4;
     if (logical == 0) {
       // Section 8.2 step 3: the Repeat patch of the send word, then the active sequence.
-      body = {0x19260004, 0x1936c000, 0x01b4f000, 0x19500002, call(9, kPatchWord),
-              0x19800000, 0x438080a4, 0x43f080a7, call(7, kBarrier), 0x19800001, 0x438080a6, 0x41800003, call(10, kRow)};
+      body = {0x19260004, 0x1936c000,        0x01b4f000, 0x19500002, call(9, kPatchWord), 0x19800000,    0x438080a4,
+              0x43f080a7, call(7, kBarrier), 0x19800001, 0x438080a6, 0x41800003,          call(10, kRow)};
       image.segments.push_back(segment(kRow, {0x40a0001b, 0x784d0001, 0x43a00000}, 5));
       row_bytes = 12;
       image.segments.push_back(segment(kSource, {0x11111111, 0x22222222, 0x33333333}, 3));
@@ -104,7 +105,8 @@ arch::Application stack_image(const std::vector<uint32_t>& extra) {
     image.segments.push_back(state);
     std::sort(image.segments.begin(), image.segments.end(),
               [](const arch::AppSegment& a, const arch::AppSegment& b) { return a.address < b.address; });
-    app.debug_regions.push_back({physical, kProgram, static_cast<uint32_t>(program.size() * 4), "generated tile program"});
+    app.debug_regions.push_back(
+        {physical, kProgram, static_cast<uint32_t>(program.size() * 4), "generated tile program"});
     app.debug_regions.push_back({physical, kRow, row_bytes, "exchange row"});
     arch::TileProfilePlan plan;
     plan.physical_tile = physical;

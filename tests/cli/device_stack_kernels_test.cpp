@@ -17,11 +17,10 @@
 namespace lockstep::testing {
 namespace {
 
-constexpr uint32_t kStart = 0x4c018, kSample = 0x50080, kComplete = 0x500c0, kGemm = 0x50100,
-                   kGelu = 0x50140, kReduce = 0x50180, kCopy = 0x501c0, kLinkedEnd = 0x50200,
-                   kProgram = 0x5c000;
-constexpr uint32_t kLeft = 0x60000, kRight = 0x61000, kProduct = 0x62000, kGelued = 0x62200,
-                   kSum = 0x62400, kRemote = 0x63000, kResult = 0x64000;
+constexpr uint32_t kStart = 0x4c018, kSample = 0x50080, kComplete = 0x500c0, kGemm = 0x50100, kGelu = 0x50140,
+                   kReduce = 0x50180, kCopy = 0x501c0, kLinkedEnd = 0x50200, kProgram = 0x5c000;
+constexpr uint32_t kLeft = 0x60000, kRight = 0x61000, kProduct = 0x62000, kGelued = 0x62200, kSum = 0x62400,
+                   kRemote = 0x63000, kResult = 0x64000;
 
 using namespace stack_image;
 using Expected = KernelChain;
@@ -42,8 +41,7 @@ arch::Application kernel_image(const Expected& e, const std::vector<uint32_t>& t
                                                      {"ipu_stack_copy_u64", kCopy}}) {
     app.debug_symbols.push_back({name, address});
   }
-  app.debug_regions.push_back(
-      {arch::kDebugAllTiles, kStart, kLinkedEnd - kStart, "linked executable"});
+  app.debug_regions.push_back({arch::kDebugAllTiles, kStart, kLinkedEnd - kStart, "linked executable"});
   for (uint32_t logical = 0; logical < 16; ++logical) {
     const uint32_t physical = topology.physical(logical);
     arch::TileImage image;
@@ -68,17 +66,14 @@ arch::Application kernel_image(const Expected& e, const std::vector<uint32_t>& t
       image.segments.push_back(segment(kRight, e.right, 1));
       image.segments.push_back(segment(kRemote, e.remote, 1));
     }
-    std::sort(
-        image.segments.begin(), image.segments.end(),
-        [](const arch::AppSegment& a, const arch::AppSegment& b) { return a.address < b.address; });
+    std::sort(image.segments.begin(), image.segments.end(),
+              [](const arch::AppSegment& a, const arch::AppSegment& b) { return a.address < b.address; });
     app.debug_regions.push_back(
         {physical, kProgram, static_cast<uint32_t>(program.size() * 4), "generated tile program"});
     app.tiles.push_back(std::move(image));
   }
   std::sort(app.tiles.begin(), app.tiles.end(),
-            [](const arch::TileImage& a, const arch::TileImage& b) {
-              return a.physical_tile < b.physical_tile;
-            });
+            [](const arch::TileImage& a, const arch::TileImage& b) { return a.physical_tile < b.physical_tile; });
   const uint32_t tile0 = topology.physical(0);
   app.outputs.push_back({"output.0", "f16", {kElements}, {{tile0, kResult, 0, 2 * kElements}}});
   app.outputs.push_back({"profile.start-cycle", "u32", {1}, {{tile0, 0x58004, 0, 4}}});
@@ -89,29 +84,14 @@ arch::Application kernel_image(const Expected& e, const std::vector<uint32_t>& t
 
 // Section 8.3's compute steps, section 8.6's samples around them.
 std::vector<uint32_t> kernel_program() {
-  return {setzi(2, 0x58004),
-          call(10, kSample),  // start sample
-          setzi(2, kProduct),
-          setzi(3, kLeft),
-          setzi(4, kRight),
-          call(10, kGemm),  // GEMM
-          setzi(2, kGelued),
-          setzi(3, kProduct),
-          setzi(4, kElements),
-          call(10, kGelu),  // GeLU
-          setzi(2, kSum),
-          setzi(3, kGelued),
-          setzi(4, kRemote),
-          setzi(5, 2),  // reduction
-          setzi(6, kElements),
-          call(10, kReduce),
-          setzi(2, kResult),
-          setzi(3, kSum),
-          setzi(4, kElements * 2 / 8 / 6),
-          setzi(5, 0),  // copy
-          call(10, kCopy),
-          setzi(2, 0x58008),
-          call(10, kSample)};  // end sample
+  return {
+      setzi(2, 0x58004),   call(10, kSample),                                         // start sample
+      setzi(2, kProduct),  setzi(3, kLeft),    setzi(4, kRight),    call(10, kGemm),  // GEMM
+      setzi(2, kGelued),   setzi(3, kProduct), setzi(4, kElements), call(10, kGelu),  // GeLU
+      setzi(2, kSum),      setzi(3, kGelued),  setzi(4, kRemote),   setzi(5, 2),      // reduction
+      setzi(6, kElements), call(10, kReduce),  setzi(2, kResult),   setzi(3, kSum),  setzi(4, kElements * 2 / 8 / 6),
+      setzi(5, 0),                                                  // copy
+      call(10, kCopy),     setzi(2, 0x58008),  call(10, kSample)};  // end sample
 }
 
 uint32_t u32_at(const std::string& bytes) {
@@ -132,17 +112,15 @@ TEST(DeviceStackKernels, KernelCallsRunTheModelOfEachSymbolBitForBit) {
   const std::string bytes = read_file(dir + "/out/output.0.bin");
   ASSERT_EQ(bytes.size(), 2u * kElements);
   for (uint32_t i = 0; i < kElements; ++i) {
-    const uint16_t got = static_cast<uint16_t>(static_cast<uint8_t>(bytes[2 * i]) |
-                                               static_cast<uint8_t>(bytes[2 * i + 1]) << 8);
+    const uint16_t got =
+        static_cast<uint16_t>(static_cast<uint8_t>(bytes[2 * i]) | static_cast<uint8_t>(bytes[2 * i + 1]) << 8);
     ASSERT_EQ(got, e.result[i]) << "element " << i;
   }
   // The samples are the simulated cycle counter: the four kernels' planner costs lie between.
   const uint32_t start = u32_at(read_file(dir + "/out/profile.start-cycle.bin"));
   const uint32_t end = u32_at(read_file(dir + "/out/profile.end-cycle.bin"));
-  const uint32_t gemm =
-      294 + 4 * ((kColumns * kRows + 3) / 4 + (2 * 1063 + 3) / 4);  // 11.2, standard memory
-  const uint32_t gelu = 10 * kElements + 11, reduce = 3 * 2 * kElements + 11,
-                 copy = 2 * kElements / 8 + 288;
+  const uint32_t gemm = 294 + 4 * ((kColumns * kRows + 3) / 4 + (2 * 1063 + 3) / 4);  // 11.2, standard memory
+  const uint32_t gelu = 10 * kElements + 11, reduce = 3 * 2 * kElements + 11, copy = 2 * kElements / 8 + 288;
   EXPECT_GT(start, 0u);
   EXPECT_GE(end - start, gemm + gelu + reduce + copy);
   EXPECT_LT(end - start, gemm + gelu + reduce + copy + 1000);
@@ -180,10 +158,10 @@ TEST(DeviceStackKernels, RepeatPointerOperandsWithAnOffsetFollowThePointer) {
   brz.reg = 0;
   brz.target = kDone;
   const std::vector<uint32_t> program = {
-      add(11, -8), setzi(0, 2), st32(0, 0), setzi(0, kProduct), st32(0, 1),
-      ld32(2, 1), add(2, 0x200), ld32(3, 1), setzi(4, 96), call(10, kGelu),  // loop: GeLU
-      ld32(0, 1), add(0, 192), st32(0, 1),                                   // the pointer advances
-      ld32(0, 0), add(0, -1), st32(0, 0), arch::encode(brz).at(0), setzi(0, kLoop), 0x43000000u /* br $m0 */,
+      add(11, -8),   setzi(0, 2), st32(0, 0),   setzi(0, kProduct),      st32(0, 1),      ld32(2, 1),
+      add(2, 0x200), ld32(3, 1),  setzi(4, 96), call(10, kGelu),  // loop: GeLU
+      ld32(0, 1),    add(0, 192), st32(0, 1),                     // the pointer advances
+      ld32(0, 0),    add(0, -1),  st32(0, 0),   arch::encode(brz).at(0), setzi(0, kLoop), 0x43000000u /* br $m0 */,
       add(11, 8)};
   ASSERT_EQ(program.size(), 20u);
   auto app = kernel_image(reference(), program);
@@ -203,7 +181,8 @@ TEST(DeviceStackKernels, RepeatPointerOperandsWithAnOffsetFollowThePointer) {
   const std::string bytes = read_file(dir + "/out/gelu.bin");
   ASSERT_EQ(bytes.size(), 384u);
   for (uint32_t i = 0; i < 192; ++i) {
-    const uint16_t got = static_cast<uint16_t>(static_cast<uint8_t>(bytes[2 * i]) | static_cast<uint8_t>(bytes[2 * i + 1]) << 8);
+    const uint16_t got =
+        static_cast<uint16_t>(static_cast<uint8_t>(bytes[2 * i]) | static_cast<uint8_t>(bytes[2 * i + 1]) << 8);
     ASSERT_EQ(got, gelu_reference(input[i])) << "element " << i;
   }
 }
@@ -214,8 +193,7 @@ TEST(DeviceStackKernels, AnUnknownSymbolIsRefusedNamingTileAddressAndSymbol) {
   auto app = kernel_image(reference(), {setzi(2, kProduct), setzi(3, kLeft), call(10, 0x501f0)});
   app.debug_symbols.push_back({"ipu_stack_frobnicate_f16", 0x501f0});
   arch::write_application(app, image);
-  const auto r = run_lockstep(
-      {"device", "import", image, "--machine", "ipu21-c600-t16", "-o", dir + "/p.capnp"});
+  const auto r = run_lockstep({"device", "import", image, "--machine", "ipu21-c600-t16", "-o", dir + "/p.capnp"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("tile 0 (physical 0): address 0x5c000: word 0x19262000: not code Lockstep "
                        "can execute (a call of "
@@ -232,11 +210,9 @@ TEST(DeviceStackKernels, TheDeclaredF8GemmIsRefusedWithTheReason) {
                                         setzi(5, 0xfffffffc & 0xfffff), call(10, 0x501f0)});
   app.debug_symbols.push_back({"ipu_stack_gemm_f8_init", 0x501f0});
   arch::write_application(app, image);
-  const auto r = run_lockstep(
-      {"device", "import", image, "--machine", "ipu21-c600-t16", "-o", dir + "/p.capnp"});
+  const auto r = run_lockstep({"device", "import", image, "--machine", "ipu21-c600-t16", "-o", dir + "/p.capnp"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("ipu_stack_gemm_f8_init is declared without device code"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("ipu_stack_gemm_f8_init is declared without device code"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -11,8 +11,7 @@ namespace lockstep::testing {
 namespace {
 
 TEST(DisasmCommand, PrintsOneInstructionPerLine) {
-  const auto r = run_lockstep(
-      {"disasm", "--words", "41800003", "0x7fec0003", "f26c0802", "048d9000", "43a00000"});
+  const auto r = run_lockstep({"disasm", "--words", "41800003", "0x7fec0003", "f26c0802", "048d9000", "43a00000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "     0  41800003           sync zone=3\n"
@@ -23,16 +22,14 @@ TEST(DisasmCommand, PrintsOneInstructionPerLine) {
 }
 
 TEST(DisasmCommand, JsonUsesTheSpecFieldNames) {
-  const auto r = run_lockstep({"disasm", "--json", "--words", "40a00086", "64008640", "70e0c001",
-                               "40a00000", "f26c0802", "048d9000", "43a00000"});
+  const auto r = run_lockstep({"disasm", "--json", "--words", "40a00086", "64008640", "70e0c001", "40a00000",
+                               "f26c0802", "048d9000", "43a00000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   // sendpicp must sit at an even word index: the delay 1 before it keeps it there.
   ASSERT_EQ(j.size(), 6u);
-  EXPECT_EQ(j[0], nlohmann::json::parse(
-                      R"({"offset":0,"words":["40a00086"],"op":"delay","fields":{"events":135}})"));
-  EXPECT_EQ(j[1]["fields"],
-            nlohmann::json::parse(R"({"events":3,"selector":0,"value":1600})"));
+  EXPECT_EQ(j[0], nlohmann::json::parse(R"({"offset":0,"words":["40a00086"],"op":"delay","fields":{"events":135}})"));
+  EXPECT_EQ(j[1]["fields"], nlohmann::json::parse(R"({"events":3,"selector":0,"value":1600})"));
   EXPECT_EQ(j[2]["fields"], nlohmann::json::parse(R"({"words":200,"delta":0,"sctl":1})"));
   EXPECT_EQ(j[3]["fields"], nlohmann::json::parse(R"({"events":1})"));
   EXPECT_EQ(j[4]["offset"], 16);
@@ -41,8 +38,7 @@ TEST(DisasmCommand, JsonUsesTheSpecFieldNames) {
   EXPECT_EQ(j[4]["fields"], nlohmann::json::parse(
                                 R"({"words":20,"address":98560,"sctl":2,"ps":0,"xpic":291,
                                     "xpic_paired":0,"pic":102400})"));
-  EXPECT_EQ(j[5], nlohmann::json::parse(
-                      R"({"offset":24,"words":["43a00000"],"op":"br","fields":{}})"));
+  EXPECT_EQ(j[5], nlohmann::json::parse(R"({"offset":24,"words":["43a00000"],"op":"br","fields":{}})"));
 }
 
 TEST(DisasmCommand, BadWordsAreBadInputWithTheirOffset) {
@@ -63,9 +59,8 @@ TEST(DisasmCommand, BadWordsAreBadInputWithTheirOffset) {
 
 // IPU21-DEVICE.md 8.2: the active exchange step's supervisor words.
 TEST(DisasmCommand, PrintsSupervisorWords) {
-  const auto r = run_lockstep({"disasm", "--words", "19870000", "438080a4", "43f080a7", "18714000",
-                               "19800001", "438080a6", "41800003", "18a18000", "22bbffe0",
-                               "01b8f001", "43000000", "43a00000"});
+  const auto r = run_lockstep({"disasm", "--words", "19870000", "438080a4", "43f080a7", "18714000", "19800001",
+                               "438080a6", "41800003", "18a18000", "22bbffe0", "01b8f001", "43000000", "43a00000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "     0  19870000           setzi reg=$m8 immediate=0x70000\n"
@@ -85,8 +80,7 @@ TEST(DisasmCommand, PrintsSupervisorWords) {
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_EQ(nlohmann::json::parse(j.out)[0]["fields"],
             nlohmann::json::parse(R"({"dest":11,"source":11,"immediate":-32})"));
-  EXPECT_EQ(nlohmann::json::parse(j.out)[1]["fields"],
-            nlohmann::json::parse(R"({"csr":164,"reg":8})"));
+  EXPECT_EQ(nlohmann::json::parse(j.out)[1]["fields"], nlohmann::json::parse(R"({"csr":164,"reg":8})"));
 
   const auto help = run_lockstep({"disasm", "--help"});
   EXPECT_NE(help.out.find("supervisor words"), std::string::npos) << help.out;
@@ -100,8 +94,7 @@ std::string write_test_package() {
   p.machine_name = machine.name;
   p.machine_digest = machine.digest;
   p.phases.push_back(Phase{2, "test.phase", 2, "copy"});
-  const std::vector<uint32_t> row = {0x40a00086, 0x78400001, 0xf26c0802, 0x048d9000,
-                                     0x43a00000, 0xdeadbeef};
+  const std::vector<uint32_t> row = {0x40a00086, 0x78400001, 0xf26c0802, 0x048d9000, 0x43a00000, 0xdeadbeef};
   TileProgram t1;
   t1.tile = 1;
   Segment seg;
@@ -166,8 +159,7 @@ TEST(DisasmCommand, ReadsARowOutOfAPackage) {
 
   r = run_lockstep({"disasm", path, "--tile", "2", "--phase", "2"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("byte offset 4: word 19870000: setzi is supervisor code"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("byte offset 4: word 19870000: setzi is supervisor code"), std::string::npos) << r.err;
 
   r = run_lockstep({"disasm", path, "--tile", "1", "--phase", "3"});
   EXPECT_EQ(r.exit_code, 2);
@@ -210,9 +202,10 @@ TEST(DisasmCommand, ShowsATilesSupervisorCode) {
   const std::string path = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/integration/packages/repeat27.yaml";
   auto r = run_lockstep({"disasm", path, "--tile", "1", "--code"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* text : {"lockstep_patch_word:\n", "lockstep_kernel_checksum_2:  (intrinsic: the model's kernel checksum)",
-                           "; step: repeat x27", "sync zone=3    ; barrier of phase 1",
-                           "call reg=$m10 target=0x50000    ; the exchange row", "br reg=$m15    ; halt"}) {
+  for (const char* text :
+       {"lockstep_patch_word:\n", "lockstep_kernel_checksum_2:  (intrinsic: the model's kernel checksum)",
+        "; step: repeat x27", "sync zone=3    ; barrier of phase 1",
+        "call reg=$m10 target=0x50000    ; the exchange row", "br reg=$m15    ; halt"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   }
   r = run_lockstep({"disasm", path, "--tile", "1", "--code", "--json"});

@@ -17,8 +17,7 @@ std::string package_with(const std::string& name, const std::string& from, const
 }
 
 TEST(DisasmValidates, CodeOfAnInvalidPackageIsBadInputWithTheValidatorsLine) {
-  const std::string path =
-      package_with("incoming-base", "incoming_base: 0x60000", "incoming_base: 0x100000");
+  const std::string path = package_with("incoming-base", "incoming_base: 0x60000", "incoming_base: 0x100000");
   const std::string line = "error: " + path +
                            ": tile 1: step 0 (exchange): incoming_base: 0x100000 does not fit "
                            "setzi's 20-bit immediate (0..0xfffff)\n";
@@ -36,13 +35,11 @@ TEST(DisasmValidates, AnyRuleRefusesTheCodeNotOnlyTheLoweredTile) {
   const std::string path = package_with("kernel", "scalars: [12]", "scalars: [12, 1]");
   const auto r = run_lockstep({"disasm", path, "--tile", "0", "--code"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "error: " + path +
-                       ": tile 1: step 2 (kernel): scalars: checksum takes 1 scalars, got 2\n");
+  EXPECT_EQ(r.err, "error: " + path + ": tile 1: step 2 (kernel): scalars: checksum takes 1 scalars, got 2\n");
 }
 
 TEST(DisasmValidates, CodeOfAValidPackageStillPrints) {
-  const std::string path =
-      package_with("inside", "incoming_base: 0x60000", "incoming_base: 0xfffff");
+  const std::string path = package_with("inside", "incoming_base: 0x60000", "incoming_base: 0xfffff");
   const auto r = run_lockstep({"disasm", path, "--tile", "1", "--code"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("setzi reg=$m8 immediate=0xfffff"), std::string::npos) << r.out;

@@ -36,7 +36,9 @@ TEST(ExplainCommand, AnUnknownOutputOrAnIndexPastItIsRefused) {
   const std::string dir = temp_dir("explain_bad");
   const std::string package = source_path("tests/integration/packages/p2p_3w.yaml");
   std::string text = read_file(package);
-  text += "bindings:\n  - {name: received, kind: output, element: float16, shape: [6], slices: [{tile: 1, address: 0x70000, bytes: 12}]}\n";
+  text +=
+      "bindings:\n  - {name: received, kind: output, element: float16, shape: [6], slices: [{tile: 1, address: "
+      "0x70000, bytes: 12}]}\n";
   write_file(dir + "/p.yaml", text);
   auto r = run_lockstep({"explain", dir + "/p.yaml", "--output", "sent", "--index", "0"});
   EXPECT_EQ(r.exit_code, 2);
@@ -46,10 +48,13 @@ TEST(ExplainCommand, AnUnknownOutputOrAnIndexPastItIsRefused) {
   EXPECT_NE(r.err.find("--index 6: output received has 6 elements"), std::string::npos) << r.err;
   r = run_lockstep({"explain", dir + "/p.yaml", "--output", "received", "--index", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("1. tile 1 word 0x70008 = 0x40018002: exchange from tile 0 address 0x60008 at cycle 139, phase 1 (p2p)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "1. tile 1 word 0x70008 = 0x40018002: exchange from tile 0 address 0x60008 at cycle 139, phase 1 (p2p)"),
+      std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("2. tile 0 word 0x60008 = 0x40018002: loader: segment at 0x60000 at cycle 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2. tile 0 word 0x60008 = 0x40018002: loader: segment at 0x60000 at cycle 0"), std::string::npos)
+      << r.out;
 }
 
 }  // namespace

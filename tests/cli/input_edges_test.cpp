@@ -17,8 +17,7 @@ using testing::run_lockstep;
 namespace fs = std::filesystem;
 
 // Exit 2, stderr exactly "error: `message`\n", and nothing at `output`.
-void expect_refused(const testing::CommandResult& r, const std::string& message,
-                    const std::string& output) {
+void expect_refused(const testing::CommandResult& r, const std::string& message, const std::string& output) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.err, "error: " + message + "\n");
   EXPECT_FALSE(fs::exists(output)) << output;
@@ -48,13 +47,11 @@ TEST_F(CommandInputEdges, BuildNamesANpyArrayGivenAsWeights) {
 TEST_F(CommandInputEdges, BuildRefusesWeightsNamingATensorTwice) {
   const std::string weights = dir_ + "/twice.safetensors", output = dir_ + "/twice.lkspkg";
   const std::string entry = R"({"dtype": "F32", "shape": [1], "data_offsets": [0, 4]})";
-  testing::write_file(weights,
-                      safetensors_file(R"({"encoder.layers.0.mlp.fc1.weight": )" + entry +
-                                           R"(, "encoder.layers.0.mlp.fc1.weight": )" + entry + "}",
-                                       "0123"));
+  testing::write_file(weights, safetensors_file(R"({"encoder.layers.0.mlp.fc1.weight": )" + entry +
+                                                    R"(, "encoder.layers.0.mlp.fc1.weight": )" + entry + "}",
+                                                "0123"));
   expect_refused(run_lockstep({"build", "vit-tiny", "--weights", weights, "-o", output}),
-                 weights + ": tensor 'encoder.layers.0.mlp.fc1.weight': named twice in the header",
-                 output);
+                 weights + ": tensor 'encoder.layers.0.mlp.fc1.weight': named twice in the header", output);
 }
 
 class RunnerOutputEdges : public CommandInputEdges {
@@ -65,9 +62,7 @@ class RunnerOutputEdges : public CommandInputEdges {
     args.insert(args.end(), more.begin(), more.end());
     return run_lockstep(args);
   }
-  static std::string package() {
-    return testing::source_path("tests/integration/packages/back_to_back.yaml");
-  }
+  static std::string package() { return testing::source_path("tests/integration/packages/back_to_back.yaml"); }
 };
 
 TEST_F(RunnerOutputEdges, UnfinishedStdoutLineEndsBeforeTheErrorLine) {
@@ -98,8 +93,7 @@ TEST_F(RunnerOutputEdges, UnfinishedLineOfARunnerStoppedByTheTimeoutEnds) {
   const std::string output = dir_ + "/slow";
   const auto r = device_run("printf 'slow'; sleep 30", output, {"--timeout", "0.5"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("slow\nerror: device run: the runner took longer than --timeout", 0), 0u)
-      << r.err;
+  EXPECT_EQ(r.err.rfind("slow\nerror: device run: the runner took longer than --timeout", 0), 0u) << r.err;
   EXPECT_FALSE(fs::exists(output));
 }
 
@@ -108,11 +102,8 @@ TEST_F(CommandInputEdges, RunRefusesTheSameInputGivenTwice) {
   const std::string package = testing::source_path("tests/data/packages/typed_bindings.yaml");
   const std::string input = dir_ + "/payload.npy", output = dir_ + "/received.npy";
   arch::write_npy(input, arch::make_npy(arch::NpyType::kFloat16, {2, 3}, std::vector<uint8_t>(12)));
-  expect_refused(
-      run_lockstep(
-          {"run", package, "--input", input, "--input", "payload=" + input, "--output", output}),
-      "--input payload=" + input + ": input 'payload' is already given by --input " + input,
-      output);
+  expect_refused(run_lockstep({"run", package, "--input", input, "--input", "payload=" + input, "--output", output}),
+                 "--input payload=" + input + ": input 'payload' is already given by --input " + input, output);
 }
 
 }  // namespace

@@ -36,9 +36,8 @@ const SmallSweep& small_sweep() {
     SmallSweep s;
     s.dir = temp_dir("interrupted-sweep");
     s.capture = s.dir + "/capture.yaml";
-    const auto synth =
-        run_lockstep({"capture", "synth", "--family", "permutation", "--tiles", "16", "--seed", "3",
-                      "--phases", "2", "--machine", "ipu21-c600", "-o", s.capture});
+    const auto synth = run_lockstep({"capture", "synth", "--family", "permutation", "--tiles", "16", "--seed", "3",
+                                     "--phases", "2", "--machine", "ipu21-c600", "-o", s.capture});
     EXPECT_EQ(synth.exit_code, 0) << synth.err;
     s.sweep = s.dir + "/sweep.yaml";
     write_file(s.sweep, "configurations: [latency, S64, B256]\nreference: B256\n");
@@ -81,8 +80,8 @@ TEST(InterruptedWrites, ASweepKilledWhileWritingItsReportResumesToTheSameFiles) 
   for (const auto& [name, bytes] : s.expected) {
     write_file(out + "/" + name + ".tmp-AbC123", bytes.substr(0, bytes.size() / 2));
   }
-  const std::set<std::string> near_misses = {"index.html.tmp-AbC12", "results.csv.tmp_AbC123",
-                                             "notes.tmp-AbC1234", "index.html.tmp-AbC12!"};
+  const std::set<std::string> near_misses = {"index.html.tmp-AbC12", "results.csv.tmp_AbC123", "notes.tmp-AbC1234",
+                                             "index.html.tmp-AbC12!"};
   for (const auto& name : near_misses) write_file(out + "/" + name, "not a temporary\n");
   const auto resumed = run_lockstep({"sweep", "--resume", out, "--jobs", "2"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -169,12 +168,10 @@ TEST(InterruptedWrites, BuildAndRunRemoveTheTemporariesAKilledOneLeft) {
   write_file(out + "/output.bin.tmp-x1Y2z3", "half");  // a killed `run --output-dir`'s
   write_file(out + "/output.bin.tmp-x1Y2z", "near miss\n");
   write_file(dir + "/output.npy.tmp-Q9q9Q9", "half");  // a killed `run --output`'s
-  const auto ran =
-      run_lockstep({"run", package, "--output-dir", out, "--output", dir + "/output.npy"});
+  const auto ran = run_lockstep({"run", package, "--output-dir", out, "--output", dir + "/output.npy"});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
   std::set<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(out))
-    names.insert(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(out)) names.insert(e.path().filename().string());
   EXPECT_EQ(names, (std::set<std::string>{"output.bin", "output.bin.tmp-x1Y2z"}));
   EXPECT_FALSE(std::filesystem::exists(dir + "/output.npy.tmp-Q9q9Q9"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/output.npy"));

@@ -35,14 +35,13 @@ struct BrowserRun {
 };
 
 // Runs chromium headless on `page` with extra `flags`; stdout and stderr to files.
-BrowserRun run_chromium(const std::string& chromium, const std::string& dir,
-                        const std::string& page, const std::string& flags) {
+BrowserRun run_chromium(const std::string& chromium, const std::string& dir, const std::string& page,
+                        const std::string& flags) {
   const std::string out = dir + "/chromium.out", err = dir + "/chromium.err";
-  const std::string command =
-      chromium + " --headless --no-sandbox --disable-gpu --no-first-run " +
-      "--disable-extensions --enable-logging=stderr --v=0 --user-data-dir=" + dir +
-      "/chromium-profile --window-size=1400,900 " + flags + " file://" + page + " >" + out + " 2>" +
-      err;
+  const std::string command = chromium + " --headless --no-sandbox --disable-gpu --no-first-run " +
+                              "--disable-extensions --enable-logging=stderr --v=0 --user-data-dir=" + dir +
+                              "/chromium-profile --window-size=1400,900 " + flags + " file://" + page + " >" + out +
+                              " 2>" + err;
   const auto began = std::chrono::steady_clock::now();
   const int status = std::system(command.c_str());
   BrowserRun run;
@@ -83,8 +82,7 @@ int png_colours(const std::string& path) {
     return 0;
   }
   cairo_surface_flush(surface);
-  const int width = cairo_image_surface_get_width(surface),
-            height = cairo_image_surface_get_height(surface);
+  const int width = cairo_image_surface_get_width(surface), height = cairo_image_surface_get_height(surface);
   const int stride = cairo_image_surface_get_stride(surface);
   const unsigned char* pixels = cairo_image_surface_get_data(surface);
   int colours = width * height > 0 ? 1 : 0;
@@ -103,20 +101,17 @@ int png_colours(const std::string& path) {
 }
 
 // Renders a synthetic profile, opens it, and checks status, bands, console and screenshot.
-void check_page_in_browser(uint32_t tiles, uint32_t phases, double* open_seconds,
-                           double* ready_ms) {
+void check_page_in_browser(uint32_t tiles, uint32_t phases, double* open_seconds, double* ready_ms) {
   const std::string chromium = find_chromium();
   if (chromium.empty())
-    GTEST_SKIP()
-        << "no chromium at /usr/bin/chromium or $LOCKSTEP_CHROMIUM (scripts/install-deps.sh "
-           "installs Debian's): the page is not opened in a browser";
+    GTEST_SKIP() << "no chromium at /usr/bin/chromium or $LOCKSTEP_CHROMIUM (scripts/install-deps.sh "
+                    "installs Debian's): the page is not opened in a browser";
   const std::string dir = temp_dir("browser-" + std::to_string(tiles));
   const std::string profile = dir + "/p.lsprof", page = dir + "/p.html";
   arch::write_profile(synthetic_profile(tiles, phases), profile);
   const auto render_began = std::chrono::steady_clock::now();
   const CommandResult rendered = run_lockstep({"profile", "render", profile, "-o", page});
-  const double render_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - render_began).count();
+  const double render_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - render_began).count();
   ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
   std::cout << tiles << " tiles, " << phases << " phases: render " << render_seconds << " s, page "
             << std::filesystem::file_size(page) << " bytes\n";
@@ -124,8 +119,7 @@ void check_page_in_browser(uint32_t tiles, uint32_t phases, double* open_seconds
   const BrowserRun dom = run_chromium(chromium, dir, page, "--virtual-time-budget=5000 --dump-dom");
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   std::smatch status;
-  ASSERT_TRUE(
-      std::regex_search(dom.out, status, std::regex(R"re(<body data-status="(\w+)"[^>]*>)re")))
+  ASSERT_TRUE(std::regex_search(dom.out, status, std::regex(R"re(<body data-status="(\w+)"[^>]*>)re")))
       << dom.out.substr(0, 2000);
   EXPECT_EQ(status[1].str(), "ok") << dom.out.substr(dom.out.find("id=\"status\""), 300);
   EXPECT_EQ(count_of(dom.out, "class=\"phase-band"), phases);
@@ -137,15 +131,13 @@ void check_page_in_browser(uint32_t tiles, uint32_t phases, double* open_seconds
   const BrowserRun timed = run_chromium(chromium, dir, page, "--dump-dom");
   ASSERT_EQ(timed.exit_code, 0) << timed.err;
   std::smatch ready;
-  ASSERT_TRUE(std::regex_search(timed.out, ready,
-                                std::regex(R"re(data-status="ok" data-ready-ms="(\d+)")re")))
+  ASSERT_TRUE(std::regex_search(timed.out, ready, std::regex(R"re(data-status="ok" data-ready-ms="(\d+)")re")))
       << timed.out.substr(0, 2000);
   *ready_ms = std::stod(ready[1].str());
   *open_seconds = timed.seconds;
 
   const std::string png = dir + "/shot.png";
-  const BrowserRun shot =
-      run_chromium(chromium, dir, page, "--virtual-time-budget=5000 --screenshot=" + png);
+  const BrowserRun shot = run_chromium(chromium, dir, page, "--virtual-time-budget=5000 --screenshot=" + png);
   ASSERT_EQ(shot.exit_code, 0) << shot.err;
   EXPECT_EQ(png_colours(png), 2) << "the screenshot is blank or unreadable: " << png;
 }
@@ -163,8 +155,8 @@ TEST(ProfileBrowserTest, FullChipProfileOpens) {
   double seconds = 0, ready_ms = 0;
   check_page_in_browser(1472, 40, &seconds, &ready_ms);
   if (::testing::Test::IsSkipped() || ::testing::Test::HasFatalFailure()) return;
-  std::cout << "1472 tiles: chromium start to DOM dump " << seconds << " s; the page drawn "
-            << ready_ms << " ms after navigation\n";
+  std::cout << "1472 tiles: chromium start to DOM dump " << seconds << " s; the page drawn " << ready_ms
+            << " ms after navigation\n";
   RecordProperty("chromium_seconds", std::to_string(seconds));
   RecordProperty("page_ready_ms", std::to_string(ready_ms));
   EXPECT_GT(ready_ms, 0);

@@ -13,8 +13,8 @@
 namespace lockstep {
 namespace {
 
-using testing::run_lockstep;
 using testing::expect_bad_input;
+using testing::run_lockstep;
 
 using testing::integration_package;
 
@@ -62,8 +62,12 @@ TEST(ProfileCommands, RunWritesAProfileAndExportMakesAChromeTrace) {
 TEST(ProfileCommands, ReplayWritesTheReplayedPhasesProfile) {
   const std::string dir = testing::temp_dir("profile_cli");
   const std::string capture = dir + "/c.capnp";
-  ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "uniform", "--tiles", "16", "--machine", "ipu21-c600-t16", "-o", capture}).exit_code, 0);
-  const auto r = run_lockstep({"replay", capture, "--phase", "0", "--config", "latency", "--profile", dir + "/p.lsprof"});
+  ASSERT_EQ(run_lockstep({"capture", "synth", "--family", "uniform", "--tiles", "16", "--machine", "ipu21-c600-t16",
+                          "-o", capture})
+                .exit_code,
+            0);
+  const auto r =
+      run_lockstep({"replay", capture, "--phase", "0", "--config", "latency", "--profile", dir + "/p.lsprof"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const arch::Profile profile = arch::read_profile(dir + "/p.lsprof");
   EXPECT_FALSE(profile.tiles.empty());
@@ -72,12 +76,14 @@ TEST(ProfileCommands, ReplayWritesTheReplayedPhasesProfile) {
 
 TEST(ProfileCommands, BadInputIsOneLineAndLeavesNoFile) {
   const std::string dir = testing::temp_dir("profile_cli");
-  expect_bad_input(run_lockstep({"run", integration_package("p2p_3w"), "--profile", dir + "/missing/p.lsprof"}), "--profile");
-  expect_bad_input(run_lockstep({"run", integration_package("p2p_3w"), "--profile", integration_package("p2p_3w")}), "the output is the input");
+  expect_bad_input(run_lockstep({"run", integration_package("p2p_3w"), "--profile", dir + "/missing/p.lsprof"}),
+                   "--profile");
+  expect_bad_input(run_lockstep({"run", integration_package("p2p_3w"), "--profile", integration_package("p2p_3w")}),
+                   "the output is the input");
   testing::write_file(dir + "/cut.lsprof", std::string("\x00\x00\x00\x00\x10\x00\x00\x00", 8));
-  expect_bad_input(run_lockstep({"profile", "export", dir + "/cut.lsprof", "--chrome", dir + "/t.json"}),
-                   "cut.lsprof");
-  expect_bad_input(run_lockstep({"profile", "export", integration_package("p2p_3w"), "--chrome", dir + "/t.json"}), "p2p_3w.yaml");
+  expect_bad_input(run_lockstep({"profile", "export", dir + "/cut.lsprof", "--chrome", dir + "/t.json"}), "cut.lsprof");
+  expect_bad_input(run_lockstep({"profile", "export", integration_package("p2p_3w"), "--chrome", dir + "/t.json"}),
+                   "p2p_3w.yaml");
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.json"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/missing"));
 }

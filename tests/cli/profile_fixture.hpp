@@ -28,8 +28,7 @@ inline arch::Profile synthetic_profile(uint32_t tiles, uint32_t phases) {
   const uint32_t horizon = 400;
   for (uint32_t p = 0; p < phases; ++p) {
     uint64_t latest = 0;
-    for (uint32_t t = 0; t < tiles; ++t)
-      latest = std::max<uint64_t>(latest, 200 + hash(t * 1000 + p) % 1500);
+    for (uint32_t t = 0; t < tiles; ++t) latest = std::max<uint64_t>(latest, 200 + hash(t * 1000 + p) % 1500);
     phase_start[p + 1] = phase_start[p] + latest + horizon + 20;
   }
   for (uint32_t t = 0; t < tiles; ++t) {

@@ -45,8 +45,8 @@ std::string* ProfileCommandTest::dir_ = nullptr;
 TEST_F(ProfileCommandTest, SummaryPrintsTotalsAndTiles) {
   const CommandResult text = run_lockstep({"profile", "summary", profile()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  for (const char* part : {"16 tiles", "by kind", "by operation", "by kernel", "busiest tiles",
-                           "idlest tiles", "gemm_f16", "exchanges 6"}) {
+  for (const char* part : {"16 tiles", "by kind", "by operation", "by kernel", "busiest tiles", "idlest tiles",
+                           "gemm_f16", "exchanges 6"}) {
     EXPECT_NE(text.out.find(part), std::string::npos) << part << "\n" << text.out;
   }
   const CommandResult json = run_lockstep({"profile", "summary", profile(), "--json"});
@@ -59,46 +59,38 @@ TEST_F(ProfileCommandTest, SummaryPrintsTotalsAndTiles) {
 }
 
 TEST_F(ProfileCommandTest, QueryGroupsInEveryForm) {
-  const CommandResult json =
-      run_lockstep({"profile", "query", profile(), "--group-by", "kernel", "--json"});
+  const CommandResult json = run_lockstep({"profile", "query", profile(), "--group-by", "kernel", "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
   std::set<std::string> names;
   for (const auto& g : j["groups"]) names.insert(g["name"].get<std::string>());
-  EXPECT_EQ(names, (std::set<std::string>{"exchange", "gemm_f16", "layernorm_f16", "softmax_f16",
-                                          "sync"}));
-  const CommandResult csv =
-      run_lockstep({"profile", "query", profile(), "--group-by", "tile", "--csv"});
+  EXPECT_EQ(names, (std::set<std::string>{"exchange", "gemm_f16", "layernorm_f16", "softmax_f16", "sync"}));
+  const CommandResult csv = run_lockstep({"profile", "query", profile(), "--group-by", "tile", "--csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.rfind("tile,samples,tiles,phases,phase_cycles,", 0), 0u) << csv.out;
   EXPECT_EQ(lines(csv.out), 17u);
-  const CommandResult filtered =
-      run_lockstep({"profile", "query", profile(), "--group-by", "meta:reason", "--kind",
-                    "synchronization", "--tiles", "0-9", "--longest", "3"});
+  const CommandResult filtered = run_lockstep({"profile", "query", profile(), "--group-by", "meta:reason", "--kind",
+                                               "synchronization", "--tiles", "0-9", "--longest", "3"});
   ASSERT_EQ(filtered.exit_code, 0) << filtered.err;
   EXPECT_NE(filtered.out.find("ExchangeBarrier"), std::string::npos) << filtered.out;
   EXPECT_NE(filtered.out.find("longest samples"), std::string::npos) << filtered.out;
-  const CommandResult phase = run_lockstep({"profile", "query", profile(), "--group-by", "phase",
-                                            "--phases", "0x80000000-0x80000002", "--json"});
+  const CommandResult phase = run_lockstep(
+      {"profile", "query", profile(), "--group-by", "phase", "--phases", "0x80000000-0x80000002", "--json"});
   ASSERT_EQ(phase.exit_code, 0) << phase.err;
   EXPECT_EQ(nlohmann::json::parse(phase.out)["groups"].size(), 3u);
 }
 
 TEST_F(ProfileCommandTest, FiltersThatMatchNothingPrintAnEmptyTable) {
-  const CommandResult text =
-      run_lockstep({"profile", "query", profile(), "--kernel", "no_such_kernel"});
+  const CommandResult text = run_lockstep({"profile", "query", profile(), "--kernel", "no_such_kernel"});
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("(no samples match)"), std::string::npos) << text.out;
-  const CommandResult json =
-      run_lockstep({"profile", "query", profile(), "--tiles", "900", "--json"});
+  const CommandResult json = run_lockstep({"profile", "query", profile(), "--tiles", "900", "--json"});
   EXPECT_EQ(json.exit_code, 0) << json.err;
   EXPECT_TRUE(nlohmann::json::parse(json.out)["groups"].empty());
-  const CommandResult csv =
-      run_lockstep({"profile", "query", profile(), "--operation", "zzz", "--csv"});
+  const CommandResult csv = run_lockstep({"profile", "query", profile(), "--operation", "zzz", "--csv"});
   EXPECT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(lines(csv.out), 1u) << csv.out;  // the header alone
-  const CommandResult phases =
-      run_lockstep({"profile", "phases", profile(), "--epoch", "7", "--json"});
+  const CommandResult phases = run_lockstep({"profile", "phases", profile(), "--epoch", "7", "--json"});
   EXPECT_EQ(phases.exit_code, 0) << phases.err;
   EXPECT_TRUE(nlohmann::json::parse(phases.out)["phases"].empty());
   const CommandResult none = run_lockstep({"profile", "phases", profile(), "--max-cycles", "1"});
@@ -107,8 +99,7 @@ TEST_F(ProfileCommandTest, FiltersThatMatchNothingPrintAnEmptyTable) {
 }
 
 TEST_F(ProfileCommandTest, PhasesGroupsByExchangeAndSorts) {
-  const CommandResult json =
-      run_lockstep({"profile", "phases", profile(), "--json", "--sort-by", "occupancy"});
+  const CommandResult json = run_lockstep({"profile", "phases", profile(), "--json", "--sort-by", "occupancy"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto phases = nlohmann::json::parse(json.out)["phases"];
   ASSERT_EQ(phases.size(), 6u);
@@ -121,8 +112,7 @@ TEST_F(ProfileCommandTest, PhasesGroupsByExchangeAndSorts) {
       EXPECT_LE(phases[i - 1]["occupancy"].get<double>(), phases[i]["occupancy"].get<double>());
     }
   }
-  const CommandResult at =
-      run_lockstep({"profile", "phases", profile(), "--at-offset", "10", "--json"});
+  const CommandResult at = run_lockstep({"profile", "phases", profile(), "--at-offset", "10", "--json"});
   ASSERT_EQ(at.exit_code, 0) << at.err;
   EXPECT_EQ(nlohmann::json::parse(at.out)["phases"].size(), 1u);
   const CommandResult csv = run_lockstep({"profile", "phases", profile(), "--csv"});

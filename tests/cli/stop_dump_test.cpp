@@ -25,9 +25,10 @@ std::string compiled_small(const std::string& dir) {
 TEST(StopDump, AStopAfterAnIterationDumpsTheWordsThatIterationBrought) {
   const std::string dir = temp_dir("stop_dump");
   const std::string package = compiled_small(dir);
-  const auto r = run_lockstep({"run", package, "--stop-at", "phase:7,iteration:1", "--dump",
-                               "5:0xe0000:4096=" + dir + "/received.bin", "--dump", "5:0xe0000:8:f32=" + dir + "/two.npy",
-                               "--dump-rows", dir + "/rows.txt", "--output-dir", dir + "/out"});
+  const auto r =
+      run_lockstep({"run", package, "--stop-at", "phase:7,iteration:1", "--dump",
+                    "5:0xe0000:4096=" + dir + "/received.bin", "--dump", "5:0xe0000:8:f32=" + dir + "/two.npy",
+                    "--dump-rows", dir + "/rows.txt", "--output-dir", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stopped at phase 7 iteration 1 (released at cycle "), std::string::npos) << r.out;
   const std::string bytes = read_file(dir + "/received.bin");
@@ -51,8 +52,8 @@ TEST(StopDump, AStopAfterAnIterationDumpsTheWordsThatIterationBrought) {
 TEST(StopDump, AStopPointNeverReachedIsSaidAndTheRunEndsAsUsual) {
   const std::string dir = temp_dir("stop_never");
   const std::string package = compiled_small(dir);
-  const auto r = run_lockstep({"run", package, "--stop-at", "phase:7,iteration:5", "--dump",
-                               "5:0xe0000:4=" + dir + "/d.bin"});
+  const auto r =
+      run_lockstep({"run", package, "--stop-at", "phase:7,iteration:5", "--dump", "5:0xe0000:4=" + dir + "/d.bin"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("--stop-at phase:7,iteration:5: the run never got there (it ended at cycle "), std::string::npos)
       << r.out;
@@ -66,7 +67,8 @@ TEST(StopDump, ABadStopOrDumpIsRefusedAndNothingIsWritten) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--stop-at", "phase:x"}, "--stop-at phase:x: expected cycle:N, phase:P[,iteration:I], tile:T,step:S or hazard"},
       {{"--dump", "5:0xe0000:4=" + dir + "/d.bin"}, "--dump and --dump-rows need --stop-at"},
-      {{"--stop-at", "hazard", "--dump", "16:0xe0000:4=" + dir + "/d.bin"}, "--dump 16:0xe0000:4: machine ipu21-c600-t16 has tiles 0..15"},
+      {{"--stop-at", "hazard", "--dump", "16:0xe0000:4=" + dir + "/d.bin"},
+       "--dump 16:0xe0000:4: machine ipu21-c600-t16 has tiles 0..15"},
       {{"--stop-at", "hazard", "--dump", "5:0xe0000:6:f32=" + dir + "/d.npy"}, "6 bytes are not whole f32 elements"},
       {{"--stop-at", "hazard", "--dump", "5:0xe0000:4"}, "expected TILE:ADDRESS:BYTES[:DTYPE]=FILE"}};
   for (const auto& [extra, message] : cases) {
@@ -89,7 +91,8 @@ TEST(StopDump, TilesInStepForAStopGiveTheRunOfTilesRunningAhead) {
   const std::string package = dir + "/vit-tiny.pkg";
   const auto built = run_lockstep({"build", source_path("configs/workloads/vit-tiny.yaml"), "-o", package});
   ASSERT_EQ(built.exit_code, 0) << built.err;
-  const auto ahead = run_lockstep({"run", package, "--json", "--profile", dir + "/ahead.lsprof", "--output-dir", dir + "/ahead"});
+  const auto ahead =
+      run_lockstep({"run", package, "--json", "--profile", dir + "/ahead.lsprof", "--output-dir", dir + "/ahead"});
   const auto in_step = run_lockstep({"run", package, "--json", "--profile", dir + "/in-step.lsprof", "--output-dir",
                                      dir + "/in-step", "--stop-at", "cycle:1000000000000"});
   ASSERT_EQ(ahead.exit_code, 0) << ahead.err;

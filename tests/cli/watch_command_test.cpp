@@ -55,7 +55,8 @@ TEST(WatchCommand, AReplayReportsEveryIterationsWriteBySender) {
   const auto result = nlohmann::json::parse(r.out);
   for (const auto& w : result["watch"]) {
     const std::string writer = w["writer"];
-    if (writer.rfind("exchange", 0) == 0) exchanges.push_back(writer + " iteration " + std::to_string(int(w["iteration"])));
+    if (writer.rfind("exchange", 0) == 0)
+      exchanges.push_back(writer + " iteration " + std::to_string(int(w["iteration"])));
   }
   EXPECT_EQ(exchanges, (std::vector<std::string>{"exchange from tile 2 address 0x5c000 iteration 0",
                                                  "exchange from tile 2 address 0x5d000 iteration 1",

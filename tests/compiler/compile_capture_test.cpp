@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <map>
 
-#include "io/errors.hpp"
-#include "formats/package.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/proof_plan.hpp"
-#include "workload/synth.hpp"
+#include "formats/package.hpp"
+#include "io/errors.hpp"
 #include "sim/backend.hpp"
+#include "workload/synth.hpp"
 
 namespace lockstep::compiler {
 using namespace workload;  // the synthetic captures and lowered workloads compiled here

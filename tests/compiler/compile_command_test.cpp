@@ -30,8 +30,8 @@ class CompileCommand : public ::testing::Test {
 TEST_F(CompileCommand, ProductionPolicyWritesPackageAndReport) {
   const std::string package = dir + "/out.lkspkg";
   const std::string report = dir + "/report.json";
-  const auto result = run_lockstep({"compile", capture, "--exchange-stream-words", "1024", "-o", package,
-                                    "--report", report});
+  const auto result =
+      run_lockstep({"compile", capture, "--exchange-stream-words", "1024", "-o", package, "--report", report});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("table peak"), std::string::npos) << result.out;
   const auto json = nlohmann::json::parse(lockstep::testing::read_file(report));
@@ -75,9 +75,9 @@ TEST_F(CompileCommand, BadInputExitsTwo) {
   EXPECT_EQ(run_lockstep({"compile", capture, "--config", "X12", "-o", package}).exit_code, 2);
   EXPECT_EQ(run_lockstep({"compile", capture, "--phases", "7-3", "-o", package}).exit_code, 2);
   EXPECT_EQ(run_lockstep({"compile", capture, "--phases", "999", "-o", package}).exit_code, 2);
-  EXPECT_EQ(run_lockstep({"compile", capture, "--config", "S64", "--exchange-stream-words", "64", "-o", package})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      run_lockstep({"compile", capture, "--config", "S64", "--exchange-stream-words", "64", "-o", package}).exit_code,
+      2);
   EXPECT_EQ(run_lockstep({"compile", dir + "/missing.yaml", "-o", package}).exit_code, 2);
   EXPECT_EQ(run_lockstep({"compile", capture, "--machine", "ipu21-c600-t16", "-o", package}).exit_code, 2);
 }

@@ -6,19 +6,22 @@
 #include <string>
 #include <tuple>
 
-#include "formats/package.hpp"
 #include "compiler/compile.hpp"
-#include "workload/synth.hpp"
+#include "formats/package.hpp"
 #include "support/package_run.hpp"
+#include "workload/synth.hpp"
 
 namespace lockstep::compiler {
 using namespace workload;  // the synthetic captures and lowered workloads compiled here
 namespace {
 
-const std::vector<std::string> kConfigs = {"latency", "automatic", "remaining-combined", "S16",  "S32",
-                                           "S64",     "S128",      "S256",               "S512", "S1024",
-                                           "S2048",   "S4096",     "B64",                "B128", "B256",
-                                           "B512",    "B1024",     "B2048",              "B4096"};
+const std::vector<std::string> kConfigs = {"latency", "automatic", "remaining-combined",
+                                           "S16",     "S32",       "S64",
+                                           "S128",    "S256",      "S512",
+                                           "S1024",   "S2048",     "S4096",
+                                           "B64",     "B128",      "B256",
+                                           "B512",    "B1024",     "B2048",
+                                           "B4096"};
 
 using Case = std::tuple<std::string, size_t>;  // family, configuration index
 

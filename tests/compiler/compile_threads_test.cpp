@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "compiler/compile.hpp"
 #include "formats/package.hpp"
 #include "formats/package_io.hpp"
-#include "compiler/compile.hpp"
 #include "workload/synth.hpp"
 
 namespace lockstep::compiler {

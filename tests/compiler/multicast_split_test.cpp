@@ -1,11 +1,12 @@
 // split_multicast: wide transfers cut into receiver groups, within the sender budget.
+#include "compiler/multicast_split.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
-#include "compiler/multicast_split.hpp"
 
 namespace lockstep::compiler {
 namespace {

@@ -1,8 +1,9 @@
+#include "compiler/patch_lists.hpp"
+
 #include <gtest/gtest.h>
 
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "compiler/patch_lists.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 namespace {

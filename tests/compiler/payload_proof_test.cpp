@@ -3,15 +3,16 @@
 // random phases with overlapping writes, iterated sources, phases that read their own
 // destinations, and checksums over several ranges; and the same expectations at any
 // thread count.
+#include "compiler/payload_proof.hpp"
+
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
 #include <map>
 #include <random>
 
-#include "formats/package.hpp"
-#include "compiler/payload_proof.hpp"
 #include "compiler/proof_memory.hpp"
+#include "formats/package.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -131,8 +132,8 @@ std::vector<arch::Expectation> reference_proof(const std::vector<arch::CapturePh
     for (const auto& ranges : tile.destinations) all.insert(all.end(), ranges.begin(), ranges.end());
     for (const Span& span : merge_spans(all)) {
       for (uint32_t offset = 0; offset < span.bytes; offset += kExpectationChunkBytes) {
-        arch::Expectation expectation{tile.tile, span.address + offset,
-                                      std::min(kExpectationChunkBytes, span.bytes - offset), {}, {}};
+        arch::Expectation expectation{
+            tile.tile, span.address + offset, std::min(kExpectationChunkBytes, span.bytes - offset), {}, {}};
         std::vector<uint8_t> bytes = memory.bytes(tile.tile, expectation.address, expectation.size);
         if (expectation.size <= kExactExpectationBytes) {
           expectation.bytes = std::move(bytes);

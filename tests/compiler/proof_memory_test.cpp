@@ -1,8 +1,9 @@
+#include "compiler/proof_memory.hpp"
+
 #include <gtest/gtest.h>
 
-#include "formats/token.hpp"
-#include "compiler/proof_memory.hpp"
 #include "compiler/proof_plan.hpp"
+#include "formats/token.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -55,8 +56,7 @@ TEST(ProofPlan, ChecksumNeededForIteratedAndOverwrittenPhases) {
   twice.iterations = 2;
   const std::vector<const arch::CapturePhase*> phases{&once, &twice, &last};
   // One tile: phase 0 writes [0x100,0x110), phase 1 elsewhere, phase 2 overwrites 0x10c.
-  std::vector<std::vector<std::vector<Span>>> destinations{
-      {{{0x100, 16}}}, {{{0x400, 16}}}, {{{0x10c, 4}}}};
+  std::vector<std::vector<std::vector<Span>>> destinations{{{{0x100, 16}}}, {{{0x400, 16}}}, {{{0x10c, 4}}}};
   const auto needed = checksum_needed(phases, destinations);
   EXPECT_TRUE(needed[0][0]);
   EXPECT_TRUE(needed[1][0]);

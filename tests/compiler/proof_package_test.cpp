@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "arch/instruction.hpp"
-#include "formats/package.hpp"
-#include "formats/token.hpp"
 #include "arch/topology.hpp"
 #include "compiler/package_builder.hpp"
+#include "formats/package.hpp"
+#include "formats/token.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::compiler {
@@ -68,8 +68,8 @@ ScheduledPhase point_to_point(const arch::CapturePhase& phase, const arch::Topol
   arch::Instruction pointer = make(arch::Opcode::DelayPic);
   pointer.events = w - transfer.words;
   pointer.value = 0;
-  receiver.address_fields.push_back(AddressField{static_cast<uint32_t>(receiver.words.size()),
-                                                 AddressField::Kind::PicPointer, {arch::encode(pointer).at(0)}});
+  receiver.address_fields.push_back(AddressField{
+      static_cast<uint32_t>(receiver.words.size()), AddressField::Kind::PicPointer, {arch::encode(pointer).at(0)}});
   arch::encode_into(pointer, receiver.words);
   arch::Instruction tail = make(arch::Opcode::Delay);
   tail.events = transfer.words + 5;

@@ -123,7 +123,7 @@ TEST(SchedulePaired, OneTransferToAPairHasTheSpecsRowShape) {
   // paired window opens at x = pttm + shift, where item 0 arrives.
   const int64_t issue = std::max<int64_t>(0, 1 - pttm);
   const int64_t x = pttm + issue;
-  const int64_t f = x + 51 + 2 * topo.row(a);           // section 6: format at x + 51 + 2r
+  const int64_t f = x + 51 + 2 * topo.row(a);  // section 6: format at x + 51 + 2r
   const uint32_t dir = static_cast<uint32_t>(topo.direction(src, a));
   ASSERT_EQ(dir, static_cast<uint32_t>(topo.direction(src, b)));
 
@@ -144,9 +144,11 @@ TEST(SchedulePaired, OneTransferToAPairHasTheSpecsRowShape) {
   // Early member: paired XPIC source (s XOR (e AND 2)) at x and neutral at x + items; both
   // members: format dir at F, pointer at F + 2, format 0 at F + items, row end F + items + 7.
   const RowEvents e = execute(*row_of(s, topo.logical(early)));
-  const std::vector<RowEvents::Control> expected_early = {
-      {x, "paired", src ^ (early & 2u)}, {x + items, "paired", kNeutral}, {f, "format", dir},
-      {f + 2, "pointer", 0x64000u / 4},  {f + items, "format", 0}};
+  const std::vector<RowEvents::Control> expected_early = {{x, "paired", src ^ (early & 2u)},
+                                                          {x + items, "paired", kNeutral},
+                                                          {f, "format", dir},
+                                                          {f + 2, "pointer", 0x64000u / 4},
+                                                          {f + items, "format", 0}};
   std::vector<RowEvents::Control> got = e.controls, want = expected_early;
   const auto by_event = [](const auto& p, const auto& q) { return p.event < q.event; };
   std::sort(got.begin(), got.end(), by_event);
@@ -231,8 +233,8 @@ TEST(SchedulePaired, MulticastToSeveralPairsRepeatAndMixedWidths) {
   arch::CapturePhase phase;
   phase.id = 2;
   phase.iterations = 3;
-  arch::Transfer multicast = transfer(0, 0x4c000, {{2, 0x64000}, {3, 0x64000}, {40, 0x64000}, {41, 0x64000},
-                                                   {1400, 0x64000}, {1401, 0x64000}}, 600);
+  arch::Transfer multicast = transfer(
+      0, 0x4c000, {{2, 0x64000}, {3, 0x64000}, {40, 0x64000}, {41, 0x64000}, {1400, 0x64000}, {1401, 0x64000}}, 600);
   multicast.source_addresses = {0x4c000, 0x4d000, 0x4e000};
   multicast.allow_paired = true;
   phase.transfers.push_back(multicast);
@@ -245,7 +247,8 @@ TEST(SchedulePaired, MulticastToSeveralPairsRepeatAndMixedWidths) {
     t.source_addresses = {0x52000, 0x52000, 0x52000};
     phase.transfers.push_back(t);
   }
-  for (const char* config : {"latency+paired", "S256+paired", "B1024+paired", "S64+paired", "remaining-combined+paired"}) {
+  for (const char* config :
+       {"latency+paired", "S256+paired", "B1024+paired", "S64+paired", "remaining-combined+paired"}) {
     const ScheduledPhase s = schedule(phase, config);
     EXPECT_EQ(s.width, Width::Paired64) << config;
     EXPECT_GE(s.horizon, s.lower_bound) << config;

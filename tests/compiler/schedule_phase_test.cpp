@@ -2,9 +2,9 @@
 // running the rows through the simulator's phase executor.
 #include <gtest/gtest.h>
 
-#include "io/errors.hpp"
 #include "arch/instruction.hpp"
 #include "compiler/phase_schedule.hpp"
+#include "io/errors.hpp"
 #include "schedule_test_support.hpp"
 
 namespace lockstep::compiler {
@@ -245,8 +245,8 @@ TEST(ParseConfig, NamesAndErrors) {
   EXPECT_EQ(latency_width.width_policy, WidthPolicy::LatencyOriented);
   EXPECT_EQ(parse_config("latency+storage-width").width_policy, WidthPolicy::StorageFirst);
   EXPECT_EQ(parse_config("S64+paired").width_policy, WidthPolicy::Fixed);
-  for (const char* bad : {"", "S", "S0", "S012", "B-1", "X12", "latency+", "latency+paired+paired", "s256", "S99999999999",
-                          "B256+paired+latency-width", "B256+width"})
+  for (const char* bad : {"", "S", "S0", "S012", "B-1", "X12", "latency+", "latency+paired+paired", "s256",
+                          "S99999999999", "B256+paired+latency-width", "B256+width"})
     EXPECT_THROW(parse_config(bad), InputError) << bad;
 }
 

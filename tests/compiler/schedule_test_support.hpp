@@ -1,6 +1,8 @@
 #pragma once
 // Helpers for the scheduler tests: build small phases, and run scheduled rows through the
 // simulator's phase executor (model::execute_phase) to see every word land.
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <map>
 #include <random>
@@ -8,12 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "compiler/phase_schedule.hpp"
+#include "formats/capture.hpp"
 #include "model/exchange_phase.hpp"
 
 namespace lockstep::compiler::testing {
@@ -30,7 +30,8 @@ inline const arch::Topology& c600_topology() {
   return topology;
 }
 
-inline arch::Transfer transfer(uint32_t source, uint32_t address, std::vector<arch::Destination> dests, uint32_t words) {
+inline arch::Transfer transfer(uint32_t source, uint32_t address, std::vector<arch::Destination> dests,
+                               uint32_t words) {
   arch::Transfer t;
   t.source_tile = source;
   t.source_addresses = {address};

@@ -1,8 +1,9 @@
+#include "compiler/table_layout.hpp"
+
 #include <gtest/gtest.h>
 
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "compiler/table_layout.hpp"
+#include "io/errors.hpp"
 
 namespace lockstep::compiler {
 namespace {
@@ -124,7 +125,7 @@ TEST_F(TableLayout, ALaterSmallerRowFillsTheRoomBeforeTheRuntimesSram) {
 
 TEST_F(TableLayout, AnAreaThatSpillsPastItsRunLooksForTheNextOne) {
   std::vector<ElementUse> data(1, ElementUse(machine));
-  data[0].add_range(0x54000, 4);  // element 21: [0x4c018, 0x54000) is the first run
+  data[0].add_range(0x54000, 4);                              // element 21: [0x4c018, 0x54000) is the first run
   const AreaRequest request{{0x3000, 0x2000, 0x2000}, 0x40};  // 0x7040: fits 0x7fe8 without the window
   const auto areas = place_reserved_areas({0}, data, {request}, machine);
   EXPECT_EQ(areas[0].start, 0x586e0u);

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <functional>
 #include <fstream>
+#include <functional>
 
 #include "formats/capture.hpp"
 #include "io/errors.hpp"
@@ -26,8 +26,7 @@ TEST(CaptureFormat, YamlToCapnpToYamlIsByteEqual) {
   const std::string text = testing::read_file(source);
   const Capture capture = read_capture(source);
   ASSERT_EQ(capture.phases.size(), 3u);
-  EXPECT_EQ(capture.phases[1].transfers[0].source_addresses,
-            (std::vector<uint32_t>{0x5c000, 0x5d000, 0x5e000}));
+  EXPECT_EQ(capture.phases[1].transfers[0].source_addresses, (std::vector<uint32_t>{0x5c000, 0x5d000, 0x5e000}));
   EXPECT_EQ(capture.phases[0].transfers[1].destinations[1], (Destination{15, 0xb0000}));
   EXPECT_EQ(capture.phases[2].label, "empty: \"quoted\"");
   EXPECT_EQ(capture_to_yaml(capture), text);
@@ -93,9 +92,7 @@ TEST(CaptureFormat, YamlErrorsNameLineAndKey) {
             }),
             "c.yaml:8: phases[0].transfers[0].source_addresses: 1 addresses, expected one per "
             "iteration (2)");
-  EXPECT_EQ(error_of([] {
-              parse_capture_yaml("version: 1\nmachine: m\nphases: []\ncolour: red\n", "c.yaml");
-            }),
+  EXPECT_EQ(error_of([] { parse_capture_yaml("version: 1\nmachine: m\nphases: []\ncolour: red\n", "c.yaml"); }),
             "c.yaml:4: colour: unknown key");
   EXPECT_EQ(error_of([] { parse_capture_yaml("version: 2\nmachine: m\nphases: []\n", "c.yaml"); }),
             "c.yaml:1: version: 2 is not supported (this build reads 1)");

@@ -5,23 +5,23 @@
 
 #include <string>
 
+#include "arch/machine.hpp"
 #include "formats/capture.hpp"
 #include "io/errors.hpp"
-#include "arch/machine.hpp"
 
 namespace lockstep::arch {
 namespace {
 
 // Tile 2 receives 4 words at `receive` (transfer 0, from tile 1) and sends 4 words from
 // `send` (transfer 1, to tile 3), in phase `send_phase` (3 or 5) with two iterations.
-std::string capture_yaml(const std::string& receive, const std::string& send,
-                         const std::string& send_second, int send_phase) {
+std::string capture_yaml(const std::string& receive, const std::string& send, const std::string& send_second,
+                         int send_phase) {
   const std::string receive_transfer =
       "      - {source_tile: 1, source_addresses: [0x5c000, 0x5c000], destinations: [{tile: 2, "
-      "address: " + receive + "}], words: 4, allow_paired: true}\n";
-  const std::string send_transfer =
-      "      - {source_tile: 2, source_addresses: [" + send + ", " + send_second +
-      "], destinations: [{tile: 3, address: 0x70000}], words: 4, allow_paired: true}\n";
+      "address: " +
+      receive + "}], words: 4, allow_paired: true}\n";
+  const std::string send_transfer = "      - {source_tile: 2, source_addresses: [" + send + ", " + send_second +
+                                    "], destinations: [{tile: 3, address: 0x70000}], words: 4, allow_paired: true}\n";
   std::string text =
       "version: 1\n"
       "machine: \"ipu21-c600-t16\"\n"
@@ -31,7 +31,8 @@ std::string capture_yaml(const std::string& receive, const std::string& send,
       "    execution_count: 27\n"
       "    operation: \"gemm\"\n"
       "    iterations: 2\n"
-      "    transfers:\n" + receive_transfer + (send_phase == 3 ? send_transfer : "") +
+      "    transfers:\n" +
+      receive_transfer + (send_phase == 3 ? send_transfer : "") +
       "  - id: 5\n"
       "    label: \"layer.mlp.scatter\"\n"
       "    execution_count: 27\n"

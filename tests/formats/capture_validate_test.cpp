@@ -55,8 +55,7 @@ TEST(CaptureValidate, NamesPhaseTransferAndField) {
   const std::string at = "x.cap: phase 4 (layer.mlp.up): transfer 1: ";
   EXPECT_EQ(error_after([](Capture& c) { c.phases[0].transfers[1].source_tile = 16; }),
             at + "source_tile: 16 is not a tile of ipu21-c600-t16 (16 tiles)");
-  EXPECT_EQ(error_after([](Capture& c) { c.phases[0].transfers[1].words = 0; }),
-            at + "words: must be at least 1");
+  EXPECT_EQ(error_after([](Capture& c) { c.phases[0].transfers[1].words = 0; }), at + "words: must be at least 1");
   EXPECT_EQ(error_after([](Capture& c) { c.phases[0].transfers[1].words = 65537; }),
             at + "words: 65537 exceeds the limit of 65536");
   EXPECT_EQ(error_after([](Capture& c) { c.phases[0].transfers[1].source_addresses.pop_back(); }),

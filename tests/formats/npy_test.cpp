@@ -79,9 +79,7 @@ std::vector<uint8_t> pattern(size_t size, uint32_t seed) {
   return bytes;
 }
 
-size_t item_bytes(NpyType type) {
-  return type == NpyType::kFloat32 ? 4 : type == NpyType::kFloat16 ? 2 : 1;
-}
+size_t item_bytes(NpyType type) { return type == NpyType::kFloat32 ? 4 : type == NpyType::kFloat16 ? 2 : 1; }
 
 // A file with exactly this header text (no padding added) after a version `major` preamble.
 std::string npy_file(int major, const std::string& header, const std::string& data = "") {
@@ -104,15 +102,13 @@ std::string error_of(const std::string& bytes) {
   return "(no error)";
 }
 
-std::string header_with(const std::string& descr, const std::string& order,
-                        const std::string& shape) {
+std::string header_with(const std::string& descr, const std::string& order, const std::string& shape) {
   return "{'descr': " + descr + ", 'fortran_order': " + order + ", 'shape': " + shape + ", }\n";
 }
 
 TEST(NpyRoundTrip, EveryTypeAndShapeThroughAFile) {
   const std::string dir = testing::temp_dir("npy_round_trip");
-  const std::vector<std::vector<uint64_t>> shapes = {{},        {0},          {3},      {2, 3},
-                                                     {2, 0, 4}, {1, 1, 1, 5}, {7, 3, 2}};
+  const std::vector<std::vector<uint64_t>> shapes = {{}, {0}, {3}, {2, 3}, {2, 0, 4}, {1, 1, 1, 5}, {7, 3, 2}};
   uint32_t seed = 1;
   for (const NpyType type : {NpyType::kFloat16, NpyType::kFloat32, NpyType::kUint8}) {
     for (const auto& shape : shapes) {
@@ -193,11 +189,9 @@ TEST(NpyRead, ScalarsEmptyArraysPythonTwoLongsAndOtherNumberTypes) {
             std::vector<uint64_t>{});
   EXPECT_EQ(parse_npy(npy_file(1, header_with("'<f4'", "False", "(0, 5)")), "e.npy").shape,
             (std::vector<uint64_t>{0, 5}));
-  EXPECT_EQ(
-      parse_npy(npy_file(1, header_with("'<f2'", "False", "(2L, 1L)"), "abcd"), "l.npy").shape,
-      (std::vector<uint64_t>{2, 1}));
-  const NpyArray ints =
-      parse_npy(npy_file(1, header_with("'<i4'", "False", "(1,)"), "abcd"), "i.npy");
+  EXPECT_EQ(parse_npy(npy_file(1, header_with("'<f2'", "False", "(2L, 1L)"), "abcd"), "l.npy").shape,
+            (std::vector<uint64_t>{2, 1}));
+  const NpyArray ints = parse_npy(npy_file(1, header_with("'<i4'", "False", "(1,)"), "abcd"), "i.npy");
   EXPECT_EQ(ints.type, NpyType::kOther);
   EXPECT_EQ(ints.dtype, "<i4");
 }
@@ -207,15 +201,13 @@ TEST(NpyRead, MissingFileNamesIt) {
     read_npy("/nonexistent/image.npy");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "/nonexistent/image.npy: cannot open: No such file or directory");
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/image.npy: cannot open: No such file or directory");
   }
 }
 
 TEST(NpyRead, RefusalsOfThePreamble) {
   EXPECT_EQ(error_of(""), "image.npy: truncated: 0 bytes, shorter than the preamble");
-  EXPECT_EQ(error_of(std::string("\x93NUMPY\x01", 7)),
-            "image.npy: truncated: 7 bytes, shorter than the preamble");
+  EXPECT_EQ(error_of(std::string("\x93NUMPY\x01", 7)), "image.npy: truncated: 7 bytes, shorter than the preamble");
   EXPECT_EQ(error_of(std::string("\x93NUMPY\x02\x00\x10\x00", 10)),
             "image.npy: truncated: 10 bytes, shorter than the preamble");
   EXPECT_EQ(error_of("PK\x03\x04 a zip file"), "image.npy: not a .npy file (bad magic)");
@@ -230,8 +222,7 @@ TEST(NpyRead, RefusalsOfThePreamble) {
   long_header[9] = '\x13';  // 5000
   EXPECT_EQ(error_of(long_header), "image.npy: header length 5000 exceeds the file (14 bytes)");
   long_header[11] = '\xff';
-  EXPECT_EQ(error_of(long_header),
-            "image.npy: header length 4278195080 exceeds the file (14 bytes)");
+  EXPECT_EQ(error_of(long_header), "image.npy: header length 4278195080 exceeds the file (14 bytes)");
 }
 
 TEST(NpyRead, RefusalsOfTheDtype) {
@@ -240,8 +231,7 @@ TEST(NpyRead, RefusalsOfTheDtype) {
   };
   EXPECT_EQ(error_for("'>f4'"), "image.npy: descr: big-endian '>f4' is not supported");
   EXPECT_EQ(error_for("'|O'"), "image.npy: descr: object arrays ('|O') are not supported");
-  EXPECT_EQ(error_for("'|V4'"),
-            "image.npy: descr: structured or void dtypes ('|V4') are not supported");
+  EXPECT_EQ(error_for("'|V4'"), "image.npy: descr: structured or void dtypes ('|V4') are not supported");
   EXPECT_EQ(error_for("[('a', '<f4')]"), "image.npy: descr: structured dtypes are not supported");
   EXPECT_EQ(error_for("'<U1'"), "image.npy: descr: unsupported dtype '<U1'");
   EXPECT_EQ(error_for("'|f4'"), "image.npy: descr: unsupported dtype '|f4'");
@@ -251,15 +241,11 @@ TEST(NpyRead, RefusalsOfTheDtype) {
 }
 
 TEST(NpyRead, RefusalsOfTheHeaderDictionary) {
-  const auto error_for = [](const std::string& header) {
-    return error_of(npy_file(1, header, "ab"));
-  };
-  EXPECT_EQ(error_for("{'descr': '<f2', 'fortran_order': False}"),
-            "image.npy: header: missing key 'shape'");
+  const auto error_for = [](const std::string& header) { return error_of(npy_file(1, header, "ab")); };
+  EXPECT_EQ(error_for("{'descr': '<f2', 'fortran_order': False}"), "image.npy: header: missing key 'shape'");
   EXPECT_EQ(error_for("{'descr': '<f2', 'fortran_order': False, 'shape': (), 'x': 1}"),
             "image.npy: header: unexpected key 'x'");
-  EXPECT_EQ(error_for("{'descr': '<f2', 'descr': '<f2'}"),
-            "image.npy: header: key 'descr' appears twice");
+  EXPECT_EQ(error_for("{'descr': '<f2', 'descr': '<f2'}"), "image.npy: header: key 'descr' appears twice");
   EXPECT_EQ(error_for("{'descr' '<f2'}"), "image.npy: header: expected ':' at header byte 9");
   EXPECT_EQ(error_for("{'descr': '<f2', 'fortran_order': false, 'shape': ()}"),
             "image.npy: header: expected True or False at header byte 34");
@@ -274,10 +260,8 @@ TEST(NpyRead, RefusalsOfTheHeaderDictionary) {
   EXPECT_EQ(error_for("{'descr': '<f2', 'fortran_order': False, 'shape': ()} x"),
             "image.npy: header: unexpected text after the dictionary at header byte 54");
   EXPECT_EQ(error_for("{'descr: '<f2'}"), "image.npy: header: expected ':' at header byte 10");
-  EXPECT_EQ(error_for("{'descr\n': '<f2'}"),
-            "image.npy: header: unsupported string at header byte 1");
-  EXPECT_EQ(error_for("{'descr': '<f2"),
-            "image.npy: header: unterminated string at header byte 10");
+  EXPECT_EQ(error_for("{'descr\n': '<f2'}"), "image.npy: header: unsupported string at header byte 1");
+  EXPECT_EQ(error_for("{'descr': '<f2"), "image.npy: header: unterminated string at header byte 10");
   EXPECT_EQ(error_for(""), "image.npy: header: expected '{' at header byte 0");
   EXPECT_EQ(error_for("{'descr': '<f2', 'fortran_order': False, 'shape': (18446744073709551616,)}"),
             "image.npy: shape: a dimension exceeds 2^64");
@@ -308,16 +292,12 @@ TEST(NpyExpect, NamesTheFileAndWhatDiffers) {
     return std::string("(no error)");
   };
   EXPECT_EQ(message(NpyType::kFloat32, {3, 2, 2}), "(no error)");
-  EXPECT_EQ(message(NpyType::kFloat16, {3, 2, 2}),
-            "image.npy: dtype: expected <f2 (float16), got <f4 (float32)");
-  EXPECT_EQ(message(NpyType::kUint8, {3, 2, 2}),
-            "image.npy: dtype: expected |u1 (uint8), got <f4 (float32)");
-  EXPECT_EQ(message(NpyType::kFloat32, {729, 588}),
-            "image.npy: shape: expected (729, 588), got (3, 2, 2)");
+  EXPECT_EQ(message(NpyType::kFloat16, {3, 2, 2}), "image.npy: dtype: expected <f2 (float16), got <f4 (float32)");
+  EXPECT_EQ(message(NpyType::kUint8, {3, 2, 2}), "image.npy: dtype: expected |u1 (uint8), got <f4 (float32)");
+  EXPECT_EQ(message(NpyType::kFloat32, {729, 588}), "image.npy: shape: expected (729, 588), got (3, 2, 2)");
   EXPECT_EQ(message(NpyType::kFloat32, {12}), "image.npy: shape: expected (12,), got (3, 2, 2)");
   EXPECT_EQ(message(NpyType::kFloat32, {}), "image.npy: shape: expected (), got (3, 2, 2)");
-  const NpyArray ints =
-      parse_npy(npy_file(1, header_with("'<i4'", "False", "()"), "abcd"), "i.npy");
+  const NpyArray ints = parse_npy(npy_file(1, header_with("'<i4'", "False", "()"), "abcd"), "i.npy");
   try {
     expect_npy(ints, "labels.npy", NpyType::kUint8, {});
     FAIL();

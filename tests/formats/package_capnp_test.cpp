@@ -5,16 +5,15 @@
 #include <optional>
 #include <random>
 
-#include "io/errors.hpp"
 #include "formats/package_io.hpp"
+#include "io/errors.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::arch {
 namespace {
 
 std::string valid_bytes() {
-  return package_to_capnp_bytes(
-      read_package(testing::source_path("tests/data/packages/repeat_patch.yaml")));
+  return package_to_capnp_bytes(read_package(testing::source_path("tests/data/packages/repeat_patch.yaml")));
 }
 
 std::string error_of(const std::string& bytes) {

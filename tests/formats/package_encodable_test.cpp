@@ -23,12 +23,8 @@ const MachineDescription& machine() {
   return m;
 }
 
-Package p2p() {
-  return read_package(testing::source_path("tests/data/packages/point_to_point.yaml"));
-}
-Package repeat() {
-  return read_package(testing::source_path("tests/data/packages/repeat_patch.yaml"));
-}
+Package p2p() { return read_package(testing::source_path("tests/data/packages/point_to_point.yaml")); }
+Package repeat() { return read_package(testing::source_path("tests/data/packages/repeat_patch.yaml")); }
 
 // "(lowers)" when the package validates and every tile lowers, else the validator's line.
 std::string outcome(const Package& p) {
@@ -161,8 +157,7 @@ TEST(PackageEncodable, EveryFieldLimitIsWhatEncodeChecks) {
         encode(in);
         ADD_FAILURE() << name << " = max + 1 encoded";
       } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(std::string(field_name(field)) + " = "),
-                  std::string::npos)
+        EXPECT_NE(std::string(e.what()).find(std::string(field_name(field)) + " = "), std::string::npos)
             << name << ": " << e.what();
       }
     }
@@ -172,8 +167,7 @@ TEST(PackageEncodable, EveryFieldLimitIsWhatEncodeChecks) {
 TEST(PackageEncodable, WordMacroReachesEveryRegisterValueAndNoMore) {
   EXPECT_EQ(word_limit().min, INT32_MIN);
   EXPECT_EQ(word_limit().max, int64_t{UINT32_MAX});
-  for (int64_t inside : {int64_t{INT32_MIN}, int64_t{-1}, int64_t{0xfffff}, int64_t{0x100000},
-                         int64_t{UINT32_MAX}}) {
+  for (int64_t inside : {int64_t{INT32_MIN}, int64_t{-1}, int64_t{0xfffff}, int64_t{0x100000}, int64_t{UINT32_MAX}}) {
     for (const Instruction& in : load_word(4, inside)) EXPECT_NO_THROW(encode(in)) << inside;
   }
   EXPECT_EQ(load_word(4, 0xfffff).size(), 1u);
@@ -213,8 +207,7 @@ TEST(PackageEncodable, SyncZone) {
   for (size_t tile : {0, 1}) step_of<SyncStep>(p, tile, {1}).zone = 15;
   EXPECT_EQ(outcome(p), "(lowers)");
   for (size_t tile : {0, 1}) step_of<SyncStep>(p, tile, {1}).zone = 16;
-  EXPECT_EQ(outcome(p),
-            "p.yaml: tile 0: step 1 (sync): zone: 16 does not fit sync's 4-bit zone (0..15)");
+  EXPECT_EQ(outcome(p), "p.yaml: tile 0: step 1 (sync): zone: 16 does not fit sync's 4-bit zone (0..15)");
 }
 
 // Mux values and the format are CSR values through setzi: past it, the encoder's line; just
@@ -290,14 +283,12 @@ TEST(PackageEncodable, KernelArgumentsFitTheirRegisters) {
   Package p = p2p();
   KernelStep& k = step_of<KernelStep>(p, 1, {2});
   k.operands.resize(8, k.operands[1]);  // 8 + 1 scalar: $m2..$m10
-  EXPECT_EQ(outcome(p),
-            where + "9 operands and scalars; the kernel ABI passes 1 to 8, in $m2..$m9");
+  EXPECT_EQ(outcome(p), where + "9 operands and scalars; the kernel ABI passes 1 to 8, in $m2..$m9");
   k.operands.resize(7);
   EXPECT_EQ(outcome(p), where + "checksum takes 2 operands, got 7");
   k.operands.clear();
   k.scalars.clear();
-  EXPECT_EQ(outcome(p),
-            where + "0 operands and scalars; the kernel ABI passes 1 to 8, in $m2..$m9");
+  EXPECT_EQ(outcome(p), where + "0 operands and scalars; the kernel ABI passes 1 to 8, in $m2..$m9");
 }
 
 TEST(PackageEncodable, RepeatPointerSlotsAndStrides) {
@@ -351,12 +342,10 @@ TEST(PackageEncodable, ConvertAndRunRefuseWithTheFieldNamed) {
       {"incoming_base", "incoming_base: 0x60000", "incoming_base: 0x100000",
        "tile 1: step 0 (exchange): incoming_base: 0x100000 does not fit setzi's 20-bit immediate "
        "(0..0xfffff)"},
-      {"sync_zone", "sync: 3", "sync: 16",
-       "tile 0: step 1 (sync): zone: 16 does not fit sync's 4-bit zone (0..15)"},
+      {"sync_zone", "sync: 3", "sync: 16", "tile 0: step 1 (sync): zone: 16 does not fit sync's 4-bit zone (0..15)"},
   };
   const std::string dir = testing::temp_dir("package-encodable");
-  const std::string text =
-      testing::read_file(testing::source_path("tests/data/packages/point_to_point.yaml"));
+  const std::string text = testing::read_file(testing::source_path("tests/data/packages/point_to_point.yaml"));
   for (const CommandCase& c : cases) {
     std::string bad = text;
     for (size_t at = bad.find(c.from); at != std::string::npos; at = bad.find(c.from, at + 1)) {
@@ -376,8 +365,7 @@ TEST(PackageEncodable, ConvertAndRunRefuseWithTheFieldNamed) {
 
 TEST(PackageEncodable, ConvertTakesTheLastValuesThatFit) {
   const std::string dir = testing::temp_dir("package-encodable-inside");
-  std::string text =
-      testing::read_file(testing::source_path("tests/data/packages/point_to_point.yaml"));
+  std::string text = testing::read_file(testing::source_path("tests/data/packages/point_to_point.yaml"));
   text.replace(text.find("incoming_base: 0x60000"), 22, "incoming_base: 0xfffff");
   for (size_t at = text.find("sync: 3"); at != std::string::npos; at = text.find("sync: 3", at)) {
     text.replace(at, 7, "sync: 15");

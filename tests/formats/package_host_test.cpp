@@ -129,15 +129,16 @@ TEST(PackageHost, YamlRefusesUnknownKeysAndDirections) {
     text.replace(text.find(from), from.size(), to);
     return read_error(text);
   };
-  EXPECT_NE(with("{to: tile,", "{to: tiles,").find("tiles[0].steps[0].host.transfers[0].to: unknown direction "
-                                                   "'tiles' (expected tile or host)"),
+  EXPECT_NE(with("{to: tile,", "{to: tiles,")
+                .find("tiles[0].steps[0].host.transfers[0].to: unknown direction "
+                      "'tiles' (expected tile or host)"),
             std::string::npos);
   EXPECT_NE(with("bytes: 12}\n      - exchange", "bytes: 12, size: 4}\n      - exchange")
                 .find("tiles[0].steps[0].host.transfers[0].size: unknown key"),
             std::string::npos);
-  EXPECT_NE(with("          transfers: []", "          transfers: []\n          sync: 1")
-                .find(".host.sync: unknown key"),
-            std::string::npos);
+  EXPECT_NE(
+      with("          transfers: []", "          transfers: []\n          sync: 1").find(".host.sync: unknown key"),
+      std::string::npos);
   EXPECT_NE(with("  command_address: 0x0\n", "  command_address: 0x0\n  pages: 2\n").find("host.pages: unknown key"),
             std::string::npos);
   EXPECT_NE(with("      phases: 2\n", "      phases: 2\n      invocations: 1\n")
@@ -146,8 +147,9 @@ TEST(PackageHost, YamlRefusesUnknownKeysAndDirections) {
   EXPECT_NE(with("file_offset: 0, bytes: 12}\n      outputs", "file_offset: 0, size: 12}\n      outputs")
                 .find("host.calls[0].inputs[0].bytes: "),
             std::string::npos);
-  EXPECT_NE(with("- host:\n          transfers: []", "- hostx: {}").find("unknown step kind (expected sync, exchange, "
-                                                                      "kernel, repeat, patch or host)"),
+  EXPECT_NE(with("- host:\n          transfers: []", "- hostx: {}")
+                .find("unknown step kind (expected sync, exchange, "
+                      "kernel, repeat, patch or host)"),
             std::string::npos);
   EXPECT_NE(with("input_batch_ends: [1]", "input_batch_ends: [x]").find("host.calls[0].input_batch_ends[0]: "),
             std::string::npos);
@@ -170,8 +172,9 @@ TEST(PackageHost, HostPhaseOnlyAtTheTopLevel) {
   Package p = host_package();
   Step last = p.tiles[0].steps.back();
   p.tiles[0].steps.back() = Step{RepeatStep{1, {last}, {}}};
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 3.0 (host): a host phase inside a Repeat (host phases run only at "
-                         "the top level)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 0: step 3.0 (host): a host phase inside a Repeat (host phases run only at "
+            "the top level)");
 }
 
 TEST(PackageHost, TransferSizeAndAlignment) {
@@ -197,17 +200,20 @@ TEST(PackageHost, TransfersAreWhatAHostProgramsPacketsCanCarry) {
   EXPECT_EQ(error_of(p), "(valid)");
   p = host_package();
   step_of<HostStep>(p, 0, {0}).transfers[0].tile_address = 0x50184;  // not 32-aligned: staged onto itself
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0 (host): transfers: lands at 0x50184+12, where this step's staged "
-                         "bytes are (0x50180..0x5018c)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 0: step 0 (host): transfers: lands at 0x50184+12, where this step's staged "
+            "bytes are (0x50180..0x5018c)");
   p = host_package();
   p.host.arena_bytes = 0x4000;
   step_of<HostStep>(p, 0, {0}).transfers[0] = {HostDirection::ToTile, 0x60000, 0x1000, 5000};
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0 (host): transfers: stages 5000 bytes through the 4096-byte "
-                         "staging buffer at 0x50180 (one 4 KiB chunk per tile and host phase)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 0: step 0 (host): transfers: stages 5000 bytes through the 4096-byte "
+            "staging buffer at 0x50180 (one 4 KiB chunk per tile and host phase)");
   p = host_package();
   step_of<HostStep>(p, 0, {0}).transfers.push_back({HostDirection::ToHost, 0x60000, 0x2000, 4});
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0 (host): transfers[1].to: goes the other way from transfers[0]: a "
-                         "host program moves data one way (IPU21-DEVICE.md 14)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 0: step 0 (host): transfers[1].to: goes the other way from transfers[0]: a "
+            "host program moves data one way (IPU21-DEVICE.md 14)");
   // From tile memory to the host any 4-aligned address will do.
   p = host_package();
   step_of<HostStep>(p, 1, {4}).transfers[0].tile_address = 0x60004;
@@ -217,12 +223,14 @@ TEST(PackageHost, TransfersAreWhatAHostProgramsPacketsCanCarry) {
 TEST(PackageHost, TransferRanges) {
   Package p = host_package();
   step_of<HostStep>(p, 0, {0}).transfers[0].tile_address = 0xe7ffc;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0 (host): transfers[0].tile_address: [0xe7ffc, 0xe8008) outside "
-                         "SRAM [0x4c000, 0xe8000)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 0: step 0 (host): transfers[0].tile_address: [0xe7ffc, 0xe8008) outside "
+            "SRAM [0x4c000, 0xe8000)");
   p = host_package();
   step_of<HostStep>(p, 1, {4}).transfers[0].host_address = 0x2ff8;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 4 (host): transfers[0].host_address: [0x2ff8, 0x3004) outside "
-                         "the host arena [0x0, 0x3000)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: step 4 (host): transfers[0].host_address: [0x2ff8, 0x3004) outside "
+            "the host arena [0x0, 0x3000)");
 }
 
 TEST(PackageHost, EveryTileHasTheSameHostSteps) {
@@ -234,8 +242,9 @@ TEST(PackageHost, EveryTileHasTheSameHostSteps) {
 TEST(PackageHost, HostStepsAreBarriersInOrder) {
   Package p = host_package();
   std::swap(p.tiles[1].steps[0], p.tiles[1].steps[1]);
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0 (exchange): barrier 0 is exchange of phase 1 but tile 0 has host "
-                         "phase 0 (tile 0: step 0 (host))");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: step 0 (exchange): barrier 0 is exchange of phase 1 but tile 0 has host "
+            "phase 0 (tile 0: step 0 (host))");
 }
 
 TEST(PackageHost, HostStepsNeedASession) {
@@ -271,33 +280,39 @@ TEST(PackageHost, CallNamesNonEmptyAndUnique) {
 TEST(PackageHost, CallSlicesInsideTheArena) {
   Package p = host_package();
   run_call(p).inputs[0].host_address = 0x2ffc;
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): inputs[0].host_address: [0x2ffc, 0x3008) outside the host "
-                         "arena [0x0, 0x3000)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): inputs[0].host_address: [0x2ffc, 0x3008) outside the host "
+            "arena [0x0, 0x3000)");
   p = host_package();
   run_call(p).outputs[0].host_address = 0x3000;
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): outputs[0].host_address: [0x3000, 0x300c) outside the "
-                         "host arena [0x0, 0x3000)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): outputs[0].host_address: [0x3000, 0x300c) outside the "
+            "host arena [0x0, 0x3000)");
 }
 
 TEST(PackageHost, BatchEnds) {
   Package p = host_package();
   run_call(p).inputs = {{0x1000, 0, 8}, {0x1008, 8, 4}};
   run_call(p).input_batch_ends = {1, 1};
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): input_batch_ends[1]: 1 does not follow 1 (batch ends "
-                         "increase strictly from 0)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): input_batch_ends[1]: 1 does not follow 1 (batch ends "
+            "increase strictly from 0)");
   run_call(p).input_batch_ends = {1};
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): input_batch_ends: the last end is 1, not the call's 2 "
-                         "input slices");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): input_batch_ends: the last end is 1, not the call's 2 "
+            "input slices");
   run_call(p).input_batch_ends = {1, 2};
   EXPECT_EQ(error_of(p), "(valid)");
   run_call(p).output_batch_ends.clear();
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): output_batch_ends: is empty but the call has 1 output "
-                         "slices");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): output_batch_ends: is empty but the call has 1 output "
+            "slices");
   run_call(p).outputs.clear();
   EXPECT_EQ(error_of(p), "(valid)");
   run_call(p).output_batch_ends = {0};
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): output_batch_ends[0]: 0 does not follow 0 (batch ends "
-                         "increase strictly from 0)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): output_batch_ends[0]: 0 does not follow 0 (batch ends "
+            "increase strictly from 0)");
 }
 
 TEST(PackageHost, CallBindingsExistWithTheRightKind) {
@@ -306,23 +321,27 @@ TEST(PackageHost, CallBindingsExistWithTheRightKind) {
   EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): input_bindings[0]: no binding 'x'");
   p = host_package();
   run_call(p).input_bindings = {"received"};
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): input_bindings[0]: binding 'received' is an output, not "
-                         "an input or weight");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): input_bindings[0]: binding 'received' is an output, not "
+            "an input or weight");
   p = host_package();
   run_call(p).output_bindings = {"payload"};
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): output_bindings[0]: binding 'payload' is an input, not an "
-                         "output");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): output_bindings[0]: binding 'payload' is an input, not an "
+            "output");
 }
 
 TEST(PackageHost, SlicesInsideTheCallsFile) {
   Package p = host_package();
   run_call(p).inputs[0].file_offset = 4;
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): inputs[0].file_offset: 12 bytes at 4 reach past the input "
-                         "file's 12 bytes (its bindings' sizes added up)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): inputs[0].file_offset: 12 bytes at 4 reach past the input "
+            "file's 12 bytes (its bindings' sizes added up)");
   p = host_package();
   run_call(p).outputs[0].file_offset = UINT64_MAX;
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): outputs[0].file_offset: 12 bytes at "
-                         "18446744073709551615 reach past the output file's 12 bytes (its bindings' sizes added up)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): outputs[0].file_offset: 12 bytes at "
+            "18446744073709551615 reach past the output file's 12 bytes (its bindings' sizes added up)");
   // The file is the bindings back to back: a weight after the payload makes it 20 bytes.
   p = host_package();
   p.bindings.push_back({"w", BindingKind::Weight, {{0, 0x61000, 4}, {0, 0x61008, 4}}, ElementType::Bytes, {}});
@@ -331,8 +350,9 @@ TEST(PackageHost, SlicesInsideTheCallsFile) {
   run_call(p).input_batch_ends = {2};
   EXPECT_EQ(error_of(p), "(valid)");
   run_call(p).inputs[1].file_offset = 16;
-  EXPECT_EQ(error_of(p), "p.yaml: host.calls[0] ('run'): inputs[1].file_offset: 8 bytes at 16 reach past the input "
-                         "file's 20 bytes (its bindings' sizes added up)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: host.calls[0] ('run'): inputs[1].file_offset: 8 bytes at 16 reach past the input "
+            "file's 20 bytes (its bindings' sizes added up)");
 }
 
 TEST(PackageHost, CallPhasesAddUpToTheHostSteps) {

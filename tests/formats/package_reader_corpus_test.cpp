@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "io/errors.hpp"
 #include "formats/package_io.hpp"
+#include "io/errors.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::arch {
@@ -27,9 +27,7 @@ TEST(PackageReaderCorpus, EveryFileReadsOrFailsAsBadInput) {
       const Package p = read_package(file.string());
       // What was read also converts both ways without loss.
       const std::string capnp = package_to_capnp_bytes(p);
-      EXPECT_EQ(read_package_from_bytes(reinterpret_cast<const uint8_t*>(capnp.data()),
-                                        capnp.size(), "again"),
-                p);
+      EXPECT_EQ(read_package_from_bytes(reinterpret_cast<const uint8_t*>(capnp.data()), capnp.size(), "again"), p);
       ++packages;
     } catch (const InputError& e) {
       EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();

@@ -2,24 +2,20 @@
 // back gives byte-identical files.
 #include <gtest/gtest.h>
 
-#include "io/errors.hpp"
 #include "formats/package.hpp"
 #include "formats/package_io.hpp"
+#include "io/errors.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::arch {
 namespace {
 
-const std::vector<std::string> kPackages = {"point_to_point.yaml", "repeat_patch.yaml",
-                                            "long_rows.yaml"};
+const std::vector<std::string> kPackages = {"point_to_point.yaml", "repeat_patch.yaml", "long_rows.yaml"};
 
-Package load(const std::string& name) {
-  return read_package(testing::source_path("tests/data/packages/" + name));
-}
+Package load(const std::string& name) { return read_package(testing::source_path("tests/data/packages/" + name)); }
 
 Package from_capnp(const std::string& bytes) {
-  return read_package_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
-                                 "memory");
+  return read_package_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "memory");
 }
 
 // Exercises every field, including ones a valid package would not combine.
@@ -49,8 +45,8 @@ Package everything() {
   std::vector<uint32_t> many(19);
   for (uint32_t i = 0; i < many.size(); ++i) many[i] = 0x9e3779b9u * (i + 1);
   t.steps.push_back(Step{PatchStep{PatchMethod::Helper, {{0x4c018, many}}}});
-  t.steps.push_back(Step{HostStep{{{HostDirection::ToTile, 0x50180, 0x1000, 4096},
-                                   {HostDirection::ToHost, UINT32_MAX, 0, 0}}}});
+  t.steps.push_back(
+      Step{HostStep{{{HostDirection::ToTile, 0x50180, 0x1000, 4096}, {HostDirection::ToHost, UINT32_MAX, 0, 0}}}});
   t.steps.push_back(Step{HostStep{}});
   p.tiles.push_back(t);
   p.tiles.push_back(TileProgram{6, {}, {}, {}});
@@ -58,8 +54,8 @@ Package everything() {
                 {"none", BindingKind::Output, {}, ElementType::Bytes, {}}};
   p.expectations = {{5, 0x4d000, 8, {}, 0xfedcba9876543210ull}, {6, 0x50000, 2, {0xab, 0xcd}, {}}};
   p.workload = "  name: \"w\" # not a comment: here\n\n   \nmodel: {layers: 2}  \n---\n...\n- |\n";
-  HostCallSpec run{"r\"un\"", UINT32_MAX, 7, {{0x1000, UINT64_MAX, 4}, {0, 0, 0}}, {{0x2000, 12, 8}},
-               {1, 2}, {}, {"w", "none"}, {"ü"}};
+  HostCallSpec run{"r\"un\"", UINT32_MAX,    7,    {{0x1000, UINT64_MAX, 4}, {0, 0, 0}}, {{0x2000, 12, 8}}, {1, 2},
+                   {},        {"w", "none"}, {"ü"}};
   p.host = {0x10000, 0xfffc, {run, HostCallSpec{}}};
   return p;
 }
@@ -67,9 +63,19 @@ Package everything() {
 // Texts a literal block scalar holds (the first seven: a byte-order mark and non-ASCII UTF-8
 // come back too) and ones that fall back to a quoted string. Text that is not UTF-8 is
 // refused by both readers (WorkloadTextThatIsNotUtf8IsRefused).
-const std::vector<std::string> kWorkloadTexts = {
-    "a",   "a\n",    "a\nb",   "\"x\": '#'\n  y\n", "ü\n",  "\xef\xbb\xbfname: x\n", "ok \xc3\xbf\n",
-    "\n", "a\n\n", "\na\n", "tab\there\n",      "cr\r\n", "\x01"};
+const std::vector<std::string> kWorkloadTexts = {"a",
+                                                 "a\n",
+                                                 "a\nb",
+                                                 "\"x\": '#'\n  y\n",
+                                                 "ü\n",
+                                                 "\xef\xbb\xbfname: x\n",
+                                                 "ok \xc3\xbf\n",
+                                                 "\n",
+                                                 "a\n\n",
+                                                 "\na\n",
+                                                 "tab\there\n",
+                                                 "cr\r\n",
+                                                 "\x01"};
 
 TEST(PackageRoundTrip, YamlToCapnpToYamlIsByteEqual) {
   for (const auto& name : kPackages) {
@@ -129,8 +135,9 @@ TEST(PackageRoundTrip, WorkloadTextThatIsNotUtf8IsRefused) {
 
 TEST(PackageRoundTrip, NoWorkloadNoKey) {
   EXPECT_EQ(package_to_yaml(load("point_to_point.yaml")).find("workload"), std::string::npos);
-  EXPECT_NE(package_to_yaml(everything()).find("\nworkload: |2\n    name: \"w\" # not a comment: here\n\n"
-                                               "     \n  model: {layers: 2}  \n  ---\n  ...\n  - |\nphases:"),
+  EXPECT_NE(package_to_yaml(everything())
+                .find("\nworkload: |2\n    name: \"w\" # not a comment: here\n\n"
+                      "     \n  model: {layers: 2}  \n  ---\n  ...\n  - |\nphases:"),
             std::string::npos)
       << package_to_yaml(everything());
 }
@@ -148,10 +155,8 @@ TEST(PackageRoundTrip, FilesWrittenAtomicallyReadBack) {
 TEST(PackageRoundTrip, CanonicalYamlShape) {
   const Package p = load("point_to_point.yaml");
   const std::string yaml = package_to_yaml(p);
-  EXPECT_NE(yaml.find("        words: [40a0008a, 784c0001, 43a00000, 00000000]\n"), std::string::npos)
-      << yaml;
-  EXPECT_NE(yaml.find("      - exchange: {phase: 1, row: 0x4c000, incoming_base: 0x60000}\n"),
-            std::string::npos);
+  EXPECT_NE(yaml.find("        words: [40a0008a, 784c0001, 43a00000, 00000000]\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("      - exchange: {phase: 1, row: 0x4c000, incoming_base: 0x60000}\n"), std::string::npos);
   EXPECT_NE(yaml.find("      - kernel: {name: \"checksum\", operands: [0x60000, 0x61000], "
                       "scalars: [12]}\n"),
             std::string::npos);

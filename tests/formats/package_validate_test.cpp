@@ -2,9 +2,9 @@
 // step (index path into Repeat bodies) and the field.
 #include <gtest/gtest.h>
 
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
+#include "io/errors.hpp"
 #include "support/package_steps.hpp"
 #include "support/test_support.hpp"
 
@@ -75,7 +75,8 @@ TEST(PackageValidate, SegmentInsideSram) {
 TEST(PackageValidate, SegmentBelowLoaderLimit) {
   Package p = p2p();
   p.tiles[0].segments[1].address = 0xe7bb0;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: segment 1 (0xe7bb0): [0xe7bb0, 0xe7bbc) reaches past the loader limit 0xe7bb0");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 0: segment 1 (0xe7bb0): [0xe7bb0, 0xe7bbc) reaches past the loader limit 0xe7bb0");
 }
 
 TEST(PackageValidate, SegmentAligned) {
@@ -90,7 +91,8 @@ TEST(PackageValidate, SegmentAligned) {
 TEST(PackageValidate, SegmentsDoNotOverlap) {
   Package p = p2p();
   p.tiles[1].segments[1].address = 0x4c010;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: segment 1 (0x4c010): [0x4c010, 0x4d020) overlaps segment 0 [0x4c000, 0x4c018)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: segment 1 (0x4c010): [0x4c010, 0x4d020) overlaps segment 0 [0x4c000, 0x4c018)");
 }
 
 TEST(PackageValidate, SegmentBytesMatchSize) {
@@ -105,7 +107,9 @@ TEST(PackageValidate, TableAlignedAndFetchable) {
   EXPECT_EQ(error_of(p), "p.yaml: tile 0: table.address: 0x4c004 is not 8-aligned");
   p = p2p();
   p.tiles[0].table = {0x7fff8, 16};
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: table: [0x7fff8, 0x80008) reaches past the row region end 0x80000 (rows must be fetchable)");
+  EXPECT_EQ(
+      error_of(p),
+      "p.yaml: tile 0: table: [0x7fff8, 0x80008) reaches past the row region end 0x80000 (rows must be fetchable)");
   p = p2p();
   p.tiles[0].table = {0x48000, 16};
   EXPECT_EQ(error_of(p), "p.yaml: tile 0: table: [0x48000, 0x48010) outside SRAM [0x4c000, 0xe8000)");
@@ -117,7 +121,8 @@ TEST(PackageValidate, ExchangeRowAddress) {
   EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0 (exchange): row_address: 0x4c004 is not 8-aligned");
   p = p2p();
   step_of<ExchangeStep>(p, 1, {0}).row_address = 0x4c018;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0 (exchange): row_address: 0x4c018 outside the table [0x4c000, 0x4c018)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: step 0 (exchange): row_address: 0x4c018 outside the table [0x4c000, 0x4c018)");
   p = p2p();
   p.tiles[1].table.size = 32;
   step_of<ExchangeStep>(p, 1, {0}).row_address = 0x4c018;
@@ -127,16 +132,19 @@ TEST(PackageValidate, ExchangeRowAddress) {
 TEST(PackageValidate, ExchangeCsrValues) {
   Package p = p2p();
   step_of<ExchangeStep>(p, 1, {0}).incoming_format = 3;
-  EXPECT_EQ(error_of(p),
-            "p.yaml: tile 1: step 0 (exchange): incoming_format: 3 is not a format (0 32-bit, 1 early half, 2 waiting half)");
+  EXPECT_EQ(
+      error_of(p),
+      "p.yaml: tile 1: step 0 (exchange): incoming_format: 3 is not a format (0 32-bit, 1 early half, 2 waiting half)");
   p = p2p();
   step_of<ExchangeStep>(p, 1, {0}).incoming_muxpair = 0x5c0;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0 (exchange): incoming_muxpair: 0x5c0 is no tile (0..1471), not neutral "
-                         "0x640 and no host endpoint 0x600..0x63f");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: step 0 (exchange): incoming_muxpair: 0x5c0 is no tile (0..1471), not neutral "
+            "0x640 and no host endpoint 0x600..0x63f");
   p = p2p();
   step_of<ExchangeStep>(p, 1, {0}).incoming_mux = 0x641;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0 (exchange): incoming_mux: 0x641 is no tile (0..1471), not neutral "
-                         "0x640 and no host endpoint 0x600..0x63f");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: step 0 (exchange): incoming_mux: 0x641 is no tile (0..1471), not neutral "
+            "0x640 and no host endpoint 0x600..0x63f");
   for (uint32_t ok : {0u, 1471u, 0x600u, 0x63du, 0x640u}) {
     p = p2p();
     step_of<ExchangeStep>(p, 1, {0}).incoming_muxpair = ok;
@@ -173,7 +181,8 @@ TEST(PackageValidate, PhaseIdsUnique) {
 TEST(PackageValidate, BarriersMatchAcrossTiles) {
   Package p = repeat();
   step_of<SyncStep>(p, 1, {0, 3}).zone = 1;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 0.3 (sync): barrier 2 is sync 1 but tile 0 has sync 3 (tile 0: step 0.3.0 (sync))");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: step 0.3 (sync): barrier 2 is sync 1 but tile 0 has sync 3 (tile 0: step 0.3.0 (sync))");
 }
 
 TEST(PackageValidate, BarrierCountsMatchAcrossTiles) {
@@ -181,7 +190,9 @@ TEST(PackageValidate, BarrierCountsMatchAcrossTiles) {
   std::get<RepeatStep>(p.tiles[1].steps[0].kind).count = 2;
   // Patch values must then follow the new count; use one value for all.
   step_of<PatchStep>(p, 1, {0, 0}).entries[0].values.resize(1);
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: steps: takes part in 6 barriers but tile 0 in 9; first unmatched: exchange of phase 2 at tile 0: step 0.1 (exchange)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: steps: takes part in 6 barriers but tile 0 in 9; first unmatched: exchange of phase 2 at "
+            "tile 0: step 0.1 (exchange)");
 }
 
 TEST(PackageValidate, RepeatShape) {
@@ -199,10 +210,13 @@ TEST(PackageValidate, RepeatShape) {
 TEST(PackageValidate, PatchEntries) {
   Package p = repeat();
   step_of<PatchStep>(p, 0, {0, 0}).entries[0].word_address = 0x4c010;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.0 (patch): entries[0].word: 0x4c010 outside the table [0x4c000, 0x4c010)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 0: step 0.0 (patch): entries[0].word: 0x4c010 outside the table [0x4c000, 0x4c010)");
   p = repeat();
   step_of<PatchStep>(p, 0, {0, 0}).entries[0].values.resize(2);
-  EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.0 (patch): entries[0].values: 2 values; expected 1 or the enclosing Repeat's count 3");
+  EXPECT_EQ(
+      error_of(p),
+      "p.yaml: tile 0: step 0.0 (patch): entries[0].values: 2 values; expected 1 or the enclosing Repeat's count 3");
   p = repeat();
   step_of<PatchStep>(p, 0, {0, 0}).entries[0].values.clear();
   EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.0 (patch): entries[0].values: is empty");
@@ -214,9 +228,12 @@ TEST(PackageValidate, PatchEntries) {
 TEST(PackageValidate, KernelNameAndShape) {
   Package p = p2p();
   step_of<KernelStep>(p, 1, {2}).name = "gemm";
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): name: unknown kernel 'gemm' (known: add, attention_merge, attention_softmax, cast, checksum, "
-                         "checksum_xxh3, copy, fill, gelu, gemm_fp16, gemm_fp16_interleaved, gemm_fp8, gemm_fp8_interleaved, layernorm, "
-            "reduce_sum, softmax, and the IPU21 stack's kernels by symbol)");
+  EXPECT_EQ(
+      error_of(p),
+      "p.yaml: tile 1: step 2 (kernel): name: unknown kernel 'gemm' (known: add, attention_merge, attention_softmax, "
+      "cast, checksum, "
+      "checksum_xxh3, copy, fill, gelu, gemm_fp16, gemm_fp16_interleaved, gemm_fp8, gemm_fp8_interleaved, layernorm, "
+      "reduce_sum, softmax, and the IPU21 stack's kernels by symbol)");
   p = p2p();
   step_of<KernelStep>(p, 1, {2}).operands.pop_back();
   EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): operands: checksum takes 2 operands, got 1");
@@ -228,7 +245,8 @@ TEST(PackageValidate, KernelNameAndShape) {
 TEST(PackageValidate, KernelRangesInSram) {
   Package p = p2p();
   step_of<KernelStep>(p, 1, {2}).operands[1].address = 0xe7ffc;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): operands[1]: [0xe7ffc, 0xe8004) outside SRAM [0x4c000, 0xe8000)");
+  EXPECT_EQ(error_of(p),
+            "p.yaml: tile 1: step 2 (kernel): operands[1]: [0xe7ffc, 0xe8004) outside SRAM [0x4c000, 0xe8000)");
   p = repeat();
   step_of<KernelStep>(p, 0, {0, 2}).scalars[0] = 0;
   EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.2 (kernel): scalars[0]: copy: bytes = 0 outside [1, 638976]");
@@ -237,7 +255,9 @@ TEST(PackageValidate, KernelRangesInSram) {
   EXPECT_EQ(error_of(p), "p.yaml: tile 0: step 0.2 (kernel): operands[1]: pointer slot 0x4c801 is not 4-aligned");
   p = p2p();
   step_of<KernelStep>(p, 1, {2}).operands[0].offset = 64;
-  EXPECT_EQ(error_of(p), "p.yaml: tile 1: step 2 (kernel): operands[0].offset: an offset without a pointer (write the address itself)");
+  EXPECT_EQ(
+      error_of(p),
+      "p.yaml: tile 1: step 2 (kernel): operands[0].offset: an offset without a pointer (write the address itself)");
 }
 
 TEST(PackageValidate, BindingsAndExpectationsInSram) {

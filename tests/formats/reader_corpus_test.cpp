@@ -2,14 +2,14 @@
 // their readers as ordinary tests: every file reads or fails as bad input.
 #include <gtest/gtest.h>
 
-#include "sim/device/application.hpp"
-#include "formats/capture.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "formats/npy.hpp"
 #include "formats/package_io.hpp"
 #include "formats/safetensors.hpp"
-#include "profile/profile.hpp"
 #include "io/yaml_reader.hpp"
+#include "profile/profile.hpp"
+#include "sim/device/application.hpp"
 #include "support/corpus.hpp"
 
 namespace lockstep::arch {
@@ -66,9 +66,7 @@ TEST(ReaderCorpus, PackageYaml) {
   const auto outcome = run_corpus("package_yaml", [](const std::string& path) {
     const Package package = parse_package_yaml(read_text_file(path), path);
     const std::string capnp = package_to_capnp_bytes(package);
-    EXPECT_EQ(read_package_from_bytes(reinterpret_cast<const uint8_t*>(capnp.data()),
-                                      capnp.size(), "again"),
-              package);
+    EXPECT_EQ(read_package_from_bytes(reinterpret_cast<const uint8_t*>(capnp.data()), capnp.size(), "again"), package);
   });
   EXPECT_GE(outcome.files, 5u);
   EXPECT_GT(outcome.read, 0u);

@@ -7,12 +7,12 @@
 #include <cstring>
 #include <random>
 
-#include "formats/capture.hpp"
-#include "io/input_file.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "formats/npy.hpp"
 #include "formats/package_io.hpp"
 #include "formats/safetensors.hpp"
+#include "io/input_file.hpp"
 #include "io/yaml_reader.hpp"
 #include "support/test_support.hpp"
 
@@ -88,8 +88,7 @@ TEST(CaptureCapnpReader, RefusesTrailingData) {
   const std::string original = small_capture_capnp();
   EXPECT_EQ(error_of([&] { from_bytes(original + std::string(8, '\0')); }),
             "c.capnp: corrupt capture: 8 bytes after the message");
-  EXPECT_EQ(error_of([&] { from_bytes(original + "x"); }).rfind("c.capnp: truncated capture", 0),
-            0u);
+  EXPECT_EQ(error_of([&] { from_bytes(original + "x"); }).rfind("c.capnp: truncated capture", 0), 0u);
 }
 
 TEST(CaptureCapnpReader, RefusesDestinationOffsetsOutsideTheLists) {
@@ -113,8 +112,7 @@ TEST(CaptureCapnpReader, RefusesInvalidUtf8Text) {
   capture.phases[1].label = "layer.\xff";
   const std::string path = testing::temp_dir("capture_utf8") + "/c.capnp";
   write_capture_capnp(capture, path);
-  EXPECT_EQ(error_of([&] { read_capture(path); }),
-            path + ": phase 7 (index 1): label: invalid UTF-8 at byte 6");
+  EXPECT_EQ(error_of([&] { read_capture(path); }), path + ": phase 7 (index 1): label: invalid UTF-8 at byte 6");
 }
 
 TEST(CaptureReader, RefusesAPackage) {
@@ -144,16 +142,13 @@ TEST(YamlLimits, RefusesAnAliasBomb) {
 }
 
 TEST(YamlLimits, RefusesRecursiveAliasesAndSecondDocuments) {
-  EXPECT_EQ(yaml_error("a: &p [1, *p]\n"),
-            "f.yaml:1: alias *p refers to a node that contains it");
-  EXPECT_EQ(yaml_error("a: 1\n---\nb: 2\n"),
-            "f.yaml:2: a second YAML document; a file holds exactly one");
+  EXPECT_EQ(yaml_error("a: &p [1, *p]\n"), "f.yaml:1: alias *p refers to a node that contains it");
+  EXPECT_EQ(yaml_error("a: 1\n---\nb: 2\n"), "f.yaml:2: a second YAML document; a file holds exactly one");
   EXPECT_EQ(yaml_error("---\na: 1\n...\n"), "(no error)");
 }
 
 TEST(YamlLimits, RefusesDuplicateKeysNamingBothLines) {
-  EXPECT_EQ(yaml_error("a: 1\nb:\n  c: 2\n  d: 3\n  c: 4\n"),
-            "f.yaml:5: duplicate key 'c' (first at line 3)");
+  EXPECT_EQ(yaml_error("a: 1\nb:\n  c: 2\n  d: 3\n  c: 4\n"), "f.yaml:5: duplicate key 'c' (first at line 3)");
   EXPECT_EQ(yaml_error("x: {k: 1, k: 2}\n"), "f.yaml:1: duplicate key 'k' (first at line 1)");
   // Quoting does not make a different key; an alias of a scalar key is the same key.
   EXPECT_EQ(yaml_error("a: 1\n\"a\": 2\n"), "f.yaml:2: duplicate key 'a' (first at line 1)");
@@ -179,11 +174,11 @@ TEST(YamlLimits, RefusesInvalidUtf8WithItsOffset) {
 }
 
 TEST(YamlLimits, RefusesDeepNestingAndHugeDocuments) {
-  EXPECT_EQ(yaml_error(std::string(300, '[') + std::string(300, ']')),
-            "f.yaml:1: collections nested deeper than 256");
+  EXPECT_EQ(yaml_error(std::string(300, '[') + std::string(300, ']')), "f.yaml:1: collections nested deeper than 256");
   std::string huge(kMaxYamlDocumentBytes + 1, ' ');
-  EXPECT_EQ(yaml_error(huge), "f.yaml: 67108865 bytes, more than the limit of 67108864 for a "
-                              "YAML file");
+  EXPECT_EQ(yaml_error(huge),
+            "f.yaml: 67108865 bytes, more than the limit of 67108864 for a "
+            "YAML file");
 }
 
 // ---- Regular files only ------------------------------------------------------------------
@@ -211,8 +206,7 @@ TEST(InputFiles, TextFilesAreBounded) {
   const std::string path = testing::temp_dir("input_bound") + "/t.txt";
   testing::write_file(path, "12345");
   EXPECT_EQ(read_regular_file(path, 5), "12345");
-  EXPECT_EQ(error_of([&] { read_regular_file(path, 4); }),
-            path + ": 5 bytes, more than the limit of 4");
+  EXPECT_EQ(error_of([&] { read_regular_file(path, 4); }), path + ": 5 bytes, more than the limit of 4");
 }
 
 }  // namespace

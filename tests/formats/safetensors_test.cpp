@@ -96,16 +96,14 @@ TEST(SafeTensorsWrite, ExactBytes) {
 TEST(SafeTensorsWrite, RefusesInconsistentTensors) {
   EXPECT_THROW(safetensors_bytes({{"a", "F16", {3}, {1, 2}}}), std::invalid_argument);
   EXPECT_THROW(safetensors_bytes({{"a", "F12", {1}, {1}}}), std::invalid_argument);
-  EXPECT_THROW(safetensors_bytes({{"a", "U8", {1}, {1}}, {"a", "U8", {1}, {1}}}),
-               std::invalid_argument);
+  EXPECT_THROW(safetensors_bytes({{"a", "U8", {1}, {1}}, {"a", "U8", {1}, {1}}}), std::invalid_argument);
   EXPECT_THROW(safetensors_bytes({{"__metadata__", "U8", {1}, {1}}}), std::invalid_argument);
 }
 
 TEST(SafeTensorsRead, HandWrittenFile) {
   // As the reference writer lays it out: metadata first, data in offset order, padding.
-  const std::string json =
-      R"({"__metadata__":{"format":"pt"},"w":{"dtype":"F16","shape":[2,2],"data_offsets":[4,12]},)"
-      R"("b":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}}   )";
+  const std::string json = R"({"__metadata__":{"format":"pt"},"w":{"dtype":"F16","shape":[2,2],"data_offsets":[4,12]},)"
+                           R"("b":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}}   )";
   const SafeTensors weights = parse_safetensors(safetensors_file(json, "abcd01234567"), "h");
   EXPECT_EQ(weights.metadata().at("format"), "pt");
   const SafeTensor& w = weights.get("w", "F16", {2, 2});
@@ -122,8 +120,7 @@ TEST(SafeTensorsRead, GetNamesTheFileTheTensorAndWhatDiffers) {
       "{\"" + name + R"(": {"dtype": "F16", "shape": [4304, 1151], "data_offsets": [0, 9907808]}})";
   const SafeTensors weights =
       parse_safetensors(safetensors_file(json, std::string(9907808, '\0')), "weights.safetensors");
-  const auto message = [&](const std::string& tensor, const std::string& dtype,
-                           const std::vector<uint64_t>& shape) {
+  const auto message = [&](const std::string& tensor, const std::string& dtype, const std::vector<uint64_t>& shape) {
     try {
       weights.get(tensor, dtype, shape);
     } catch (const InputError& e) {
@@ -147,30 +144,22 @@ TEST(SafeTensorsRead, MissingFileNamesIt) {
     read_safetensors("/nonexistent/w.safetensors");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "/nonexistent/w.safetensors: cannot open: No such file or directory");
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/w.safetensors: cannot open: No such file or directory");
   }
 }
 
 TEST(SafeTensorsRead, RefusalsOfTheHeader) {
-  EXPECT_EQ(error_of("abc"),
-            "weights.safetensors: truncated: 3 bytes, shorter than the 8-byte header length");
+  EXPECT_EQ(error_of("abc"), "weights.safetensors: truncated: 3 bytes, shorter than the 8-byte header length");
   EXPECT_EQ(error_of(std::string("\x00\xe1\xf5\x05\x00\x00\x00\x00{}", 10)),
             "weights.safetensors: header length 100000000 exceeds the file (10 bytes)");
   EXPECT_EQ(error_of(std::string("\x01\xe1\xf5\x05\x00\x00\x00\x00{}", 10)),
             "weights.safetensors: header length 100000001 exceeds the file (10 bytes)");
   EXPECT_EQ(error_of(std::string(8, '\xff') + "{}"),
             "weights.safetensors: header length 18446744073709551615 exceeds the file (10 bytes)");
-  EXPECT_EQ(error_of(safetensors_file("[1, 2]")),
-            "weights.safetensors: header: expected a JSON object");
-  EXPECT_EQ(error_of(safetensors_file("")).rfind("weights.safetensors: header: invalid JSON: ", 0),
-            0u);
-  EXPECT_EQ(error_of(safetensors_file("{\"t\": 1"))
-                .rfind("weights.safetensors: header: invalid JSON: ", 0),
-            0u);
-  EXPECT_EQ(
-      error_of(safetensors_file("{} x")).rfind("weights.safetensors: header: invalid JSON: ", 0),
-      0u);
+  EXPECT_EQ(error_of(safetensors_file("[1, 2]")), "weights.safetensors: header: expected a JSON object");
+  EXPECT_EQ(error_of(safetensors_file("")).rfind("weights.safetensors: header: invalid JSON: ", 0), 0u);
+  EXPECT_EQ(error_of(safetensors_file("{\"t\": 1")).rfind("weights.safetensors: header: invalid JSON: ", 0), 0u);
+  EXPECT_EQ(error_of(safetensors_file("{} x")).rfind("weights.safetensors: header: invalid JSON: ", 0), 0u);
   EXPECT_EQ(error_of(safetensors_file(R"({"__metadata__": {"a": 1}})")),
             "weights.safetensors: __metadata__: 'a': expected a string");
   EXPECT_EQ(error_of(safetensors_file(R"({"__metadata__": []})")),
@@ -184,10 +173,8 @@ TEST(SafeTensorsRead, RefusalsOfATensorEntry) {
   EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4]})"), p + "missing key 'data_offsets'");
   EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4], "data_offsets": [0, 8], "x": 1})"),
             p + "unexpected key 'x'");
-  EXPECT_EQ(tensor_error(R"({"dtype": "F4", "shape": [4], "data_offsets": [0, 8]})"),
-            p + "dtype: unsupported 'F4'");
-  EXPECT_EQ(tensor_error(R"({"dtype": 2, "shape": [4], "data_offsets": [0, 8]})"),
-            p + "dtype: expected a string");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F4", "shape": [4], "data_offsets": [0, 8]})"), p + "dtype: unsupported 'F4'");
+  EXPECT_EQ(tensor_error(R"({"dtype": 2, "shape": [4], "data_offsets": [0, 8]})"), p + "dtype: expected a string");
   EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [-4], "data_offsets": [0, 8]})"),
             p + "shape: expected an array of non-negative integers");
   EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4.0], "data_offsets": [0, 8]})"),
@@ -205,11 +192,9 @@ TEST(SafeTensorsRead, RefusalsOfATensorEntry) {
   EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [4294967296, 4294967296],)"
                          R"( "data_offsets": [0, 8]})"),
             p + "shape: (4294967296, 4294967296) of F16 exceeds 2^64 bytes");
-  EXPECT_EQ(
-      tensor_error(R"({"dtype": "F16", "shape": [18446744073709551616], "data_offsets": [0, 8]})"),
-      p + "shape: expected an array of non-negative integers");
-  EXPECT_EQ(error_of(safetensors_file(R"({"a\nb": []})")),
-            "weights.safetensors: tensor 'a\\x0ab': expected an object");
+  EXPECT_EQ(tensor_error(R"({"dtype": "F16", "shape": [18446744073709551616], "data_offsets": [0, 8]})"),
+            p + "shape: expected an array of non-negative integers");
+  EXPECT_EQ(error_of(safetensors_file(R"({"a\nb": []})")), "weights.safetensors: tensor 'a\\x0ab': expected an object");
 }
 
 // Truncations and overwritten bytes of a valid file (most in the header): every outcome is a
@@ -264,13 +249,12 @@ TEST(SafeTensorsRead, CorruptedFilesReadOrFailCleanly) {
 // expected is named as what it is, its header length checked against the file before the limit.
 
 std::string entry(int begin, int end) {
-  return R"({"dtype": "F32", "shape": [1], "data_offsets": [)" + std::to_string(begin) + ", " +
-         std::to_string(end) + "]}";
+  return R"({"dtype": "F32", "shape": [1], "data_offsets": [)" + std::to_string(begin) + ", " + std::to_string(end) +
+         "]}";
 }
 
 TEST(SafetensorsInputEdges, TensorNamedTwiceIsRefusedNamingItAndTheFile) {
-  const std::string twice =
-      safetensors_file(R"({"w": )" + entry(0, 4) + R"(, "w": )" + entry(4, 8) + "}", "01234567");
+  const std::string twice = safetensors_file(R"({"w": )" + entry(0, 4) + R"(, "w": )" + entry(4, 8) + "}", "01234567");
   EXPECT_EQ(error_of(twice), "weights.safetensors: tensor 'w': named twice in the header");
   const std::string path = testing::temp_dir("input_edges_formats") + "/twice.safetensors";
   testing::write_file(path, twice);
@@ -283,22 +267,19 @@ TEST(SafetensorsInputEdges, TensorNamedTwiceIsRefusedNamingItAndTheFile) {
 }
 
 TEST(SafetensorsInputEdges, KeysRepeatedInsideAnEntryOrTheMetadataAreRefused) {
-  const std::string dtype_twice = safetensors_file(
-      R"({"w": {"dtype": "F32", "dtype": "F16", "shape": [1], "data_offsets": [0, 4]}})", "0123");
+  const std::string dtype_twice =
+      safetensors_file(R"({"w": {"dtype": "F32", "dtype": "F16", "shape": [1], "data_offsets": [0, 4]}})", "0123");
   EXPECT_EQ(error_of(dtype_twice), "weights.safetensors: tensor 'w': key 'dtype' appears twice");
-  const std::string metadata_key_twice =
-      safetensors_file(R"({"__metadata__": {"a": "1", "a": "2"}})", "");
-  EXPECT_EQ(error_of(metadata_key_twice),
-            "weights.safetensors: __metadata__: key 'a' appears twice");
-  const std::string metadata_twice =
-      safetensors_file(R"({"__metadata__": {}, "__metadata__": {}})", "");
+  const std::string metadata_key_twice = safetensors_file(R"({"__metadata__": {"a": "1", "a": "2"}})", "");
+  EXPECT_EQ(error_of(metadata_key_twice), "weights.safetensors: __metadata__: key 'a' appears twice");
+  const std::string metadata_twice = safetensors_file(R"({"__metadata__": {}, "__metadata__": {}})", "");
   EXPECT_EQ(error_of(metadata_twice), "weights.safetensors: __metadata__ appears twice");
 }
 
 TEST(SafetensorsInputEdges, DistinctNamesAndEqualKeysInDifferentEntriesStillRead) {
-  const SafeTensors read = parse_safetensors(
-      safetensors_file(R"({"a": )" + entry(0, 4) + R"(, "b": )" + entry(4, 8) + "}", "01234567"),
-      "weights.safetensors");
+  const SafeTensors read =
+      parse_safetensors(safetensors_file(R"({"a": )" + entry(0, 4) + R"(, "b": )" + entry(4, 8) + "}", "01234567"),
+                        "weights.safetensors");
   EXPECT_EQ(read.tensors().size(), 2u);
 }
 
@@ -312,13 +293,10 @@ TEST(SafetensorsInputEdges, OtherKnownFilesAreNamedAsWhatTheyAre) {
             "weights.safetensors: is a Lockstep package, not a safetensors file");
   EXPECT_EQ(error_of("LKSCAP01" + std::string(64, '\0')),
             "weights.safetensors: is a Lockstep capture, not a safetensors file");
-  EXPECT_EQ(error_of("version: 1\nphases: []\n"),
-            "weights.safetensors: is a text file, not a safetensors file");
-  EXPECT_EQ(error_of("{\"w\": \"caf\xc3\xa9\"}\n"),
-            "weights.safetensors: is a text file, not a safetensors file");
-  EXPECT_EQ(
-      error_of(std::string("PK\x03\x04", 4) + std::string(60, '\0')),
-      "weights.safetensors: is a zip archive (a PyTorch checkpoint?), not a safetensors file");
+  EXPECT_EQ(error_of("version: 1\nphases: []\n"), "weights.safetensors: is a text file, not a safetensors file");
+  EXPECT_EQ(error_of("{\"w\": \"caf\xc3\xa9\"}\n"), "weights.safetensors: is a text file, not a safetensors file");
+  EXPECT_EQ(error_of(std::string("PK\x03\x04", 4) + std::string(60, '\0')),
+            "weights.safetensors: is a zip archive (a PyTorch checkpoint?), not a safetensors file");
 }
 
 // A header length beyond the file is named as such before the 100 MB limit is considered.

@@ -1,17 +1,17 @@
 // Payload tokens: unique per word within an iteration, different between iterations, and
 // the batch form equal to the word-by-word one.
+#include "formats/token.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <vector>
 
-#include "formats/token.hpp"
-
 namespace lockstep::arch {
 namespace {
 
 TEST(PayloadToken, BatchEqualsWordByWordAcrossTheAddressWrap) {
-  std::vector<uint32_t> batch(43);  // five blocks of eight and a tail of three
+  std::vector<uint32_t> batch(43);   // five blocks of eight and a tail of three
   const uint32_t address = 0xffff0;  // word 0x3fffc: the 18-bit word field wraps inside the batch
   payload_tokens(7, 1200, address, 5, batch);
   for (uint32_t k = 0; k < batch.size(); ++k) {

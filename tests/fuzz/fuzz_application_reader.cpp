@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "sim/device/application.hpp"
 #include "io/errors.hpp"
+#include "sim/device/application.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

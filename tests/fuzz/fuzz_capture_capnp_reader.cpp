@@ -9,8 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const lockstep::arch::Capture capture =
-        lockstep::arch::read_capture_from_bytes(data, size, "fuzz");
+    const lockstep::arch::Capture capture = lockstep::arch::read_capture_from_bytes(data, size, "fuzz");
     (void)lockstep::arch::capture_stats(capture);
   } catch (const lockstep::InputError&) {
   }

@@ -9,8 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const lockstep::arch::Capture capture = lockstep::arch::parse_capture_yaml(
-        std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
+    const lockstep::arch::Capture capture =
+        lockstep::arch::parse_capture_yaml(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
     (void)lockstep::arch::capture_to_yaml(capture);
   } catch (const lockstep::InputError&) {
   }

@@ -19,8 +19,8 @@ namespace {
 
 std::string result_folder() {
   static const std::string dir = [] {
-    const std::string d = std::filesystem::temp_directory_path().string() + "/fuzz-device-result-" +
-                          std::to_string(::getpid());
+    const std::string d =
+        std::filesystem::temp_directory_path().string() + "/fuzz-device-result-" + std::to_string(::getpid());
     std::filesystem::create_directories(d + "/outputs");
     std::ofstream(d + "/outputs/output.bin", std::ios::binary) << std::string(16, '\x01');
     lockstep::arch::Profile profile;

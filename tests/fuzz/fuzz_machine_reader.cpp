@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <string>
 
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
+#include "io/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const lockstep::arch::MachineDescription machine = lockstep::arch::parse_machine_yaml(
-        std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
+    const lockstep::arch::MachineDescription machine =
+        lockstep::arch::parse_machine_yaml(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
     (void)lockstep::arch::machine_to_yaml(machine);
   } catch (const lockstep::InputError&) {
   }

@@ -4,13 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "io/errors.hpp"
 #include "formats/package_io.hpp"
+#include "io/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const lockstep::arch::Package package =
-        lockstep::arch::read_package_from_bytes(data, size, "fuzz");
+    const lockstep::arch::Package package = lockstep::arch::read_package_from_bytes(data, size, "fuzz");
     // Whatever was read must also write in both forms.
     (void)lockstep::arch::package_to_capnp_bytes(package);
     (void)lockstep::arch::package_to_yaml(package);

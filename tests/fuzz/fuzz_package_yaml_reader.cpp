@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <string>
 
-#include "io/errors.hpp"
 #include "formats/package_io.hpp"
+#include "io/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const lockstep::arch::Package package = lockstep::arch::parse_package_yaml(
-        std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
+    const lockstep::arch::Package package =
+        lockstep::arch::parse_package_yaml(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
     (void)lockstep::arch::package_to_capnp_bytes(package);
     (void)lockstep::arch::package_to_yaml(package);
   } catch (const lockstep::InputError&) {

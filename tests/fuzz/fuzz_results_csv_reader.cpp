@@ -11,8 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const auto rows = lockstep::replay::parse_results_csv(std::string(reinterpret_cast<const char*>(data), size),
-                                                          "fuzz.csv");
+    const auto rows =
+        lockstep::replay::parse_results_csv(std::string(reinterpret_cast<const char*>(data), size), "fuzz.csv");
     const std::string text = lockstep::replay::results_csv_text(rows);
     if (lockstep::replay::results_csv_text(lockstep::replay::parse_results_csv(text, "again.csv")) != text) {
       std::abort();  // the writer and the reader disagree

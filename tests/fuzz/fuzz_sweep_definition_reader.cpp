@@ -10,8 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const lockstep::replay::SweepDefinition sweep = lockstep::replay::parse_sweep_definition(
-        std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
+    const lockstep::replay::SweepDefinition sweep =
+        lockstep::replay::parse_sweep_definition(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
     (void)sweep.reference.name();
   } catch (const lockstep::InputError&) {
   }

@@ -9,8 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const lockstep::workload::Workload workload = lockstep::workload::parse_workload_yaml(
-        std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
+    const lockstep::workload::Workload workload =
+        lockstep::workload::parse_workload_yaml(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
     (void)workload.rows();
   } catch (const lockstep::InputError&) {
   }

@@ -39,13 +39,9 @@ TEST(BadInputFiles, DevicesAndFifosAreRefusedBeforeReading) {
 TEST(BadInputFiles, CaptureWithTrailingDataIsRefused) {
   const std::string dir = temp_dir("cli_trailing");
   const std::string capture = dir + "/small.capnp";
-  ASSERT_EQ(run_lockstep({"capture", "convert", source_path("tests/data/captures/small.yaml"),
-                          capture})
-                .exit_code,
-            0);
+  ASSERT_EQ(run_lockstep({"capture", "convert", source_path("tests/data/captures/small.yaml"), capture}).exit_code, 0);
   write_file(capture, read_file(capture) + std::string(16, 'x'));
-  expect_bad_input({"capture", "stats", capture},
-                   capture + ": corrupt capture: 16 bytes after the message");
+  expect_bad_input({"capture", "stats", capture}, capture + ": corrupt capture: 16 bytes after the message");
 }
 
 TEST(BadInputFiles, HostileYamlIsRefusedWithItsLine) {
@@ -57,8 +53,7 @@ TEST(BadInputFiles, HostileYamlIsRefusedWithItsLine) {
     bomb += "]\n";
   }
   write_file(dir + "/bomb.yaml", bomb);
-  expect_bad_input({"machine", dir + "/bomb.yaml"},
-                   dir + "/bomb.yaml:7: alias *a5 expands the document to more than");
+  expect_bad_input({"machine", dir + "/bomb.yaml"}, dir + "/bomb.yaml:7: alias *a5 expands the document to more than");
 
   std::string workload = read_file(source_path("configs/workloads/vit-tiny.yaml"));
   workload += "name: again\n";

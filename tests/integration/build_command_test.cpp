@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "formats/capture.hpp"
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
-#include "formats/package.hpp"
 #include "compiler/compile.hpp"
+#include "formats/capture.hpp"
+#include "formats/package.hpp"
+#include "io/errors.hpp"
 #include "model/kernel_registry.hpp"
 #include "replay/model_package.hpp"
 #include "sim/backend.hpp"
@@ -73,8 +73,8 @@ void collect(const std::vector<arch::Step>& steps, uint32_t repeat_count,
 
 std::vector<std::string> missing_kernels() {
   std::vector<std::string> missing;
-  for (const char* name : {"gemm_fp8", "gemm_fp16", "reduce_sum", "softmax", "layernorm", "gelu",
-                           "add", "cast", "copy"}) {
+  for (const char* name :
+       {"gemm_fp8", "gemm_fp16", "reduce_sum", "softmax", "layernorm", "gelu", "add", "cast", "copy"}) {
     if (model::find_kernel(name) == nullptr) missing.push_back(name);
   }
   return missing;
@@ -132,18 +132,16 @@ TEST(BuildCommand, EveryExchangeStepGetsItsRowOrStaysBarrierOnly) {
       const ExchangeUse& use = list.front();
       EXPECT_EQ(use.repeat_count, iterations[phase]) << "tile " << tile.tile << " phase " << phase;
       if (active[phase].count(tile.tile)) {
-        ASSERT_TRUE(use.step->row_address.has_value())
-            << "tile " << tile.tile << " phase " << phase;
+        ASSERT_TRUE(use.step->row_address.has_value()) << "tile " << tile.tile << " phase " << phase;
         const uint32_t row = *use.step->row_address;
         EXPECT_GE(row, arch::kTableReservedBegin);
         EXPECT_LT(row, arch::kTableReservedEnd);
         bool in_segment = false;
         for (const arch::Segment& s : tile.segments) {
-          in_segment = in_segment || (row >= s.address && row + 4 <= s.address + s.size &&
-                                      s.fill == arch::FillKind::Bytes);
+          in_segment =
+              in_segment || (row >= s.address && row + 4 <= s.address + s.size && s.fill == arch::FillKind::Bytes);
         }
-        EXPECT_TRUE(in_segment) << "tile " << tile.tile << " phase " << phase
-                                << ": row outside its table segment";
+        EXPECT_TRUE(in_segment) << "tile " << tile.tile << " phase " << phase << ": row outside its table segment";
         ++rows;
       } else {
         EXPECT_FALSE(use.step->row_address.has_value())
@@ -204,8 +202,7 @@ TEST(BuildCommand, RepeatPatchListsLandInsideTheLayerRepeat) {
   options.with_proof = false;
   const compiler::CompileResult compiled = compiler::compile_capture(l.capture, machine, options);
   replay::MergeSummary summary;
-  const arch::Package merged =
-      replay::merge_exchange(l.program, l.capture, compiled.package, machine, &summary);
+  const arch::Package merged = replay::merge_exchange(l.program, l.capture, compiled.package, machine, &summary);
   EXPECT_GE(summary.repeat_patch_steps, 1u);
   const arch::TileProgram& tile = merged.tiles[t.source_tile];
   std::map<uint32_t, std::vector<ExchangeUse>> uses;
@@ -216,11 +213,9 @@ TEST(BuildCommand, RepeatPatchListsLandInsideTheLayerRepeat) {
   bool per_layer = false;
   for (const arch::PatchStep* patch : use.patches) {
     if (patch->method == arch::PatchMethod::Setup) continue;
-    for (const arch::PatchEntry& entry : patch->entries)
-      per_layer = per_layer || entry.values.size() == 2;
+    for (const arch::PatchEntry& entry : patch->entries) per_layer = per_layer || entry.values.size() == 2;
   }
-  EXPECT_TRUE(per_layer) << "no per-layer patch values before phase " << phase->id << " on tile "
-                         << t.source_tile;
+  EXPECT_TRUE(per_layer) << "no per-layer patch values before phase " << phase->id << " on tile " << t.source_tile;
   EXPECT_NO_THROW(arch::validate_package(merged, machine, "merged"));
 
   // Run it: in layer l the destination receives from source_addresses[l].
@@ -229,8 +224,7 @@ TEST(BuildCommand, RepeatPatchListsLandInsideTheLayerRepeat) {
   sim::RunOptions run_options;
   run_options.record_tiles = true;
   const sim::RunResult run = sim::make_systemc_backend(machine)->run(merged, run_options);
-  EXPECT_TRUE(run.hazards.empty())
-      << (run.hazards.empty() ? "" : sim::describe(run.hazards.front()));
+  EXPECT_TRUE(run.hazards.empty()) << (run.hazards.empty() ? "" : sim::describe(run.hazards.front()));
   const uint32_t receiver = t.destinations.front().tile;
   uint32_t checked = 0;
   for (const sim::PhaseExecution& e : run.executions) {
@@ -239,16 +233,13 @@ TEST(BuildCommand, RepeatPatchListsLandInsideTheLayerRepeat) {
       if (record.tile != receiver) continue;
       bool found = false;
       for (const auto& received : record.received) {
-        if (received.sender != t.source_tile || received.address != t.destinations.front().address)
-          continue;
+        if (received.sender != t.source_tile || received.address != t.destinations.front().address) continue;
         found = true;
-        EXPECT_EQ(received.source_address, t.source_addresses[e.iteration])
-            << "layer " << e.iteration;
+        EXPECT_EQ(received.source_address, t.source_addresses[e.iteration]) << "layer " << e.iteration;
         EXPECT_EQ(received.bytes, t.words * 4) << "layer " << e.iteration;
       }
-      EXPECT_TRUE(found) << "layer " << e.iteration << ": tile " << receiver
-                         << " received nothing from tile " << t.source_tile << " at "
-                         << t.destinations.front().address;
+      EXPECT_TRUE(found) << "layer " << e.iteration << ": tile " << receiver << " received nothing from tile "
+                         << t.source_tile << " at " << t.destinations.front().address;
       ++checked;
     }
   }
@@ -267,8 +258,7 @@ TEST_P(BuildOnMachine, EveryTransferArrivesAsTheCaptureSays) {
   if (!missing.empty()) GTEST_SKIP() << "kernels not in the model yet: " << join(missing);
   const workload::Workload w = workload::load_workload(source_path(kWorkload));
   const arch::MachineDescription machine = arch::load_machine(GetParam());
-  const replay::ModelPackage built =
-      replay::build_model_package(w, machine, replay::ModelPackageOptions{});
+  const replay::ModelPackage built = replay::build_model_package(w, machine, replay::ModelPackageOptions{});
   const workload::Lowered l = workload::lower_workload(w, machine);
   sim::RunOptions run_options;
   run_options.record_tiles = true;
@@ -285,23 +275,20 @@ TEST_P(BuildOnMachine, EveryTransferArrivesAsTheCaptureSays) {
     for (const arch::Transfer& t : phase.transfers) {
       const uint32_t source = t.source_addresses[e.iteration];
       for (const arch::Destination& d : t.destinations) {
-        ASSERT_TRUE(records.count(d.tile))
-            << "phase " << e.phase << ": no record of tile " << d.tile;
+        ASSERT_TRUE(records.count(d.tile)) << "phase " << e.phase << ": no record of tile " << d.tile;
         uint64_t covered = 0;
         for (const auto& r : records[d.tile]->received) {
           if (r.sender != t.source_tile) continue;
           const uint64_t begin = std::max<uint64_t>(r.address, d.address);
-          const uint64_t end =
-              std::min<uint64_t>(uint64_t{r.address} + r.bytes, uint64_t{d.address} + t.words * 4);
+          const uint64_t end = std::min<uint64_t>(uint64_t{r.address} + r.bytes, uint64_t{d.address} + t.words * 4);
           if (begin >= end) continue;
           EXPECT_EQ(int64_t{r.source_address} - r.address, int64_t{source} - d.address)
-              << "phase " << e.phase << " iteration " << e.iteration << ": tile " << d.tile
-              << " from tile " << t.source_tile;
+              << "phase " << e.phase << " iteration " << e.iteration << ": tile " << d.tile << " from tile "
+              << t.source_tile;
           covered += end - begin;
         }
-        EXPECT_EQ(covered, uint64_t{t.words} * 4)
-            << "phase " << e.phase << " iteration " << e.iteration << ": tile " << d.tile
-            << " from tile " << t.source_tile;
+        EXPECT_EQ(covered, uint64_t{t.words} * 4) << "phase " << e.phase << " iteration " << e.iteration << ": tile "
+                                                  << d.tile << " from tile " << t.source_tile;
         ++checked;
       }
     }
@@ -310,8 +297,7 @@ TEST_P(BuildOnMachine, EveryTransferArrivesAsTheCaptureSays) {
   EXPECT_GT(checked, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Machines, BuildOnMachine,
-                         ::testing::Values("ipu21-c600-t64", "ipu21-c600-t16"),
+INSTANTIATE_TEST_SUITE_P(Machines, BuildOnMachine, ::testing::Values("ipu21-c600-t64", "ipu21-c600-t16"),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name) {
@@ -344,8 +330,7 @@ TEST(BuildCommand, ATileMissingFromTheProgramGetsItsBarriersAndRows) {
   ASSERT_GT(active.size(), l.capture.phases.size() / 2);
   l.program.tiles.erase(l.program.tiles.begin() + dropped);
   replay::MergeSummary summary;
-  const arch::Package merged =
-      replay::merge_exchange(l.program, l.capture, compiled.package, machine, &summary);
+  const arch::Package merged = replay::merge_exchange(l.program, l.capture, compiled.package, machine, &summary);
   EXPECT_EQ(summary.tiles_added, 1u);
   ASSERT_EQ(merged.tiles.size(), 64u);
   const arch::TileProgram& tile = merged.tiles[dropped];
@@ -420,21 +405,15 @@ TEST(BuildCommand, BadInputIsOneLineExitTwoAndWritesNothing) {
     std::string written;  // a path that must not exist afterwards ("" = none)
   };
   const std::vector<Case> cases = {
-      {{"build", dir + "/no-such-workload.yaml", "-o", dir + "/x.lkspkg"},
-       "no-such-workload",
-       dir + "/x.lkspkg"},
+      {{"build", dir + "/no-such-workload.yaml", "-o", dir + "/x.lkspkg"}, "no-such-workload", dir + "/x.lkspkg"},
       {{"build", workload, "--machine", "no-such-machine", "-o", dir + "/m.lkspkg"},
        "no-such-machine",
        dir + "/m.lkspkg"},
       {{"build", workload, "--config", "Q7", "-o", dir + "/c.lkspkg"}, "Q7", dir + "/c.lkspkg"},
-      {{"build", workload, "-o", dir + "/missing/dir/p.lkspkg"},
-       "does not exist",
-       dir + "/missing"},
+      {{"build", workload, "-o", dir + "/missing/dir/p.lkspkg"}, "does not exist", dir + "/missing"},
       {{"build", workload, "-o", dir + "/a_directory"}, "is a directory", ""},
       {{"build", copy, "-o", copy}, "is the input", ""},
-      {{"build", workload, "--machine", two_tiles, "-o", dir + "/t2.lkspkg"},
-       "bytes missing",
-       dir + "/t2.lkspkg"},
+      {{"build", workload, "--machine", two_tiles, "-o", dir + "/t2.lkspkg"}, "bytes missing", dir + "/t2.lkspkg"},
       {{"build", workload, "--machine", two_tiles, "-o", two_tiles}, "is the input", ""},
   };
   for (const Case& c : cases) {
@@ -448,12 +427,10 @@ TEST(BuildCommand, BadInputIsOneLineExitTwoAndWritesNothing) {
     }
   }
   EXPECT_EQ(read_file(copy), original) << "the input was overwritten";
-  EXPECT_NE(read_file(two_tiles).find("tiles: 2"), std::string::npos)
-      << "the machine file was overwritten";
+  EXPECT_NE(read_file(two_tiles).find("tiles: 2"), std::string::npos) << "the machine file was overwritten";
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    EXPECT_TRUE(name == "tiny.yaml" || name == "a_directory" || name == "two-tiles.yaml")
-        << "left behind: " << name;
+    EXPECT_TRUE(name == "tiny.yaml" || name == "a_directory" || name == "two-tiles.yaml") << "left behind: " << name;
   }
 }
 

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "formats/safetensors.hpp"

@@ -3,6 +3,7 @@
 // `lockstep run` the package: no hazard (the lowering keeps every tile's sends and receives
 // in different memory elements), every payload expectation the compiler added holds.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "formats/capture.hpp"
@@ -17,18 +18,15 @@ TEST(LoweredVitTiny, CompilesAndRunsCleanWithItsPayloadProof) {
   const std::string capture = dir + "/vit-tiny.capnp";
   const std::string package = dir + "/vit-tiny.pkg";
 
-  const auto lowered =
-      run_lockstep({"lower", source_path("configs/workloads/vit-tiny.yaml"), "-o", capture});
+  const auto lowered = run_lockstep({"lower", source_path("configs/workloads/vit-tiny.yaml"), "-o", capture});
   ASSERT_EQ(lowered.exit_code, 0) << lowered.out << lowered.err;
   const arch::Capture phases = arch::read_capture(capture);
   ASSERT_EQ(phases.machine_name, "ipu21-c600-t64");
   ASSERT_EQ(phases.phases.size(), 18u);  // 3 embedding + 15 in the layer body
 
-  const auto compiled =
-      run_lockstep({"compile", capture, "--exchange-stream-words", "1024", "-o", package});
+  const auto compiled = run_lockstep({"compile", capture, "--exchange-stream-words", "1024", "-o", package});
   ASSERT_EQ(compiled.exit_code, 0) << "lockstep compile " << capture
-                                   << " --exchange-stream-words 1024: " << compiled.out
-                                   << compiled.err;
+                                   << " --exchange-stream-words 1024: " << compiled.out << compiled.err;
   const arch::Package program = arch::read_package(package);
   EXPECT_EQ(program.phases.size(), 18u);
   EXPECT_FALSE(program.expectations.empty()) << "the compiler's payload proof is missing";

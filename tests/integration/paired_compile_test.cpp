@@ -7,10 +7,10 @@
 #include <string>
 #include <tuple>
 
-#include "formats/package.hpp"
 #include "compiler/compile.hpp"
-#include "workload/synth.hpp"
+#include "formats/package.hpp"
 #include "support/package_run.hpp"
+#include "workload/synth.hpp"
 
 namespace lockstep::compiler {
 using namespace workload;  // the synthetic captures and lowered workloads compiled here

@@ -8,8 +8,8 @@
 #include <variant>
 
 #include "arch/instruction.hpp"
-#include "formats/package.hpp"
 #include "compiler/compile.hpp"
+#include "formats/package.hpp"
 #include "sim/backend.hpp"
 
 namespace lockstep::integration {

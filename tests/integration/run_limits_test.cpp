@@ -26,7 +26,8 @@ tiles:
       - {address: 0x60000, size: 32, fill: {tokens: 7}}
       - {address: 0x68000, words: [00060000]}
     steps:
-      - repeat: {count: )" + count + R"(, body: [{kernel: {name: fill, operands: [{pointer: 0x68000}], scalars: [32, 7]}}]}
+      - repeat: {count: )" +
+         count + R"(, body: [{kernel: {name: fill, operands: [{pointer: 0x68000}], scalars: [32, 7]}}]}
       - exchange: {phase: 1, row: 0x50000}
   - tile: 1
     table: {address: 0x50000, size: 0x1000}
@@ -49,16 +50,15 @@ TEST(RunLimits, ARepeatTooLongToSimulateIsRefusedAtOnce) {
   testing::write_file(dir + "/p.yaml", kernel_loop_package("4294967295"));
   const auto r = testing::run_lockstep({"run", dir + "/p.yaml"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("step 0 (repeat): count: expands to more than 16777216 step executions"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("step 0 (repeat): count: expands to more than 16777216 step executions"), std::string::npos)
       << r.err;
 }
 
 TEST(RunLimits, MaxCyclesAndTimeoutStopTheRunWithExitOneAndNoOutputs) {
   const std::string dir = testing::temp_dir("run-limits-stop");
   testing::write_file(dir + "/p.yaml", kernel_loop_package("8000000"));
-  const auto cycles = testing::run_lockstep(
-      {"run", dir + "/p.yaml", "--max-cycles", "100000", "--output-dir", dir + "/out"});
+  const auto cycles =
+      testing::run_lockstep({"run", dir + "/p.yaml", "--max-cycles", "100000", "--output-dir", dir + "/out"});
   EXPECT_EQ(cycles.exit_code, 1) << cycles.err;
   EXPECT_NE(cycles.err.find("stopped: the run passed --max-cycles 100000"), std::string::npos) << cycles.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/out"));

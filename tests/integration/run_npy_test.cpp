@@ -1,9 +1,9 @@
 // `run --input FILE.npy --output FILE.npy --invocations N`: typed bindings read and written
 // as NumPy arrays of their element type and shape; bad arrays are refused before the run.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "formats/npy.hpp"
 #include "support/test_support.hpp"

@@ -1,11 +1,11 @@
 // `lockstep run` on the hand-written packages of tests/integration/packages: every clean
 // package proves its own payload through expectations; every hazard package must stop
 // with its class. Cycle counts asserted here were computed by hand (see each comment).
-#include <filesystem>
 #include <gtest/gtest.h>
 
-#include <sstream>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/test_support.hpp"
 
@@ -29,15 +29,15 @@ TEST_P(CleanPackage, RunsWithoutHazardsAndMeetsItsExpectations) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Packages, CleanPackage,
-                         ::testing::Values("p2p_1w", "p2p_3w", "p2p_64w", "p2p_300w", "p2p_far",
-                                           "section9_a", "section9_b", "section9_c", "section9_d",
-                                           "multicast", "paired", "back_to_back", "repeat27"),
+                         ::testing::Values("p2p_1w", "p2p_3w", "p2p_64w", "p2p_300w", "p2p_far", "section9_a",
+                                           "section9_b", "section9_c", "section9_d", "multicast", "paired",
+                                           "back_to_back", "repeat27"),
                          [](const auto& info) { return info.param; });
 
 struct HazardCase {
   std::string package;
   std::string kind;
-  uint32_t exception = 0;      // what the chip would raise (IPU21-DEVICE.md 16); 0: nothing
+  uint32_t exception = 0;  // what the chip would raise (IPU21-DEVICE.md 16); 0: nothing
   uint32_t receive_error = 0;
 };
 
@@ -69,21 +69,20 @@ TEST_P(HazardPackage, JsonNamesTheClassFirst) {
   EXPECT_FALSE(j["ok"].get<bool>());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Packages, HazardPackage,
-    ::testing::Values(HazardCase{"hazard_row_fetch_conflict", "row-fetch-conflict", 13, 2},
-                      HazardCase{"hazard_send_receive_conflict", "send-receive-conflict", 6, 0},
-                      HazardCase{"hazard_instruction_access", "instruction-access", 13, 1},
-                      HazardCase{"hazard_write_out_of_range", "write-out-of-range", 13, 3},
-                      HazardCase{"hazard_mux_left_open", "mux-left-open"},
-                      HazardCase{"hazard_no_pointer", "no-pointer"},
-                      HazardCase{"hazard_overlapping_receives", "overlapping-receives"},
-                      HazardCase{"hazard_control_at_message_start", "control-at-message-start"},
-                      HazardCase{"hazard_paired", "paired", 7, 0},
-                      HazardCase{"hazard_encoding", "encoding", 12, 0},
-                      HazardCase{"hazard_stream_conflict", "stream-conflict"},
-                      HazardCase{"hazard_double_write", "double-write"}),
-    [](const auto& info) { return info.param.package; });
+INSTANTIATE_TEST_SUITE_P(Packages, HazardPackage,
+                         ::testing::Values(HazardCase{"hazard_row_fetch_conflict", "row-fetch-conflict", 13, 2},
+                                           HazardCase{"hazard_send_receive_conflict", "send-receive-conflict", 6, 0},
+                                           HazardCase{"hazard_instruction_access", "instruction-access", 13, 1},
+                                           HazardCase{"hazard_write_out_of_range", "write-out-of-range", 13, 3},
+                                           HazardCase{"hazard_mux_left_open", "mux-left-open"},
+                                           HazardCase{"hazard_no_pointer", "no-pointer"},
+                                           HazardCase{"hazard_overlapping_receives", "overlapping-receives"},
+                                           HazardCase{"hazard_control_at_message_start", "control-at-message-start"},
+                                           HazardCase{"hazard_paired", "paired", 7, 0},
+                                           HazardCase{"hazard_encoding", "encoding", 12, 0},
+                                           HazardCase{"hazard_stream_conflict", "stream-conflict"},
+                                           HazardCase{"hazard_double_write", "double-write"}),
+                         [](const auto& info) { return info.param.package; });
 
 // Section 9 vector A on the full chip: both tiles spend 9 supervisor instructions (54
 // cycles) before the sync, the barrier releases 30 cycles later at 84, and the receive
@@ -239,7 +238,8 @@ bool has_code_hazard(const std::string& package_path, const std::string& detail)
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   for (const auto& h : j["hazards"]) {
-    if (h["kind"] == "instruction-access" && h["detail"].get<std::string>().find(detail) != std::string::npos) return true;
+    if (h["kind"] == "instruction-access" && h["detail"].get<std::string>().find(detail) != std::string::npos)
+      return true;
   }
   ADD_FAILURE() << r.out;
   return false;

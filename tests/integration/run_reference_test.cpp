@@ -2,11 +2,11 @@
 // the simulated output against the separate FP32 reference of the weights the package holds and
 // the input the run uses; a package that is not a whole model is refused with one line.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "formats/npy.hpp"
 #include "support/test_support.hpp"
@@ -65,8 +65,8 @@ TEST(RunReference, TextFormPrintsOneLine) {
 TEST(RunReference, EveryInvocationIsCompared) {
   const auto r = run_lockstep({"run", tiny_package(), "--reference", "--invocations", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* line : {"\ninvocation 2: ", "\nreference: invocation 0: cosine ", "\nreference: invocation 1: cosine ",
-                           "\nreference: invocation 2: cosine "}) {
+  for (const char* line : {"\ninvocation 2: ", "\nreference: invocation 0: cosine ",
+                           "\nreference: invocation 1: cosine ", "\nreference: invocation 2: cosine "}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   }
   const nlohmann::json j = run_json({"--invocations", "3"});

@@ -1,7 +1,6 @@
 // The same sweep under `mpirun -np 2` (loopback) writes every output file byte for byte as
 // a one-rank run does. Skipped only when mpirun is not installed.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,14 +34,13 @@ TEST(SweepMpi, TwoRanksWriteTheSameBytesAsOne) {
   if (mpirun.empty()) GTEST_SKIP() << "mpirun not installed";
   const std::string dir = testing::temp_dir("sweep-mpi");
   const std::string capture = dir + "/capture.yaml", sweep = dir + "/sweep.yaml";
-  const auto synth = testing::run_lockstep({"capture", "synth", "--family", "skewed", "--tiles", "16",
-                                            "--seed", "5", "--phases", "3", "--machine",
-                                            "ipu21-c600", "-o", capture});
+  const auto synth = testing::run_lockstep({"capture", "synth", "--family", "skewed", "--tiles", "16", "--seed", "5",
+                                            "--phases", "3", "--machine", "ipu21-c600", "-o", capture});
   ASSERT_EQ(synth.exit_code, 0) << synth.err;
   testing::write_file(sweep, "configurations: [latency, B64, B256]\nreference: B256\nmax_row_growth_bytes: [64]\n");
 
-  const auto one = testing::run_lockstep({"sweep", capture, "--configs", sweep, "--jobs", "1",
-                                          "--no-timings", "-o", dir + "/one"});
+  const auto one =
+      testing::run_lockstep({"sweep", capture, "--configs", sweep, "--jobs", "1", "--no-timings", "-o", dir + "/one"});
   // 0, or 1 if a point fails its payload check: the ranks must say the same.
   ASSERT_TRUE(one.exit_code == 0 || one.exit_code == 1) << one.err;
 
@@ -51,9 +49,8 @@ TEST(SweepMpi, TwoRanksWriteTheSameBytesAsOne) {
   const std::string command =
       "OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo "
       "OMPI_MCA_mpi_warn_on_fork=0 " +
-      mpirun + " -np 2 --allow-run-as-root --oversubscribe " + LOCKSTEP_BINARY_PATH + " sweep " +
-      capture + " --configs " + sweep + " --jobs 2 --no-timings -o " + dir + "/two > " + dir +
-      "/mpi.log 2>&1";
+      mpirun + " -np 2 --allow-run-as-root --oversubscribe " + LOCKSTEP_BINARY_PATH + " sweep " + capture +
+      " --configs " + sweep + " --jobs 2 --no-timings -o " + dir + "/two > " + dir + "/mpi.log 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status)) << testing::read_file(dir + "/mpi.log");
   ASSERT_EQ(WEXITSTATUS(status), one.exit_code) << testing::read_file(dir + "/mpi.log");

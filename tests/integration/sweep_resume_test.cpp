@@ -3,7 +3,6 @@
 // included) after a number of journalled points drawn with a fixed seed, and sometimes the
 // journal's last record is cut short too, as a crash in the middle of a write would leave it.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,8 +60,8 @@ class SweepResume : public ::testing::Test {
   void SetUp() override {
     dir_ = testing::temp_dir("sweep-resume");
     capture_ = dir_ + "/capture.capnp";
-    const auto lower = testing::run_lockstep(
-        {"lower", testing::source_path("configs/workloads/vit-tiny.yaml"), "-o", capture_});
+    const auto lower =
+        testing::run_lockstep({"lower", testing::source_path("configs/workloads/vit-tiny.yaml"), "-o", capture_});
     ASSERT_EQ(lower.exit_code, 0) << lower.err;
   }
   std::vector<std::string> sweep_args(const std::string& out, const std::string& jobs) const {

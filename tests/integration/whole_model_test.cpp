@@ -8,9 +8,9 @@
 #include <cstring>
 #include <set>
 
-#include "numerics/fp16.hpp"
-#include "formats/package.hpp"
 #include "arch/machine.hpp"
+#include "formats/package.hpp"
+#include "numerics/fp16.hpp"
 #include "replay/model_package.hpp"
 #include "sim/backend.hpp"
 #include "support/test_support.hpp"

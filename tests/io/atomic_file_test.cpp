@@ -76,7 +76,7 @@ TEST(AtomicFile, ASymlinkOrFifoIsRefusedNotReplaced) {
   EXPECT_EQ(testing::read_file(dir + "/target.txt"), "kept\n");
   size_t entries = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
-  EXPECT_EQ(entries, 3u);  // no temporaries left
+  EXPECT_EQ(entries, 3u);                                                     // no temporaries left
   EXPECT_NO_THROW(write_file_atomically(dir + "/target.txt", "replaced\n"));  // a regular file is fine
 }
 
@@ -84,18 +84,19 @@ TEST(AtomicFile, ChecksBeforeWorkNameThePathAndTheProblem) {
   const std::string dir = testing::temp_dir("atomic-checks");
   testing::write_file(dir + "/input.yaml", "x: 1\n");
   EXPECT_NE(message([&] { check_output_file(dir, "-o"); }).find("is a directory"), std::string::npos);
-  EXPECT_NE(message([&] { check_output_file(dir + "/no/such/x", "-o"); }).find("does not exist"),
-            std::string::npos);
+  EXPECT_NE(message([&] { check_output_file(dir + "/no/such/x", "-o"); }).find("does not exist"), std::string::npos);
   EXPECT_NO_THROW(check_output_file(dir + "/new.txt", "-o"));
-  EXPECT_NE(message([&] { refuse_overwriting_input(dir + "/input.yaml", {dir + "/../" +
-                                                                         std::filesystem::path(dir).filename().string() +
-                                                                         "/input.yaml"}); })
-                .find("is the input"),
+  EXPECT_NE(message([&] {
+              refuse_overwriting_input(dir + "/input.yaml",
+                                       {dir + "/../" + std::filesystem::path(dir).filename().string() + "/input.yaml"});
+            }).find("is the input"),
             std::string::npos);
   EXPECT_NE(message([&] { check_output_directory(dir + "/input.yaml/sub", "-o"); }).find("not a folder"),
             std::string::npos);
   // A folder output is made one level deep, like a file: the folder above must exist.
-  EXPECT_NE(message([&] { check_output_directory(dir + "/a/b/c", "-o"); }).find("the folder '" + dir + "/a/b' does not exist"),
+  EXPECT_NE(message([&] {
+              check_output_directory(dir + "/a/b/c", "-o");
+            }).find("the folder '" + dir + "/a/b' does not exist"),
             std::string::npos);
   EXPECT_NO_THROW(check_output_directory(dir + "/a", "-o"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/a"));  // checking makes nothing

@@ -80,8 +80,7 @@ TEST(UninitializedVector, ConstructsWhatItIsGivenAndCopiesLikeAVector) {
   v.emplace_back();  // default construction with no arguments writes nothing: assign before reading
   v.back() = {5, 6};
   const UninitializedVector<Piece> copy = v;
-  EXPECT_EQ(std::vector<Piece>(copy.begin(), copy.end()),
-            (std::vector<Piece>{{1, 2}, {1, 2}, {1, 2}, {3, 4}, {5, 6}}));
+  EXPECT_EQ(std::vector<Piece>(copy.begin(), copy.end()), (std::vector<Piece>{{1, 2}, {1, 2}, {1, 2}, {3, 4}, {5, 6}}));
 }
 
 }  // namespace

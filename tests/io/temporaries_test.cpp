@@ -19,8 +19,7 @@ namespace {
 
 std::set<std::string> names_in(const std::string& dir) {
   std::set<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    names.insert(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.insert(e.path().filename().string());
   return names;
 }
 
@@ -52,7 +51,7 @@ TEST(Temporaries, AWriteRemovesItsOwnStaleTemporariesAndNothingElse) {
   const std::string dir = testing::temp_dir("temporaries-write");
   plant(dir, kNearMisses);
   plant(dir, {"out.bin.tmp-AbC123", "out.bin.tmp-x1Y2z3"});
-  std::filesystem::create_directory(dir + "/out.bin.tmp-Folder");  // not a file: kept
+  std::filesystem::create_directory(dir + "/out.bin.tmp-Folder");                  // not a file: kept
   std::filesystem::create_symlink(dir + "/out.bin", dir + "/out.bin.tmp-SymLnk");  // kept
   write_file_atomically(dir + "/out.bin", "new");
   std::set<std::string> expected = kNearMisses;
@@ -83,9 +82,8 @@ TEST(Temporaries, AFolderSweepRemovesEveryNamesTemporaries) {
   plant(dir, {"results.csv.tmp-AbC123", "index.html.tmp-x1Y2z3", "phase_3.png.tmp-QQQQQQ"});
   std::filesystem::create_directory(dir + "/sub.tmp-Folder");
   remove_stale_temporaries_in(dir);
-  EXPECT_EQ(names_in(dir),
-            (std::set<std::string>{"out.bin.tmp_AbC123", "out.bin.tmp-AbC12",
-                                   "index.html.tmp-1234567", "keep.txt", "sub.tmp-Folder"}));
+  EXPECT_EQ(names_in(dir), (std::set<std::string>{"out.bin.tmp_AbC123", "out.bin.tmp-AbC12", "index.html.tmp-1234567",
+                                                  "keep.txt", "sub.tmp-Folder"}));
 }
 
 // A staged folder killed before its rename leaves DIR.tmp-XXXXXX: the next one removes it.
@@ -104,8 +102,7 @@ TEST(Temporaries, AStagedFolderRemovesStaleStagedFolders) {
     EXPECT_TRUE(std::filesystem::exists(staged.file("a.txt")));
     staged.commit();
   }
-  EXPECT_EQ(names_in(dir),
-            (std::set<std::string>{"report", "report.tmp-AbC12", "report.tmp-Zz9Zz9"}));
+  EXPECT_EQ(names_in(dir), (std::set<std::string>{"report", "report.tmp-AbC12", "report.tmp-Zz9Zz9"}));
   EXPECT_EQ(testing::read_file(out + "/a.txt"), "a");
 }
 

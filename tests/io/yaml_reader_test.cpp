@@ -39,15 +39,12 @@ TEST(YamlReader, RejectsUnknownAndMissingKeys) {
 
 TEST(YamlReader, RejectsOutOfRangeAndOctalLooking) {
   YamlMap m(parse_yaml_text("a: 300\nb: 010\n", "f.yaml"), "f.yaml", "");
-  EXPECT_NE(error_of([&] { m.unsigned_value("a", 255); }).find("larger than the maximum 255"),
-            std::string::npos);
-  EXPECT_NE(error_of([&] { m.unsigned_value("b", 255); }).find("expected an unsigned integer"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { m.unsigned_value("a", 255); }).find("larger than the maximum 255"), std::string::npos);
+  EXPECT_NE(error_of([&] { m.unsigned_value("b", 255); }).find("expected an unsigned integer"), std::string::npos);
 }
 
 TEST(YamlReader, SyntaxErrorNamesLine) {
-  EXPECT_NE(error_of([] { parse_yaml_text("a: [1,\n", "bad.yaml"); }).find("bad.yaml:"),
-            std::string::npos);
+  EXPECT_NE(error_of([] { parse_yaml_text("a: [1,\n", "bad.yaml"); }).find("bad.yaml:"), std::string::npos);
 }
 
 }  // namespace

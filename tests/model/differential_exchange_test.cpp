@@ -15,16 +15,16 @@
 #include <tuple>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/phase_schedule.hpp"
-#include "workload/synth.hpp"
+#include "formats/capture.hpp"
 #include "model/exchange_phase.hpp"
-#include "support/test_support.hpp"
 #include "reference_exchange.hpp"
+#include "support/test_support.hpp"
+#include "workload/synth.hpp"
 
 namespace lockstep::reference_exchange {
 namespace {
@@ -72,16 +72,14 @@ TEST(ReferenceExchange, Section9VectorsLandEveryWordAtTheTracedEvents) {
     receiver_row[1] = (receiver_row[1] & ~0x1fffu) | topology().physical(v.sender);
     std::vector<uint32_t> sender_row = v.sender_words;
     sender_row[2] |= (kSource / 4) << 3;
-    const std::vector<Tile> tiles = {{v.sender, sender_row, 0},
-                                     {v.receiver, receiver_row, kDestination}};
+    const std::vector<Tile> tiles = {{v.sender, sender_row, 0}, {v.receiver, receiver_row, kDestination}};
 
     const PhaseResult r = run_phase(topology(), tiles);
     EXPECT_EQ(r.row_end, (std::vector<int64_t>{v.sender_end, v.receiver_end}));
     EXPECT_EQ(r.words_without_pointer, 0u);
     ASSERT_EQ(r.words.size(), v.words);
     for (uint32_t k = 0; k < v.words; ++k) {
-      const WrittenWord expected{v.receiver, kDestination + 4 * k, v.sender, kSource + 4 * k,
-                                 v.first_write + k};
+      const WrittenWord expected{v.receiver, kDestination + 4 * k, v.sender, kSource + 4 * k, v.first_write + k};
       ASSERT_EQ(r.words[k], expected) << "word " << k;
     }
     EXPECT_EQ(r.words.back().event, v.last_write);
@@ -118,7 +116,7 @@ TEST(ReferenceExchange, RowWalkFollowsTheSection5Table) {
   const std::vector<std::tuple<int64_t, uint32_t, uint32_t>> expected_items = {
       {2, 0x18000, 1}, {3, 0x18001, 1}, {4, 0x18002, 1}, {5, 0x18003, 1},
       {6, 0x18100, 2}, {7, 0x18101, 2}, {8, 0x18102, 2},  // sendpicp restarted, sendpic continues
-      {13, 0x18103, 2}};  // a sendpicp without direction leaves the stream alone
+      {13, 0x18103, 2}};                                  // a sendpicp without direction leaves the stream alone
   EXPECT_EQ(items, expected_items);
   EXPECT_EQ(trace.paired_xpic, (Controls{{6, 5}}));
   EXPECT_EQ(trace.format, (Controls{{6, 3}}));
@@ -138,8 +136,7 @@ struct Ctl {
 // A receive-only row: the controls at their events (each on a delay*pic's terminal event),
 // then a delay to `end`.
 std::vector<uint32_t> controls_row(std::vector<Ctl> controls, int64_t end) {
-  std::sort(controls.begin(), controls.end(),
-            [](const Ctl& a, const Ctl& b) { return a.event < b.event; });
+  std::sort(controls.begin(), controls.end(), [](const Ctl& a, const Ctl& b) { return a.event < b.event; });
   std::vector<uint32_t> row;
   int64_t t = 0;
   for (const Ctl& c : controls) {
@@ -147,10 +144,7 @@ std::vector<uint32_t> controls_row(std::vector<Ctl> controls, int64_t end) {
     const int64_t gap = c.event - t;
     EXPECT_GE(gap, 1);
     if (gap > most) arch::encode_into({.op = Opcode::Delay, .events = uint32_t(gap - most)}, row);
-    arch::encode_into({.op = c.op,
-                       .events = uint32_t(std::min(gap, most)),
-                       .selector = c.selector,
-                       .value = c.value},
+    arch::encode_into({.op = c.op, .events = uint32_t(std::min(gap, most)), .selector = c.selector, .value = c.value},
                       row);
     t = c.event;
   }
@@ -177,8 +171,7 @@ TEST(ReferenceExchange, Section6PairedTransferLandsEveryItemOnBothMembers) {
 
   std::vector<uint32_t> sender_row;
   if (shift > 0) arch::encode_into({.op = Opcode::Delay, .events = uint32_t(shift)}, sender_row);
-  arch::encode_into({.op = Opcode::Send, .words = 64, .address = kSource / 8, .sctl = dir | 4u},
-                    sender_row);
+  arch::encode_into({.op = Opcode::Send, .words = 64, .address = kSource / 8, .sctl = dir | 4u}, sender_row);
   arch::encode_into({.op = Opcode::SendOff, .words = items - 64, .sctl = dir | 4u}, sender_row);
   arch::encode_into({.op = Opcode::Return}, sender_row);
 
@@ -192,8 +185,7 @@ TEST(ReferenceExchange, Section6PairedTransferLandsEveryItemOnBothMembers) {
     }
     return controls_row(c, f + items + 7);
   };
-  const std::vector<Tile> tiles = {
-      {sender, sender_row, 0}, {a, member_row(pa), 0}, {b, member_row(pb), 0}};
+  const std::vector<Tile> tiles = {{sender, sender_row, 0}, {a, member_row(pa), 0}, {b, member_row(pb), 0}};
 
   const PhaseResult out = run_phase(topo, tiles);
   EXPECT_EQ(out.row_end, (std::vector<int64_t>{shift + items, f + items + 7, f + items + 7}));
@@ -224,13 +216,12 @@ struct Tally {
 
 // Model writes as words: word i of a run has source + 4i, address + 4i, and the write event
 // first_write_event + i / (item_bytes / 4).
-std::vector<WrittenWord> model_words(const model::PhaseOutcome& outcome,
-                                     const std::vector<Tile>& tiles) {
+std::vector<WrittenWord> model_words(const model::PhaseOutcome& outcome, const std::vector<Tile>& tiles) {
   std::vector<WrittenWord> words;
   for (const model::WriteRun& w : outcome.writes) {
     for (uint32_t i = 0; i < w.bytes / 4; ++i) {
-      words.push_back({tiles[w.receiver].logical, w.address + 4 * i, tiles[w.sender].logical,
-                       w.source_address + 4 * i, w.first_write_event + i / (w.item_bytes / 4)});
+      words.push_back({tiles[w.receiver].logical, w.address + 4 * i, tiles[w.sender].logical, w.source_address + 4 * i,
+                       w.first_write_event + i / (w.item_bytes / 4)});
     }
   }
   return words;
@@ -240,8 +231,7 @@ std::vector<WrittenWord> model_words(const model::PhaseOutcome& outcome,
 std::vector<Key> keys_of(const std::vector<WrittenWord>& sorted) {
   std::vector<Key> keys;
   for (const WrittenWord& w : sorted)
-    if (keys.empty() || keys.back() != Key{w.receiver, w.address})
-      keys.emplace_back(w.receiver, w.address);
+    if (keys.empty() || keys.back() != Key{w.receiver, w.address}) keys.emplace_back(w.receiver, w.address);
   return keys;
 }
 
@@ -256,20 +246,18 @@ std::string landed_at(const std::vector<WrittenWord>& sorted, Key key) {
   std::ostringstream out;
   for (const WrittenWord& w : sorted)
     if (Key{w.receiver, w.address} == key)
-      out << "(tile " << w.sender << " 0x" << std::hex << w.source << std::dec << " at " << w.event
-          << ")";
+      out << "(tile " << w.sender << " 0x" << std::hex << w.source << std::dec << " at " << w.event << ")";
   return out.str().empty() ? "nothing" : out.str();
 }
 
 // Every word: model and reference must agree on (receiver, address) -> (sender, source,
 // write event), duplicates included.
-void compare_words(std::vector<WrittenWord> model, std::vector<WrittenWord> reference,
-                   const std::string& where, Tally& tally) {
+void compare_words(std::vector<WrittenWord> model, std::vector<WrittenWord> reference, const std::string& where,
+                   Tally& tally) {
   std::sort(model.begin(), model.end());
   std::sort(reference.begin(), reference.end());
   std::vector<WrittenWord> only_model, only_reference;
-  std::set_difference(model.begin(), model.end(), reference.begin(), reference.end(),
-                      std::back_inserter(only_model));
+  std::set_difference(model.begin(), model.end(), reference.begin(), reference.end(), std::back_inserter(only_model));
   std::set_difference(reference.begin(), reference.end(), model.begin(), model.end(),
                       std::back_inserter(only_reference));
   tally.words += model.size() + only_reference.size();  // words of either side
@@ -277,16 +265,14 @@ void compare_words(std::vector<WrittenWord> model, std::vector<WrittenWord> refe
   tally.mismatches += differing.size();
   for (size_t i = 0; i < differing.size() && tally.examples.size() < 8; ++i) {
     std::ostringstream out;
-    out << where << ": tile " << differing[i].first << " address 0x" << std::hex
-        << differing[i].second << std::dec << ": model " << landed_at(only_model, differing[i])
-        << ", reference " << landed_at(only_reference, differing[i])
-        << " (only the differing words)";
+    out << where << ": tile " << differing[i].first << " address 0x" << std::hex << differing[i].second << std::dec
+        << ": model " << landed_at(only_model, differing[i]) << ", reference "
+        << landed_at(only_reference, differing[i]) << " (only the differing words)";
     tally.examples.push_back(out.str());
   }
 }
 
-void compare_phase(const compiler::ScheduledPhase& scheduled, const std::string& where,
-                   Tally& tally) {
+void compare_phase(const compiler::ScheduledPhase& scheduled, const std::string& where, Tally& tally) {
   std::vector<model::PhaseTile> model_tiles;
   std::vector<Tile> tiles;
   for (const compiler::TileRow& row : scheduled.rows) {  // iteration 0: the rows as encoded
@@ -315,9 +301,9 @@ void compare_phase(const compiler::ScheduledPhase& scheduled, const std::string&
     if (outcome.tile_horizon[i] == reference.row_end[i]) continue;
     ++tally.row_end_mismatches;
     if (tally.examples.size() < 8) {
-      tally.examples.push_back(where + ": tile " + std::to_string(tiles[i].logical) +
-                               " row end: model " + std::to_string(outcome.tile_horizon[i]) +
-                               ", reference " + std::to_string(reference.row_end[i]));
+      tally.examples.push_back(where + ": tile " + std::to_string(tiles[i].logical) + " row end: model " +
+                               std::to_string(outcome.tile_horizon[i]) + ", reference " +
+                               std::to_string(reference.row_end[i]));
     }
   }
 }
@@ -341,8 +327,7 @@ arch::CapturePhase pair_phase(uint32_t seed, uint32_t tiles) {
     for (uint32_t k = 1 + uint32_t(rng() % 3); k > 0; --k) {
       // A physical pair: a and b = a + 1.
       const uint32_t a = tiles / 2 + 2 * uint32_t(rng() % (tiles / 4)), b = a + 1;
-      if (std::any_of(t.destinations.begin(), t.destinations.end(),
-                      [&](const auto& d) { return d.tile == a; }))
+      if (std::any_of(t.destinations.begin(), t.destinations.end(), [&](const auto& d) { return d.tile == a; }))
         continue;
       const uint32_t address = std::max(next_destination[a], next_destination[b]);
       t.destinations.push_back({a, address});
@@ -358,8 +343,8 @@ using Tallies = std::map<compiler::Width, Tally>;
 
 // Schedules one phase under one configuration and compares; tallied under the width the
 // schedule got ("+paired" falls back to Word32 where no transfer is eligible).
-void schedule_and_compare(const arch::CapturePhase& phase, const std::string& config,
-                          const std::string& where, Tallies& tallies) {
+void schedule_and_compare(const arch::CapturePhase& phase, const std::string& config, const std::string& where,
+                          Tallies& tallies) {
   const compiler::ScheduledPhase scheduled =
       compiler::schedule_phase(phase, chip(), topology(), compiler::parse_config(config));
   Tally& tally = tallies[scheduled.width];
@@ -383,16 +368,13 @@ TEST(DifferentialExchange, ModelMatchesTheReferenceOnCompiledSyntheticPhases) {
   }
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     const std::string config = seed % 2 ? "S128+paired" : "latency+paired";
-    schedule_and_compare(pair_phase(seed, 64), config, "pairs seed " + std::to_string(seed),
-                         tallies);
+    schedule_and_compare(pair_phase(seed, 64), config, "pairs seed " + std::to_string(seed), tallies);
   }
   for (const auto& [width, tally] : tallies) {
     const char* name = width == compiler::Width::Paired64 ? "Paired64" : "Word32";
     std::cout << "differential: " << name << " phases=" << tally.phases << " words=" << tally.words
-              << " mismatches=" << tally.mismatches
-              << " row_end_mismatches=" << tally.row_end_mismatches
-              << " wide_items=" << tally.wide_items << " model_hazards=" << tally.model_hazards
-              << "\n";
+              << " mismatches=" << tally.mismatches << " row_end_mismatches=" << tally.row_end_mismatches
+              << " wide_items=" << tally.wide_items << " model_hazards=" << tally.model_hazards << "\n";
     std::string examples;
     for (const std::string& e : tally.examples) examples += "\n  " + e;
     EXPECT_GT(tally.words, 0u) << name;

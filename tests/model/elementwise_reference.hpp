@@ -15,27 +15,24 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fp16.hpp"
 #include "arch/machine.hpp"
-#include "numerics/numerics_reference.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
 #include "model/sram.hpp"
+#include "numerics/fp16.hpp"
+#include "numerics/numerics_reference.hpp"
 #include "tests/model/kernel_harness.hpp"
 
 namespace lockstep::model::elementwise_reference {
 
 using namespace kernel_harness;  // NOLINT(google-build-using-namespace): shared by every kernel test
 
-
 // --- the references -------------------------------------------------------------------------
 
 inline double v16(uint16_t h) { return arch::reference::fp16_value(h); }
 
 // fl16 by table search; any NaN -> the positive 0x7e00 (the kernels' arithmetic NaN).
-inline uint16_t r16(double x) {
-  return std::isnan(x) ? uint16_t{0x7e00} : arch::reference::fp16_nearest_even(x);
-}
+inline uint16_t r16(double x) { return std::isnan(x) ? uint16_t{0x7e00} : arch::reference::fp16_nearest_even(x); }
 
 inline uint16_t reference_gelu(uint16_t h) {
   const double x = v16(h);
@@ -70,8 +67,8 @@ inline float split_sum(const std::vector<float>& v, size_t slice) {
 inline float layernorm_sum(const std::vector<float>& v) { return split_sum(v, 4 * ((v.size() + 23) / 24)); }
 inline float softmax_sum(const std::vector<float>& v) { return split_sum(v, 2 * ((v.size() + 11) / 12)); }
 
-inline std::vector<uint16_t> reference_softmax(const std::vector<float>& scores, size_t rows,
-                                               size_t columns, int64_t head_dim) {
+inline std::vector<uint16_t> reference_softmax(const std::vector<float>& scores, size_t rows, size_t columns,
+                                               int64_t head_dim) {
   const auto s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
   std::vector<uint16_t> out;
   for (size_t r = 0; r < rows; ++r) {
@@ -94,8 +91,8 @@ inline std::vector<uint16_t> reference_softmax(const std::vector<float>& scores,
   return out;
 }
 
-inline std::vector<uint16_t> reference_layernorm(const std::vector<uint16_t>& x, size_t rows,
-                                                 size_t columns, const std::vector<uint16_t>& gamma = {},
+inline std::vector<uint16_t> reference_layernorm(const std::vector<uint16_t>& x, size_t rows, size_t columns,
+                                                 const std::vector<uint16_t>& gamma = {},
                                                  const std::vector<uint16_t>& beta = {}) {
   std::vector<uint16_t> out;
   for (size_t r = 0; r < rows; ++r) {

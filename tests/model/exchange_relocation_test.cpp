@@ -7,9 +7,9 @@
 #include <tuple>
 #include <vector>
 
-#include "formats/capture.hpp"
 #include "compiler/compile.hpp"
 #include "compiler/phase_schedule.hpp"
+#include "formats/capture.hpp"
 #include "model/exchange_phase.hpp"
 #include "support/test_support.hpp"
 #include "workload/synth.hpp"
@@ -40,8 +40,8 @@ std::vector<PhaseTile> tiles_at(const compiler::ScheduledPhase& phase, uint32_t 
 }
 
 auto write_key(const WriteRun& w) {
-  return std::tie(w.receiver, w.sender, w.address, w.source_address, w.bytes, w.item_bytes,
-                  w.first_write_event, w.first_mux_event, w.run, w.source_offset, w.last_run);
+  return std::tie(w.receiver, w.sender, w.address, w.source_address, w.bytes, w.item_bytes, w.first_write_event,
+                  w.first_mux_event, w.run, w.source_offset, w.last_run);
 }
 
 void expect_same(const PhaseOutcome& relocated, const PhaseOutcome& full) {

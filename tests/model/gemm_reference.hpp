@@ -21,10 +21,10 @@
 
 #include "arch/kernel_signatures.hpp"
 #include "arch/machine.hpp"
-#include "numerics/numerics_reference.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/amp_accumulate.hpp"
 #include "model/sram.hpp"
+#include "numerics/numerics_reference.hpp"
 #include "tests/model/kernel_harness.hpp"
 
 namespace lockstep::model::gemm_reference {
@@ -74,7 +74,7 @@ inline uint16_t round_units(Int x, bool negative_zero) {
   const Int m = x < 0 ? -x : x;
   const std::vector<Int>& t = fp16_units();
   const auto above = std::upper_bound(t.begin(), t.end(), m);
-  if (above == t.end()) return sign | 0x7c00;  // >= 2^16
+  if (above == t.end()) return sign | 0x7c00;                      // >= 2^16
   const auto code = static_cast<uint32_t>(above - t.begin() - 1);  // t[code] <= m < t[code + 1]
   const Int down = m - t[code], up = t[code + 1] - m;
   const uint32_t chosen = down < up ? code : up < down ? code + 1 : (code % 2 == 0 ? code : code + 1);
@@ -137,8 +137,8 @@ inline std::vector<uint16_t> random_fp16(std::mt19937& rng, size_t count, bool w
       h = sign;
       continue;
     }
-    if (kind == 1) exponent = 0;                                        // subnormal
-    if (kind == 2) exponent = static_cast<uint16_t>(1 + rng() % 8);     // tiny normal
+    if (kind == 1) exponent = 0;                                                    // subnormal
+    if (kind == 2) exponent = static_cast<uint16_t>(1 + rng() % 8);                 // tiny normal
     if (kind == 3 && with_large) exponent = static_cast<uint16_t>(26 + rng() % 5);  // 2^11 .. 2^15
     h = static_cast<uint16_t>(sign | (exponent << 10) | fraction);
   }
@@ -148,7 +148,8 @@ inline std::vector<uint16_t> random_fp16(std::mt19937& rng, size_t count, bool w
 inline std::vector<uint8_t> random_f143(std::mt19937& rng, size_t count) {
   std::vector<uint8_t> v(count);
   for (auto& c : v) {
-    do c = static_cast<uint8_t>(rng()); while (c == 0x80);
+    do c = static_cast<uint8_t>(rng());
+    while (c == 0x80);
   }
   return v;
 }
@@ -197,7 +198,7 @@ inline std::vector<float> run_gemm_fp8(const std::vector<uint16_t>& input, const
 }
 
 inline std::vector<uint16_t> reference_fp8(const std::vector<uint16_t>& input, const std::vector<uint8_t>& weights,
-                                    uint32_t rows, uint32_t k, uint32_t n, int scale) {
+                                           uint32_t rows, uint32_t k, uint32_t n, int scale) {
   return reference_gemm(input, rows, k, n, [&](uint32_t kk, uint32_t c) {
     return static_cast<float>(arch::reference::f143_value(weights[size_t{kk} * n + c], scale));
   });
@@ -208,10 +209,8 @@ struct Shape {
 };
 // Rows 1, K and n not multiples of 16, K shorter than one step, several steps and panels,
 // rows over one and two of the 24-row chunks A is widened in (amp::gemm).
-inline const std::vector<Shape> kShapes = {{1, 1, 1},   {1, 17, 5},   {2, 16, 16},  {7, 33, 19},
-                                    {6, 48, 32}, {13, 50, 40}, {5, 300, 3},  {12, 100, 37},
-                                    {19, 129, 70}, {9, 20, 24},  {4, 18, 8},  {25, 16, 16},
-                                    {53, 40, 37}};
-
+inline const std::vector<Shape> kShapes = {{1, 1, 1},    {1, 17, 5},   {2, 16, 16},   {7, 33, 19},   {6, 48, 32},
+                                           {13, 50, 40}, {5, 300, 3},  {12, 100, 37}, {19, 129, 70}, {9, 20, 24},
+                                           {4, 18, 8},   {25, 16, 16}, {53, 40, 37}};
 
 }  // namespace lockstep::model::gemm_reference

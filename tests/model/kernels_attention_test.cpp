@@ -140,9 +140,9 @@ TEST(AttentionSoftmax, TheRowMaximumWeighsOneAndFloorsAtMinus65504) {
   const auto p = kernels::read_fp16(m, kBase + 0x100, 6, "p");
   EXPECT_EQ(p[1], 0x3c00);
   const auto state = kernels::read_fp32(m, kBase + 0x200, 4, "state");
-  EXPECT_EQ(state[0], 1.0f);                 // m = 2 * 1/sqrt(4)
-  EXPECT_EQ(state[2], -65504.0f * 0.5f);     // the floor, scaled
-  EXPECT_EQ(state[3], 0.0f);                 // exp(-inf) is 0
+  EXPECT_EQ(state[0], 1.0f);              // m = 2 * 1/sqrt(4)
+  EXPECT_EQ(state[2], -65504.0f * 0.5f);  // the floor, scaled
+  EXPECT_EQ(state[3], 0.0f);              // exp(-inf) is 0
 }
 
 // --- attention_merge --------------------------------------------------------------------------
@@ -151,7 +151,8 @@ TEST(AttentionMerge, BitExactAgainstTheReferenceAtSeveralShapes) {
   std::mt19937 rng(11);
   std::normal_distribution<double> maxima(0, 3);
   std::uniform_real_distribution<double> sums(1, 64);
-  for (const auto& [rows, width, count] : std::vector<std::array<int64_t, 3>>{{1, 2, 1}, {9, 72, 12}, {6, 5, 3}, {13, 16, 2}}) {
+  for (const auto& [rows, width, count] :
+       std::vector<std::array<int64_t, 3>>{{1, 2, 1}, {9, 72, 12}, {6, 5, 3}, {13, 16, 2}}) {
     Sram m(machine());
     const auto blocks = random_halves(rng, static_cast<size_t>(count * rows * width), 4.0);
     std::vector<float> states;
@@ -202,7 +203,8 @@ TEST(BlockedAttention, MatchesExactAttentionAcrossKeyBlocks) {
     kernel("gemm_fp16").execute({s_at, q_at, kb}, {rows, n, dh, 1, 16}, m);
     kernel("attention_softmax").execute({s_at, state_at, s_at}, {rows, n, dh}, m);
     kernel("gemm_fp16").execute({values, s_at, vb}, {rows, dh, n, 0, 16}, m);
-    store(m, static_cast<uint32_t>(merged_states_at + b * rows * 8), kernels::read_fp32(m, state_at, rows * 2, "state"));
+    store(m, static_cast<uint32_t>(merged_states_at + b * rows * 8),
+          kernels::read_fp32(m, state_at, rows * 2, "state"));
   }
   kernel("attention_merge").execute({out_at, values_at, merged_states_at}, {rows, dh, blocks}, m);
   const auto got = kernels::read_fp16(m, out_at, rows * dh, "out");
@@ -232,7 +234,8 @@ TEST(BlockedAttention, MatchesExactAttentionAcrossKeyBlocks) {
 
 TEST(AttentionKernels, ChecksNameTheScalarAndTheLimit) {
   EXPECT_EQ(check("attention_softmax", 3, {105, 64, 72}), "");
-  EXPECT_EQ(check("attention_softmax", 3, {0, 64, 72}), "attention_softmax: scalars[0] rows = 0 (expected 1 to 638976)");
+  EXPECT_EQ(check("attention_softmax", 3, {0, 64, 72}),
+            "attention_softmax: scalars[0] rows = 0 (expected 1 to 638976)");
   EXPECT_EQ(check("attention_softmax", 3, {1000, 1000, 72}),
             "attention_softmax: s spans rows x columns x 2 = 2000000 bytes, more than SRAM's 638976");
   EXPECT_EQ(check("attention_merge", 3, {9, 72, 12}), "");
@@ -258,7 +261,8 @@ TEST(AttentionKernels, CyclesAreTheSlowestWorkersInstructionsPlusALaunch) {
     }
     return best;
   };
-  for (const auto& [rows, columns] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {6, 64}, {7, 64}, {105, 64}, {49, 25}}) {
+  for (const auto& [rows, columns] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {6, 64}, {7, 64}, {105, 64}, {49, 25}}) {
     EXPECT_EQ(kernel("attention_softmax").cycles({rows, columns, 72}, machine()), stage(rows, columns));
   }
   EXPECT_EQ(kernel("attention_softmax").cycles({105, 64, 72}, machine()), 36407u);

@@ -3,13 +3,13 @@
 // reference vectors, XXH3's digest of nothing) and to the library's one-shot digest; the
 // streaming helper the compiler's proof uses gives the same digest in any cut.
 #include <gtest/gtest.h>
+#include <xxhash.h>  // the portable XXH3, without the x86 dispatch
 
 #include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
-#include <xxhash.h>  // the portable XXH3, without the x86 dispatch
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
@@ -80,7 +80,8 @@ TEST(ChecksumKernels, SameCyclesEitherDigest) {
   for (int64_t n : {0, 8, 4096, 65536}) {
     EXPECT_EQ(find_kernel("checksum_xxh3")->cycles({n}, c600()), find_kernel("checksum")->cycles({n}, c600()));
   }
-  EXPECT_EQ(find_kernel("checksum_xxh3")->cycles({4096}, c600()), c600().supervisor_cycles_per_instruction * (6 + 2 * 4096));
+  EXPECT_EQ(find_kernel("checksum_xxh3")->cycles({4096}, c600()),
+            c600().supervisor_cycles_per_instruction * (6 + 2 * 4096));
 }
 
 TEST(Xxh3Stream, AnyCutGivesTheOneShotDigest) {
@@ -88,7 +89,8 @@ TEST(Xxh3Stream, AnyCutGivesTheOneShotDigest) {
   for (size_t cut : {size_t{1}, size_t{63}, size_t{240}, size_t{4096}, size_t{99999}}) {
     SCOPED_TRACE(cut);
     arch::Xxh3Stream stream;
-    for (size_t at = 0; at < bytes.size(); at += cut) stream.update(bytes.data() + at, std::min(cut, bytes.size() - at));
+    for (size_t at = 0; at < bytes.size(); at += cut)
+      stream.update(bytes.data() + at, std::min(cut, bytes.size() - at));
     EXPECT_EQ(stream.digest(), arch::xxh3_64(bytes.data(), bytes.size()));
   }
   arch::Xxh3Stream zeros;

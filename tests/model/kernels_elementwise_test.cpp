@@ -48,8 +48,7 @@ TEST(Gelu, EveryFp16InputMatchesTheNineStepReference) {
 // below that (all mainstream ones are within a few ulps) builds the same tables, and they equal
 // the exact function rounded once.
 TEST(ElementwiseKernels, ExpAndTanhAreFarFromFp16RoundingBoundaries) {
-  for (const auto f :
-       {+[](double x) { return std::exp(x); }, +[](double x) { return std::tanh(x); }}) {
+  for (const auto f : {+[](double x) { return std::exp(x); }, +[](double x) { return std::tanh(x); }}) {
     for (uint32_t code = 0; code < 65536; ++code) {
       const double v = f(arch::fp16_to_float(static_cast<uint16_t>(code)));
       if (std::isnan(v) || std::isinf(v)) continue;
@@ -62,8 +61,7 @@ TEST(ElementwiseKernels, ExpAndTanhAreFarFromFp16RoundingBoundaries) {
 
 TEST(Gelu, KnownValues) {
   Sram m(machine());
-  const std::vector<uint16_t> in{0x0000, 0x8000, 0x3c00, 0xbc00, 0x4400,
-                                 0xc880, 0x7c00, 0xfc00, 0x7e00};
+  const std::vector<uint16_t> in{0x0000, 0x8000, 0x3c00, 0xbc00, 0x4400, 0xc880, 0x7c00, 0xfc00, 0x7e00};
   put(m, kBase, in);
   run("gelu", {kBase + 64, kBase}, {static_cast<int64_t>(in.size())}, m);
   const auto out = get16(m, kBase + 64, in.size());
@@ -183,9 +181,7 @@ TEST(Cast, SameWidthCopiesBitsAndWideningInPlaceWorks) {
   run("cast", {kBase, kBase}, {static_cast<int64_t>(n), 16, 32}, m);
   const auto wide = get32(m, kBase, n);
   for (size_t i = 0; i < n; ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(wide[i]),
-              std::bit_cast<uint32_t>(arch::fp16_to_float(halves[i])))
-        << i;
+    ASSERT_EQ(std::bit_cast<uint32_t>(wide[i]), std::bit_cast<uint32_t>(arch::fp16_to_float(halves[i]))) << i;
   }
 }
 
@@ -205,21 +201,17 @@ TEST(ElementwiseKernels, CheckMessages) {
   EXPECT_EQ(check("softmax", 3, {1, 1, 1}), "kernel softmax takes 2 operand(s), got 3");
   EXPECT_EQ(check("softmax", 2, {1, 1}), "kernel softmax takes 3 scalar(s), got 2");
   EXPECT_EQ(check("softmax", 2, {0, 4, 64}), "softmax: scalars[0] rows = 0 (expected 1 to 638976)");
-  EXPECT_EQ(check("softmax", 2, {4, -3, 64}),
-            "softmax: scalars[1] columns = -3 (expected 1 to 638976)");
-  EXPECT_EQ(check("softmax", 2, {4, 4, 0}),
-            "softmax: scalars[2] head_dim = 0 (expected 1 to 638976)");
+  EXPECT_EQ(check("softmax", 2, {4, -3, 64}), "softmax: scalars[1] columns = -3 (expected 1 to 638976)");
+  EXPECT_EQ(check("softmax", 2, {4, 4, 0}), "softmax: scalars[2] head_dim = 0 (expected 1 to 638976)");
   EXPECT_EQ(check("softmax", 2, {400, 400, 64}),
             "softmax: in spans rows x columns x 4 = 640000 bytes, more than SRAM's 638976");
   EXPECT_EQ(check("layernorm", 3, {1, 1}), "kernel layernorm takes 2 or 4 operand(s), got 3");
   EXPECT_EQ(check("layernorm", 4, {1, 1, 1}), "kernel layernorm takes 2 scalar(s), got 3");
-  EXPECT_EQ(check("layernorm", 2, {1, 0}),
-            "layernorm: scalars[1] columns = 0 (expected 1 to 638976)");
+  EXPECT_EQ(check("layernorm", 2, {1, 0}), "layernorm: scalars[1] columns = 0 (expected 1 to 638976)");
   EXPECT_EQ(check("layernorm", 2, {600, 600}),
             "layernorm: in spans rows x columns x 2 = 720000 bytes, more than SRAM's 638976");
   EXPECT_EQ(check("gelu", 1, {4}), "kernel gelu takes 2 operand(s), got 1");
-  EXPECT_EQ(check("gelu", 2, {0}),
-            "gelu: scalars[0] count = 0 (expected 1 to 319488: 2 bytes each within SRAM)");
+  EXPECT_EQ(check("gelu", 2, {0}), "gelu: scalars[0] count = 0 (expected 1 to 319488: 2 bytes each within SRAM)");
   EXPECT_EQ(check("add", 3, {319489}),
             "add: scalars[0] count = 319489 (expected 1 to 319488: 2 bytes each within SRAM)");
   EXPECT_EQ(check("add", 2, {4}), "kernel add takes 3 operand(s), got 2");
@@ -238,10 +230,9 @@ TEST(ElementwiseKernels, SpansOutsideSramThrowBeforeWriting) {
     size_t operands;
   };
   const uint32_t last = kEnd - 2;  // room for one FP16 value only
-  for (const Case& c :
-       {Case{"softmax", {1, 2, 4}, 2}, Case{"layernorm", {1, 2}, 2}, Case{"layernorm", {1, 2}, 4},
-        Case{"gelu", {2}, 2}, Case{"add", {2}, 3}, Case{"cast", {2, 16, 32}, 2},
-        Case{"cast", {2, 32, 16}, 2}, Case{"cast", {2, 16, 16}, 2}}) {
+  for (const Case& c : {Case{"softmax", {1, 2, 4}, 2}, Case{"layernorm", {1, 2}, 2}, Case{"layernorm", {1, 2}, 4},
+                        Case{"gelu", {2}, 2}, Case{"add", {2}, 3}, Case{"cast", {2, 16, 32}, 2},
+                        Case{"cast", {2, 32, 16}, 2}, Case{"cast", {2, 16, 16}, 2}}) {
     // Each operand in turn: at the end of SRAM, then below it; the others valid.
     for (size_t bad = 0; bad < c.operands; ++bad) {
       for (const uint32_t where : {last, uint32_t{0x1000}}) {
@@ -249,11 +240,9 @@ TEST(ElementwiseKernels, SpansOutsideSramThrowBeforeWriting) {
         std::vector<uint32_t> operands;
         for (size_t i = 0; i < c.operands; ++i)
           operands.push_back(i == bad ? where : kBase + 0x100 * static_cast<uint32_t>(i + 1));
-        EXPECT_THROW(run(c.name, operands, c.scalars, m), std::out_of_range)
-            << c.name << " operand " << bad;
+        EXPECT_THROW(run(c.name, operands, c.scalars, m), std::out_of_range) << c.name << " operand " << bad;
         if (bad != 0) {
-          EXPECT_EQ(get16(m, operands[0], 2), std::vector<uint16_t>(2, 0))
-              << c.name << " wrote before throwing";
+          EXPECT_EQ(get16(m, operands[0], 2), std::vector<uint16_t>(2, 0)) << c.name << " wrote before throwing";
         }
       }
     }
@@ -271,7 +260,8 @@ TEST(ElementwiseKernels, CycleModels) {
   // softmax's schedule: per row three waves of 11 cycles and worker 0's instructions at 6
   // cycles each: 2 + 8 + 5 per f32v2 pair of its slice (2 x ceil(C / 12) values), 4 + 17 + 22
   // per row (docs/kernels-elementwise.md).
-  for (const auto& [rows, columns] : std::vector<std::pair<int64_t, int64_t>>{{7, 197}, {6, 729}, {8, 729}, {1, 1}, {2, 13}}) {
+  for (const auto& [rows, columns] :
+       std::vector<std::pair<int64_t, int64_t>>{{7, 197}, {6, 729}, {8, 729}, {1, 1}, {2, 13}}) {
     const uint64_t pairs = (static_cast<uint64_t>(columns) + 11) / 12;
     EXPECT_EQ(cycles("softmax", {rows, columns, 72}), static_cast<uint64_t>(rows) * (6 * (15 * pairs + 43) + 3 * 11))
         << rows << " x " << columns;
@@ -280,7 +270,8 @@ TEST(ElementwiseKernels, CycleModels) {
   // layernorm's schedule: per row three launches of 11 cycles and worker 0's instructions at
   // 6 cycles each: 5 + 9 + 9 per f16v4 quad of its slice (4 x ceil(H / 24) values), 5 + 24 + 39
   // per row (docs/kernels-elementwise.md).
-  for (const auto& [rows, columns] : std::vector<std::pair<int64_t, int64_t>>{{1, 1152}, {5, 1152}, {13, 1152}, {1, 4}, {2, 25}, {3, 192}}) {
+  for (const auto& [rows, columns] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 1152}, {5, 1152}, {13, 1152}, {1, 4}, {2, 25}, {3, 192}}) {
     const uint64_t quads = (static_cast<uint64_t>(columns) + 23) / 24;
     EXPECT_EQ(cycles("layernorm", {rows, columns}), static_cast<uint64_t>(rows) * (6 * (23 * quads + 68) + 3 * 11))
         << rows << " x " << columns;

@@ -23,7 +23,7 @@ TEST(AmpRoundOnce, DoubleRoundingThroughFp32DiffersAndTheHelperDoesNot) {
   const uint16_t one = 0x3c00;
   // exact 1 + 2^-11 + 2^-30 lies just above the midpoint of 1 and 1 + 2^-10.
   EXPECT_EQ(reference_round_add(s, one), 0x3c01);
-  const float naive = s + 1.0f;  // fl32: 1 + 2^-11, exactly the midpoint
+  const float naive = s + 1.0f;                     // fl32: 1 + 2^-11, exactly the midpoint
   EXPECT_EQ(arch::fp16_from_float(naive), 0x3c00);  // ties to even: wrong
   EXPECT_EQ(arch::fp16_from_float(amp::round_add(s, 1.0f)), 0x3c01);
   // Below the midpoint by as little, and the same on the negative side.
@@ -77,8 +77,8 @@ TEST(AmpRoundOnce, EveryAccAroundItsMidpointsAndRandomPairs) {
     for (size_t i = 0; i < acc.size(); ++i) {
       const uint16_t want = reference_round_add(s_list[i], acc_list[i]);
       if (arch::fp16_from_float(acc[i]) != want && wrong++ < 5) {
-        ADD_FAILURE() << "isa " << static_cast<int>(isa) << " s " << s_list[i] << " acc 0x" << std::hex
-                      << acc_list[i] << " got 0x" << arch::fp16_from_float(acc[i]) << " want 0x" << want;
+        ADD_FAILURE() << "isa " << static_cast<int>(isa) << " s " << s_list[i] << " acc 0x" << std::hex << acc_list[i]
+                      << " got 0x" << arch::fp16_from_float(acc[i]) << " want 0x" << want;
       }
     }
     EXPECT_EQ(wrong, 0u);
@@ -181,8 +181,8 @@ TEST(GemmFp8, AccumulationBetweenStepsIsFp16) {
 
 // --- gemm_fp16 --------------------------------------------------------------------------------
 
-std::vector<uint16_t> run_gemm_fp16_bits(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b,
-                                         uint32_t rows, uint32_t columns, uint32_t inner, int transposed) {
+std::vector<uint16_t> run_gemm_fp16_bits(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, uint32_t rows,
+                                         uint32_t columns, uint32_t inner, int transposed) {
   return run_kernel<uint16_t>("gemm_fp16", a, b, {rows, columns, inner, transposed, 16}, size_t{rows} * columns);
 }
 std::vector<float> run_gemm_fp16_fp32(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, uint32_t rows,
@@ -199,8 +199,9 @@ TEST(GemmFp16, ZeroSignsFollowIeee) {
   a[0] = 0x8200, b[0] = 0x0200;  // -2^-15 x 2^-15
   EXPECT_EQ(run_gemm_fp16_bits(a, b, 1, 1, inner, 0)[0], 0x8000);
   EXPECT_EQ(fp32_bits(run_gemm_fp16_fp32(a, b, 1, 1, inner, 0))[0], 0x80000000u);
-  EXPECT_EQ(reference_gemm(a, 1, inner, 1, [&](uint32_t kk, uint32_t) { return static_cast<float>(value16(b[kk])); })[0],
-            0x8000);
+  EXPECT_EQ(
+      reference_gemm(a, 1, inner, 1, [&](uint32_t kk, uint32_t) { return static_cast<float>(value16(b[kk])); })[0],
+      0x8000);
   a[20] = 0x0000;  // one +0 product in step 2: -0 + +0 = +0, and +0 + -0 = +0
   EXPECT_EQ(run_gemm_fp16_bits(a, b, 1, 1, inner, 0)[0], 0x0000);
 }
@@ -237,9 +238,9 @@ TEST(GemmFp16, TransposedBGivesTheSameAsATransposedCopy) {
 TEST(GemmFp16, RoundOnceWhereDoubleRoundingWouldDiffer) {
   const uint32_t inner = 18;
   std::vector<uint16_t> a(inner, 0), b(inner, 0);
-  a[0] = b[0] = 0x3c00;                   // 1 x 1
-  a[16] = 0x1000, b[16] = 0x3c00;         // 2^-11 x 1
-  a[17] = 0x0200, b[17] = 0x0200;         // 2^-15 x 2^-15 = 2^-30
+  a[0] = b[0] = 0x3c00;            // 1 x 1
+  a[16] = 0x1000, b[16] = 0x3c00;  // 2^-11 x 1
+  a[17] = 0x0200, b[17] = 0x0200;  // 2^-15 x 2^-15 = 2^-30
   EXPECT_EQ(run_gemm_fp16_bits(a, b, 1, 1, inner, 0)[0], 0x3c01);
   EXPECT_EQ(run_gemm_fp16_bits(a, b, 1, 1, inner, 1)[0], 0x3c01);
 }
@@ -259,12 +260,12 @@ TEST(GemmPaths, PortableAndAvx2AgreeWithTheReference) {
     for (uint32_t kk = 0; kk < k; ++kk)
       for (uint32_t c = 0; c < n; ++c) bt[size_t{c} * k + kk] = b[size_t{kk} * n + c];
     const auto w8 = random_f143(rng, size_t{k} * n);
-    const auto want16 = reference_gemm(a, rows, k, n, [&](uint32_t kk, uint32_t c) {
-      return static_cast<float>(value16(b[size_t{kk} * n + c]));
-    });
+    const auto want16 = reference_gemm(
+        a, rows, k, n, [&](uint32_t kk, uint32_t c) { return static_cast<float>(value16(b[size_t{kk} * n + c])); });
     const auto want8 = reference_fp8(a, w8, rows, k, n, -4);
     std::array<float, 256> decode{};
-    for (uint32_t c = 0; c < 256; ++c) decode[c] = static_cast<float>(arch::reference::f143_value(static_cast<uint8_t>(c), -4));
+    for (uint32_t c = 0; c < 256; ++c)
+      decode[c] = static_cast<float>(arch::reference::f143_value(static_cast<uint8_t>(c), -4));
     for (amp::Isa isa : {amp::Isa::Portable, amp::Isa::Avx2, amp::Isa::Avx512}) {
       if (!amp::isa_available(isa)) continue;
       std::vector<uint16_t> got(size_t{rows} * n);
@@ -338,7 +339,8 @@ TEST(GemmKernels, CheckMessages) {
   EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 638977, 0, 32}), "gemm_fp8: scalars[2] n = 638977 outside [1, 638976]");
   EXPECT_EQ(check("gemm_fp8", 3, {400, 1, 400, 0, 32}),
             "gemm_fp8: out spans rows x n x 4 = 640000 bytes, more than SRAM's 638976");
-  EXPECT_EQ(check("gemm_fp8", 3, {1, 800, 800, 0, 32}), "gemm_fp8: weights span k x n = 640000 bytes, more than SRAM's 638976");
+  EXPECT_EQ(check("gemm_fp8", 3, {1, 800, 800, 0, 32}),
+            "gemm_fp8: weights span k x n = 640000 bytes, more than SRAM's 638976");
   EXPECT_EQ(check("gemm_fp8", 2, {1, 1, 1, 0, 32}), "kernel gemm_fp8 takes 3 operand(s), got 2");
   EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, 0}), "kernel gemm_fp8 takes 5 scalar(s), got 4");
   EXPECT_EQ(check("gemm_fp8", 3, {1, 1, 1, 0, 8}), "gemm_fp8: scalars[4] out_bits = 8 (expected 16 or 32)");
@@ -407,7 +409,8 @@ TEST(GemmKernels, CycleModels) {
   EXPECT_EQ(kernel("reduce_sum").cycles({12, 61, 30, 16}, mc), 39u * 6 * (4 * 12 + 6) + 11);
   // The slowest worker's chunks are K 7's own split: worker w takes floor((N/8 + 5 - w) / 6)
   // chunks of 8 (N a multiple of 8 there); the model charges the largest of them.
-  for (const auto& [rows, columns] : std::vector<std::pair<uint64_t, uint64_t>>{{1, 8}, {6, 8}, {7, 8}, {61, 32}, {41, 48}, {8, 1000}}) {
+  for (const auto& [rows, columns] :
+       std::vector<std::pair<uint64_t, uint64_t>>{{1, 8}, {6, 8}, {7, 8}, {61, 32}, {41, 48}, {8, 1000}}) {
     const uint64_t chunks = rows * columns / 8;
     uint64_t slowest = 0;
     for (uint64_t w = 0; w < 6; ++w) slowest = std::max(slowest, (chunks + 5 - w) / 6);

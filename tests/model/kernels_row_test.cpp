@@ -26,19 +26,18 @@ TEST(Softmax, BitExactAgainstTheReferenceRowsSumToOneArgmaxKept) {
     int64_t head_dim;
     double sigma;
   };
-  for (const Shape& shape : {Shape{7, 197, 64, 8.0}, Shape{3, 729, 72, 30.0}, Shape{13, 5, 1, 2.0},
-                             Shape{1, 1, 16, 1.0}}) {
+  for (const Shape& shape :
+       {Shape{7, 197, 64, 8.0}, Shape{3, 729, 72, 30.0}, Shape{13, 5, 1, 2.0}, Shape{1, 1, 16, 1.0}}) {
     const size_t n = shape.rows * shape.columns;
     const auto scores = random_scores(rng, n, shape.sigma);
     Sram m(machine());
     const uint32_t in = kBase, out = kBase + static_cast<uint32_t>(4 * n);
     put(m, in, scores);
-    const std::vector<int64_t> scalars{static_cast<int64_t>(shape.rows),
-                                       static_cast<int64_t>(shape.columns), shape.head_dim};
+    const std::vector<int64_t> scalars{static_cast<int64_t>(shape.rows), static_cast<int64_t>(shape.columns),
+                                       shape.head_dim};
     run("softmax", {out, in}, scalars, m);
     const auto got = get16(m, out, n);
-    ASSERT_EQ(got, reference_softmax(scores, shape.rows, shape.columns, shape.head_dim))
-        << shape.columns;
+    ASSERT_EQ(got, reference_softmax(scores, shape.rows, shape.columns, shape.head_dim)) << shape.columns;
     for (size_t r = 0; r < shape.rows; ++r) {
       double sum = 0;
       size_t argmax = 0;
@@ -48,8 +47,7 @@ TEST(Softmax, BitExactAgainstTheReferenceRowsSumToOneArgmaxKept) {
       }
       EXPECT_NEAR(sum, 1.0, 4e-3) << "row " << r;
       const uint16_t top = got[r * shape.columns + argmax];
-      for (size_t c = 0; c < shape.columns; ++c)
-        ASSERT_LE(v16(got[r * shape.columns + c]), v16(top));
+      for (size_t c = 0; c < shape.columns; ++c) ASSERT_LE(v16(got[r * shape.columns + c]), v16(top));
     }
     // In place: out == in (FP16 output over the FP32 input).
     run("softmax", {in, in}, scalars, m);
@@ -112,8 +110,8 @@ TEST(Softmax, TheRowSumFollowsTheWorkersSlicesAndLanes) {
   std::mt19937 rng(23);
   constexpr size_t columns = 729;
   std::vector<float> row;
-  for (int attempt = 0; attempt < 500 && (row.empty() || column_order(row, 72) == reference_softmax(row, 1, columns, 72));
-       ++attempt) {
+  for (int attempt = 0;
+       attempt < 500 && (row.empty() || column_order(row, 72) == reference_softmax(row, 1, columns, 72)); ++attempt) {
     row = random_scores(rng, columns, 20.0);
   }
   ASSERT_NE(column_order(row, 72), reference_softmax(row, 1, columns, 72)) << "no row found whose outputs differ";
@@ -130,14 +128,13 @@ TEST(Softmax, NanOrInfiniteScoresGiveNanRows) {
   Sram m(machine());
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> scores{1.0f, nan,   2.0f, 3.0f, inf,  1.0f,
-                                  0.5f, 0.25f, -nan, 7.0f, 7.0f, 7.0f};
+  const std::vector<float> scores{1.0f, nan, 2.0f, 3.0f, inf, 1.0f, 0.5f, 0.25f, -nan, 7.0f, 7.0f, 7.0f};
   put(m, kBase, scores);
   run("softmax", {kBase + 64, kBase}, {4, 3, 16}, m);
   const auto got = get16(m, kBase + 64, 12);
   EXPECT_EQ(got, reference_softmax(scores, 4, 3, 16));
-  EXPECT_EQ(got, (std::vector<uint16_t>{0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x7e00,
-                                        0x7e00, 0x7e00, 0x3555, 0x3555, 0x3555}));
+  EXPECT_EQ(got, (std::vector<uint16_t>{0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x7e00, 0x3555,
+                                        0x3555, 0x3555}));
   put(m, kBase, std::vector<float>{0.0f, -0.0f, 1e-30f});
   run("softmax", {kBase + 64, kBase}, {1, 3, 1}, m);
   EXPECT_EQ(get16(m, kBase + 64, 3), (std::vector<uint16_t>{0x3555, 0x3555, 0x3555}));  // fl16(1/3)
@@ -161,8 +158,8 @@ TEST(Softmax, UniformRowsAndTheFloorAtMinus65504) {
   // so 0/0: the positive NaN (the hardware's merge would divide by l = 0 too).
   put(m, kBase, std::vector<float>{3.5f, 3.5f, 3.5f, 3.5f, -1e6f, -2e6f, -1e6f, -7e5f});
   run("softmax", {kBase + 64, kBase}, {2, 4, 64}, m);
-  EXPECT_EQ(get16(m, kBase + 64, 8), (std::vector<uint16_t>{0x3400, 0x3400, 0x3400, 0x3400, 0x7e00,
-                                                            0x7e00, 0x7e00, 0x7e00}));
+  EXPECT_EQ(get16(m, kBase + 64, 8),
+            (std::vector<uint16_t>{0x3400, 0x3400, 0x3400, 0x3400, 0x7e00, 0x7e00, 0x7e00, 0x7e00}));
   // -inf scores (masked keys) give probability 0 next to finite ones.
   const float inf = std::numeric_limits<float>::infinity();
   put(m, kBase, std::vector<float>{-inf, 1.0f, -inf, 1.0f});
@@ -174,8 +171,7 @@ TEST(Softmax, UniformRowsAndTheFloorAtMinus65504) {
 
 TEST(Layernorm, BitExactMeanZeroVarianceOneAndAliasing) {
   std::mt19937 rng(31);
-  for (const auto& [rows, columns] :
-       std::vector<std::pair<size_t, size_t>>{{5, 1152}, {9, 37}, {2, 1}}) {
+  for (const auto& [rows, columns] : std::vector<std::pair<size_t, size_t>>{{5, 1152}, {9, 37}, {2, 1}}) {
     const size_t n = rows * columns;
     const auto x = random_fp16(rng, n, 3.0, 5.0);
     Sram m(machine());
@@ -251,7 +247,8 @@ TEST(Layernorm, StatisticsFollowTheWorkersSlicesAndLanes) {
   std::mt19937 rng(33);
   constexpr size_t columns = 96;  // slices of 16 values
   std::vector<uint16_t> x;
-  for (int attempt = 0; attempt < 2000 && (x.empty() || column_order(x) == reference_layernorm(x, 1, columns)); ++attempt) {
+  for (int attempt = 0; attempt < 2000 && (x.empty() || column_order(x) == reference_layernorm(x, 1, columns));
+       ++attempt) {
     x = random_fp16(rng, columns, 3000.0, 20000.0);
   }
   ASSERT_NE(column_order(x), reference_layernorm(x, 1, columns)) << "no row found whose outputs differ";

@@ -93,7 +93,7 @@ PhaseTile make_tile(uint32_t logical, std::vector<uint32_t> row) {
 
 // One sender and one receiving pair, with the section 6 schedule's numbers.
 struct PairedCase {
-  uint32_t sender, pair_primary;  // logical; the pair is (primary, primary + 1)
+  uint32_t sender, pair_primary;           // logical; the pair is (primary, primary + 1)
   uint32_t s = 0, early = 0, waiting = 0;  // physical
   int64_t pttm = 0, shift = 0, x = 0, format_event = 0, pointer_event = 0, row_end = 0;
   uint32_t dir = 0;
@@ -126,7 +126,8 @@ struct PairedCase {
     return control_row(controls, row_end);
   }
 
-  std::vector<PhaseTile> tiles(int64_t issue, std::vector<uint32_t> early_row, std::vector<uint32_t> waiting_row) const {
+  std::vector<PhaseTile> tiles(int64_t issue, std::vector<uint32_t> early_row,
+                               std::vector<uint32_t> waiting_row) const {
     return {make_tile(sender, sender_row(issue, dir | 4u)), make_tile(logical(early), std::move(early_row)),
             make_tile(logical(waiting), std::move(waiting_row))};
   }

@@ -56,8 +56,7 @@ inline std::optional<uint32_t> value_at(const Controls& controls, int64_t event)
 }
 
 // The register's value at every event of [first, last] (`initial` before any control).
-inline std::vector<uint32_t> per_event(const Controls& controls, uint32_t initial, int64_t first,
-                                       int64_t last) {
+inline std::vector<uint32_t> per_event(const Controls& controls, uint32_t initial, int64_t first, int64_t last) {
   std::vector<uint32_t> values;
   uint32_t value = initial;
   auto next = controls.begin();
@@ -121,8 +120,7 @@ class RowWalker {
         send(in.words);
         return true;
       case arch::Opcode::SendPic: {  // the control at t + 1; items continue the stream
-        Controls* const by_selector[] = {&out_.xpic, &out_.paired_xpic, &out_.pointer,
-                                         &out_.format};
+        Controls* const by_selector[] = {&out_.xpic, &out_.paired_xpic, &out_.pointer, &out_.format};
         (*by_selector[in.selector])[t_ + 1] = in.value;
         send(in.words);
         return true;
@@ -231,8 +229,7 @@ class Phase {
 
   // The phase tile a mux value selects, if any (neutral and host values select none).
   std::optional<uint32_t> tile_of(uint32_t physical) const {
-    if (physical >= index_of_physical_.size() || index_of_physical_[physical] < 0)
-      return std::nullopt;
+    if (physical >= index_of_physical_.size() || index_of_physical_[physical] < 0) return std::nullopt;
     return uint32_t(index_of_physical_[physical]);
   }
 
@@ -242,16 +239,14 @@ class Phase {
     if (leave < 0 || size_t(leave) >= items.size() || !items[size_t(leave)]) return std::nullopt;
     const Item& item = *items[size_t(leave)];
     if (((item.sctl & 4u) != 0) != wide) return std::nullopt;
-    if ((item.sctl & uint32_t(topology_.direction(physical_[s], physical_[d]))) == 0)
-      return std::nullopt;
+    if ((item.sctl & uint32_t(topology_.direction(physical_[s], physical_[d]))) == 0) return std::nullopt;
     return item;
   }
 
   // Word32: at mux event m, d takes the item of the tile its XPIC names that arrives then
   // (left at m - ttm); it is written at m + W(d), W = 52 + 2 row(d).
   void select_ordinary(uint32_t d) {
-    const std::vector<uint32_t> xpic =
-        per_event(out_.traces[d].xpic, kNeutral, first_mux_event(), last_mux_event());
+    const std::vector<uint32_t> xpic = per_event(out_.traces[d].xpic, kNeutral, first_mux_event(), last_mux_event());
     for (int64_t m = first_mux_event(); m <= last_mux_event(); ++m) {
       const auto s = tile_of(xpic[m - first_mux_event()]);
       if (!s || *s == d) continue;
@@ -295,16 +290,15 @@ class Phase {
     auto control = pointer_controls.begin();
     std::optional<uint64_t> pointer;
     for (const Landing& l : landings) {
-      for (; control != pointer_controls.end() && control->first <= l.event; ++control)
-        pointer = control->second;
+      for (; control != pointer_controls.end() && control->first <= l.event; ++control) pointer = control->second;
       if (!pointer) {
         out_.words_without_pointer += l.words;
         continue;
       }
       for (uint32_t w = 0; w < l.words; ++w, ++*pointer) {
         const uint64_t address = tiles_[d].incoming_base + 4 * *pointer;
-        out_.words.push_back({tiles_[d].logical, static_cast<uint32_t>(address),
-                              tiles_[l.sender].logical, l.source + 4 * w, l.event});
+        out_.words.push_back(
+            {tiles_[d].logical, static_cast<uint32_t>(address), tiles_[l.sender].logical, l.source + 4 * w, l.event});
       }
     }
   }

@@ -6,8 +6,8 @@
 #include "arch/machine.hpp"
 #include "arch/topology.hpp"
 #include "model/exchange_phase.hpp"
-#include "support/test_support.hpp"
 #include "model/row_schedule.hpp"
+#include "support/test_support.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -79,15 +79,42 @@ TEST_P(SdkVectors, EveryWordLandsOnceInOrderAtTheTracedEvents) {
 
 INSTANTIATE_TEST_SUITE_P(
     Section9, SdkVectors,
-    ::testing::Values(
-        Vector{"A", 0, 1286, {0x41800003, 0x40a00086, 0x78400001, 0x43a00000},
-               {0x41800003, 0x641c0000, 0x64008640, 0x61800000, 0x40a00007, 0x43a00000}, 3, 165, 167, 173},
-        Vector{"B", 736, 100, {0x41800003, 0x40a0003e, 0x7e600002, 0x43a00000},
-               {0x41800003, 0x641c0000, 0x61d00000, 0x64000640, 0x40a00038, 0x43a00000}, 52, 173, 224, 230},
-        Vector{"C", 1286, 1471, {0x41800003, 0x40a0007d, 0x7fe00002, 0x70000002, 0x43a00000},
-               {0x41800003, 0x641c0000, 0x61980000, 0x64030640, 0x40a00038, 0x43a00000}, 65, 165, 229, 235},
-        Vector{"D", 32, 0, {0x41800003, 0x40a0006c, 0x7fe00001, 0x766fc001, 0x43a00000},
-               {0x41800003, 0x641c0000, 0x61980000, 0x67ffc640, 0x40a00038, 0x43a00000}, 4148, 165, 4312, 4318}),
+    ::testing::Values(Vector{"A",
+                             0,
+                             1286,
+                             {0x41800003, 0x40a00086, 0x78400001, 0x43a00000},
+                             {0x41800003, 0x641c0000, 0x64008640, 0x61800000, 0x40a00007, 0x43a00000},
+                             3,
+                             165,
+                             167,
+                             173},
+                      Vector{"B",
+                             736,
+                             100,
+                             {0x41800003, 0x40a0003e, 0x7e600002, 0x43a00000},
+                             {0x41800003, 0x641c0000, 0x61d00000, 0x64000640, 0x40a00038, 0x43a00000},
+                             52,
+                             173,
+                             224,
+                             230},
+                      Vector{"C",
+                             1286,
+                             1471,
+                             {0x41800003, 0x40a0007d, 0x7fe00002, 0x70000002, 0x43a00000},
+                             {0x41800003, 0x641c0000, 0x61980000, 0x64030640, 0x40a00038, 0x43a00000},
+                             65,
+                             165,
+                             229,
+                             235},
+                      Vector{"D",
+                             32,
+                             0,
+                             {0x41800003, 0x40a0006c, 0x7fe00001, 0x766fc001, 0x43a00000},
+                             {0x41800003, 0x641c0000, 0x61980000, 0x67ffc640, 0x40a00038, 0x43a00000},
+                             4148,
+                             165,
+                             4312,
+                             4318}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(RowSchedule, SenderVectorAGivesOneRunAtTheTracedEvents) {
@@ -116,10 +143,10 @@ TEST(RowSchedule, ControlsTakeEffectAtTheirTerminalEventOrAtTPlusOne) {
   const RowSchedule s = schedule_row(row);
   ASSERT_TRUE(s.issues.empty()) << s.issues[0].detail;
   ASSERT_EQ(s.controls.size(), 4u);
-  EXPECT_EQ(s.controls[0].event, 10);   // delayxpic: terminal event
-  EXPECT_EQ(s.controls[1].event, 15);   // sendpic issued at 14: t + 1
+  EXPECT_EQ(s.controls[0].event, 10);  // delayxpic: terminal event
+  EXPECT_EQ(s.controls[1].event, 15);  // sendpic issued at 14: t + 1
   EXPECT_EQ(s.controls[1].kind, ControlKind::PicPointer);
-  EXPECT_EQ(s.controls[2].event, 18);   // sendpicp issued at 17: both at t + 1
+  EXPECT_EQ(s.controls[2].event, 18);  // sendpicp issued at 17: both at t + 1
   EXPECT_EQ(s.controls[3].event, 18);
   ASSERT_EQ(s.runs.size(), 3u);
   EXPECT_EQ(s.runs[1].item_address, 0x18004u);  // sendpic continues the stream
@@ -215,9 +242,12 @@ struct PointToPoint {
     arch::encode_into({.op = Opcode::Send, .words = 4, .address = kSource / 4 + 0x100, .sctl = 1}, srow);
     arch::encode_into({.op = Opcode::Return}, srow);
     arch::encode_into({.op = Opcode::DelayXpic, .events = static_cast<uint32_t>(m0), .value = s}, rrow);
-    if (neutral) arch::encode_into({.op = Opcode::DelayXpic, .events = static_cast<uint32_t>(xpic_len), .value = 0x640}, rrow);
+    if (neutral)
+      arch::encode_into({.op = Opcode::DelayXpic, .events = static_cast<uint32_t>(xpic_len), .value = 0x640}, rrow);
     const int64_t w = topology().write_delay(d);
-    if (pic) arch::encode_into({.op = Opcode::DelayPic, .events = static_cast<uint32_t>(w - (neutral ? xpic_len : 0)), .value = 0}, rrow);
+    if (pic)
+      arch::encode_into(
+          {.op = Opcode::DelayPic, .events = static_cast<uint32_t>(w - (neutral ? xpic_len : 0)), .value = 0}, rrow);
     arch::encode_into({.op = Opcode::Delay, .events = 200}, rrow);
     arch::encode_into({.op = Opcode::Return}, rrow);
     tiles = {make_tile(0, srow), make_tile(1, rrow, kDestination)};

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "arch/machine.hpp"
+#include "io/mapped_file.hpp"
 #include "model/kernel_registry.hpp"
 #include "model/kernels/tensor_io.hpp"
-#include "io/mapped_file.hpp"
 
 namespace lockstep::model {
 namespace {
@@ -91,7 +91,7 @@ TEST(SramArena, EachSlotIsAWholeSramOfItsOwn) {
   EXPECT_EQ(bytes_of(first, end - 8, 8), ones);
   EXPECT_EQ(bytes_of(third, base, 8), ones);
   EXPECT_THROW(first.write_word(end, 1), std::out_of_range);  // the slot's end is still refused
-  Sram moved(std::move(third));                                // a slot moves without being unmapped
+  Sram moved(std::move(third));                               // a slot moves without being unmapped
   EXPECT_EQ(bytes_of(moved, base, 8), ones);
 }
 
@@ -154,8 +154,7 @@ TEST(InputArray, AlignedInputsAreReadInPlaceAndOddOnesCopied) {
   const kernels::InputArray<uint16_t> odd(m, base + 0x201, values.size(), "odd");
   EXPECT_EQ(std::vector<uint16_t>(aligned.begin(), aligned.end()), values);
   EXPECT_EQ(std::vector<uint16_t>(odd.begin(), odd.end()), values);
-  EXPECT_THROW(kernels::InputArray<uint16_t>(m, c600().sram_end - 4, 4, "past the end"),
-               std::out_of_range);
+  EXPECT_THROW(kernels::InputArray<uint16_t>(m, c600().sram_end - 4, 4, "past the end"), std::out_of_range);
 }
 
 // layernorm reads its input in place; written over that input it must give the bits it gives

@@ -76,8 +76,7 @@ uint16_t gelu16(uint16_t h) {
 }
 
 // Section 7: acc = first; acc = fl16(acc + remote_p) for p in order.
-std::vector<uint16_t> reduce16(std::vector<uint16_t> acc, const std::vector<uint16_t>& remote,
-                               size_t count) {
+std::vector<uint16_t> reduce16(std::vector<uint16_t> acc, const std::vector<uint16_t>& remote, size_t count) {
   const size_t n = acc.size();
   for (size_t i = 0; i < n; ++i) {
     for (size_t p = 0; p < count; ++p) acc[i] = add16(acc[i], remote[p * n + i]);
@@ -87,15 +86,13 @@ std::vector<uint16_t> reduce16(std::vector<uint16_t> acc, const std::vector<uint
 
 // FP16 -> FP32 bits: exact; a NaN keeps its sign and payload and is made quiet.
 uint32_t widen16(uint16_t h) {
-  if ((h & 0x7fff) > 0x7c00)
-    return (uint32_t{h & 0x8000u} << 16) | 0x7fc00000u | (uint32_t{h & 0x3ffu} << 13);
+  if ((h & 0x7fff) > 0x7c00) return (uint32_t{h & 0x8000u} << 16) | 0x7fc00000u | (uint32_t{h & 0x3ffu} << 13);
   return std::bit_cast<uint32_t>(static_cast<float>(v16(h)));
 }
 
 // F143 at scale 0 -> FP32 bits; 0x80 -> 0x7fc00000.
 uint32_t f8_to_f32(uint8_t c) {
-  return c == 0x80 ? 0x7fc00000u
-                   : std::bit_cast<uint32_t>(static_cast<float>(ref::f143_value(c, 0)));
+  return c == 0x80 ? 0x7fc00000u : std::bit_cast<uint32_t>(static_cast<float>(ref::f143_value(c, 0)));
 }
 
 // --- running kernels --------------------------------------------------------------------------
@@ -173,9 +170,8 @@ TEST(StackElementwiseRegistry, EverySymbolIsFoundAndChecksItsOperandAndScalarCou
   };
   for (const Case& c :
        {Case{kReduce, 3, 2}, Case{kGelu, 2, 1}, Case{kAdd16, 3, 3}, Case{kAdd32, 3, 3},
-        Case{"ipu_stack_cast_f16_f32", 2, 1}, Case{"ipu_stack_cast_f32_f16", 2, 1},
-        Case{"ipu_stack_cast_f8_f16", 2, 1}, Case{"ipu_stack_cast_f8_f32", 2, 1},
-        Case{"ipu_stack_cast_f16_f8", 2, 1}, Case{"ipu_stack_cast_f32_f8", 2, 1},
+        Case{"ipu_stack_cast_f16_f32", 2, 1}, Case{"ipu_stack_cast_f32_f16", 2, 1}, Case{"ipu_stack_cast_f8_f16", 2, 1},
+        Case{"ipu_stack_cast_f8_f32", 2, 1}, Case{"ipu_stack_cast_f16_f8", 2, 1}, Case{"ipu_stack_cast_f32_f8", 2, 1},
         Case{"ipu_stack_cast_identity", 2, 1}}) {
     SCOPED_TRACE(c.symbol);
     const KernelDefinition& k = kernel(c.symbol);
@@ -219,14 +215,12 @@ TEST(StackElementwiseReduceSum, OverflowInfinityNaNSignedZerosAndInPlace) {
   // Element: 0 overflow, 1 inf - inf, 2 negative NaN, 3 -0 + -0, 4 x + -x, 5 subnormals, 6 tie, 7
   // plain.
   const std::vector<uint16_t> first{0x7bff, 0x7c00, 0xfe01, 0x8000, 0x4248, 0x0001, 0x3c00, 0x4000};
-  const std::vector<uint16_t> remote{0x7bff, 0xfc00, 0x3c00, 0x8000,
-                                     0xc248, 0x0001, 0x1000, 0x3c00};
+  const std::vector<uint16_t> remote{0x7bff, 0xfc00, 0x3c00, 0x8000, 0xc248, 0x0001, 0x1000, 0x3c00};
   Sram m(machine());
   put(m, kBase, first);
   put(m, kBase + 16, remote);
   run(kReduce, {kBase + 64, kBase, kBase + 16}, {1, 8}, m);
-  const std::vector<uint16_t> expected{0x7c00, 0x7e00, 0x7e00, 0x8000,
-                                       0x0000, 0x0002, 0x3c00, 0x4200};
+  const std::vector<uint16_t> expected{0x7c00, 0x7e00, 0x7e00, 0x8000, 0x0000, 0x0002, 0x3c00, 0x4200};
   EXPECT_EQ(get<uint16_t>(m, kBase + 64, 8), expected);
   EXPECT_EQ(reduce16(first, remote, 1), expected);
   // No remote partial: the first partial's bits, NaN payload included.
@@ -296,8 +290,7 @@ TEST(StackElementwiseAdd, F16RandomAndSpecialValuesAliasingAndCycles) {
   put(m, kBase, std::vector<uint16_t>{0x7bff, 0x7c00, 0x7d00, 0x8000});
   put(m, kBase + 8, std::vector<uint16_t>{0x7bff, 0xfc00, 0x3c00, 0x8000});
   run(kAdd16, {kBase + 16, kBase, kBase + 8}, {4, 0, 0}, m);
-  EXPECT_EQ(get<uint16_t>(m, kBase + 16, 4),
-            (std::vector<uint16_t>{0x7c00, 0x7e00, 0x7e00, 0x8000}));
+  EXPECT_EQ(get<uint16_t>(m, kBase + 16, 4), (std::vector<uint16_t>{0x7c00, 0x7e00, 0x7e00, 0x8000}));
 }
 
 TEST(StackElementwiseAdd, F32RandomAndSpecialValuesAliasingAndCycles) {
@@ -323,8 +316,7 @@ TEST(StackElementwiseAdd, F32RandomAndSpecialValuesAliasingAndCycles) {
   // FLT_MAX + FLT_MAX, inf - inf, a signalling NaN with a payload, -0 + -0, subnormal sum.
   Sram m(machine());
   put(m, kBase, std::vector<uint32_t>{0x7f7fffff, 0x7f800000, 0xff800001, 0x80000000, 0x00000001});
-  put(m, kBase + 32,
-      std::vector<uint32_t>{0x7f7fffff, 0xff800000, 0x3f800000, 0x80000000, 0x00000001});
+  put(m, kBase + 32, std::vector<uint32_t>{0x7f7fffff, 0xff800000, 0x3f800000, 0x80000000, 0x00000001});
   run(kAdd32, {kBase + 64, kBase, kBase + 32}, {5, 0, 0}, m);
   EXPECT_EQ(get<uint32_t>(m, kBase + 64, 5),
             (std::vector<uint32_t>{0x7f800000, 0x7fc00000, 0x7fc00000, 0x80000000, 0x00000002}));
@@ -406,10 +398,10 @@ TEST(StackElementwiseCast, CyclesAreTheBytesMovedOverEightPlusLaunch) {
     const char* symbol;
     uint64_t bytes_per_element;  // in + out
   };
-  for (const Case& c : {Case{"ipu_stack_cast_f16_f32", 6}, Case{"ipu_stack_cast_f32_f16", 6},
-                        Case{"ipu_stack_cast_f8_f16", 3}, Case{"ipu_stack_cast_f8_f32", 5},
-                        Case{"ipu_stack_cast_f16_f8", 3}, Case{"ipu_stack_cast_f32_f8", 5},
-                        Case{"ipu_stack_cast_identity", 2}}) {
+  for (const Case& c :
+       {Case{"ipu_stack_cast_f16_f32", 6}, Case{"ipu_stack_cast_f32_f16", 6}, Case{"ipu_stack_cast_f8_f16", 3},
+        Case{"ipu_stack_cast_f8_f32", 5}, Case{"ipu_stack_cast_f16_f8", 3}, Case{"ipu_stack_cast_f32_f8", 5},
+        Case{"ipu_stack_cast_identity", 2}}) {
     for (const int64_t n : {1, 7, 8, 1000}) {
       const uint64_t bytes = c.bytes_per_element * static_cast<uint64_t>(n);
       EXPECT_EQ(cycles(c.symbol, {n}), (bytes + 7) / 8 + 11) << c.symbol << " x " << n;
@@ -454,8 +446,7 @@ TEST(StackElementwiseSignature, AcceptsGoodScalarsAndRejectsBadOnesInOneLine) {
       EXPECT_EQ(error.find('\n'), std::string::npos) << error;
     }
   }
-  EXPECT_EQ(arch::find_kernel_signature(kReduce)->operand_bytes({3, 64}, 3),
-            (std::vector<uint64_t>{128, 128, 384}));
+  EXPECT_EQ(arch::find_kernel_signature(kReduce)->operand_bytes({3, 64}, 3), (std::vector<uint64_t>{128, 128, 384}));
 }
 
 // A span leaving SRAM throws std::out_of_range and the output is not written.

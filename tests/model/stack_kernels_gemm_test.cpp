@@ -22,8 +22,7 @@ using kernel_harness::machine;
 
 template <typename T>
 void put(Sram& m, uint32_t at, const std::vector<T>& v) {
-  m.write(at, static_cast<uint32_t>(v.size() * sizeof(T)),
-          reinterpret_cast<const uint8_t*>(v.data()));
+  m.write(at, static_cast<uint32_t>(v.size() * sizeof(T)), reinterpret_cast<const uint8_t*>(v.data()));
 }
 template <typename T>
 std::vector<T> get(const Sram& m, uint32_t at, size_t n) {
@@ -60,8 +59,7 @@ std::vector<uint16_t> reference_f16(const F16Case& c, const std::vector<uint16_t
           const uint32_t kk = kg * 16 + j;
           const float l = v(left[(kk / 16) * c.rows * 16 + r * 16 + kk % 16]);
           // [column group][K group][16 columns][16 K]
-          const float w =
-              v(right[(col / 16) * (c.k / 16) * 256 + (kk / 16) * 256 + (col % 16) * 16 + kk % 16]);
+          const float w = v(right[(col / 16) * (c.k / 16) * 256 + (kk / 16) * 256 + (col % 16) * 16 + kk % 16]);
           s = j == 0 ? l * w : s + l * w;
         }
         const double partial = c.init && kg == 0 ? 0.0 : v(out[o]);
@@ -79,8 +77,7 @@ TEST_P(StackGemmF16, MatchesThePlainReferenceAndThePlannerCost) {
   const KernelDefinition* kernel = find_kernel(c.symbol);
   ASSERT_NE(kernel, nullptr);
   Sram m(machine());
-  const auto left = random_f16(size_t{c.k} * c.rows, 1),
-             right = random_f16(size_t{c.k} * c.columns, 2),
+  const auto left = random_f16(size_t{c.k} * c.rows, 1), right = random_f16(size_t{c.k} * c.columns, 2),
              before = random_f16(size_t{c.rows} * c.columns, 3);
   put(m, kLeft, left);
   put(m, kRight, right);
@@ -88,14 +85,12 @@ TEST_P(StackGemmF16, MatchesThePlainReferenceAndThePlannerCost) {
   kernel->execute({kOut, kLeft, kRight}, {}, m);
   EXPECT_EQ(get<uint16_t>(m, kOut, before.size()), reference_f16(c, left, right, before));
   // 11.2: 294 + (K/16)(ceil(C R / 4) + ceil((C/16) G / 4)).
-  const uint64_t call =
-      294 + (c.k / 16) * ((c.columns * c.rows + 3) / 4 + ((c.columns / 16) * c.group_cost + 3) / 4);
+  const uint64_t call = 294 + (c.k / 16) * ((c.columns * c.rows + 3) / 4 + ((c.columns / 16) * c.group_cost + 3) / 4);
   EXPECT_EQ(kernel->cycles({}, machine()), call);
   const auto* sig = arch::find_kernel_signature(c.symbol);
   ASSERT_NE(sig, nullptr);
   EXPECT_EQ(sig->operand_bytes({}, 3),
-            (std::vector<uint64_t>{2ull * c.rows * c.columns, 2ull * c.rows * c.k + 16,
-                                   2ull * c.k * c.columns}));
+            (std::vector<uint64_t>{2ull * c.rows * c.columns, 2ull * c.rows * c.k + 16, 2ull * c.k * c.columns}));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -103,16 +98,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         F16Case{"ipu_stack_gemm_f16_init_small_rows_k64_c64_r4_r6", true, 4, 64, 64, 1063},
         F16Case{"ipu_stack_gemm_f16_accumulate_large_rows_k64_c64_r4_r6", false, 6, 64, 64, 1063},
-        F16Case{"ipu_stack_gemm_f16_init_large_rows_interleaved_k64_c128_r12_r13", true, 13, 64,
-                128, 940},
-        F16Case{"ipu_stack_gemm_f16_accumulate_small_rows_interleaved_k32_c48_r7_r9", false, 7, 32,
-                48, 940},
+        F16Case{"ipu_stack_gemm_f16_init_large_rows_interleaved_k64_c128_r12_r13", true, 13, 64, 128, 940},
+        F16Case{"ipu_stack_gemm_f16_accumulate_small_rows_interleaved_k32_c48_r7_r9", false, 7, 32, 48, 940},
         F16Case{"ipu_stack_gemm_f16_init_small_rows_k16_c16_r1_r1", true, 1, 16, 16, 1063}),
     [](const auto& info) {
       const F16Case& c = info.param;
-      return std::string(c.init ? "Init" : "Accumulate") + "Rows" + std::to_string(c.rows) + "K" +
-             std::to_string(c.k) + "C" + std::to_string(c.columns) +
-             (c.group_cost == 940 ? "Interleaved" : "");
+      return std::string(c.init ? "Init" : "Accumulate") + "Rows" + std::to_string(c.rows) + "K" + std::to_string(c.k) +
+             "C" + std::to_string(c.columns) + (c.group_cost == 940 ? "Interleaved" : "");
     });
 
 // IPU21-KERNELS.md 5 with Lockstep's decision: per 8-K group the products rounded to FP32 and
@@ -125,8 +117,8 @@ TEST(StackGemmF32, InitAndAccumulateMatchThePlainReference) {
   for (auto* v : {&left, &right, &before})
     for (float& x : *v) x = d(rng);
   for (const bool init : {true, false}) {
-    const std::string symbol = std::string("ipu_stack_gemm_f32_") + (init ? "init" : "accumulate") +
-                               "_large_rows_k64_c64_r3_r5";
+    const std::string symbol =
+        std::string("ipu_stack_gemm_f32_") + (init ? "init" : "accumulate") + "_large_rows_k64_c64_r3_r5";
     Sram m(machine());
     put(m, kLeft, left);
     put(m, kRight, right);
@@ -137,15 +129,13 @@ TEST(StackGemmF32, InitAndAccumulateMatchThePlainReference) {
     for (uint32_t col = 0; col < kColumns; ++col) {
       const uint32_t pair = (col % 16) / 2;
       for (uint32_t r = 0; r < kRows; ++r) {
-        float& o =
-            expected[(col / 16) * kRows * 16 + r * 16 + 2 * ((pair % 4) * 2 + pair / 4) + col % 2];
+        float& o = expected[(col / 16) * kRows * 16 + r * 16 + 2 * ((pair % 4) * 2 + pair / 4) + col % 2];
         for (uint32_t kg = 0; kg < kK / 8; ++kg) {
           float s = 0;
           for (uint32_t j = 0; j < 8; ++j) {
             const uint32_t kk = kg * 8 + j;
-            const float product =
-                left[(kk / 8) * kRows * 8 + r * 8 + kk % 8] *
-                right[(col / 16) * (kK / 8) * 128 + (kk / 8) * 128 + (col % 16) * 8 + kk % 8];
+            const float product = left[(kk / 8) * kRows * 8 + r * 8 + kk % 8] *
+                                  right[(col / 16) * (kK / 8) * 128 + (kk / 8) * 128 + (col % 16) * 8 + kk % 8];
             s = j == 0 ? product : s + product;
           }
           o = o + s;
@@ -159,11 +149,10 @@ TEST(StackGemmF32, InitAndAccumulateMatchThePlainReference) {
 }
 
 TEST(StackGemmNames, MalformedNamesAreNoKernel) {
-  for (const char* name : {"ipu_stack_gemm_f16_init_small_rows_k60_c64_r4_r6",
-                           "ipu_stack_gemm_f16_init_small_rows_k64_c64_r4",
-                           "ipu_stack_gemm_f16_init_medium_rows_k64_c64_r4_r6",
-                           "ipu_stack_gemm_f32_init_small_rows_k64_c32_r4_r6",
-                           "ipu_stack_gemm_f16_init_small_rows_k64_c64_r4_r6_extra"}) {
+  for (const char* name :
+       {"ipu_stack_gemm_f16_init_small_rows_k60_c64_r4_r6", "ipu_stack_gemm_f16_init_small_rows_k64_c64_r4",
+        "ipu_stack_gemm_f16_init_medium_rows_k64_c64_r4_r6", "ipu_stack_gemm_f32_init_small_rows_k64_c32_r4_r6",
+        "ipu_stack_gemm_f16_init_small_rows_k64_c64_r4_r6_extra"}) {
     EXPECT_EQ(find_kernel(name), nullptr) << name;
     EXPECT_EQ(arch::find_kernel_signature(name), nullptr) << name;
   }
@@ -172,8 +161,7 @@ TEST(StackGemmNames, MalformedNamesAreNoKernel) {
 TEST(StackGemmNames, ALeftOperandWhoseTailLeavesSramThrows) {
   Sram m(machine());
   const std::string symbol = "ipu_stack_gemm_f16_init_small_rows_k16_c16_r1_r1";
-  EXPECT_THROW(find_kernel(symbol)->execute({kOut, 0xe8000 - 32, kRight}, {}, m),
-               std::out_of_range);
+  EXPECT_THROW(find_kernel(symbol)->execute({kOut, 0xe8000 - 32, kRight}, {}, m), std::out_of_range);
 }
 
 }  // namespace

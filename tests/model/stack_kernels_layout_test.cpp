@@ -73,8 +73,7 @@ std::string thrown_out_of_range(F f) {
 // --- copies and fill (14.1) ------------------------------------------------------------------
 
 // A copy as ascending `word`-byte loads and stores over a byte image of SRAM from `base`.
-void reference_copy(Bytes& image, uint32_t base, uint32_t dst, uint32_t src, size_t bytes,
-                    size_t word) {
+void reference_copy(Bytes& image, uint32_t base, uint32_t dst, uint32_t src, size_t bytes, size_t word) {
   for (size_t i = 0; i < bytes; i += word) {
     for (size_t j = 0; j < word; ++j) image[dst - base + i + j] = image[src - base + i + j];
   }
@@ -110,17 +109,14 @@ TEST(StackCopy, CopyStridedU64CopiesRowsAndLeavesTheGaps) {
   struct Case {
     int64_t words, rows, src_stride, dst_stride;
   };
-  for (const Case c :
-       {Case{3, 5, 40, 64}, Case{1, 7, 8, 24}, Case{2, 1, 0, 0}, Case{4, 3, 32, 48}}) {
+  for (const Case c : {Case{3, 5, 40, 64}, Case{1, 7, 8, 24}, Case{2, 1, 0, 0}, Case{4, 3, 32, 48}}) {
     Sram m(machine());
     Bytes src_image = random_bytes(1024, 4), dst_image = random_bytes(1024, 5);
     put(m, kIn, src_image);
     put(m, kOut, dst_image);
-    run("ipu_stack_copy_strided_u64", {kOut, kIn}, {c.words, c.rows, c.src_stride, c.dst_stride},
-        m);
+    run("ipu_stack_copy_strided_u64", {kOut, kIn}, {c.words, c.rows, c.src_stride, c.dst_stride}, m);
     for (int64_t r = 0; r < c.rows; ++r) {
-      for (int64_t b = 0; b < 8 * c.words; ++b)
-        dst_image[r * c.dst_stride + b] = src_image[r * c.src_stride + b];
+      for (int64_t b = 0; b < 8 * c.words; ++b) dst_image[r * c.dst_stride + b] = src_image[r * c.src_stride + b];
     }
     EXPECT_EQ(get(m, kOut, 1024), dst_image) << c.words << " x " << c.rows;
     EXPECT_EQ(get(m, kIn, 1024), src_image);
@@ -183,8 +179,7 @@ TEST(StackCopy, MisalignedOperandIsRefusedNamingTheOperandAndAlignment) {
   Sram m(machine());
   const Bytes image = random_bytes(256, 11);
   put(m, kOut, image);
-  const auto refused = [&](const std::string& symbol, std::vector<uint32_t> operands,
-                           const Scalars& s) {
+  const auto refused = [&](const std::string& symbol, std::vector<uint32_t> operands, const Scalars& s) {
     return thrown_out_of_range([&] { run(symbol, operands, s, m); });
   };
   std::string e = refused("ipu_stack_copy_u64", {kOut + 4, kIn}, {1, 0});
@@ -207,8 +202,7 @@ TEST(StackCopy, SpanLeavingSramThrowsBeforeWriting) {
   const Bytes image = random_bytes(64, 12);
   put(m, kOut, image);
   EXPECT_THROW(run("ipu_stack_copy_u64", {kOut, kEnd - 48}, {1, 1}, m), std::out_of_range);
-  EXPECT_THROW(run("ipu_stack_copy_strided_u64", {kOut, kEnd - 64}, {1, 3, 32, 8}, m),
-               std::out_of_range);
+  EXPECT_THROW(run("ipu_stack_copy_strided_u64", {kOut, kEnd - 64}, {1, 3, 32, 8}, m), std::out_of_range);
   EXPECT_THROW(run("ipu_stack_static_copy_u32", {kOut, kEnd - 4}, {2}, m), std::out_of_range);
   EXPECT_THROW(run("ipu_stack_static_copy_u16", {kEnd - 2, kIn}, {2}, m), std::out_of_range);
   EXPECT_THROW(run("ipu_stack_fill_zero_u64", {kEnd - 40}, {1, 0}, m), std::out_of_range);
@@ -248,10 +242,9 @@ struct Shape {
 };
 
 std::string layout_symbol(bool unpack, uint32_t order, const Shape& s) {
-  return std::string(unpack ? "ipu_stack_unpack_amp_to_row_major_f16"
-                            : "ipu_stack_rearrange_row_major_to_amp_f16") +
-         "_o" + std::to_string(order) + "_r" + std::to_string(s.lr) + "_p" + std::to_string(s.pr) +
-         "_c" + std::to_string(s.lc) + "_p" + std::to_string(s.pc);
+  return std::string(unpack ? "ipu_stack_unpack_amp_to_row_major_f16" : "ipu_stack_rearrange_row_major_to_amp_f16") +
+         "_o" + std::to_string(order) + "_r" + std::to_string(s.lr) + "_p" + std::to_string(s.pr) + "_c" +
+         std::to_string(s.lc) + "_p" + std::to_string(s.pc);
 }
 
 // Destination byte of (r, c) in each target order, from IPU21-KERNELS.md 14.5.
@@ -259,8 +252,7 @@ uint64_t rearranged_byte(uint32_t order, uint32_t r, uint32_t c, const Shape& s)
   if (order == 0) return (c / 16) * s.pr * 32 + r * 32 + (c % 16) * 2;  // AMP-Left
   if (order == 1) return 2 * (((r / 16) * (s.pc / 16) + c / 16) * 256 + (r % 16) * 16 + c % 16);
   if (s.pr == 64) return (c / 16) * 2048 + (r / 16) * 512 + (c % 16) * 32 + (r % 16) * 2;
-  const uint64_t panel =
-      (r / 64) * (s.pc / 16) * 4 + (c / 16) * 4 + (r % 64) / 16;  // block {64, 16}
+  const uint64_t panel = (r / 64) * (s.pc / 16) * 4 + (c / 16) * 4 + (r % 64) / 16;  // block {64, 16}
   return 2 * (panel * 256 + (c % 16) * 16 + r % 16);
 }
 
@@ -279,8 +271,7 @@ Bytes reference_rearrange(uint32_t order, const Shape& s, const Bytes& src) {
 // Run a rearrange on a destination full of noise and compare it with the reference.
 void expect_rearrange(uint32_t order, const Shape& s, const std::string& symbol) {
   Sram m(machine());
-  const Bytes src = random_bytes(2 * s.lr * s.lc, s.lr * 7 + s.lc),
-              noise = random_bytes(2 * s.pr * s.pc + 8, 13);
+  const Bytes src = random_bytes(2 * s.lr * s.lc, s.lr * 7 + s.lc), noise = random_bytes(2 * s.pr * s.pc + 8, 13);
   put(m, kIn, src);
   put(m, kOut, noise);
   const int64_t lr = s.lr, pr = s.pr, lc = s.lc, pc = s.pc;
@@ -291,8 +282,8 @@ void expect_rearrange(uint32_t order, const Shape& s, const std::string& symbol)
 }
 
 TEST(StackLayout, RearrangeToAmpLeftMatchesTheByteFormula) {
-  for (const Shape s : {Shape{5, 8, 20, 32}, Shape{16, 16, 16, 16}, Shape{1, 3, 1, 16},
-                        Shape{0, 4, 0, 16}, Shape{37, 40, 47, 48}}) {
+  for (const Shape s :
+       {Shape{5, 8, 20, 32}, Shape{16, 16, 16, 16}, Shape{1, 3, 1, 16}, Shape{0, 4, 0, 16}, Shape{37, 40, 47, 48}}) {
     expect_rearrange(0, s, layout_symbol(false, 0, s));
   }
 }
@@ -317,10 +308,8 @@ TEST(StackLayout, RearrangeToBlockMajorOf128RowsMatchesThePanelFormula) {
 
 TEST(StackLayout, CollapsedSymbolTakesLogicalExtentsFromTheRegisters) {
   // Block-major and transposed-right with 64 physical rows name r0 and c0 (14.5).
-  expect_rearrange(2, Shape{40, 64, 12, 16},
-                   "ipu_stack_rearrange_row_major_to_amp_f16_o2_r0_p64_c0_p16");
-  expect_rearrange(1, Shape{9, 64, 5, 16},
-                   "ipu_stack_rearrange_row_major_to_amp_f16_o1_r0_p64_c0_p16");
+  expect_rearrange(2, Shape{40, 64, 12, 16}, "ipu_stack_rearrange_row_major_to_amp_f16_o2_r0_p64_c0_p16");
+  expect_rearrange(1, Shape{9, 64, 5, 16}, "ipu_stack_rearrange_row_major_to_amp_f16_o1_r0_p64_c0_p16");
 }
 
 TEST(StackLayout, SymbolExtentDifferingFromItsRegisterIsRefused) {
@@ -328,10 +317,8 @@ TEST(StackLayout, SymbolExtentDifferingFromItsRegisterIsRefused) {
   const std::string e = thrown_out_of_range([&] {
     run(layout_symbol(false, 0, Shape{5, 8, 20, 32}), {kOut, kIn}, {6, 8, 0, 20, 32}, m);
   });
-  EXPECT_NE(e.find("scalars[0]: logical rows = 6 differs from the symbol's 5"), std::string::npos)
-      << e;
-  EXPECT_THROW(run(layout_symbol(true, 0, Shape{5, 8, 20, 32}), {kOut, kIn}, {1, 5, 8, 20, 48}, m),
-               std::out_of_range);
+  EXPECT_NE(e.find("scalars[0]: logical rows = 6 differs from the symbol's 5"), std::string::npos) << e;
+  EXPECT_THROW(run(layout_symbol(true, 0, Shape{5, 8, 20, 32}), {kOut, kIn}, {1, 5, 8, 20, 48}, m), std::out_of_range);
   EXPECT_EQ(get(m, kOut, 64), Bytes(64, 0));
 }
 
@@ -354,8 +341,7 @@ void expect_unpack(uint32_t order, uint32_t matrices, const Shape& s) {
   for (uint32_t i = 0; i < matrices; ++i) {
     for (uint32_t r = 0; r < s.lr; ++r) {
       for (uint32_t c = 0; c < s.lc; ++c) {
-        const uint64_t to = 2 * (i * matrix + r * s.pc + c),
-                       from = 2 * (i * matrix + packed_element(order, r, c, s));
+        const uint64_t to = 2 * (i * matrix + r * s.pc + c), from = 2 * (i * matrix + packed_element(order, r, c, s));
         expected[to] = src[from];
         expected[to + 1] = src[from + 1];
       }
@@ -380,10 +366,8 @@ TEST(StackLayout, CyclesArePlannerPackAndUnpackFormulas) {
   // e = the call's output physical elements (IPU21-KERNELS.md 14.8).
   EXPECT_EQ(cycles(layout_symbol(false, 0, {5, 8, 20, 32}), {5, 8, 0, 20, 32}), 4u * 256 + 11);
   EXPECT_EQ(cycles(layout_symbol(false, 1, {10, 32, 20, 32}), {10, 32, 1, 20, 32}), 3u * 1024 + 11);
-  EXPECT_EQ(cycles(layout_symbol(false, 2, {50, 64, 30, 48}), {50, 64, 2, 30, 48}),
-            4u * 3072 + 4096);
-  EXPECT_EQ(cycles(layout_symbol(false, 2, {100, 128, 20, 32}), {100, 128, 2, 20, 32}),
-            10u * 4096 + 11);
+  EXPECT_EQ(cycles(layout_symbol(false, 2, {50, 64, 30, 48}), {50, 64, 2, 30, 48}), 4u * 3072 + 4096);
+  EXPECT_EQ(cycles(layout_symbol(false, 2, {100, 128, 20, 32}), {100, 128, 2, 20, 32}), 10u * 4096 + 11);
   EXPECT_EQ(cycles(layout_symbol(true, 0, {5, 8, 20, 32}), {3, 5, 8, 20, 32}), 10u * 768 + 11);
   EXPECT_EQ(cycles(layout_symbol(true, 1, {20, 32, 7, 16}), {2, 20, 32, 7, 16}), 10u * 1024 + 11);
 }
@@ -397,9 +381,7 @@ TEST(StackLayout, OverlappingInputAndOutputAreRefused) {
     run(layout_symbol(false, 0, s), {kOut, kOut + 200}, {8, 8, 0, 16, 16}, m);
   });
   EXPECT_NE(e.find("overlaps"), std::string::npos) << e;
-  e = thrown_out_of_range([&] {
-    run(layout_symbol(true, 0, s), {kOut + 256, kOut}, {2, 8, 8, 16, 16}, m);
-  });
+  e = thrown_out_of_range([&] { run(layout_symbol(true, 0, s), {kOut + 256, kOut}, {2, 8, 8, 16, 16}, m); });
   EXPECT_NE(e.find("overlaps"), std::string::npos) << e;
   EXPECT_EQ(get(m, kOut, 1024), image);
   // Adjacent spans do not overlap.
@@ -411,12 +393,9 @@ TEST(StackLayout, SpanLeavingSramThrowsBeforeWriting) {
   Sram m(machine());
   const Bytes image = random_bytes(512, 16);
   put(m, kOut, image);
-  EXPECT_THROW(run(layout_symbol(false, 0, s), {kOut, kEnd - 256}, {16, 16, 0, 16, 16}, m),
-               std::out_of_range);
-  EXPECT_THROW(run(layout_symbol(false, 0, s), {kEnd - 256, kIn}, {16, 16, 0, 16, 16}, m),
-               std::out_of_range);
-  EXPECT_THROW(run(layout_symbol(true, 0, s), {kOut, kEnd - 512}, {2, 16, 16, 16, 16}, m),
-               std::out_of_range);
+  EXPECT_THROW(run(layout_symbol(false, 0, s), {kOut, kEnd - 256}, {16, 16, 0, 16, 16}, m), std::out_of_range);
+  EXPECT_THROW(run(layout_symbol(false, 0, s), {kEnd - 256, kIn}, {16, 16, 0, 16, 16}, m), std::out_of_range);
+  EXPECT_THROW(run(layout_symbol(true, 0, s), {kOut, kEnd - 512}, {2, 16, 16, 16, 16}, m), std::out_of_range);
   EXPECT_EQ(get(m, kOut, 512), image);
 }
 

@@ -1,5 +1,7 @@
 // FP16: every code decoded exactly, round trips, and float/double -> FP16 rounding against an
 // independent nearest-even search (tests/numerics/numerics_reference.hpp), at every midpoint.
+#include "numerics/fp16.hpp"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -9,7 +11,6 @@
 #include <random>
 #include <vector>
 
-#include "numerics/fp16.hpp"
 #include "numerics_reference.hpp"
 
 namespace lockstep::arch {
@@ -17,9 +18,7 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-uint16_t canonical(uint16_t h) {
-  return fp16_is_nan(h) ? (h & kFp16SignBit) | kFp16CanonicalNaN : h;
-}
+uint16_t canonical(uint16_t h) { return fp16_is_nan(h) ? (h & kFp16SignBit) | kFp16CanonicalNaN : h; }
 
 TEST(Fp16ToFloat, EveryCodeEqualsItsFieldValue) {
   for (uint32_t code = 0; code < 65536; ++code) {
@@ -53,15 +52,13 @@ TEST(Fp16FromFloat, MidpointsAndNeighboursMatchNearestEven) {
   std::vector<double> inputs;
   for (uint32_t code = 0; code < 0x7c00; ++code) {
     const double low = reference::fp16_value(static_cast<uint16_t>(code));
-    const double high =
-        code == 0x7bff ? 65536.0 : reference::fp16_value(static_cast<uint16_t>(code + 1));
+    const double high = code == 0x7bff ? 65536.0 : reference::fp16_value(static_cast<uint16_t>(code + 1));
     const double mid = (low + high) / 2;
     const auto fmid = static_cast<float>(mid);
     ASSERT_EQ(static_cast<double>(fmid), mid);  // 12 significant bits fit a float
-    for (double x :
-         {low, mid, std::nextafter(mid, 0.0), std::nextafter(mid, kInfinity),
-          static_cast<double>(std::nextafter(fmid, 0.0f)),
-          static_cast<double>(std::nextafter(fmid, 1e30f)), std::nextafter(low, kInfinity)}) {
+    for (double x : {low, mid, std::nextafter(mid, 0.0), std::nextafter(mid, kInfinity),
+                     static_cast<double>(std::nextafter(fmid, 0.0f)), static_cast<double>(std::nextafter(fmid, 1e30f)),
+                     std::nextafter(low, kInfinity)}) {
       inputs.push_back(x);
       inputs.push_back(-x);
     }
@@ -125,11 +122,9 @@ TEST(Fp16FromDouble, SpecialValues) {
 
 // Values to combine every code with: zeros, extremes, subnormals, infinities, NaN, ordinary.
 std::vector<uint16_t> operand_sample() {
-  std::vector<uint16_t> sample = {0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00,
-                                  0xbc00, 0x3c01, 0x3555, 0x7bff, 0xfbff, 0x7c00, 0xfc00,
-                                  0x7e00, 0x4000, 0x1400, 0x5bff, 0xc2aa, 0x0155};
-  for (uint32_t code = 0x0013; code < 0x10000; code += 0x0fb7)
-    sample.push_back(static_cast<uint16_t>(code));
+  std::vector<uint16_t> sample = {0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x3c01, 0x3555,
+                                  0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x4000, 0x1400, 0x5bff, 0xc2aa, 0x0155};
+  for (uint32_t code = 0x0013; code < 0x10000; code += 0x0fb7) sample.push_back(static_cast<uint16_t>(code));
   return sample;
 }
 

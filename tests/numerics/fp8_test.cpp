@@ -1,6 +1,8 @@
 // F143 (E4M3 FNUZ): every code decoded at several scales against its field formula, round
 // trips, ties to even at every midpoint, saturation, and every FP16 code encoded against an
 // independent nearest-candidate search (tests/numerics/numerics_reference.hpp).
+#include "numerics/fp8.hpp"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "numerics/fp16.hpp"
-#include "numerics/fp8.hpp"
 #include "numerics_reference.hpp"
 
 namespace lockstep::arch {
@@ -80,8 +81,7 @@ TEST(F143Decode, PerScaleTablesEqualTheFunctions) {
     const auto halves = f143_fp16_table(scale_of(scale));
     for (uint32_t c = 0; c < 256; ++c) {
       const auto code = static_cast<uint8_t>(c);
-      EXPECT_EQ(std::bit_cast<uint32_t>(floats[c]),
-                std::bit_cast<uint32_t>(f143_to_float(code, scale_of(scale))));
+      EXPECT_EQ(std::bit_cast<uint32_t>(floats[c]), std::bit_cast<uint32_t>(f143_to_float(code, scale_of(scale))));
       EXPECT_EQ(halves[c], f143_to_fp16(code, scale_of(scale)));
     }
   }
@@ -94,8 +94,7 @@ TEST(F143Encode, EveryCodeRoundTripsThroughDoubleFloatAndFp16) {
       const auto code = static_cast<uint8_t>(c);
       const double value = f143_to_double(code, scale_of(scale));
       ASSERT_EQ(f143_from_double(value, scale_of(scale)), code) << c << " " << scale;
-      ASSERT_EQ(f143_from_float(static_cast<float>(value), scale_of(scale)), code)
-          << c << " " << scale;
+      ASSERT_EQ(f143_from_float(static_cast<float>(value), scale_of(scale)), code) << c << " " << scale;
       if (scale >= -14 && scale <= 8) {
         ASSERT_EQ(f143_from_fp16(f143_to_fp16(code, scale_of(scale)), scale_of(scale)), code) << c;
       }
@@ -115,17 +114,11 @@ TEST(F143Encode, MidpointsTieToEvenAndNeighboursRoundToNearer) {
       const uint32_t even = (sorted[i].code & 1) == 0 ? sorted[i].code : sorted[i + 1].code;
       ASSERT_NE(sorted[i].code & 1, sorted[i + 1].code & 1) << i;
       EXPECT_EQ(f143_from_double(mid, scale_of(scale)), even) << mid;
-      EXPECT_EQ(f143_from_double(std::nextafter(mid, -kInfinity), scale_of(scale)), sorted[i].code)
-          << mid;
-      EXPECT_EQ(f143_from_double(std::nextafter(mid, kInfinity), scale_of(scale)),
-                sorted[i + 1].code)
-          << mid;
+      EXPECT_EQ(f143_from_double(std::nextafter(mid, -kInfinity), scale_of(scale)), sorted[i].code) << mid;
+      EXPECT_EQ(f143_from_double(std::nextafter(mid, kInfinity), scale_of(scale)), sorted[i + 1].code) << mid;
       EXPECT_EQ(f143_from_float(static_cast<float>(mid), scale_of(scale)), even) << mid;
-      EXPECT_EQ(f143_from_double(std::nextafter(low, kInfinity), scale_of(scale)), sorted[i].code)
-          << low;
-      EXPECT_EQ(f143_from_double(std::nextafter(high, -kInfinity), scale_of(scale)),
-                sorted[i + 1].code)
-          << high;
+      EXPECT_EQ(f143_from_double(std::nextafter(low, kInfinity), scale_of(scale)), sorted[i].code) << low;
+      EXPECT_EQ(f143_from_double(std::nextafter(high, -kInfinity), scale_of(scale)), sorted[i + 1].code) << high;
     }
   }
 }
@@ -178,12 +171,8 @@ TEST(F143Encode, RandomFloatsAndDoublesMatchTheNearestCandidate) {
     const double x = std::ldexp(1.0 + mantissa, exponent) * ((random() & 1) ? -1 : 1);
     const int scale = static_cast<int>(random() % 17) - 10;
     const auto f = static_cast<float>(x);
-    ASSERT_EQ(f143_from_double(x, scale_of(scale)),
-              reference::f143_nearest_even_saturating(x, scale))
-        << x;
-    ASSERT_EQ(f143_from_float(f, scale_of(scale)),
-              reference::f143_nearest_even_saturating(f, scale))
-        << f;
+    ASSERT_EQ(f143_from_double(x, scale_of(scale)), reference::f143_nearest_even_saturating(x, scale)) << x;
+    ASSERT_EQ(f143_from_float(f, scale_of(scale)), reference::f143_nearest_even_saturating(f, scale)) << f;
   }
 }
 

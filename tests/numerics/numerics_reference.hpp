@@ -16,8 +16,7 @@ inline double fp16_value(uint16_t h) {
   const int fraction = h & 0x3ff;
   double magnitude = 0;
   if (exponent == 0x1f) {
-    magnitude = fraction == 0 ? std::numeric_limits<double>::infinity()
-                              : std::numeric_limits<double>::quiet_NaN();
+    magnitude = fraction == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   } else if (exponent == 0) {
     magnitude = std::ldexp(fraction, -24);
   } else {
@@ -31,8 +30,8 @@ inline double f143_value(uint8_t c, int scale) {
   if (c == 0x80) return std::numeric_limits<double>::quiet_NaN();
   const int exponent = (c >> 3) & 0xf;
   const int fraction = c & 7;
-  const double magnitude = exponent == 0 ? std::ldexp(fraction, -10 + scale)
-                                         : std::ldexp(8 + fraction, exponent - 11 + scale);
+  const double magnitude =
+      exponent == 0 ? std::ldexp(fraction, -10 + scale) : std::ldexp(8 + fraction, exponent - 11 + scale);
   return (c & 0x80) ? -magnitude : magnitude;
 }
 
@@ -43,8 +42,8 @@ struct Candidate {
 
 // Nearest candidate to x in a list sorted by value; x inside [front, back]. Ties: even code.
 inline uint32_t nearest_even(const std::vector<Candidate>& sorted, double x) {
-  auto above = std::upper_bound(sorted.begin(), sorted.end(), x,
-                                [](double v, const Candidate& c) { return v < c.value; });
+  auto above =
+      std::upper_bound(sorted.begin(), sorted.end(), x, [](double v, const Candidate& c) { return v < c.value; });
   if (above == sorted.begin()) return above->code;
   const Candidate& lower = *(above - 1);
   if (above == sorted.end() || lower.value == x) return lower.code;
@@ -85,8 +84,8 @@ inline Neighbours fp16_neighbours(double x) {
   const uint16_t sign = std::signbit(x) ? 0x8000 : 0;
   const std::vector<Candidate>& list = fp16_candidates();
   const double magnitude = std::fabs(x);
-  auto above = std::upper_bound(list.begin(), list.end(), magnitude,
-                                [](double v, const Candidate& c) { return v < c.value; });
+  auto above =
+      std::upper_bound(list.begin(), list.end(), magnitude, [](double v, const Candidate& c) { return v < c.value; });
   const Candidate& lower = *(above - 1);
   const uint32_t upper = lower.value == magnitude ? lower.code : above->code;
   return {static_cast<uint16_t>(sign | lower.code), static_cast<uint16_t>(sign | upper)};
@@ -99,8 +98,7 @@ inline const std::vector<Candidate>& f143_candidates() {
     for (uint32_t c = 0; c < 256; ++c) {
       if (c != 0x80) v.push_back({f143_value(static_cast<uint8_t>(c), 0), c});
     }
-    std::sort(v.begin(), v.end(),
-              [](const Candidate& a, const Candidate& b) { return a.value < b.value; });
+    std::sort(v.begin(), v.end(), [](const Candidate& a, const Candidate& b) { return a.value < b.value; });
     return v;
   }();
   return list;

@@ -1,5 +1,7 @@
 // Stochastic rounding to FP16: the generator's formula and determinism, exact values kept,
 // results always one of the two neighbours, and the mean over many keys close to x.
+#include "numerics/stochastic_rounding.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <set>
 
 #include "numerics/fp16.hpp"
-#include "numerics/stochastic_rounding.hpp"
 #include "numerics_reference.hpp"
 
 namespace lockstep::arch {
@@ -44,8 +45,7 @@ TEST(RoundingRandom, FollowsTheDocumentedChainOfSplitMix64Outputs) {
       for (uint32_t worker : {0u, 5u}) {
         for (uint64_t call : {0ull, 3ull}) {
           for (uint64_t element : {0ull, 1ull, 63ull}) {
-            const uint64_t want =
-                nth_output(nth_output(nth_output(nth_output(seed, tile), worker), call), element);
+            const uint64_t want = nth_output(nth_output(nth_output(nth_output(seed, tile), worker), call), element);
             ASSERT_EQ(rounding_random_bits(seed, tile, worker, call, element), want);
             ASSERT_EQ(RoundingRandom(seed, tile, worker, call).bits(element), want);
           }
@@ -66,8 +66,7 @@ TEST(RoundingRandom, EveryKeyMatters) {
       for (uint32_t worker = 0; worker < 4; ++worker) {
         for (uint64_t call = 0; call < 4; ++call) {
           for (uint64_t element = 0; element < 16; ++element) {
-            EXPECT_TRUE(
-                seen.insert(rounding_random_bits(seed, tile, worker, call, element)).second);
+            EXPECT_TRUE(seen.insert(rounding_random_bits(seed, tile, worker, call, element)).second);
           }
         }
       }
@@ -125,8 +124,8 @@ double up_fraction(double x, uint64_t seed, int samples) {
 TEST(StochasticRounding, MeanOverManyKeysIsCloseToX) {
   constexpr int kSamples = 100000;
   const double tiny = std::ldexp(1.5, -37);  // far below the smallest subnormal: shift > 64
-  for (double x : {1.0 + std::ldexp(0.3, -10), -1.0 / 3, 1000.7, std::ldexp(0.7, -24),
-                   std::ldexp(5.25, -24), 65510.0, -0.1, tiny}) {
+  for (double x : {1.0 + std::ldexp(0.3, -10), -1.0 / 3, 1000.7, std::ldexp(0.7, -24), std::ldexp(5.25, -24), 65510.0,
+                   -0.1, tiny}) {
     const reference::Neighbours n = reference::fp16_neighbours(x);
     const double lower = reference::fp16_value(n.lower);
     const double upper = n.upper == 0x7c00 ? 65536.0 : reference::fp16_value(n.upper);

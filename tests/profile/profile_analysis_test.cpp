@@ -34,8 +34,7 @@ struct ProfileBuilder {
     step.kernel = kernel;
     step.phase = phase;
     step.local_index = phase & ~arch::kExchangePhaseBit;
-    tile(physical).samples.push_back(
-        {start, end, static_cast<uint32_t>(profile.steps.size() - 1), epoch, 0});
+    tile(physical).samples.push_back({start, end, static_cast<uint32_t>(profile.steps.size() - 1), epoch, 0});
     return step;
   }
 };
@@ -54,10 +53,9 @@ ProfileBuilder two_tiles() {
                   {ActivityKind::PartnerBusy, 15, 25},
                   {ActivityKind::Send, 28, 40}};
   b.add(7, 130, 150, ProfileStepKind::Compute, "B", 0).operation = "operation.12";
-  b.add(7, 150, 170, ProfileStepKind::Compute, "A", 1).metadata = {{"reason", "Kernel"},
-                                                                   {"kernelSpec", "m4"}};
-  b.add(7, 170, 200, ProfileStepKind::Synchronization, "sync", arch::kExchangePhaseBit | 1)
-      .metadata = {{"reason", "ExchangeBarrier"}};
+  b.add(7, 150, 170, ProfileStepKind::Compute, "A", 1).metadata = {{"reason", "Kernel"}, {"kernelSpec", "m4"}};
+  b.add(7, 170, 200, ProfileStepKind::Synchronization, "sync", arch::kExchangePhaseBit | 1).metadata = {
+      {"reason", "ExchangeBarrier"}};
   return b;
 }
 
@@ -156,8 +154,7 @@ TEST(ProfileQueryTest, PercentileIndexIsNMinusOneTimesPOver100RoundedDown) {
     b.add(0, at, at + d, ProfileStepKind::Compute, "k", 0);
     at += d;
   }
-  const auto groups =
-      query_groups(b.profile, place_samples(b.profile, false), {}, parse_group_by("kernel"));
+  const auto groups = query_groups(b.profile, place_samples(b.profile, false), {}, parse_group_by("kernel"));
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].p50, 50u);  // index 9*50/100 = 4
   EXPECT_EQ(groups[0].p95, 90u);  // index 9*95/100 = 8, not the nearest-rank 100
@@ -172,8 +169,7 @@ TEST(ProfileQueryTest, UnionCountsOverlapOnceAndGapsNotAtAll) {
   b.add(1, 0, 5, ProfileStepKind::Compute, "k", 0);
   b.add(1, 5, 25, ProfileStepKind::Compute, "k", 1);
   // Shared clock: [0,10) [20,30) [0,5) [5,25): union [0,30) = 30; work 10+10+5+20 = 45.
-  const auto groups =
-      query_groups(b.profile, place_samples(b.profile, true), {}, parse_group_by("kind"));
+  const auto groups = query_groups(b.profile, place_samples(b.profile, true), {}, parse_group_by("kind"));
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].name, "compute");
   EXPECT_EQ(groups[0].phase_cycles, 30u);
@@ -182,8 +178,7 @@ TEST(ProfileQueryTest, UnionCountsOverlapOnceAndGapsNotAtAll) {
   ProfileBuilder gap;
   gap.add(0, 0, 10, ProfileStepKind::Compute, "k", 0);
   gap.add(0, 40, 50, ProfileStepKind::Compute, "k", 1);
-  const auto g =
-      query_groups(gap.profile, place_samples(gap.profile, true), {}, parse_group_by("kind"));
+  const auto g = query_groups(gap.profile, place_samples(gap.profile, true), {}, parse_group_by("kind"));
   EXPECT_EQ(g[0].phase_cycles, 20u);
 }
 
@@ -234,11 +229,9 @@ TEST(ProfileQueryTest, GroupNamesForEveryKey) {
     return result;
   };
   EXPECT_EQ(names("kind"), (std::set<std::string>{"compute", "exchange", "synchronization"}));
-  EXPECT_EQ(names("operation"),
-            (std::set<std::string>{"(no operation)", "operation.12", "operation.3"}));
+  EXPECT_EQ(names("operation"), (std::set<std::string>{"(no operation)", "operation.12", "operation.3"}));
   EXPECT_EQ(names("tile"), (std::set<std::string>{"tile 5", "tile 7"}));
-  EXPECT_EQ(names("phase"),
-            (std::set<std::string>{"phase 0/0", "phase 1/0", "phase 2147483649/0"}));
+  EXPECT_EQ(names("phase"), (std::set<std::string>{"phase 0/0", "phase 1/0", "phase 2147483649/0"}));
   EXPECT_EQ(names("meta:kernelSpec"), (std::set<std::string>{"(missing)", "m4"}));
   EXPECT_THROW(parse_group_by("colour"), InputError);
   EXPECT_THROW(parse_group_by("meta:"), InputError);

@@ -38,8 +38,7 @@ std::string message_bytes(capnp::MessageBuilder& message, bool packed = false) {
 
 // A profile of one sample per tile, (start, end) as on disk; Lockstep's (lockstepVersion 1,
 // absolute starts) or the stack's (0, a free-running counter).
-std::string profile_bytes(bool lockstep, const std::vector<uint32_t>& physical, uint32_t start,
-                          uint32_t end) {
+std::string profile_bytes(bool lockstep, const std::vector<uint32_t>& physical, uint32_t start, uint32_t end) {
   capnp::MallocMessageBuilder message;
   auto root = message.initRoot<profile_schema::Profile>();
   root.setSchemaVersion(5);
@@ -78,24 +77,21 @@ TEST(ProfileEdges, ALockstepSampleThatEndsBeforeItStartsIsRefused) {
 
 TEST(ProfileEdges, AStackSampleThatEndsBeforeItStartsIsRefused) {
   const std::string path = write_bytes("backwards.profile", profile_bytes(false, {3}, 1000, 900));
-  EXPECT_NE(refusal(path).find("tile 3 sample 0: endCycle 900 is before startCycle 1000"),
-            std::string::npos);
+  EXPECT_NE(refusal(path).find("tile 3 sample 0: endCycle 900 is before startCycle 1000"), std::string::npos);
 }
 
 TEST(ProfileEdges, AStackSampleAcrossTheCounterWrapReads) {
-  const Profile p =
-      read_profile(write_bytes("wrap.profile", profile_bytes(false, {3}, 0xfffffff0u, 0x10u)));
+  const Profile p = read_profile(write_bytes("wrap.profile", profile_bytes(false, {3}, 0xfffffff0u, 0x10u)));
   ASSERT_EQ(p.tiles.size(), 1u);
   EXPECT_EQ(p.tiles[0].samples[0].end_cycle - p.tiles[0].samples[0].start_cycle, 32u);
 }
 
 TEST(ProfileEdges, SamplesUpTo2To31MinusOneCyclesReadAndLongerOnesAreRefused) {
-  const Profile p =
-      read_profile(write_bytes("longest.lsprof", profile_bytes(true, {0}, 5, 4 + (1u << 31))));
+  const Profile p = read_profile(write_bytes("longest.lsprof", profile_bytes(true, {0}, 5, 4 + (1u << 31))));
   EXPECT_EQ(p.tiles[0].samples[0].end_cycle, 4u + (1u << 31));
-  EXPECT_NE(refusal(write_bytes("long.lsprof", profile_bytes(true, {0}, 5, 5 + (1u << 31))))
-                .find("is before startCycle 5"),
-            std::string::npos);
+  EXPECT_NE(
+      refusal(write_bytes("long.lsprof", profile_bytes(true, {0}, 5, 5 + (1u << 31)))).find("is before startCycle 5"),
+      std::string::npos);
 }
 
 TEST(ProfileEdges, TheWriterRefusesASampleTheReaderWouldRefuse) {
@@ -108,17 +104,14 @@ TEST(ProfileEdges, TheWriterRefusesASampleTheReaderWouldRefuse) {
     write_profile(p, path);
     ADD_FAILURE() << "written";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("tile 0 sample 0: lasts 2^31 cycles or more"),
-              std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("tile 0 sample 0: lasts 2^31 cycles or more"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 TEST(ProfileEdges, TwoTilesWithOnePhysicalIdAreRefused) {
   for (const bool lockstep : {true, false}) {
-    const std::string path =
-        write_bytes("twice.lsprof", profile_bytes(lockstep, {4, 7, 4}, 10, 20));
+    const std::string path = write_bytes("twice.lsprof", profile_bytes(lockstep, {4, 7, 4}, 10, 20));
     EXPECT_EQ(refusal(path), path + ": tiles[2]: physicalTile 4 appears twice (also tiles[0])");
   }
 }
@@ -147,10 +140,9 @@ TEST(ProfileEdges, APackedMessageIsNamedAsSuch) {
   p.tiles = {{0, 0, {{0, 100, 0, 0, 0}}}, {2, 1, {{7, 500, 0, 4, 0}}}};
   for (const ProfileLayout layout : {ProfileLayout::Compact, ProfileLayout::Inline}) {
     const std::string path = write_bytes("packed.lsprof", packed(p, layout));
-    EXPECT_EQ(refusal(path),
-              path +
-                  ": is a packed Cap'n Proto message; Lockstep reads the unpacked "
-                  "form (capnp convert packed:binary profile/profile.capnp Profile)");
+    EXPECT_EQ(refusal(path), path +
+                                 ": is a packed Cap'n Proto message; Lockstep reads the unpacked "
+                                 "form (capnp convert packed:binary profile/profile.capnp Profile)");
   }
   // A stack profile packed: the same.
   capnp::MallocMessageBuilder message;

@@ -93,14 +93,12 @@ TEST(ProfileFormat, RefusesAStepIndexBeyondTheTable) {
   kj::VectorOutputStream out;
   capnp::writeMessage(out, message);
   const std::string path = testing::temp_dir("profile_format") + "/index.lsprof";
-  testing::write_file(path, std::string(reinterpret_cast<const char*>(out.getArray().begin()),
-                                        out.getArray().size()));
+  testing::write_file(path, std::string(reinterpret_cast<const char*>(out.getArray().begin()), out.getArray().size()));
   try {
     read_profile(path);
     ADD_FAILURE() << "read";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("tile 0 sample 0: stepIndex: 2 is beyond the 1 steps"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("tile 0 sample 0: stepIndex: 2 is beyond the 1 steps"), std::string::npos)
         << e.what();
   }
 }
@@ -176,14 +174,11 @@ TEST(ProfileFormat, RefusesTruncatedForeignAndNewerFiles) {
   write_profile(small_profile(), good);
   const std::string bytes = testing::read_file(good);
   EXPECT_NE(expect_refused(write_bytes("empty", "")).find("profile"), std::string::npos);
-  EXPECT_NE(
-      expect_refused(write_bytes("half", bytes.substr(0, bytes.size() / 2))).find("truncated"),
-      std::string::npos);
-  EXPECT_NE(expect_refused(write_bytes("pkg", "LKSPKG01" + std::string(64, '\0')))
-                .find("is a Lockstep package"),
+  EXPECT_NE(expect_refused(write_bytes("half", bytes.substr(0, bytes.size() / 2))).find("truncated"),
             std::string::npos);
-  EXPECT_NE(expect_refused(write_bytes("text", "phases:\n  - {id: 1}\n"))
-                .find("is a text file, not a profile"),
+  EXPECT_NE(expect_refused(write_bytes("pkg", "LKSPKG01" + std::string(64, '\0'))).find("is a Lockstep package"),
+            std::string::npos);
+  EXPECT_NE(expect_refused(write_bytes("text", "phases:\n  - {id: 1}\n")).find("is a text file, not a profile"),
             std::string::npos);
   Profile newer = small_profile();
   newer.lockstep_version = kProfileLockstepVersion + 1;
@@ -220,8 +215,7 @@ TEST(ProfileFormat, OnlyTheInlineLayoutCarriesAVersionTheStackReads) {
   write_profile(small_profile(), dir + "/inline.lsprof", ProfileLayout::Inline);
   EXPECT_EQ(version(dir + "/compact.lsprof"), 0x4c530005u);
   EXPECT_EQ(version(dir + "/inline.lsprof"), 5u);
-  EXPECT_EQ(read_profile(dir + "/compact.lsprof").steps,
-            read_profile(dir + "/inline.lsprof").steps);
+  EXPECT_EQ(read_profile(dir + "/compact.lsprof").steps, read_profile(dir + "/inline.lsprof").steps);
   EXPECT_EQ(read_profile(dir + "/compact.lsprof").schema_version, 5u);
 }
 

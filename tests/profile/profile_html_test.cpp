@@ -34,12 +34,9 @@ arch::Profile three_windows() {
     return static_cast<uint32_t>(profile.steps.size() - 1);
   };
   const uint32_t work = step(arch::ProfileStepKind::Compute, "k", 0);
-  const uint32_t x1 =
-      step(arch::ProfileStepKind::Exchange, "exchange", arch::kExchangePhaseBit | 1);
-  const uint32_t x2 =
-      step(arch::ProfileStepKind::Exchange, "exchange", arch::kExchangePhaseBit | 2);
-  const uint32_t sync2 =
-      step(arch::ProfileStepKind::Synchronization, "sync", arch::kExchangePhaseBit | 2);
+  const uint32_t x1 = step(arch::ProfileStepKind::Exchange, "exchange", arch::kExchangePhaseBit | 1);
+  const uint32_t x2 = step(arch::ProfileStepKind::Exchange, "exchange", arch::kExchangePhaseBit | 2);
+  const uint32_t sync2 = step(arch::ProfileStepKind::Synchronization, "sync", arch::kExchangePhaseBit | 2);
   for (uint32_t t = 0; t < 2; ++t) {
     arch::TileProfile tile{t, t, {}};
     tile.samples = {{0, 10, work, 0, 0}, {10, 20, x1, 0, 0},   {20, 30, work, 1, 0},

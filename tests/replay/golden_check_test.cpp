@@ -49,8 +49,8 @@ TEST(GoldenCheck, BlessThenCheckAndEveryKindOfDifference) {
   ASSERT_EQ(differences.size(), 4u);
   std::map<std::string, GoldenDifference> by_file_key;
   for (const auto& d : differences) by_file_key[d.file + "|" + d.key] = d;
-  const auto changed = std::find_if(differences.begin(), differences.end(),
-                                    [](const auto& d) { return d.expected == "999999"; });
+  const auto changed =
+      std::find_if(differences.begin(), differences.end(), [](const auto& d) { return d.expected == "999999"; });
   ASSERT_NE(changed, differences.end());
   EXPECT_EQ(changed->file, name);
   EXPECT_EQ(changed->found, old_value);
@@ -74,8 +74,7 @@ TEST(GoldenCheck, BlessThenCheckAndEveryKindOfDifference) {
 
 TEST(GoldenCheck, MalformedGoldenFilesAreBadInput) {
   EXPECT_THROW(parse_golden_text("phase 1 B256 horizon\n", "x.golden"), InputError);
-  EXPECT_THROW(parse_golden_text("phase 1 B256 horizon 3\nphase 1 B256 horizon 4\n", "x.golden"),
-               InputError);
+  EXPECT_THROW(parse_golden_text("phase 1 B256 horizon 3\nphase 1 B256 horizon 4\n", "x.golden"), InputError);
   const auto keys = parse_golden_text("# comment\n\nphase 1 B256p horizon 3\n", "x.golden");
   ASSERT_EQ(keys.size(), 1u);
   EXPECT_EQ(keys.at("phase 1 B256p horizon"), "3");

@@ -132,26 +132,22 @@ TEST(JournalChecksum, ADamagedFirstLineIsRefusedWithWhatToDo) {
 // their own format.
 TEST(JournalChecksum, AVersionOneJournalIsStillResumed) {
   const std::string dir = testing::temp_dir("journal-v1");
-  testing::write_file(journal_of(dir),
-                      "lockstep-sweep-journal 1 {\"sweep\":1}\npoint 0 3\nabc\npoint 5 2\nxy\n");
+  testing::write_file(journal_of(dir), "lockstep-sweep-journal 1 {\"sweep\":1}\npoint 0 3\nabc\npoint 5 2\nxy\n");
   EXPECT_EQ(SweepJournal::read_identity(dir), "{\"sweep\":1}");
   {
     SweepJournal journal(dir, "{\"sweep\":1}", true, kPlan);
     EXPECT_EQ(journal.finished(), (std::map<size_t, std::string>{{0, "abc"}, {5, "xy"}}));
     journal.append(2, "z");
   }
-  EXPECT_EQ(
-      testing::read_file(journal_of(dir)),
-      "lockstep-sweep-journal 1 {\"sweep\":1}\npoint 0 3\nabc\npoint 5 2\nxy\npoint 2 1\nz\n");
+  EXPECT_EQ(testing::read_file(journal_of(dir)),
+            "lockstep-sweep-journal 1 {\"sweep\":1}\npoint 0 3\nabc\npoint 5 2\nxy\npoint 2 1\nz\n");
   testing::write_file(journal_of(dir), "lockstep-sweep-journal 7 {\"sweep\":1}\n");
-  EXPECT_NE(message_of([&] { SweepJournal::read_identity(dir); }).find("unknown version"),
-            std::string::npos);
+  EXPECT_NE(message_of([&] { SweepJournal::read_identity(dir); }).find("unknown version"), std::string::npos);
 }
 
 TEST(JournalChecksum, AnotherSweepsJournalIsStillRefused) {
   const std::string dir = interrupted_journal("journal-other");
-  const std::string why =
-      message_of([&] { SweepJournal journal(dir, "{\"sweep\":2}", true, kPlan); });
+  const std::string why = message_of([&] { SweepJournal journal(dir, "{\"sweep\":2}", true, kPlan); });
   EXPECT_NE(why.find("different sweep"), std::string::npos) << why;
 }
 

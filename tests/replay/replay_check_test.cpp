@@ -5,8 +5,8 @@
 #include <mutex>
 #include <vector>
 
-#include "io/errors.hpp"
 #include "formats/token.hpp"
+#include "io/errors.hpp"
 #include "replay/point_check.hpp"
 #include "replay/point_codec.hpp"
 #include "replay/replay_args.hpp"

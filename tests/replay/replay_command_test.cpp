@@ -11,9 +11,8 @@ namespace {
 const std::string& repeat_capture() {
   static const std::string path = [] {
     const std::string p = testing::temp_dir("replay-cmd") + "/transformer.yaml";
-    const auto r = testing::run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16",
-                                          "--seed", "15", "--phases", "6", "--machine", "ipu21-c600",
-                                          "-o", p});
+    const auto r = testing::run_lockstep({"capture", "synth", "--family", "transformer", "--tiles", "16", "--seed",
+                                          "15", "--phases", "6", "--machine", "ipu21-c600", "-o", p});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return p;
   }();
@@ -42,15 +41,15 @@ TEST(ReplayCommand, ReplaysEveryIterationAndPasses) {
   }
   EXPECT_NE(r.out.find("payload      pass"), std::string::npos) << r.out;
 
-  const auto first = testing::run_lockstep({"replay", repeat_capture(), "--phase", phase, "--config",
-                                            "B256", "--iterations", "first", "--samples", "100"});
+  const auto first = testing::run_lockstep(
+      {"replay", repeat_capture(), "--phase", phase, "--config", "B256", "--iterations", "first", "--samples", "100"});
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   EXPECT_NE(first.out.find("word32, 1 of 27 iteration(s)"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("100 sampled"), std::string::npos) << first.out;
 
   // The paired width, every iteration.
-  const auto paired = testing::run_lockstep({"replay", repeat_capture(), "--phase", phase, "--config",
-                                             "B256p", "--samples", "100"});
+  const auto paired =
+      testing::run_lockstep({"replay", repeat_capture(), "--phase", phase, "--config", "B256p", "--samples", "100"});
   ASSERT_EQ(paired.exit_code, 0) << paired.out << paired.err;
   EXPECT_NE(paired.out.find("paired64, 27 of 27 iteration(s)"), std::string::npos) << paired.out;
   EXPECT_NE(paired.out.find("payload      pass"), std::string::npos) << paired.out;
@@ -82,8 +81,8 @@ TEST(ReplayCommand, AnEmptyPhasePassesWithNothingToMove) {
   EXPECT_NE(r.out.find("nothing to move"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("payload      pass"), std::string::npos) << r.out;
   const std::string dir = testing::temp_dir("replay-empty-phase");
-  const auto s = testing::run_lockstep(
-      {"sweep", capture, "--phases", "9", "--word32-only", "--no-timings", "-o", dir + "/sweep"});
+  const auto s =
+      testing::run_lockstep({"sweep", capture, "--phases", "9", "--word32-only", "--no-timings", "-o", dir + "/sweep"});
   EXPECT_EQ(s.exit_code, 0) << s.err;
   const std::string results = testing::read_file(dir + "/sweep/results.csv");
   EXPECT_EQ(results.find(",fail"), std::string::npos) << results;

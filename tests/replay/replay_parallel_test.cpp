@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <csignal>
-
 #include <stdexcept>
 
 #include "io/errors.hpp"

@@ -21,8 +21,7 @@ std::string sweep_dir(const std::string& name, const std::string& data_file) {
 std::vector<std::string> links_of(const std::string& html) {
   std::vector<std::string> links;
   const std::regex attribute("(href|src)=\"([^\"]*)\"");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), attribute);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), attribute); it != std::sregex_iterator(); ++it) {
     links.push_back((*it)[2].str());
   }
   return links;
@@ -36,8 +35,7 @@ TEST(ReportCommand, BuildsTheReportAndEveryLinkResolves) {
   EXPECT_EQ(testing::read_file(dir + "/results.csv"), results_before);
   for (const char* name : {"frontier.csv", "comparisons.csv", "comparisons_by_phase.csv"}) {
     EXPECT_EQ(testing::read_file(dir + "/" + name),
-              testing::read_file(testing::source_path(std::string("tests/data/results/expected/") +
-                                                      name)))
+              testing::read_file(testing::source_path(std::string("tests/data/results/expected/") + name)))
         << name;
   }
   std::vector<std::string> pages{"index.html"};
@@ -46,8 +44,7 @@ TEST(ReportCommand, BuildsTheReportAndEveryLinkResolves) {
     const std::string html = testing::read_file(dir + "/" + pages[i]);
     for (const std::string& link : links_of(html)) {
       EXPECT_EQ(link.find('/'), std::string::npos) << pages[i] << " links outside: " << link;
-      EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/" + link))
-          << pages[i] << " links to missing " << link;
+      EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/" + link)) << pages[i] << " links to missing " << link;
       ++checked;
       if (link.size() > 5 && link.substr(link.size() - 5) == ".html" &&
           std::find(pages.begin(), pages.end(), link) == pages.end()) {
@@ -57,8 +54,7 @@ TEST(ReportCommand, BuildsTheReportAndEveryLinkResolves) {
   }
   EXPECT_EQ(pages.size(), 3u);  // index, phase-17, phase-18
   EXPECT_GT(checked, 15u);
-  EXPECT_NE(testing::read_file(dir + "/phase-17.html").find("src=\"phase-17.svg\""),
-            std::string::npos);
+  EXPECT_NE(testing::read_file(dir + "/phase-17.html").find("src=\"phase-17.svg\""), std::string::npos);
   EXPECT_NE(result.out.find("13 points, 2 phases"), std::string::npos);
 }
 
@@ -83,8 +79,7 @@ TEST(ReportCommand, TwoProcessesWriteIdenticalBytes) {
   size_t compared = 0;
   for (const auto& entry : std::filesystem::directory_iterator(a)) {
     const std::string name = entry.path().filename().string();
-    EXPECT_TRUE(testing::read_file(a + "/" + name) == testing::read_file(b + "/" + name))
-        << name << " differs";
+    EXPECT_TRUE(testing::read_file(a + "/" + name) == testing::read_file(b + "/" + name)) << name << " differs";
     ++compared;
   }
   EXPECT_EQ(compared, 1u + 4u + 2u * 4u + 1u);  // results.csv and the report (provenance.json too)
@@ -96,8 +91,8 @@ TEST(ReportCommand, OtherReferenceMachineAndSweepFile) {
   testing::write_file(sweep,
                       "configurations: [latency, S32, S64, S128, B128, B256, B512, B1024]\n"
                       "reference: B1024\nmax_row_growth_bytes: [8]\n");
-  auto result = testing::run_lockstep(
-      {"report", dir, "--configs", sweep, "--reference", "S64", "--machine", "ipu21-c600-t16"});
+  auto result =
+      testing::run_lockstep({"report", dir, "--configs", sweep, "--reference", "S64", "--machine", "ipu21-c600-t16"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string summary = testing::read_file(dir + "/comparisons.csv");
   // Against S64, neither metric may grow: S64 stays in both phases.
@@ -116,8 +111,7 @@ TEST(ReportCommand, MalformedResultsExitTwoWithLineAndColumn) {
   const std::string dir = sweep_dir("report-cmd-bad", "bad_horizon.csv");
   const auto result = testing::run_lockstep({"report", dir});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.err.find("results.csv:3: horizon: expected an unsigned integer, got '98x4'"),
-            std::string::npos)
+  EXPECT_NE(result.err.find("results.csv:3: horizon: expected an unsigned integer, got '98x4'"), std::string::npos)
       << result.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/index.html"));
 }
@@ -126,8 +120,7 @@ TEST(ReportCommand, MissingReferenceExitsTwoNamingThePhase) {
   const std::string dir = sweep_dir("report-cmd-noref", "missing_reference.csv");
   const auto result = testing::run_lockstep({"report", dir});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.err.find("phase 21 (layer.mlp.up): no row for the reference policy B1024"),
-            std::string::npos)
+  EXPECT_NE(result.err.find("phase 21 (layer.mlp.up): no row for the reference policy B1024"), std::string::npos)
       << result.err;
 }
 

@@ -1,9 +1,10 @@
+#include "replay/sampling.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "formats/token.hpp"
-#include "replay/sampling.hpp"
 
 namespace lockstep::replay {
 namespace {

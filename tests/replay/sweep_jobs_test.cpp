@@ -23,9 +23,8 @@ const SmallSweep& small_sweep() {
     SmallSweep s;
     s.dir = testing::temp_dir("sweep-small");
     s.capture = s.dir + "/capture.yaml";
-    const auto synth = testing::run_lockstep({"capture", "synth", "--family", "permutation",
-                                              "--tiles", "16", "--seed", "3", "--phases", "2",
-                                              "--machine", "ipu21-c600", "-o", s.capture});
+    const auto synth = testing::run_lockstep({"capture", "synth", "--family", "permutation", "--tiles", "16", "--seed",
+                                              "3", "--phases", "2", "--machine", "ipu21-c600", "-o", s.capture});
     EXPECT_EQ(synth.exit_code, 0) << synth.err;
     s.sweep = s.dir + "/sweep.yaml";
     testing::write_file(s.sweep,
@@ -44,8 +43,8 @@ TEST(SweepJobs, EveryPointPassesAndOutputIsIndependentOfJobs) {
   std::map<std::string, std::string> first;
   for (const char* jobs : {"1", "2", "3"}) {
     const std::string out = s.dir + "/out-" + jobs;
-    const auto r = testing::run_lockstep({"sweep", s.capture, "--configs", s.sweep, "--jobs", jobs,
-                                          "--no-timings", "-o", out});
+    const auto r =
+        testing::run_lockstep({"sweep", s.capture, "--configs", s.sweep, "--jobs", jobs, "--no-timings", "-o", out});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto files = files_of(out);
     if (first.empty()) {
@@ -77,8 +76,8 @@ TEST(SweepJobs, EveryPointPassesAndOutputIsIndependentOfJobs) {
 TEST(SweepJobs, TimingsAndOptions) {
   const auto& s = small_sweep();
   const std::string out = s.dir + "/out-timed";
-  const auto r = testing::run_lockstep({"sweep", s.capture, "--configs", s.sweep, "--phases", "1",
-                                        "--samples", "64", "--word32-only", "-o", out});
+  const auto r = testing::run_lockstep(
+      {"sweep", s.capture, "--configs", s.sweep, "--phases", "1", "--samples", "64", "--word32-only", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = read_results_csv(out + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
@@ -108,9 +107,8 @@ TEST(SweepJobs, BadInputExitsTwo) {
 TEST(SweepJobs, PairedTwinTakesTheWord32ResultOnlyWithoutAnEligibleTransfer) {
   const std::string dir = testing::temp_dir("sweep-twins");
   const std::string path = dir + "/multicast.yaml";
-  const auto synth = testing::run_lockstep({"capture", "synth", "--family", "multicast", "--tiles", "16",
-                                            "--seed", "3", "--phases", "4", "--machine", "ipu21-c600",
-                                            "-o", path});
+  const auto synth = testing::run_lockstep({"capture", "synth", "--family", "multicast", "--tiles", "16", "--seed", "3",
+                                            "--phases", "4", "--machine", "ipu21-c600", "-o", path});
   ASSERT_EQ(synth.exit_code, 0) << synth.err;
   const auto capture = arch::read_capture(path);
   const auto machine = machine_for(capture, "");

@@ -65,8 +65,7 @@ TEST(Comparison, HandWorkedNumbers) {
   EXPECT_EQ(comparisons_csv_text(c),
             testing::read_file(testing::source_path("tests/data/results/expected/comparisons.csv")));
   EXPECT_EQ(comparisons_by_phase_csv_text(rows, c),
-            testing::read_file(
-                testing::source_path("tests/data/results/expected/comparisons_by_phase.csv")));
+            testing::read_file(testing::source_path("tests/data/results/expected/comparisons_by_phase.csv")));
 }
 
 TEST(Comparison, MaxRowShrinksButTotalGrows) {
@@ -96,8 +95,7 @@ TEST(Comparison, MaxRowShrinksButTotalGrows) {
 TEST(Comparison, OtherReference) {
   const auto rows = two_phases();
   const auto sweep = frontier_sweep();
-  const auto c = compare_to_reference(rows, parse_point_ref("S64", "--reference"),
-                                      comparison_windows(sweep), 1.5e9);
+  const auto c = compare_to_reference(rows, parse_point_ref("S64", "--reference"), comparison_windows(sweep), 1.5e9);
   // S64 is the fastest within its own storage in both phases; S128 only ties it.
   EXPECT_EQ(c.summary[0].weighted_cycles_saved, 0);
   // Phase 17 max row may grow to 1164: B256p (7374, max row 1100) wins.
@@ -109,8 +107,7 @@ TEST(Comparison, OtherReference) {
 }
 
 TEST(Comparison, MissingReferenceNamesThePhase) {
-  const auto rows =
-      read_results_csv(testing::source_path("tests/data/results/missing_reference.csv"));
+  const auto rows = read_results_csv(testing::source_path("tests/data/results/missing_reference.csv"));
   const auto sweep = frontier_sweep();
   try {
     compare_to_reference(rows, sweep.reference, comparison_windows(sweep), 1.5e9);

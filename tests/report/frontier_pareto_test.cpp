@@ -7,8 +7,7 @@
 namespace lockstep::replay {
 namespace {
 
-std::vector<std::string> names(const std::vector<ResultRow>& rows,
-                               const std::vector<size_t>& indices) {
+std::vector<std::string> names(const std::vector<ResultRow>& rows, const std::vector<size_t>& indices) {
   std::vector<std::string> out;
   for (size_t i : indices) out.push_back(std::to_string(rows[i].phase) + ":" + point_name(rows[i]));
   return out;
@@ -20,9 +19,8 @@ TEST(Frontier, HandWorkedExample) {
   // Phase 17: S32 would dominate everything but failed its payload check; B256p (same
   // horizon and total as B256, smaller max row) knocks out B256 and its copy B512; S64
   // dominates the reference B1024. Phase 18: S128 ties S64 exactly and S64 comes first.
-  EXPECT_EQ(names(rows, frontier),
-            (std::vector<std::string>{"17:latency", "17:S64", "17:B128", "17:B256p", "18:latency",
-                                      "18:S64", "18:B256"}));
+  EXPECT_EQ(names(rows, frontier), (std::vector<std::string>{"17:latency", "17:S64", "17:B128", "17:B256p",
+                                                             "18:latency", "18:S64", "18:B256"}));
   EXPECT_EQ(frontier_csv_text(rows, frontier),
             testing::read_file(testing::source_path("tests/data/results/expected/frontier.csv")));
 }

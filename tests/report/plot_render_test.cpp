@@ -19,18 +19,13 @@ PhasePlot sample_plot() {
     double max_row, horizon;
     bool paired, frontier, passed, reference;
   } points[] = {
-      {"latency", 1000, 12000, false, true, true, false},
-      {"S32", 1000, 5000, false, false, false, false},
-      {"S64", 1100, 9500, false, true, true, false},
-      {"B128", 1300, 7000, false, true, true, false},
-      {"B256", 1128, 7374, false, false, true, false},
-      {"B256p", 1100, 7374, true, true, true, false},
-      {"B512", 1128, 7374, false, false, true, false},
-      {"B1024", 1140, 9824, false, false, true, true},
+      {"latency", 1000, 12000, false, true, true, false}, {"S32", 1000, 5000, false, false, false, false},
+      {"S64", 1100, 9500, false, true, true, false},      {"B128", 1300, 7000, false, true, true, false},
+      {"B256", 1128, 7374, false, false, true, false},    {"B256p", 1100, 7374, true, true, true, false},
+      {"B512", 1128, 7374, false, false, true, false},    {"B1024", 1140, 9824, false, false, true, true},
   };
   for (const auto& p : points) {
-    plot.points.push_back({p.name, p.max_row, p.horizon, p.paired, p.frontier, p.passed,
-                           p.reference});
+    plot.points.push_back({p.name, p.max_row, p.horizon, p.paired, p.frontier, p.passed, p.reference});
   }
   return plot;
 }

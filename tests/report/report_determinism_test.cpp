@@ -57,8 +57,7 @@ TEST(Report, CsvFilesMatchTheHandWorkedExpectations) {
   write_report(two_phases(), load_sweep_definition(kDefaultSweep), 1.5e9, dir);
   for (const char* name : {"frontier.csv", "comparisons.csv", "comparisons_by_phase.csv"}) {
     EXPECT_EQ(testing::read_file(dir + "/" + name),
-              testing::read_file(testing::source_path(std::string("tests/data/results/expected/") +
-                                                      name)))
+              testing::read_file(testing::source_path(std::string("tests/data/results/expected/") + name)))
         << name;
   }
 }

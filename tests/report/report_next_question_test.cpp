@@ -13,8 +13,8 @@
 #include "report/comparison.hpp"
 #include "report/phase_summary.hpp"
 #include "report/plot_groups.hpp"
-#include "results/provenance.hpp"
 #include "report/report.hpp"
+#include "results/provenance.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::replay {
@@ -41,8 +41,7 @@ TEST(ReportNextQuestion, PhaseSummariesBestBoundGapAndRankings) {
   const auto sweep = load_sweep_definition(kDefaultSweep);
   const auto c = compare_to_reference(rows, sweep.reference, comparison_windows(sweep), 1.5e9);
   const auto phases = group_by_phase(rows);
-  const auto s =
-      summarize_phases(rows, phases, {c.by_phase[0].reference_row, c.by_phase[1].reference_row});
+  const auto s = summarize_phases(rows, phases, {c.by_phase[0].reference_row, c.by_phase[1].reference_row});
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].weighted_cycles, 265248u);
   EXPECT_EQ(s[0].best_horizon, 7000u);
@@ -68,8 +67,7 @@ TEST(ReportNextQuestion, IndexCarriesTheNewColumnsPercentagesAndProvenance) {
   write_report(two_phases(), load_sweep_definition(kDefaultSweep), 1.5e9, dir, sample_provenance());
   const std::string index = testing::read_file(dir + "/index.html");
   for (const char* text :
-       {"<th title=\"smallest horizon of a passing point\">best horizon</th>", ">bound</th>",
-        ">gap</th>",
+       {"<th title=\"smallest horizon of a passing point\">best horizon</th>", ">bound</th>", ">gap</th>",
         "<td>265248</td><td>7000</td><td class=\"text\">B128</td>"
         "<td>4000</td><td>3000</td>",
         "<td>19194</td><td>12307</td><td class=\"text\">B256</td><td>9000</td><td>3307</td>",
@@ -78,22 +76,19 @@ TEST(ReportNextQuestion, IndexCarriesTheNewColumnsPercentagesAndProvenance) {
         "<td>10780</td><td>3.79</td><td>1.08</td>", "<td>73037</td><td>25.68</td><td>7.30</td>",
         "<td>93.25</td>",  // phase 17's share of the reference's exchange cycles
         "Whole program: 1000000 cycles", "capture.capnp, FNV-1a 64 0x0123456789abcdef",
-        "ipu21-c600-t16, digest fedcba9876543210", "Lockstep 0.9.0 (commit abc)",
-        "Lockstep 0.9.1 (commit def)", "href=\"provenance.json\"", "overflow-wrap:anywhere",
-        "overflow-x:auto"}) {
+        "ipu21-c600-t16, digest fedcba9876543210", "Lockstep 0.9.0 (commit abc)", "Lockstep 0.9.1 (commit def)",
+        "href=\"provenance.json\"", "overflow-wrap:anywhere", "overflow-x:auto"}) {
     EXPECT_NE(index.find(text), std::string::npos) << text;
   }
-  EXPECT_EQ(
-      testing::read_file(dir + "/comparisons.csv"),
-      "window,phases,reference_weighted_cycles,selected_weighted_cycles,weighted_cycles_saved,"
-      "saved_ms,"
-      "window_id,saved_percent_of_exchange,saved_percent_of_program\n"
-      "neither storage metric grows,2,284442,273662,10780,0.007187,same-storage,3.79,1.08\n"
-      "max row grows by at most 64 bytes,2,284442,211405,73037,0.048691,row+64,25.68,7.30\n"
-      "max row grows by at most 256 bytes,2,284442,201307,83135,0.055423,row+256,29.23,8.31\n"
-      "max row grows by at most 1024 bytes,2,284442,201307,83135,0.055423,row+1024,29.23,8.31\n");
-  const ReportProvenance back =
-      parse_provenance_json(testing::read_file(dir + "/provenance.json"), "p");
+  EXPECT_EQ(testing::read_file(dir + "/comparisons.csv"),
+            "window,phases,reference_weighted_cycles,selected_weighted_cycles,weighted_cycles_saved,"
+            "saved_ms,"
+            "window_id,saved_percent_of_exchange,saved_percent_of_program\n"
+            "neither storage metric grows,2,284442,273662,10780,0.007187,same-storage,3.79,1.08\n"
+            "max row grows by at most 64 bytes,2,284442,211405,73037,0.048691,row+64,25.68,7.30\n"
+            "max row grows by at most 256 bytes,2,284442,201307,83135,0.055423,row+256,29.23,8.31\n"
+            "max row grows by at most 1024 bytes,2,284442,201307,83135,0.055423,row+1024,29.23,8.31\n");
+  const ReportProvenance back = parse_provenance_json(testing::read_file(dir + "/provenance.json"), "p");
   EXPECT_EQ(back.capture_fnv1a64, "0x0123456789abcdef");
   EXPECT_EQ(back.machine_digest, "fedcba9876543210");
   EXPECT_EQ(back.program_cycles, 1000000u);
@@ -107,10 +102,8 @@ TEST(ReportNextQuestion, UnknownProgramCyclesSayNotApplicable) {
   EXPECT_NE(index.find("<td>3.79</td><td>n/a</td>"), std::string::npos);
   EXPECT_NE(index.find("Whole program: unknown"), std::string::npos);
   EXPECT_NE(index.find("<dd>unknown, FNV-1a 64 unknown</dd>"), std::string::npos);
-  EXPECT_NE(testing::read_file(dir + "/provenance.json").find("\"program_cycles\": null"),
-            std::string::npos);
-  EXPECT_NE(testing::read_file(dir + "/comparisons.csv").find(",same-storage,3.79,\n"),
-            std::string::npos);
+  EXPECT_NE(testing::read_file(dir + "/provenance.json").find("\"program_cycles\": null"), std::string::npos);
+  EXPECT_NE(testing::read_file(dir + "/comparisons.csv").find(",same-storage,3.79,\n"), std::string::npos);
 }
 
 TEST(ReportNextQuestion, ATieKeepsTheReference) {
@@ -144,8 +137,7 @@ TEST(ReportNextQuestion, ATieKeepsTheReference) {
 
 TEST(ReportNextQuestion, LongMergedLabelsGetAShortFormAndAFootnote) {
   std::vector<PlotPoint> points;
-  for (const char* name : {"S1024", "S2048", "S4096", "B2048", "B4096"})
-    points.push_back({name, 10, 20});
+  for (const char* name : {"S1024", "S2048", "S4096", "B2048", "B4096"}) points.push_back({name, 10, 20});
   points.push_back({"S64", 30, 40});
   points.push_back({"S128", 30, 40});
   points.push_back({"remaining-combinedp", 50, 60});

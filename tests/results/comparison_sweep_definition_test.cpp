@@ -37,15 +37,12 @@ TEST(SweepDefinition, Errors) {
             "s.yaml:2: reference: 'B1024' is not one of the configurations");
   EXPECT_EQ(error_of("configurations: [S64]\nreference: S64\nmax_row_growth_bytes: [64, -1]\n"),
             "s.yaml:3: max_row_growth_bytes[1]: expected an unsigned integer, got '-1'");
-  EXPECT_EQ(error_of("configurations: [S64]\nreference: S64\nwindows: 3\n"),
-            "s.yaml:3: windows: unknown key");
-  EXPECT_EQ(error_of("reference: S64\n").rfind("s.yaml:1: configurations: missing required key", 0),
-            0u);
+  EXPECT_EQ(error_of("configurations: [S64]\nreference: S64\nwindows: 3\n"), "s.yaml:3: windows: unknown key");
+  EXPECT_EQ(error_of("reference: S64\n").rfind("s.yaml:1: configurations: missing required key", 0), 0u);
 }
 
 TEST(SweepDefinition, PairedReferenceAndNoWindows) {
-  const auto sweep = parse_sweep_definition("configurations: [automatic, B256]\nreference: B256p\n",
-                                            "s.yaml");
+  const auto sweep = parse_sweep_definition("configurations: [automatic, B256]\nreference: B256p\n", "s.yaml");
   EXPECT_EQ(sweep.reference.config, "B256");
   EXPECT_EQ(sweep.reference.width, compiler::Width::Paired64);
   EXPECT_TRUE(sweep.max_row_growth_bytes.empty());

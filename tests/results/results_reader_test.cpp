@@ -22,10 +22,11 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(ResultsReader, ReadsEveryColumn) {
-  const auto rows = parse_results_csv(
-      kHeader + "18,layer.attn.softmax,1,B256,paired64,12307,9000,1288,1128420,37001,39002,3,4,"
-                "53.125,23.500,fail\n",
-      "results.csv");
+  const auto rows =
+      parse_results_csv(kHeader +
+                            "18,layer.attn.softmax,1,B256,paired64,12307,9000,1288,1128420,37001,39002,3,4,"
+                            "53.125,23.500,fail\n",
+                        "results.csv");
   ASSERT_EQ(rows.size(), 1u);
   const ResultRow& r = rows[0];
   EXPECT_EQ(r.phase, 18u);
@@ -67,12 +68,11 @@ TEST(ResultsReader, AcceptsCrlfAndNoFinalNewline) {
 }
 
 TEST(ResultsReader, ErrorsNameTheLineAndColumn) {
-  EXPECT_EQ(error_of(""), "results.csv:1: header: empty file, expected '" +
-                              std::string(kResultsHeader) + "'");
+  EXPECT_EQ(error_of(""), "results.csv:1: header: empty file, expected '" + std::string(kResultsHeader) + "'");
   EXPECT_EQ(error_of("phase,label\n" + kGood).rfind("results.csv:1: header: expected", 0), 0u);
-  EXPECT_EQ(error_of(kHeader + kGood +
-                     "17,layer.attn.scores,27,S64,word32,98x4,4000,1140,708796,1,1,1,1,0.000,0.000,pass\n"),
-            "results.csv:3: horizon: expected an unsigned integer, got '98x4'");
+  EXPECT_EQ(
+      error_of(kHeader + kGood + "17,layer.attn.scores,27,S64,word32,98x4,4000,1140,708796,1,1,1,1,0.000,0.000,pass\n"),
+      "results.csv:3: horizon: expected an unsigned integer, got '98x4'");
   EXPECT_EQ(error_of(kHeader + "17,a,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000\n"),
             "results.csv:2: payload: missing: the row has 15 of 16 columns");
   EXPECT_EQ(error_of(kHeader + "17,a,b,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
@@ -94,14 +94,11 @@ TEST(ResultsReader, ErrorsNameTheLineAndColumn) {
 }
 
 TEST(ResultsReader, ErrorsOnInconsistentRows) {
-  EXPECT_EQ(error_of(kHeader + kGood +
-                     "16,x,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
+  EXPECT_EQ(error_of(kHeader + kGood + "16,x,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
             "results.csv:3: phase: phase 16 comes after phase 17: rows must be sorted by phase");
-  EXPECT_EQ(error_of(kHeader + kGood +
-                     "17,other,27,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
+  EXPECT_EQ(error_of(kHeader + kGood + "17,other,27,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
             "results.csv:3: label: 'other' differs from 'layer.attn.scores' on line 2 for phase 17");
-  EXPECT_EQ(error_of(kHeader + kGood +
-                     "17,layer.attn.scores,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
+  EXPECT_EQ(error_of(kHeader + kGood + "17,layer.attn.scores,1,S64,word32,1,1,1,1,1,1,1,1,0.000,0.000,pass\n"),
             "results.csv:3: execution_count: 1 differs from 27 on line 2 for phase 17");
   EXPECT_EQ(error_of(kHeader + kGood + kGood),
             "results.csv:3: config: B1024 word32 appears twice for phase 17 (first on line 2)");
@@ -110,7 +107,8 @@ TEST(ResultsReader, ErrorsOnInconsistentRows) {
 TEST(ResultsReader, MillisecondsPastAboutThirtyYearsAreRefused) {
   std::string row = kGood;
   row.replace(row.find("84.000"), 6, "3" + std::string(120, '0') + ".000");
-  EXPECT_NE(error_of(kHeader + row).find("results.csv:2: compile_ms: '3000"), std::string::npos) << error_of(kHeader + row);
+  EXPECT_NE(error_of(kHeader + row).find("results.csv:2: compile_ms: '3000"), std::string::npos)
+      << error_of(kHeader + row);
 }
 
 TEST(ResultsReader, LabelsWithCommasQuotesAndNewlinesRoundTrip) {

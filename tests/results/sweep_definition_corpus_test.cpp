@@ -11,8 +11,8 @@ namespace lockstep::replay {
 namespace {
 
 TEST(SweepDefinitionCorpus, EveryFileReadsOrFailsAsBadInput) {
-  const auto outcome = testing::run_corpus(
-      "sweep_definition", [](const std::string& path) { (void)load_sweep_definition(path); });
+  const auto outcome =
+      testing::run_corpus("sweep_definition", [](const std::string& path) { (void)load_sweep_definition(path); });
   EXPECT_GE(outcome.files, 5u);
   EXPECT_GT(outcome.read, 0u);
   EXPECT_GT(outcome.rejected, 0u);
@@ -33,8 +33,7 @@ TEST(SweepDefinitionReader, RefusesDuplicateKeysAndBadText) {
   EXPECT_EQ(error_of("configurations: [B64]\nreference: \"B64\xff\"\n"),
             "s.yaml:2: byte 37: invalid UTF-8 (0xff); YAML files must be UTF-8");
   // An escape can make a lone surrogate: refused although the file itself is ASCII.
-  EXPECT_NE(error_of("configurations: [\"B\\ud800\"]\nreference: B64\n").find("s.yaml:1: "),
-            std::string::npos);
+  EXPECT_NE(error_of("configurations: [\"B\\ud800\"]\nreference: B64\n").find("s.yaml:1: "), std::string::npos);
 }
 
 TEST(SweepDefinitionReader, RefusesDevicesAndFifos) {

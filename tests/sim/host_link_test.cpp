@@ -1,19 +1,22 @@
 // Host phases on the model (model/host_link.hpp): the bytes a call's file holds reach the tiles
 // through the host address space and come back into the output file; a call whose slices share
 // host bytes streams batch by batch (IPU21-DEVICE.md 13); a phase costs what docs/timing.md says.
+#include "model/host_link.hpp"
+
 #include <gtest/gtest.h>
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
 #include "io/errors.hpp"
-#include "model/host_link.hpp"
 #include "sim/backend.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::sim {
 namespace {
 
-arch::Step host_step(std::vector<arch::HostTransfer> transfers) { return arch::Step{arch::HostStep{std::move(transfers)}}; }
+arch::Step host_step(std::vector<arch::HostTransfer> transfers) {
+  return arch::Step{arch::HostStep{std::move(transfers)}};
+}
 
 // p2p_3w with a host phase before and after: the host writes tile 0's payload, tile 0 sends it
 // to tile 1 in phase 1, the host reads what tile 1 received.
@@ -106,7 +109,8 @@ TEST(HostLink, CallsWhosePhasesDoNotAddUpAreRefusedBeforeTheRun) {
     run(host_package(0x1000, 0x2000), options);
     FAIL() << "ran";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("host calls [run run] take 4 host phases, the program runs 2"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("host calls [run run] take 4 host phases, the program runs 2"),
+              std::string::npos)
         << e.what();
   }
   options.host_calls = std::vector<HostCallInput>{{"run", {1, 2, 3}}};
@@ -114,7 +118,8 @@ TEST(HostLink, CallsWhosePhasesDoNotAddUpAreRefusedBeforeTheRun) {
     run(host_package(0x1000, 0x2000), options);
     FAIL() << "ran";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("host call run: expects 12 input bytes, got 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("host call run: expects 12 input bytes, got 3"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -6,8 +6,8 @@
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
-#include "profile/profile.hpp"
 #include "model/exchange_activities.hpp"
+#include "profile/profile.hpp"
 #include "sim/backend.hpp"
 #include "support/test_support.hpp"
 
@@ -106,7 +106,7 @@ tiles:
       - kernel: {name: fill, operands: [0x60080], scalars: [64, 1]}
       - kernel: {name: fill, operands: [0x60000], scalars: [128, 1]}
 )",
-                                                     "kernels.yaml");
+                                                   "kernels.yaml");
   const arch::Profile p = profile_of(package);
   ASSERT_EQ(p.tiles.size(), 1u);
   ASSERT_EQ(p.tiles[0].samples.size(), 2u);

@@ -8,8 +8,8 @@
 #include <map>
 
 #include "arch/machine.hpp"
-#include "supervisor/supervisor_code.hpp"
 #include "sim/backend.hpp"
+#include "supervisor/supervisor_code.hpp"
 
 namespace lockstep::sim {
 namespace {
@@ -30,7 +30,7 @@ struct ReferenceSupervisor {
 
   // The two intrinsics this program calls, as docs/timing.md describes them.
   void intrinsic(const std::string& name) {
-    cycles += 3 * kCyclesPerInstruction;  // runall, sync 1, br $m10
+    cycles += 3 * kCyclesPerInstruction;     // runall, sync 1, br $m10
     if (name == "lockstep_kernel_fill_1") {  // [dst] [bytes, value]: 6 x (4 + ceil(words / 6))
       for (uint32_t b = 0; b < m[3]; b += 4) memory[m[2] + b] = m[4];
       cycles += 6 * (4 + (m[3] / 4 + 5) / 6);
@@ -53,11 +53,21 @@ struct ReferenceSupervisor {
       cycles += kCyclesPerInstruction;
       uint32_t next = pc + 4;
       switch (w >> 24) {
-        case 0x19: set(r20, w & 0xfffff); break;                                           // setzi
-        case 0x22: set(r16, reg(r20) + uint32_t(int32_t(int16_t(w & 0xffff)))); break;     // add
-        case 0x42: set(r16, r12 == 0xa ? reg(r20) << (w & 0xfff) : reg(r20) & (w & 0xfff)); break;  // shl, and
-        case 0x01: set(r16, memory[reg(r20) + reg(r12) + 4 * (w & 0xfff)]); break;         // ld32
-        case 0x4f: memory[reg(r20) + reg(r12) + 4 * (w & 0xfff)] = reg(r16); break;         // st32
+        case 0x19:
+          set(r20, w & 0xfffff);
+          break;  // setzi
+        case 0x22:
+          set(r16, reg(r20) + uint32_t(int32_t(int16_t(w & 0xffff))));
+          break;  // add
+        case 0x42:
+          set(r16, r12 == 0xa ? reg(r20) << (w & 0xfff) : reg(r20) & (w & 0xfff));
+          break;  // shl, and
+        case 0x01:
+          set(r16, memory[reg(r20) + reg(r12) + 4 * (w & 0xfff)]);
+          break;  // ld32
+        case 0x4f:
+          memory[reg(r20) + reg(r12) + 4 * (w & 0xfff)] = reg(r16);
+          break;  // st32
         case 0x43:
           if (w & 0x8000) break;  // put: no CSR matters here
           if (reg(r20) == 0) {    // br to 0: the halt, which takes no slot
@@ -79,7 +89,9 @@ struct ReferenceSupervisor {
         case 0x13:  // brz
           if (reg(r20) == 0) next = (w & 0x7ffff) << 2;
           break;
-        default: ADD_FAILURE() << "word " << std::hex << w << " at " << pc; return;
+        default:
+          ADD_FAILURE() << "word " << std::hex << w << " at " << pc;
+          return;
       }
       pc = next;
     }
@@ -114,8 +126,7 @@ arch::Package one_tile_program() {
   r.body = {arch::Step{arch::PatchStep{arch::PatchMethod::Helper, {{0x50000, {11, 22, 33, 44, 55}}, {0x50004, {7}}}}},
             arch::Step{arch::KernelStep{"fill", {{0x68000, true}}, {16, 0xabcd1234}}},
             arch::Step{arch::PatchStep{arch::PatchMethod::Bulk, {{0x50020, {1, 2, 3, 4, 5}}, {0x50024, {6}}}}}};
-  t.steps = {arch::Step{r},
-             arch::Step{arch::PatchStep{arch::PatchMethod::Setup, {{0x50010, {9}}, {0x50014, {10}}}}}};
+  t.steps = {arch::Step{r}, arch::Step{arch::PatchStep{arch::PatchMethod::Setup, {{0x50010, {9}}, {0x50014, {10}}}}}};
   p.tiles = {t};
   for (const auto& [name, address, bytes] : std::vector<std::tuple<std::string, uint32_t, uint32_t>>{
            {"table", 0x50000, 0x40}, {"filled", 0x60000, 0x60}, {"slot", 0x68000, 4}}) {
@@ -141,8 +152,8 @@ TEST(SupervisorReference, TheModelAgreesWithASimpleInterpreterOfTheSameCode) {
   ref.run(code.program);
 
   EXPECT_EQ(result.total_cycles, ref.cycles);
-  for (const auto& [name, address] : std::vector<std::pair<std::string, uint32_t>>{
-           {"table", 0x50000}, {"filled", 0x60000}, {"slot", 0x68000}}) {
+  for (const auto& [name, address] :
+       std::vector<std::pair<std::string, uint32_t>>{{"table", 0x50000}, {"filled", 0x60000}, {"slot", 0x68000}}) {
     const std::vector<uint8_t>& bytes = result.outputs.at(name);
     for (size_t b = 0; b < bytes.size(); b += 4) {
       const uint32_t model = bytes[b] | bytes[b + 1] << 8 | bytes[b + 2] << 16 | uint32_t(bytes[b + 3]) << 24;

@@ -2,9 +2,9 @@
 // after-exchange observer, hazard collection and ordering, inputs and outputs.
 #include <gtest/gtest.h>
 
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
+#include "io/errors.hpp"
 #include "sim/backend.hpp"
 #include "support/test_support.hpp"
 
@@ -71,13 +71,13 @@ TEST(SystemCBackend, StopsAtTheFirstHazardOrCollectsAllSorted) {
 TEST(HazardOnTheChip, ExchangeAndSupervisorFaultsMapToTheirExceptionTypes) {
   Hazard h;
   h.kind = HazardKind::WriteOutOfRange;
-  EXPECT_EQ(chip_error(h).exception, 13u);  // exchange error
+  EXPECT_EQ(chip_error(h).exception, 13u);     // exchange error
   EXPECT_EQ(chip_error(h).receive_error, 3u);  // address
   h.step = true;                               // a supervisor store or a kernel operand
   EXPECT_EQ(chip_error(h).exception, 8u);      // invalid memory address
   EXPECT_EQ(chip_error(h).receive_error, 0u);
   h.kind = HazardKind::InstructionAccess;
-  EXPECT_EQ(chip_error(h).exception, 10u);     // invalid PC
+  EXPECT_EQ(chip_error(h).exception, 10u);  // invalid PC
   h.step = false;
   EXPECT_EQ(chip_error(h).receive_error, 1u);  // instruction clash
   h.kind = HazardKind::MuxLeftOpen;
@@ -143,8 +143,9 @@ TEST(SystemCBackend, TraceTileLogsEveryExchangeEventOfThatTile) {
 // The summary a benchmark sets a memcpy of the same volume beside: three words in one copy;
 // then 27 executions of a patched Repeat, each counted, whether planned, relocated or reused.
 TEST(SystemCBackend, DebugLogCountsTheBytesEveryExecutionCopied) {
-  EXPECT_NE(debug_log_of_run(load("p2p_3w"), {}).find("run: 1 phase executions copied 12 bytes between SRAMs in 1 "
-                                                      "copies"),
+  EXPECT_NE(debug_log_of_run(load("p2p_3w"), {})
+                .find("run: 1 phase executions copied 12 bytes between SRAMs in 1 "
+                      "copies"),
             std::string::npos);
   // Each iteration sends one 16-byte slot (the package's own comment): 27 x 16 bytes.
   const std::string repeated = debug_log_of_run(load("repeat27"), {});

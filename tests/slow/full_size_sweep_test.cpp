@@ -37,8 +37,8 @@ TEST(FullSizeSweep, ThreePhasesPassEveryWordAndDoNotDependOnWorkers) {
   for (const char* jobs : {"1", "2"}) {
     SCOPED_TRACE(jobs);
     const std::string out = dir + "/j" + jobs;
-    const auto run = testing::run_lockstep({"sweep", capture, "--configs", sweep, "--phases", "2,4,17", "--jobs",
-                                            jobs, "--no-timings", "-o", out});
+    const auto run = testing::run_lockstep(
+        {"sweep", capture, "--configs", sweep, "--phases", "2,4,17", "--jobs", jobs, "--no-timings", "-o", out});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const std::string results = testing::read_file(out + "/results.csv");
     size_t rows = 0, passed = 0;

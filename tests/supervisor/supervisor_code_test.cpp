@@ -1,14 +1,15 @@
 // The lowering of steps to supervisor code, held against IPU21-DEVICE.md's worked examples
 // (sections 8.2 and 8.3), its encodings (section 5.1) and the shape of section 8.4.
+#include "supervisor/supervisor_code.hpp"
+
 #include <gtest/gtest.h>
 
 #include <span>
 
-#include "io/errors.hpp"
-#include "io/hex.hpp"
 #include "arch/instruction.hpp"
 #include "arch/machine.hpp"
-#include "supervisor/supervisor_code.hpp"
+#include "io/errors.hpp"
+#include "io/hex.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -68,8 +69,7 @@ TEST(SupervisorCode, KernelLaunchIsTheSpecWorkedExample) {
   k.scalars = {64};
   const TileCode code = lower_tile_code(program_with({Step{k}}), machine());
   const uint32_t kernel = symbol(code, "lockstep_kernel_add_3");
-  const std::vector<uint32_t> expected = {0x19270000, 0x19371000, 0x19472000, 0x19500040,
-                                          0x18a00000u | (kernel >> 2)};
+  const std::vector<uint32_t> expected = {0x19270000, 0x19371000, 0x19472000, 0x19500040, 0x18a00000u | (kernel >> 2)};
   EXPECT_EQ(program_words(code), expected);
   EXPECT_TRUE(find_symbol(code, "lockstep_kernel_add_3")->intrinsic);
   EXPECT_EQ(code.words[(kernel - code.base) / 4], 0x41801001u) << "an intrinsic's slot is trap 1";

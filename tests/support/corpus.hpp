@@ -20,8 +20,7 @@ struct CorpusOutcome {
   size_t rejected = 0;
 };
 
-inline CorpusOutcome run_corpus(const std::string& name,
-                                const std::function<void(const std::string& path)>& read) {
+inline CorpusOutcome run_corpus(const std::string& name, const std::function<void(const std::string& path)>& read) {
   const std::filesystem::path dir = source_path("tests/fuzz/corpus/" + name);
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

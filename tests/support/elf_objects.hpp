@@ -32,7 +32,11 @@ inline std::string elf_file(const std::vector<ElfPart>& parts) {
     offsets.push_back(at);
     at += static_cast<uint32_t>((p.bytes.size() + 3) / 4 * 4);
   }
-  std::string elf = std::string("\x7f" "ELF\x01\x01\x01", 7) + std::string(9, '\0');
+  std::string elf = std::string(
+                        "\x7f"
+                        "ELF\x01\x01\x01",
+                        7) +
+                    std::string(9, '\0');
   put16(elf, 1);     // ET_REL
   put16(elf, 0xf8);  // Colossus
   put32(elf, 1);

@@ -1,11 +1,10 @@
 #include "support/test_support.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <spawn.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
-
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,9 +18,7 @@ extern char** environ;
 
 namespace lockstep::testing {
 
-std::string source_path(const std::string& relative) {
-  return std::string(LOCKSTEP_SOURCE_DIR) + "/" + relative;
-}
+std::string source_path(const std::string& relative) { return std::string(LOCKSTEP_SOURCE_DIR) + "/" + relative; }
 
 std::string integration_package(const std::string& name) {
   return source_path("tests/integration/packages/" + name + ".yaml");
@@ -36,8 +33,7 @@ std::map<std::string, std::string> files_of(const std::string& dir) {
 }
 
 std::string temp_dir(const std::string& name) {
-  const auto base = std::filesystem::temp_directory_path() /
-                    ("lockstep-test-" + std::to_string(::getpid()));
+  const auto base = std::filesystem::temp_directory_path() / ("lockstep-test-" + std::to_string(::getpid()));
   const auto dir = base / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);

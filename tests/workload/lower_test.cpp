@@ -1,19 +1,20 @@
 // Lowering: balanced placement, the phase sequence and Repeat of a hand-sized model, a
 // valid capture for the shipped small default, determinism, and placement failures.
+#include "workload/lower.hpp"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <map>
 #include <set>
 
-#include "formats/capture.hpp"
-#include "io/errors.hpp"
 #include "arch/machine.hpp"
+#include "formats/capture.hpp"
 #include "formats/package_io.hpp"
-#include "workload/lower.hpp"
+#include "io/errors.hpp"
+#include "support/test_support.hpp"
 #include "workload/placement.hpp"
 #include "workload/workload.hpp"
-#include "support/test_support.hpp"
 
 namespace lockstep::workload {
 namespace {
@@ -83,12 +84,11 @@ TEST(Lower, SmallModelPhasesAndRepeat) {
   std::vector<std::string> labels;
   for (const auto& p : lowered.capture.phases) labels.push_back(p.label);
   const std::vector<std::string> expected = {
-      "embed.patch.gather", "embed.patch.reduce", "embed.patch.scatter",
-      "layer.attn.qkv.gather", "layer.attn.qkv.reduce", "layer.attn.qkv.scatter",
-      "layer.attn.qkv", "layer.attn.merge", "layer.attn.context",
-      "layer.attn.out.gather", "layer.attn.out.reduce", "layer.attn.out.scatter",
-      "layer.mlp.up.gather", "layer.mlp.up.reduce", "layer.mlp.up.scatter",
-      "layer.mlp.down.gather", "layer.mlp.down.reduce", "layer.mlp.down.scatter"};
+      "embed.patch.gather",    "embed.patch.reduce",     "embed.patch.scatter",   "layer.attn.qkv.gather",
+      "layer.attn.qkv.reduce", "layer.attn.qkv.scatter", "layer.attn.qkv",        "layer.attn.merge",
+      "layer.attn.context",    "layer.attn.out.gather",  "layer.attn.out.reduce", "layer.attn.out.scatter",
+      "layer.mlp.up.gather",   "layer.mlp.up.reduce",    "layer.mlp.up.scatter",  "layer.mlp.down.gather",
+      "layer.mlp.down.reduce", "layer.mlp.down.scatter"};
   EXPECT_EQ(labels, expected);
   for (const auto& p : lowered.capture.phases) {
     const bool layer = p.label.rfind("layer.", 0) == 0;
@@ -131,8 +131,8 @@ TEST(Lower, SmallModelPhasesAndRepeat) {
         if (segment.address != pointer.address) continue;
         found = true;
         ASSERT_EQ(segment.bytes.size(), 4u);
-        const uint32_t base = segment.bytes[0] | segment.bytes[1] << 8 | segment.bytes[2] << 16 |
-                              uint32_t{segment.bytes[3]} << 24;
+        const uint32_t base =
+            segment.bytes[0] | segment.bytes[1] << 8 | segment.bytes[2] << 16 | uint32_t{segment.bytes[3]} << 24;
         bool weights = false;
         for (const auto& w : tile.segments) {
           weights |= w.address == base && w.fill == arch::FillKind::Tokens &&

@@ -2,6 +2,8 @@
 // SplitMix64; folding and quantisation give the device's bytes; dequantizing is exact (a second
 // fold of the dequantized network gives the same bytes); every block of the tiny lowering can be
 // written from the device weights.
+#include "workload/model_weights.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,13 +11,12 @@
 #include <map>
 #include <stdexcept>
 
+#include "arch/machine.hpp"
 #include "io/errors.hpp"
 #include "numerics/fp16.hpp"
 #include "numerics/fp8.hpp"
-#include "arch/machine.hpp"
 #include "support/test_support.hpp"
 #include "workload/lower.hpp"
-#include "workload/model_weights.hpp"
 #include "workload/weight_layout.hpp"
 #include "workload/workload.hpp"
 
@@ -104,8 +105,8 @@ TEST(ModelWeights, SeededValuesFollowTheDocumentedFormula) {
   check("post_layernorm.bias", m.final_beta, 0, 0.02);
   check("embeddings.position_embedding.weight", m.position, 0, 0.1);
   // The fused QKV weight: Q and K columns at gain sqrt(2), V columns at gain 1.
-  check("encoder.layers.0.self_attn.qkv.weight", m.layers[0].qkv_weight, 0,
-        std::sqrt(2.0) * std::sqrt(3.0 / 256), 768 + 256);  // row 1, K column 0
+  check("encoder.layers.0.self_attn.qkv.weight", m.layers[0].qkv_weight, 0, std::sqrt(2.0) * std::sqrt(3.0 / 256),
+        768 + 256);  // row 1, K column 0
   check("encoder.layers.0.self_attn.qkv.weight", m.layers[0].qkv_weight, 0, std::sqrt(3.0 / 256),
         768 + 512);  // row 1, V column 0
   check("encoder.layers.1.self_attn.out_proj.weight", m.layers[1].out_weight, 0, std::sqrt(3.0 / 256));
@@ -185,7 +186,8 @@ TEST(ModelWeights, FoldAndQuantizeGivesTheDeviceBytes) {
   const uint32_t H = 256, N = 3 * H;
   for (uint32_t k : {0u, 17u, 255u}) {
     for (uint32_t j : {0u, 300u, 767u}) {
-      EXPECT_EQ(d.layers[1].qkv.weight[k * N + j], arch::f143_from_double(double{L.ln1_gamma[k]} * L.qkv_weight[k * N + j], s));
+      EXPECT_EQ(d.layers[1].qkv.weight[k * N + j],
+                arch::f143_from_double(double{L.ln1_gamma[k]} * L.qkv_weight[k * N + j], s));
       EXPECT_EQ(d.layers[1].up.weight[k * 1024 + j],
                 arch::f143_from_double(double{L.ln2_gamma[k]} * L.up_weight[k * 1024 + j], s));
     }

@@ -2,6 +2,8 @@
 // on small random networks with several heads and ragged sizes, thread-count independence,
 // folding and quantisation preserving the network (cosine > 0.99 on vit-tiny), and compare().
 // The full-size run is tests/slow/full_reference_test.cpp.
+#include "workload/reference.hpp"
+
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -15,7 +17,6 @@
 #include "numerics/fp16.hpp"
 #include "support/test_support.hpp"
 #include "workload/model_weights.hpp"
-#include "workload/reference.hpp"
 #include "workload/workload.hpp"
 
 namespace lockstep::workload {

@@ -11,10 +11,8 @@ namespace {
 
 // The GEMM chunk's buffers (workload/lower_gemm.cpp): steps 0 gather, 1 gemm, 2 reduce,
 // 3 reduce_sum, 4 scatter; the partial and reduce_in apart.
-const std::vector<ScratchBuffer> kChunk = {{"input", 1000, 0, 1},
-                                           {"partial", 400, 1, 2},
-                                           {"reduce_in", 600, 2, 3},
-                                           {"reduce_out", 100, 3, 4}};
+const std::vector<ScratchBuffer> kChunk = {
+    {"input", 1000, 0, 1}, {"partial", 400, 1, 2}, {"reduce_in", 600, 2, 3}, {"reduce_out", 100, 3, 4}};
 const std::vector<ApartPair> kApart = {{1, 2}};
 
 TEST(ScratchLiveness, BuffersNeverLiveTogetherShareAColour) {

@@ -1,11 +1,12 @@
 // Synthetic captures: deterministic per seed, valid for every family, the promised shapes.
+#include "workload/synth.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "formats/capture.hpp"
 #include "io/errors.hpp"
-#include "workload/synth.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::workload {

@@ -1,6 +1,8 @@
 // The lowering records where every parameter block lives, so real weights can replace the
 // payload tokens: blocks tile each tensor exactly once per layer (vectors evenly replicated), every token segment is a
 // block, and write_weight_blocks writes each layer's copy where the kernels read it.
+#include "workload/weight_layout.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,7 +11,6 @@
 #include "arch/machine.hpp"
 #include "support/test_support.hpp"
 #include "workload/lower.hpp"
-#include "workload/weight_layout.hpp"
 #include "workload/workload.hpp"
 
 namespace lockstep::workload {
@@ -36,14 +37,19 @@ TEST(WeightLayout, BlocksCoverEveryTensorExactlyOnce) {
     EXPECT_EQ(b.copies, b.tensor.rfind("layer.", 0) == 0 ? w.layers : 1u) << b.tensor;
   }
   const uint32_t H = w.hidden;
-  const std::map<std::string, std::pair<uint32_t, uint32_t>> want = {
-      {"embed.patch.weight", {w.patch_values(), H}}, {"embed.patch.bias", {1, H}},
-      {"embed.position", {w.rows(), H}},             {"final.ln.gamma", {1, H}},
-      {"final.ln.beta", {1, H}},                     {"layer.attn.qkv.weight", {H, 3 * H}},
-      {"layer.attn.qkv.bias", {1, 3 * H}},           {"layer.attn.out.weight", {H, H}},
-      {"layer.attn.out.bias", {1, H}},               {"layer.mlp.up.weight", {H, w.mlp}},
-      {"layer.mlp.up.bias", {1, w.mlp}},             {"layer.mlp.down.weight", {w.mlp, H}},
-      {"layer.mlp.down.bias", {1, H}}};
+  const std::map<std::string, std::pair<uint32_t, uint32_t>> want = {{"embed.patch.weight", {w.patch_values(), H}},
+                                                                     {"embed.patch.bias", {1, H}},
+                                                                     {"embed.position", {w.rows(), H}},
+                                                                     {"final.ln.gamma", {1, H}},
+                                                                     {"final.ln.beta", {1, H}},
+                                                                     {"layer.attn.qkv.weight", {H, 3 * H}},
+                                                                     {"layer.attn.qkv.bias", {1, 3 * H}},
+                                                                     {"layer.attn.out.weight", {H, H}},
+                                                                     {"layer.attn.out.bias", {1, H}},
+                                                                     {"layer.mlp.up.weight", {H, w.mlp}},
+                                                                     {"layer.mlp.up.bias", {1, w.mlp}},
+                                                                     {"layer.mlp.down.weight", {w.mlp, H}},
+                                                                     {"layer.mlp.down.bias", {1, H}}};
   EXPECT_EQ(extent, want);
   for (const auto& [tensor, cells] : covered) {
     const auto [rows, columns] = want.at(tensor);

@@ -11,8 +11,8 @@ namespace lockstep::workload {
 namespace {
 
 TEST(WorkloadReaderCorpus, EveryFileReadsOrFailsAsBadInput) {
-  const auto outcome = testing::run_corpus(
-      "workload", [](const std::string& path) { (void)load_workload(path).rows(); });
+  const auto outcome =
+      testing::run_corpus("workload", [](const std::string& path) { (void)load_workload(path).rows(); });
   EXPECT_GE(outcome.files, 5u);
   EXPECT_GT(outcome.read, 0u);
   EXPECT_GT(outcome.rejected, 0u);

@@ -1,8 +1,9 @@
 // Workload files: the two shipped workloads load; bad shapes name file:line: key.
+#include "workload/workload.hpp"
+
 #include <gtest/gtest.h>
 
 #include "io/errors.hpp"
-#include "workload/workload.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::workload {

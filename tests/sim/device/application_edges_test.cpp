@@ -84,8 +84,7 @@ TEST(ApplicationEdges, AProgramRegionOutsideTileMemoryIsRefusedBeforeItIsRead) {
   }
   Application app = exported_image();
   region(app, 0, "generated tile program").size = 0xe8000 - 0x4c000;  // ends past 0xe8000
-  EXPECT_NE(import_refusal(app).find("lies outside tile memory [0x4c000, 0xe8000)"),
-            std::string::npos);
+  EXPECT_NE(import_refusal(app).find("lies outside tile memory [0x4c000, 0xe8000)"), std::string::npos);
 }
 
 TEST(ApplicationEdges, DataAndSymbolRegionsOutsideTileMemoryAreRefused) {
@@ -93,9 +92,8 @@ TEST(ApplicationEdges, DataAndSymbolRegionsOutsideTileMemoryAreRefused) {
     Application app = exported_image();
     region(app, 0, name).address = 0x7fffff00;
     const std::string what = import_refusal(app);
-    EXPECT_NE(
-        what.find("tile 0 (physical 0): debug region \"" + std::string(name) + "\" at 0x7fffff00+"),
-        std::string::npos)
+    EXPECT_NE(what.find("tile 0 (physical 0): debug region \"" + std::string(name) + "\" at 0x7fffff00+"),
+              std::string::npos)
         << what;
   }
 }
@@ -113,8 +111,7 @@ TEST(ApplicationEdges, AStackImagesProgramRegionOutsideTileMemoryIsRefused) {
             std::string::npos);
   app.debug_regions[0].address = 0x5c000;
   app.debug_regions.push_back({0, 0x7fffffff, 12, "exchange row"});
-  EXPECT_NE(import_refusal(app).find("debug region \"exchange row\" at 0x7fffffff+12"),
-            std::string::npos);
+  EXPECT_NE(import_refusal(app).find("debug region \"exchange row\" at 0x7fffffff+12"), std::string::npos);
 }
 
 TEST(ApplicationEdges, DeviceConfigWritesAreRefused) {
@@ -138,7 +135,8 @@ TEST(ApplicationEdges, HostCallsWithoutPagesOrHostPhasesAreRefused) {
   app.host_exchange.pages = {{0, 4096}};
   app.host_exchange.attach_order = {0};
   app.host_exchange.calls[1].phases = 2;
-  EXPECT_EQ(import_refusal(app), "app.ipuexe: host.calls: their phases add up to 2 but the tiles have 0 host steps each");
+  EXPECT_EQ(import_refusal(app),
+            "app.ipuexe: host.calls: their phases add up to 2 but the tiles have 0 host steps each");
 }
 
 TEST(ApplicationEdges, TheReaderRefusesADtypeOutsideTheFive) {

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <functional>
 
-#include "sim/device/application.hpp"
 #include "io/errors.hpp"
+#include "sim/device/application.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::arch {
@@ -22,7 +22,8 @@ Application sample_application() {
   app.compiler_version = "lockstep test";
   for (uint32_t phys : {0u, 2u, 64u}) {
     TileImage tile{phys, 0x4c010, {}, 0, 0x58000};
-    tile.segments.push_back({0x4c010, 8, {0x00, 0x10, 0x05, 0x19, 0x00, 0x00, 0x00, 0x43}, kSegmentRead | kSegmentExecute});
+    tile.segments.push_back(
+        {0x4c010, 8, {0x00, 0x10, 0x05, 0x19, 0x00, 0x00, 0x00, 0x43}, kSegmentRead | kSegmentExecute});
     tile.segments.push_back({0x58000, 0x6e0, {0, 0, 0, 0}, kSegmentRead | kSegmentWrite});
     tile.segments.push_back({0x70000, 64, {}, kSegmentRead | kSegmentWrite});
     app.tiles.push_back(tile);
@@ -275,7 +276,9 @@ TEST(ApplicationFormat, EachRuleOf12_3) {
       {"tiles: no tiles (an application needs at least one)", [](Application& a) { a.tiles.clear(); }},
       {"tiles[1].physicalTile: 0 appears twice", [](Application& a) { a.tiles[1].physical_tile = 0; }},
       {"tiles[2].segments[2]: 0xe8000+16 outside tile memory [0x4c000, 0xe8000)",
-       [](Application& a) { a.tiles[2].segments[2] = {0xe8000, 16, {}, 1}; }},
+       [](Application& a) {
+         a.tiles[2].segments[2] = {0xe8000, 16, {}, 1};
+       }},
       {"tiles[0].segments[0]: 0x4b000+8 outside tile memory [0x4c000, 0xe8000)",
        [](Application& a) { a.tiles[0].segments[0].address = 0x4b000; }},
       {"tiles[0].segments[2]: data is 65 bytes, more than memorySize 64",
@@ -285,7 +288,9 @@ TEST(ApplicationFormat, EachRuleOf12_3) {
       {"deviceConfigWrites[0].offset: 0x4019 is not 4-byte aligned",
        [](Application& a) { a.device_config_writes[0].offset = 0x4019; }},
       {"deviceConfigWrites[1].offset: 0x4018 is written twice",
-       [](Application& a) { a.device_config_writes.push_back({0x4018, 1}); }},
+       [](Application& a) {
+         a.device_config_writes.push_back({0x4018, 1});
+       }},
       {"profileTiles[0].physicalTile: 5 is not a tile of the application",
        [](Application& a) { a.profile_tiles[0].physical_tile = 5; }},
       {"profileTiles[1].physicalTile: 2 has a second plan",
@@ -297,7 +302,10 @@ TEST(ApplicationFormat, EachRuleOf12_3) {
       {"debugRegions[0].size: 0 (a region needs at least one byte)",
        [](Application& a) { a.debug_regions[0].size = 0; }},
       {"debugRegions[0]: 0xffffff00+512 overflows 32 bits",
-       [](Application& a) { a.debug_regions[0].address = 0xffffff00; a.debug_regions[0].size = 512; }},
+       [](Application& a) {
+         a.debug_regions[0].address = 0xffffff00;
+         a.debug_regions[0].size = 512;
+       }},
       {"debugRegions[0].physicalTile: 7 is not a tile of the application",
        [](Application& a) { a.debug_regions[0].physical_tile = 7; }},
       {"outputs[0].name: empty", [](Application& a) { a.outputs[0].name.clear(); }},
@@ -305,9 +313,12 @@ TEST(ApplicationFormat, EachRuleOf12_3) {
       {"inputs[0].slices[1].tile: 3 is not a tile of the application",
        [](Application& a) { a.inputs[0].slices[1].tile = 3; }},
       {"inputs[0].slices[0]: 0xe7ff8+16 outside tile memory [0x4c000, 0xe8000)",
-       [](Application& a) { a.inputs[0].slices[0] = {0, 0xe7ff8, 0, 16}; }},
+       [](Application& a) {
+         a.inputs[0].slices[0] = {0, 0xe7ff8, 0, 16};
+       }},
       {"hostExchange.pages[1].index: 0 appears twice", [](Application& a) { a.host_exchange.pages[1].index = 0; }},
-      {"hostExchange.attachOrder[1]: page 9 does not exist", [](Application& a) { a.host_exchange.attach_order[1] = 9; }},
+      {"hostExchange.attachOrder[1]: page 9 does not exist",
+       [](Application& a) { a.host_exchange.attach_order[1] = 9; }},
       {"hostExchange.commandPage: page 4 does not exist", [](Application& a) { a.host_exchange.command_page = 4; }},
       {"hostExchange.commandOffset: 4093 + 4 is beyond the command page's 4096 bytes",
        [](Application& a) { a.host_exchange.command_offset = 4093; }},
@@ -323,7 +334,9 @@ TEST(ApplicationFormat, EachRuleOf12_3) {
          a.host_exchange.calls[0].input_batch_ends = {1, 1};
        }},
       {"hostExchange.calls[0].inputBatchEnds: ends at 1, not at the slice count 2",
-       [](Application& a) { a.host_exchange.calls[0].inputs.push_back({1, 16, 16, 16}); }},
+       [](Application& a) {
+         a.host_exchange.calls[0].inputs.push_back({1, 16, 16, 16});
+       }},
       {"hostExchange.calls[0].outputs[0]: 8190+8 is beyond page 1's 8192 bytes",
        [](Application& a) { a.host_exchange.calls[0].outputs[0].page_offset = 8190; }},
       {"hostExchange.calls[0].inputs[0].page: 3 does not exist",

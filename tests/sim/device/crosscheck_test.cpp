@@ -48,8 +48,7 @@ arch::Profile make_profile(const std::vector<Sample>& samples, uint64_t total) {
   p.steps = {exchange(1, "a.b"), exchange(2, "c.d"), compute("gemm"), compute("add"), sync};
   p.tiles.resize(2);
   for (uint32_t t = 0; t < 2; ++t) p.tiles[t].physical_tile = p.tiles[t].logical_tile = t;
-  for (const auto& s : samples)
-    p.tiles[s.tile].samples.push_back({s.start, s.end, s.step, s.epoch, 0});
+  for (const auto& s : samples) p.tiles[s.tile].samples.push_back({s.start, s.end, s.step, s.epoch, 0});
   return p;
 }
 
@@ -88,8 +87,7 @@ LoadedResult loaded(const std::string& dir, const arch::Profile& profile,
   r.result.runner = "test";
   r.result.status = "ok";
   r.result.clock_hz = 1'850'000'000;
-  for (auto& [name, bytes] : outputs)
-    r.result.outputs.push_back({name, output_file_name(name), bytes});
+  for (auto& [name, bytes] : outputs) r.result.outputs.push_back({name, output_file_name(name), bytes});
   r.profile = profile;
   return r;
 }
@@ -133,17 +131,15 @@ TEST(Crosscheck, ThresholdsNameTheRowAndTheBound) {
   EXPECT_TRUE(crosscheck(sim, dev, {4.0, 9.1, 25.0}).passed());
   const Crosscheck phase = crosscheck(sim, dev, {std::nullopt, 9.0, std::nullopt});
   ASSERT_EQ(phase.failures.size(), 1u);
-  EXPECT_EQ(
-      phase.failures[0],
-      "phase 1 (a.b) epoch 0 invocation 0: simulated 100 cycles, device 110, error -9.0909% passes "
-      "--max-phase-error 9.0000%");
+  EXPECT_EQ(phase.failures[0],
+            "phase 1 (a.b) epoch 0 invocation 0: simulated 100 cycles, device 110, error -9.0909% passes "
+            "--max-phase-error 9.0000%");
   const Crosscheck total = crosscheck(sim, dev, {3.8, std::nullopt, 24.9});
   ASSERT_EQ(total.failures.size(), 2u);
   EXPECT_NE(total.failures[0].find("kernel add:"), std::string::npos) << total.failures[0];
-  EXPECT_NE(
-      total.failures[1].find("total: simulated 1250 cycles, device 1300, error -3.8462% passes "
-                             "--max-total-error 3.8000%"),
-      std::string::npos)
+  EXPECT_NE(total.failures[1].find("total: simulated 1250 cycles, device 1300, error -3.8462% passes "
+                                   "--max-total-error 3.8000%"),
+            std::string::npos)
       << total.failures[1];
 }
 
@@ -153,12 +149,11 @@ TEST(Crosscheck, PayloadsComparedByteForByte) {
                                         loaded("d", p, {{"a", {1, 2, 9, 4}}, {"b", {5}}}), {});
   ASSERT_EQ(flipped.failures.size(), 1u);
   EXPECT_EQ(flipped.failures[0], "output 'a': first difference at byte 2");
-  const Crosscheck sizes = crosscheck(loaded("s", p, {{"a", {1, 2, 3}}, {"c", {}}}),
-                                      loaded("d", p, {{"a", {1, 2, 3, 4}}, {"e", {0}}}), {});
+  const Crosscheck sizes =
+      crosscheck(loaded("s", p, {{"a", {1, 2, 3}}, {"c", {}}}), loaded("d", p, {{"a", {1, 2, 3, 4}}, {"e", {0}}}), {});
   ASSERT_EQ(sizes.failures.size(), 3u);
-  EXPECT_EQ(
-      sizes.failures[0],
-      "output 'a': sizes differ (simulated 3 bytes, device 4 bytes); first difference at byte 3");
+  EXPECT_EQ(sizes.failures[0],
+            "output 'a': sizes differ (simulated 3 bytes, device 4 bytes); first difference at byte 3");
   EXPECT_EQ(sizes.failures[1], "output 'c': only in the simulated result");
   EXPECT_EQ(sizes.failures[2], "output 'e': only in the device result");
   // Identical profiles: every error 0, r = 1.
@@ -209,13 +204,14 @@ TEST(Crosscheck, DifferentInvocationCountsAreBadInput) {
     crosscheck(sim, dev, {});
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "d: 2 invocation(s), but the simulated run (s) had 1: run both with the same invocation count");
+    EXPECT_EQ(std::string(e.what()),
+              "d: 2 invocation(s), but the simulated run (s) had 1: run both with the same invocation count");
   }
 }
 
 TEST(Crosscheck, ReportFilesAreDeterministic) {
-  const Crosscheck c = crosscheck(loaded("sim", simulated_profile(), {{"y", {1}}}),
-                                  loaded("dev", device_profile(), {{"y", {1}}}), {});
+  const Crosscheck c =
+      crosscheck(loaded("sim", simulated_profile(), {{"y", {1}}}), loaded("dev", device_profile(), {{"y", {1}}}), {});
   EXPECT_EQ(crosscheck_csv_text(c),
             "kind,name,label,invocation,epoch,phase,simulated_cycles,device_cycles,error_percent\n"
             "phase,phase 1,a.b,0,0,1,100,110,-9.0909\n"
@@ -223,14 +219,11 @@ TEST(Crosscheck, ReportFilesAreDeterministic) {
             "kernel,add,,,,,50,40,25.0000\n"
             "kernel,gemm,,,,,180,180,0.0000\n"
             "total,total,,,,,1250,1300,-3.8462\n");
-  EXPECT_EQ(outputs_csv_text(c),
-            "binding,simulated_bytes,device_bytes,equal,first_difference\ny,1,1,yes,\n");
-  const std::string a = testing::temp_dir("crosscheck_report_a"),
-                    b = testing::temp_dir("crosscheck_report_b");
+  EXPECT_EQ(outputs_csv_text(c), "binding,simulated_bytes,device_bytes,equal,first_difference\ny,1,1,yes,\n");
+  const std::string a = testing::temp_dir("crosscheck_report_a"), b = testing::temp_dir("crosscheck_report_b");
   write_crosscheck_report(c, a);
   write_crosscheck_report(c, b);
-  for (const char* file :
-       {"crosscheck.csv", "outputs.csv", "scatter.svg", "scatter.png", "index.html"}) {
+  for (const char* file : {"crosscheck.csv", "outputs.csv", "scatter.svg", "scatter.png", "index.html"}) {
     EXPECT_EQ(testing::read_file(a + "/" + file), testing::read_file(b + "/" + file)) << file;
   }
   const std::string html = testing::read_file(a + "/index.html");
@@ -248,8 +241,7 @@ TEST(DeviceResult, WritesAndReadsBack) {
   r.package_digest = package_file_digest("abc");
   r.clock_hz = 1'850'000'000;
   r.total_cycles = 1250;
-  r.outputs = {{"odd/name", output_file_name("odd/name"), {7, 8}},
-               {"y", output_file_name("y"), {}}};
+  r.outputs = {{"odd/name", output_file_name("odd/name"), {7, 8}}, {"y", output_file_name("y"), {}}};
   write_device_result(r, simulated_profile(), dir);
   EXPECT_EQ(output_file_name("odd/name"), "outputs/odd%2Fname.bin");
   EXPECT_EQ(output_file_name(".x"), "outputs/%2Ex.bin");
