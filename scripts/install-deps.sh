@@ -3,7 +3,7 @@
 # does nothing (and needs no network) when every package is already present.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config clang libfuzzer-14-dev
+  build-essential cmake ninja-build pkg-config clang clang-format libfuzzer-14-dev
   libsystemc-dev libboost-graph-dev libyaml-cpp-dev libspdlog-dev libgtest-dev
   capnproto libcapnp-dev libcli11-dev nlohmann-json3-dev libtbb-dev
   libcairo2-dev libopenmpi-dev openmpi-bin chromium libopenblas-dev libxxhash-dev
