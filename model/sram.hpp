@@ -24,8 +24,8 @@ static_assert(std::endian::native == std::endian::little, "Lockstep needs a litt
 // same inputs then lands the bytes its pages already hold (model/exchange_fabric.hpp).
 class WriteEpochs {
  public:
-  // 64 bits: a run never wraps it, and a wrapped epoch would make an old write look older than
-  // an execution after it, a skipped copy and a silent wrong answer.
+  // 64 bits, so a run never wraps it: after a wrap, a write would read as older than an execution
+  // before it, and the fabric would skip a copy it must make (a silent wrong answer).
   using Epoch = uint64_t;
   static constexpr unsigned kPageShift = 12;
   static constexpr size_t kPageBytes = size_t{1} << kPageShift;
