@@ -27,17 +27,13 @@ Sram::Sram(const arch::MachineDescription& machine)
       interleaved_base_(machine.interleaved_base),
       data_(map_zeroed(end_ - base_)) {}
 
-Sram::Sram(const arch::MachineDescription& machine, uint8_t* storage)
+Sram::Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot)
     : base_(machine.sram_base),
       end_(machine.sram_end),
       interleaved_base_(machine.interleaved_base),
-      data_(storage),
-      owned_(false) {}
-
-Sram::Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot) : Sram(machine, arena.slot(slot)) {
-  epochs_ = &arena.epochs();
-  first_page_ = arena.page_of(data_);
-}
+      data_(arena.slot(slot)),
+      owned_(false),
+      arena_(&arena) {}
 
 Sram::~Sram() {
   if (owned_ && data_ != nullptr) ::munmap(data_, end_ - base_);
@@ -49,8 +45,7 @@ Sram::Sram(Sram&& other) noexcept
       interleaved_base_(other.interleaved_base_),
       data_(other.data_),
       owned_(other.owned_),
-      epochs_(other.epochs_),
-      first_page_(other.first_page_) {
+      arena_(other.arena_) {
   other.data_ = nullptr;
 }
 

@@ -53,10 +53,8 @@ class Sram {
  public:
   // Its own mapping, unmapped with it.
   explicit Sram(const arch::MachineDescription& machine);
-  // `storage`: machine.sram_end - machine.sram_base bytes that read as zero and outlive this
-  // SRAM (a slot of an SramArena).
-  Sram(const arch::MachineDescription& machine, uint8_t* storage);
-  // Tile `slot`'s storage in `arena`, whose write epochs every write through this SRAM marks.
+  // Tile `slot`'s storage in `arena`, whose write epochs every write through this SRAM marks
+  // (a slot without them would let the exchange fabric skip copies that a write made stale).
   Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slot);
   ~Sram();
   Sram(Sram&& other) noexcept;
@@ -100,15 +98,7 @@ class Sram {
   // Every write goes through here (a span is written at once, within the epoch it was taken
   // in), so the write epochs see it; only the exchange fabric keeps spans across epochs, and it
   // marks the pages it copies to itself.
-  std::span<uint8_t> mutable_span(uint32_t address, uint32_t bytes) {
-    check(address, bytes, "write");
-    if (epochs_ != nullptr && bytes != 0) {
-      const uint32_t offset = address - base_;
-      epochs_->mark(first_page_ + (offset >> WriteEpochs::kPageShift),
-                    first_page_ + ((offset + bytes - 1) >> WriteEpochs::kPageShift));
-    }
-    return {data_ + (address - base_), bytes};
-  }
+  std::span<uint8_t> mutable_span(uint32_t address, uint32_t bytes);
   // [address, + bytes) as the words SRAM holds: little-endian, as the host's. The address and
   // size must be multiples of 4 (std::invalid_argument otherwise). The loader makes a token
   // segment's words there in place, without a buffer to fill and copy.
@@ -134,9 +124,8 @@ class Sram {
   uint32_t end_;
   uint32_t interleaved_base_;
   uint8_t* data_;
-  bool owned_ = true;              // data_ is this SRAM's own mapping
-  WriteEpochs* epochs_ = nullptr;  // an arena slot's: its pages start at first_page_
-  size_t first_page_ = 0;
+  bool owned_ = true;           // data_ is this SRAM's own mapping
+  SramArena* arena_ = nullptr;  // the arena that holds data_, when it is a slot of one
 };
 
 // Every tile's SRAM of a chip in one mapping, a page-aligned slot each: one mmap to build the
@@ -149,7 +138,7 @@ class SramArena {
   ~SramArena();
   SramArena(const SramArena&) = delete;
   SramArena& operator=(const SramArena&) = delete;
-  // Tile i's storage, for Sram(machine, storage).
+  // Tile i's storage, for Sram(machine, arena, i).
   uint8_t* slot(size_t i) const { return data_ + i * slot_bytes_; }
   WriteEpochs& epochs() { return epochs_; }
   // The page of the arena that holds `byte` (a byte of a slot).
@@ -165,5 +154,12 @@ class SramArena {
   uint8_t* data_ = nullptr;
   WriteEpochs epochs_;
 };
+
+inline std::span<uint8_t> Sram::mutable_span(uint32_t address, uint32_t bytes) {
+  check(address, bytes, "write");
+  uint8_t* at = data_ + (address - base_);
+  if (arena_ != nullptr) arena_->mark_written(at, bytes);
+  return {at, bytes};
+}
 
 }  // namespace lockstep::model

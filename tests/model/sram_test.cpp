@@ -81,7 +81,7 @@ TEST(Sram, CopyFromAnotherTileAndMoveKeepTheBytes) {
 TEST(SramArena, EachSlotIsAWholeSramOfItsOwn) {
   const uint32_t base = c600().sram_base, end = c600().sram_end;
   SramArena arena(c600(), 3);
-  Sram first(c600(), arena.slot(0)), second(c600(), arena.slot(1)), third(c600(), arena.slot(2));
+  Sram first(c600(), arena, 0), second(c600(), arena, 1), third(c600(), arena, 2);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(arena.slot(1)) % 4096, 0u);  // no page shared between tiles
   const std::vector<uint8_t> ones(8, 0xff);
   first.write(end - 8, 8, ones.data());
