@@ -23,15 +23,20 @@ std::vector<Tile*> Barrier::arrived_tiles(const Round& round) {
   return tiles;
 }
 
-int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
+Arrival Barrier::arrive(const BarrierKey& key, Tile& tile) {
   Round& round = rounds_.at(key);
   round.arrived.emplace_back(&tile, tile.now());
   if (round.arrived.size() < round.expected) {
     if (on_wait) on_wait(tile);
-    const uint64_t generation = round.generation;
-    while (round.generation == generation) sc_core::wait(*round.released);
-    return tile.release_events();
+    return Arrival{false, 0, round.generation, round.released.get()};
   }
+  uint64_t release = 0;
+  for (const auto& [t, cycle] : round.arrived) release = std::max(release, cycle);
+  return Arrival{true, release + machine_.barrier_latency_cycles, round.generation, round.released.get()};
+}
+
+void Barrier::release(const BarrierKey& key) {
+  Round& round = rounds_.at(key);
   // The last arrival in time (of several, the lowest tile [decision]) releases everyone after
   // the barrier latency; its path to here is the critical path to the release.
   auto [last, arrival] = round.arrived.front();
@@ -47,9 +52,6 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   path->interval.sync += machine_.barrier_latency_cycles;
   path->total = last->path_now();
   path->total.sync += machine_.barrier_latency_cycles;
-  const uint64_t release = arrival + machine_.barrier_latency_cycles;
-  const uint64_t now = sc_core::sc_time_stamp().value();
-  if (release > now) sc_core::wait(sc_core::sc_time::from_value(release - now));
   if (before_release) before_release();
   std::vector<Tile*> tiles = arrived_tiles(round);
   round.arrived.clear();
@@ -66,7 +68,6 @@ int64_t Barrier::arrive(const BarrierKey& key, Tile& tile) {
   }
   ++round.generation;
   round.released->notify(sc_core::SC_ZERO_TIME);
-  return tile.release_events();
 }
 
 std::vector<std::pair<BarrierKey, std::vector<Tile*>>> Barrier::stuck() const {

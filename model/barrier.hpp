@@ -2,7 +2,8 @@
 // The sync barrier: releases when every participating tile has arrived, at the last
 // arrival + machine.barrier_latency_cycles. At an exchange release it has the fabric
 // execute the phase, then each tile resumes after its own row. Tiles arrive at their own
-// cycle (Tile::now), ahead of SystemC's time; the release waits until the latest of them.
+// cycle (Tile::now), ahead of SystemC's time; the release waits until the latest of them
+// (in the process of the tile that arrived last).
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,7 +32,11 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
   Barrier(sc_core::sc_module_name name, const arch::MachineDescription& machine,
           std::map<BarrierKey, uint32_t> participants);
 
-  int64_t arrive(const BarrierKey& key, Tile& tile) override;
+  Arrival arrive(const BarrierKey& key, Tile& tile) override;
+  void release(const BarrierKey& key) override;
+  bool released_since(const BarrierKey& key, uint64_t generation) const override {
+    return rounds_.at(key).generation != generation;
+  }
 
   // Tiles waiting at a barrier that never released (for the end-of-run check).
   std::vector<std::pair<BarrierKey, std::vector<Tile*>>> stuck() const;

@@ -20,7 +20,6 @@ using arch::Opcode;
 using arch::SiteRole;
 
 namespace {
-constexpr uint32_t kStackRegister = 11;
 constexpr uint32_t kZeroRegister = 15;
 constexpr uint32_t kIntrinsicInstructions = 3;  // runall, sync 1, br $m10 (docs/timing.md)
 
@@ -142,9 +141,7 @@ void Tile::code_hazard(HazardClass kind, const std::string& detail) {
   step_hazard(kind, "supervisor " + hex(pc_), detail);
 }
 
-void Tile::run() {
-  pc_ = code_.program;
-  reg_[kStackRegister] = code_.stack_top;
+void Tile::interpret() {
   const uint32_t words = static_cast<uint32_t>(decoded_.size());
   // SystemC's time is read only once the run is stopping: this test runs at every instruction.
   while (!(monitor_.stopping() && monitor_.stops(now() + issued_))) {
@@ -158,19 +155,11 @@ void Tile::run() {
     const CodeWord& word = decoded_[index];
     if (word.first_site >= 0 && enter_sites(index)) break;
     if (!execute(word, index)) break;
+    if (waiting_ == Waiting::Nothing) continue;
+    if (waiting_ != Waiting::Released) return;  // the process goes on in resume()
+    if (!after_barrier()) break;
   }
-  flush_issued();
-  catch_up();
-  close_record();
-  if (invocation_ends_.size() < code_.invocations) invocation_ends_.push_back(now());
-  finish_cycle_ = now();
-  finish_path_ = path_now();
-  finished_ = true;
-  if (!monitor_.stopping() &&
-      !memory_.equal(code_.base, code_.code_bytes, reinterpret_cast<const uint8_t*>(code_.words.data()))) {
-    step_hazard(HazardClass::InstructionAccess, "supervisor code",
-                "the code at " + hex(code_.base) + ".." + hex(code_.base + code_.code_bytes) + " was overwritten");
-  }
+  end_program();
 }
 
 // Acts on every site at this word, in order. Returns true at the halt.
@@ -408,8 +397,9 @@ bool Tile::execute(const CodeWord& in, uint32_t index) {
     case Opcode::Sync:
     case Opcode::Sans:
       if (barrier_ != nullptr && barrier_->address == pc_) {
-        barrier_sync(in, index);
-        if (monitor_.stops(now())) return false;
+        barrier_wait_.resume_pc = next;
+        barrier_sync(in, index);  // the tile waits; after_barrier() goes on
+        return true;
       } else if (!(in.op == Opcode::Sync && in.zone == 1) && in.op != Opcode::Sans) {
         code_hazard(HazardClass::Encoding, "sync " + std::to_string(in.zone) + " is no step's barrier");
         return false;
@@ -424,22 +414,22 @@ bool Tile::execute(const CodeWord& in, uint32_t index) {
 }
 
 // A step's barrier: the issued cycles first, then the arrival; an exchange's row events
-// follow at its row call (or at once for a tile without a row).
+// follow at its row call (or at the release for a tile without a row).
 void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
   const arch::CodeSite& site = *barrier_;
   barrier_ = nullptr;
   flush_issued();
   const void* kind = site_targets_[&site - code_.sites.data()].kind;  // resolved at decode: the step is cold
+  barrier_wait_.host = barrier_wait_.exchange = barrier_wait_.with_row = false;
   if (const auto* host = static_cast<const arch::HostStep*>(kind)) {
     pending_host_ = host;
-    const int64_t cycles = barrier->arrive(BarrierKey{false, host_phases_++, true}, *this);
-    pending_host_ = nullptr;
-    wait_cycles(static_cast<uint64_t>(cycles), CycleKind::Host);
-    host_body_ = in.op == Opcode::Sync && in.zone != 1;  // `sans 1; sync 1` abstains: no body
+    barrier_wait_.host = true;
+    barrier_wait_.host_body = in.op == Opcode::Sync && in.zone != 1;  // `sans 1; sync 1` abstains: no body
+    arrive_at(BarrierKey{false, host_phases_++, true});
     return;
   }
   if (!site.exchange) {
-    barrier->arrive(BarrierKey{false, 0}, *this);
+    arrive_at(BarrierKey{false, 0});
     return;
   }
   exchange_ = arch::ExchangeStep{};
@@ -452,9 +442,43 @@ void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
   exchange_.incoming_muxpair = incoming_muxpair_;
   pending_exchange_ = &exchange_;
   current_phase_ = site.phase;
-  barrier->arrive(BarrierKey{true, site.phase}, *this);  // sets row_events_
-  pending_exchange_ = nullptr;
-  if (!with_row) wait_cycles(static_cast<uint64_t>(row_events_), CycleKind::Exchange);
+  barrier_wait_.exchange = true;
+  barrier_wait_.with_row = with_row;
+  arrive_at(BarrierKey{true, site.phase});
+}
+
+// The last arrival releases the barrier once SystemC's time reaches the release (at once when
+// it has); the others wait for that release.
+void Tile::arrive_at(const BarrierKey& key) {
+  barrier_wait_.key = key;
+  barrier_wait_.arrival = barrier->arrive(key, *this);
+  if (!barrier_wait_.arrival.last) {
+    waiting_ = Waiting::Release;
+    return;
+  }
+  const uint64_t time = sc_core::sc_time_stamp().value();
+  if (barrier_wait_.arrival.release_cycle > time) {
+    waiting_ = Waiting::Releasing;
+    wake_after_ = barrier_wait_.arrival.release_cycle - time;
+    return;
+  }
+  barrier->release(key);
+  waiting_ = Waiting::Released;
+}
+
+bool Tile::after_barrier() {
+  waiting_ = Waiting::Nothing;
+  if (barrier_wait_.host) {
+    pending_host_ = nullptr;
+    wait_cycles(static_cast<uint64_t>(row_events_), CycleKind::Host);
+    host_body_ = barrier_wait_.host_body;
+  } else if (barrier_wait_.exchange) {
+    pending_exchange_ = nullptr;
+    if (!barrier_wait_.with_row) wait_cycles(static_cast<uint64_t>(row_events_), CycleKind::Exchange);
+  }
+  if (monitor_.stops(now())) return false;
+  pc_ = barrier_wait_.resume_pc;
+  return true;
 }
 
 // `--stop-at tile:T,step:S`: entering top-level step S of tile T, its kernels run first.

@@ -7,6 +7,10 @@ namespace lockstep::model {
 
 using arch::hex;
 
+namespace {
+constexpr uint32_t kStackRegister = 11;
+}  // namespace
+
 Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch::TileCode code,
            const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor, Sram memory)
     : sc_core::sc_module(name),
@@ -20,15 +24,93 @@ Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch:
   decode_code();
   mux = machine.neutral_mux;
   paired_mux = machine.neutral_mux;
+  pc_ = code_.program;
+  reg_[kStackRegister] = code_.stack_top;
+}
+
+void Tile::before_end_of_elaboration() {
   SC_HAS_PROCESS(Tile);
-  SC_THREAD(run);
-  // Supervisor threads recurse only through nested Repeats; small stacks keep 1,472 cheap.
-  // ASan's instrumented frames are several times larger, so its build gets more room.
+  if (!monitor_.synchronous_steps) {
+    SC_METHOD(run_method);
+    return;
+  }
+  SC_THREAD(run_thread);
+  // A waiting step needs a stack; small ones keep 1,472 cheap. ASan's instrumented frames are
+  // several times larger, so its build gets more room.
 #if defined(__SANITIZE_ADDRESS__)
   set_stack_size(1024 * 1024);
 #else
   set_stack_size(128 * 1024);
 #endif
+}
+
+void Tile::run_method() {
+  activate();
+  if (finished_) return;
+  if (waiting_ == Waiting::Release) {
+    next_trigger(*barrier_wait_.arrival.released);
+  } else {
+    next_trigger(sc_core::sc_time::from_value(wake_after_));
+  }
+}
+
+void Tile::run_thread() {
+  for (activate(); !finished_; activate()) {
+    if (waiting_ == Waiting::Release) {
+      wait(*barrier_wait_.arrival.released);
+    } else {
+      wait(sc_core::sc_time::from_value(wake_after_));
+    }
+  }
+}
+
+void Tile::activate() {
+  if (waiting_ != Waiting::Nothing && !resume()) return;
+  interpret();
+}
+
+bool Tile::resume() {
+  switch (waiting_) {
+    case Waiting::Finishing:
+      waiting_ = Waiting::Nothing;
+      finish();
+      return false;
+    case Waiting::Release:
+      if (!barrier->released_since(barrier_wait_.key, barrier_wait_.arrival.generation)) return false;
+      break;
+    case Waiting::Releasing:
+      barrier->release(barrier_wait_.key);
+      break;
+    default:
+      break;
+  }
+  if (after_barrier()) return true;
+  end_program();
+  return false;
+}
+
+void Tile::end_program() {
+  flush_issued();
+  if (ahead_ == 0) {
+    finish();
+    return;
+  }
+  waiting_ = Waiting::Finishing;
+  wake_after_ = ahead_;
+  ahead_ = 0;
+}
+
+void Tile::finish() {
+  close_record();
+  if (invocation_ends_.size() < code_.invocations) invocation_ends_.push_back(now());
+  finish_cycle_ = now();
+  finish_path_ = path_now();
+  finished_ = true;
+  if (!monitor_.stopping() &&
+      !memory_.equal(code_.base, code_.code_bytes, reinterpret_cast<const uint8_t*>(code_.words.data()))) {
+    step_hazard(HazardClass::InstructionAccess, "supervisor code",
+                "the code at " + hex(code_.base) + ".." + hex(code_.base + code_.code_bytes) + " was overwritten");
+  }
 }
 
 void Tile::wait_cycles(uint64_t cycles, CycleKind kind) {

@@ -1,8 +1,11 @@
 #pragma once
-// One tile: its SRAM and a supervisor thread that executes the tile's supervisor code (the
-// steps lowered by supervisor/supervisor_code.hpp, placed in SRAM). There is no clock: the thread
-// counts the cycles of the instructions it issues and runs ahead of SystemC's time up to its
-// next barrier (docs/timing.md "Time").
+// One tile: its SRAM and a supervisor process that executes the tile's supervisor code (the
+// steps lowered by supervisor/supervisor_code.hpp, placed in SRAM). There is no clock: the
+// process counts the cycles of the instructions it issues and runs ahead of SystemC's time up
+// to its next barrier (docs/timing.md "Time"). The process is an SC_METHOD that returns at
+// each barrier and goes on from the tile's own state when the barrier releases: 1,472 tiles
+// need no coroutine stacks and no thread switches. Only a run that may stop on request
+// (RunMonitor::synchronous_steps) makes it an SC_THREAD, which waits out every step.
 #include <cstdint>
 #include <optional>
 #include <systemc>
@@ -95,8 +98,16 @@ class Tile : public sc_core::sc_module {
   const CycleSplit& finish_path() const { return finish_path_; }
 
  private:
-  // The interpreter (model/supervisor_execution.cpp).
-  void run();
+  // The process (model/tile.cpp), made at the end of elaboration, when the monitor is set.
+  void before_end_of_elaboration() override;
+  void run_method();
+  void run_thread();
+  void activate();     // one activation: goes on from what it waited for, to the next wait
+  bool resume();       // false: it still waits, or the program ended
+  void end_program();  // catches up with its own time (a wait), then finish()
+  void finish();
+  // The interpreter (model/supervisor_execution.cpp): runs until the tile waits or ends.
+  void interpret();
   void decode_code();
   bool enter_sites(uint32_t index);  // site markers at a code word; true at the halt
   // A code word decoded as the interpreter reads it: the fields supervisor instructions have
@@ -118,6 +129,8 @@ class Tile : public sc_core::sc_module {
   bool execute(const CodeWord& in, uint32_t index);  // false: stop
   bool execute_host_body(const CodeWord& in, uint32_t index);
   void barrier_sync(const CodeWord& in, uint32_t index);
+  void arrive_at(const BarrierKey& key);
+  bool after_barrier();                // the sync's end, at the release; false: the run stops here
   void call_intrinsic(size_t symbol);  // an index into code_.symbols
   void launch_kernel(size_t symbol);
   void bulk_patch();
@@ -203,6 +216,26 @@ class Tile : public sc_core::sc_module {
   int64_t row_events_ = 0;                   // what the last release handed: the row's event count (host: cycles)
   uint64_t issued_ = 0;
   uint64_t ahead_ = 0;  // cycles the tile has run past SystemC's time
+  // What the process waits for between activations.
+  enum class Waiting : uint8_t {
+    Nothing,
+    Release,    // another tile's release of the barrier (its event)
+    Releasing,  // SystemC's time to reach this tile's release of the barrier (wake_after_)
+    Released,   // nothing: this tile released the barrier at once
+    Finishing,  // SystemC's time to reach the tile's own at its end (wake_after_)
+  };
+  Waiting waiting_ = Waiting::Nothing;
+  struct BarrierWait {
+    BarrierKey key;
+    Arrival arrival;
+    uint32_t resume_pc = 0;  // after the sync
+    bool host = false;       // a host phase's barrier
+    bool host_body = false;  // its body follows (`sync`, not `sans 1; sync 1`)
+    bool exchange = false;   // a phase's barrier
+    bool with_row = false;   // its row's events come at the row call
+  };
+  BarrierWait barrier_wait_;
+  uint64_t wake_after_ = 0;  // cycles, for Releasing and Finishing
   const arch::RepeatStep* entering_ = nullptr;
   struct Loop {
     const arch::RepeatStep* step;

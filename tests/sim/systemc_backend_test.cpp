@@ -2,6 +2,9 @@
 // after-exchange observer, hazard collection and ordering, inputs and outputs.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <tuple>
+
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
 #include "io/errors.hpp"
@@ -152,6 +155,58 @@ TEST(SystemCBackend, DebugLogCountsTheBytesEveryExecutionCopied) {
   EXPECT_NE(repeated.find("run: 27 phase executions copied 432 bytes between SRAMs in 27 copies"), std::string::npos)
       << repeated;
 }
+
+// A tile's process is an SC_METHOD that returns at each barrier, or, in a run that may stop
+// (`--stop-at`), an SC_THREAD that waits out every step: both run a program the same, cycle
+// for cycle, hazard for hazard. The stop here is never reached, so the threads' run goes to
+// its end.
+class TileProcessKinds : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TileProcessKinds, MethodsAndThreadsRunAProgramTheSame) {
+  const arch::Package package = arch::read_package(testing::source_path(GetParam()));
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  RunOptions methods;
+  methods.keep_going = true;
+  RunOptions threads = methods;
+  threads.stop_at = StopAt{.kind = StopAt::Kind::Cycle, .cycle = UINT64_MAX, .text = "cycle:never"};
+  const RunResult a = backend->run(package, methods);
+  const RunResult b = backend->run(package, threads);
+  EXPECT_EQ(b.stopped_at, "");
+  EXPECT_EQ(a.total_cycles, b.total_cycles);
+  EXPECT_EQ(a.invocation_ends, b.invocation_ends);
+  EXPECT_EQ(a.cycle_split.total(), b.cycle_split.total());
+  EXPECT_EQ(a.cycle_split.sync, b.cycle_split.sync);
+  EXPECT_EQ(a.cycle_split.exchange, b.cycle_split.exchange);
+  ASSERT_EQ(a.executions.size(), b.executions.size());
+  for (size_t i = 0; i < a.executions.size(); ++i) {
+    const PhaseExecution &x = a.executions[i], &y = b.executions[i];
+    EXPECT_EQ(std::tie(x.phase, x.iteration, x.release_cycle, x.horizon, x.last_arrival),
+              std::tie(y.phase, y.iteration, y.release_cycle, y.horizon, y.last_arrival))
+        << "execution " << i;
+  }
+  ASSERT_EQ(a.hazards.size(), b.hazards.size());
+  for (size_t i = 0; i < a.hazards.size(); ++i) {
+    const Hazard &x = a.hazards[i], &y = b.hazards[i];
+    EXPECT_EQ(std::tie(x.kind, x.tile, x.phase, x.iteration, x.cycle, x.detail),
+              std::tie(y.kind, y.tile, y.phase, y.iteration, y.cycle, y.detail))
+        << "hazard " << i;
+  }
+  EXPECT_EQ(a.outputs, b.outputs);
+  EXPECT_EQ(a.expectation_failures.size(), b.expectation_failures.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Packages, TileProcessKinds,
+    ::testing::Values("tests/integration/packages/p2p_3w.yaml", "tests/integration/packages/repeat27.yaml",
+                      "tests/integration/packages/multicast.yaml", "tests/integration/packages/paired.yaml",
+                      "tests/integration/packages/back_to_back.yaml",
+                      "tests/integration/packages/hazard_double_write.yaml",
+                      "tests/integration/packages/hazard_instruction_access.yaml",
+                      "tests/data/packages/repeat_patch.yaml", "tests/data/packages/long_rows.yaml"),
+    [](const ::testing::TestParamInfo<std::string>& info) {
+      const std::string file = info.param.substr(info.param.rfind('/') + 1);
+      return file.substr(0, file.find('.'));
+    });
 
 }  // namespace
 }  // namespace lockstep::sim
