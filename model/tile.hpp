@@ -60,7 +60,7 @@ class Tile : public sc_core::sc_module {
   bool has_pending_kernels() const { return queued_ > 0; }
   // Runs this tile's queue in launch order; touches only this tile. Any thread.
   void run_pending_kernels();
-  // Reports what run_pending_kernels found (its SystemC thread or the release's only).
+  // Reports what run_pending_kernels found (its own SystemC process or the release's only).
   void report_kernel_hazards();
   bool finished() const { return finished_; }
   // The tile's own cycle. Between barriers a tile runs ahead of SystemC's time without
@@ -150,7 +150,7 @@ class Tile : public sc_core::sc_module {
   void step_hazard(HazardClass kind, const std::string& what, const std::string& detail);
   RecordedHazard step_hazard_at(HazardClass kind, std::string what, std::string detail, uint32_t phase,
                                 uint32_t iteration, uint64_t cycle) const;
-  void flush_kernels();  // run and report, in this tile's thread
+  void flush_kernels();  // run and report, in this tile's process
   void open_record(StepRole role, const void* step);
   void close_record();
   bool pending_kernel_touches(uint32_t address) const;
