@@ -25,27 +25,29 @@ std::vector<Tile*> Barrier::arrived_tiles(const Round& round) {
 
 Arrival Barrier::arrive(const BarrierKey& key, Tile& tile) {
   Round& round = rounds_.at(key);
-  round.arrived.emplace_back(&tile, tile.now());
+  const uint64_t cycle = tile.now();
+  round.arrived.emplace_back(&tile, cycle);
+  if (round.last == nullptr || cycle > round.last_cycle ||
+      (cycle == round.last_cycle && tile.logical() < round.last->logical())) {
+    round.last = &tile;
+    round.last_cycle = cycle;
+  }
+  Arrival arrival{false, 0, round.generation, &round.generation, round.released.get()};
   if (round.arrived.size() < round.expected) {
     if (on_wait) on_wait(tile);
-    return Arrival{false, 0, round.generation, round.released.get()};
+    return arrival;
   }
-  uint64_t release = 0;
-  for (const auto& [t, cycle] : round.arrived) release = std::max(release, cycle);
-  return Arrival{true, release + machine_.barrier_latency_cycles, round.generation, round.released.get()};
+  arrival.last = true;
+  arrival.release_cycle = round.last_cycle + machine_.barrier_latency_cycles;
+  return arrival;
 }
 
 void Barrier::release(const BarrierKey& key) {
   Round& round = rounds_.at(key);
-  // The last arrival in time (of several, the lowest tile [decision]) releases everyone after
-  // the barrier latency; its path to here is the critical path to the release.
-  auto [last, arrival] = round.arrived.front();
-  for (const auto& [t, cycle] : round.arrived) {
-    if (cycle > arrival || (cycle == arrival && t->logical() < last->logical())) {
-      last = t;
-      arrival = cycle;
-    }
-  }
+  // The last arrival in time releases everyone after the barrier latency; its path to here is
+  // the critical path to the release.
+  const Tile* last = round.last;
+  round.last = nullptr;
   auto path = std::make_shared<ReleasePath>();
   path->last_arrival = last->logical();
   path->interval = last->since_release();

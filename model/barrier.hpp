@@ -34,9 +34,6 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
 
   Arrival arrive(const BarrierKey& key, Tile& tile) override;
   void release(const BarrierKey& key) override;
-  bool released_since(const BarrierKey& key, uint64_t generation) const override {
-    return rounds_.at(key).generation != generation;
-  }
 
   // Tiles waiting at a barrier that never released (for the end-of-run check).
   std::vector<std::pair<BarrierKey, std::vector<Tile*>>> stuck() const;
@@ -45,6 +42,9 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
   struct Round {
     uint32_t expected = 0;
     std::vector<std::pair<Tile*, uint64_t>> arrived;  // and the cycle each arrived at
+    // The last arrival in time (of several, the lowest tile [decision]), kept as they come.
+    Tile* last = nullptr;
+    uint64_t last_cycle = 0;
     // Releases so far: a tile released early may arrive at the same barrier again before
     // the others have woken, so each waits for the count to move, not for the event alone.
     uint64_t generation = 0;

@@ -23,13 +23,15 @@ struct BarrierKey {
 // What a tile's arrival at a barrier asks of it. Arriving never blocks (a tile's process may
 // be an SC_METHOD): the last participant to arrive gets the release cycle and releases the
 // barrier with release() once SystemC's time reaches it; every other waits for `released` to
-// fire with the generation moved on. A release hands each participant its row's events
-// (Tile::release_events).
+// fire and the barrier's count of releases to move past `generation`. A release hands each
+// participant its row's events (Tile::release_events).
 struct Arrival {
   bool last = false;
-  uint64_t release_cycle = 0;  // the last arrival's
-  uint64_t generation = 0;     // the others': the releases before this one
+  uint64_t release_cycle = 0;          // the last arrival's
+  uint64_t generation = 0;             // the releases before this one
+  const uint64_t* releases = nullptr;  // the barrier's count of them, which this release moves on
   const sc_core::sc_event* released = nullptr;
+  bool released_since() const { return *releases != generation; }
 };
 
 class BarrierInterface : public virtual sc_core::sc_interface {
@@ -37,8 +39,6 @@ class BarrierInterface : public virtual sc_core::sc_interface {
   virtual Arrival arrive(const BarrierKey& key, Tile& tile) = 0;
   // By the last arrival, at its release cycle: executes the phase (or host phase) and wakes the others.
   virtual void release(const BarrierKey& key) = 0;
-  // Whether the barrier released since a waiting tile's arrival (its Arrival::generation).
-  virtual bool released_since(const BarrierKey& key, uint64_t generation) const = 0;
 };
 
 class FabricInterface : public virtual sc_core::sc_interface {

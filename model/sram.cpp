@@ -32,11 +32,10 @@ Sram::Sram(const arch::MachineDescription& machine, SramArena& arena, size_t slo
       end_(machine.sram_end),
       interleaved_base_(machine.interleaved_base),
       data_(arena.slot(slot)),
-      owned_(false),
       arena_(&arena) {}
 
 Sram::~Sram() {
-  if (owned_ && data_ != nullptr) ::munmap(data_, end_ - base_);
+  if (arena_ == nullptr && data_ != nullptr) ::munmap(data_, end_ - base_);
 }
 
 Sram::Sram(Sram&& other) noexcept
@@ -44,7 +43,6 @@ Sram::Sram(Sram&& other) noexcept
       end_(other.end_),
       interleaved_base_(other.interleaved_base_),
       data_(other.data_),
-      owned_(other.owned_),
       arena_(other.arena_) {
   other.data_ = nullptr;
 }

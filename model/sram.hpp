@@ -77,10 +77,10 @@ class Sram {
     const auto to = mutable_span(address, bytes);
     if (bytes != 0) std::memcpy(to.data(), data, bytes);
   }
-  // Copies [source_address, + bytes) of `source` to `address` here; the ranges must not
-  // overlap when `source` is this SRAM.
+  // Copies [source_address, + bytes) of `source` to `address` here, as if through a buffer:
+  // when `source` is this SRAM the ranges may overlap (memmove).
   void copy_from(const Sram& source, uint32_t source_address, uint32_t address, uint32_t bytes) {
-    std::memcpy(mutable_span(address, bytes).data(), source.span(source_address, bytes, "read").data(), bytes);
+    std::memmove(mutable_span(address, bytes).data(), source.span(source_address, bytes, "read").data(), bytes);
   }
   bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
     const auto here = span(address, bytes, "compare");
@@ -124,8 +124,7 @@ class Sram {
   uint32_t end_;
   uint32_t interleaved_base_;
   uint8_t* data_;
-  bool owned_ = true;           // data_ is this SRAM's own mapping
-  SramArena* arena_ = nullptr;  // the arena that holds data_, when it is a slot of one
+  SramArena* arena_ = nullptr;  // the arena that holds data_ (a slot of it); null: data_ is this SRAM's own mapping
 };
 
 // Every tile's SRAM of a chip in one mapping, a page-aligned slot each: one mmap to build the

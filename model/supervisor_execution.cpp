@@ -155,9 +155,7 @@ void Tile::interpret() {
     const CodeWord& word = decoded_[index];
     if (word.first_site >= 0 && enter_sites(index)) break;
     if (!execute(word, index)) break;
-    if (waiting_ == Waiting::Nothing) continue;
-    if (waiting_ != Waiting::Released) return;  // the process goes on in resume()
-    if (!after_barrier()) break;
+    if (waiting_ != Waiting::Nothing) return;  // the process goes on in resume()
   }
   end_program();
 }
@@ -398,8 +396,7 @@ bool Tile::execute(const CodeWord& in, uint32_t index) {
     case Opcode::Sans:
       if (barrier_ != nullptr && barrier_->address == pc_) {
         barrier_wait_.resume_pc = next;
-        barrier_sync(in, index);  // the tile waits; after_barrier() goes on
-        return true;
+        return barrier_sync(in, index);  // after_barrier() sets the PC
       } else if (!(in.op == Opcode::Sync && in.zone == 1) && in.op != Opcode::Sans) {
         code_hazard(HazardClass::Encoding, "sync " + std::to_string(in.zone) + " is no step's barrier");
         return false;
@@ -415,7 +412,7 @@ bool Tile::execute(const CodeWord& in, uint32_t index) {
 
 // A step's barrier: the issued cycles first, then the arrival; an exchange's row events
 // follow at its row call (or at the release for a tile without a row).
-void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
+bool Tile::barrier_sync(const CodeWord& in, uint32_t index) {
   const arch::CodeSite& site = *barrier_;
   barrier_ = nullptr;
   flush_issued();
@@ -425,13 +422,9 @@ void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
     pending_host_ = host;
     barrier_wait_.host = true;
     barrier_wait_.host_body = in.op == Opcode::Sync && in.zone != 1;  // `sans 1; sync 1` abstains: no body
-    arrive_at(BarrierKey{false, host_phases_++, true});
-    return;
+    return arrive_at(BarrierKey{false, host_phases_++, true});
   }
-  if (!site.exchange) {
-    arrive_at(BarrierKey{false, 0});
-    return;
-  }
+  if (!site.exchange) return arrive_at(BarrierKey{false, 0});
   exchange_ = arch::ExchangeStep{};
   exchange_.phase = site.phase;
   const bool with_row =
@@ -444,26 +437,26 @@ void Tile::barrier_sync(const CodeWord& in, uint32_t index) {
   current_phase_ = site.phase;
   barrier_wait_.exchange = true;
   barrier_wait_.with_row = with_row;
-  arrive_at(BarrierKey{true, site.phase});
+  return arrive_at(BarrierKey{true, site.phase});
 }
 
 // The last arrival releases the barrier once SystemC's time reaches the release (at once when
 // it has); the others wait for that release.
-void Tile::arrive_at(const BarrierKey& key) {
+bool Tile::arrive_at(const BarrierKey& key) {
   barrier_wait_.key = key;
   barrier_wait_.arrival = barrier->arrive(key, *this);
   if (!barrier_wait_.arrival.last) {
     waiting_ = Waiting::Release;
-    return;
+    return true;
   }
   const uint64_t time = sc_core::sc_time_stamp().value();
   if (barrier_wait_.arrival.release_cycle > time) {
     waiting_ = Waiting::Releasing;
     wake_after_ = barrier_wait_.arrival.release_cycle - time;
-    return;
+    return true;
   }
   barrier->release(key);
-  waiting_ = Waiting::Released;
+  return after_barrier();
 }
 
 bool Tile::after_barrier() {

@@ -76,7 +76,7 @@ bool Tile::resume() {
       finish();
       return false;
     case Waiting::Release:
-      if (!barrier->released_since(barrier_wait_.key, barrier_wait_.arrival.generation)) return false;
+      if (!barrier_wait_.arrival.released_since()) return false;
       break;
     case Waiting::Releasing:
       barrier->release(barrier_wait_.key);

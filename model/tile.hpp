@@ -128,8 +128,10 @@ class Tile : public sc_core::sc_module {
   std::string describe_word(uint32_t index) const;   // the whole instruction, decoded again
   bool execute(const CodeWord& in, uint32_t index);  // false: stop
   bool execute_host_body(const CodeWord& in, uint32_t index);
-  void barrier_sync(const CodeWord& in, uint32_t index);
-  void arrive_at(const BarrierKey& key);
+  // A barrier's sync: the tile arrives and waits (waiting_), or releases the barrier at once and
+  // goes on; false: the run stops at that release.
+  bool barrier_sync(const CodeWord& in, uint32_t index);
+  bool arrive_at(const BarrierKey& key);
   bool after_barrier();                // the sync's end, at the release; false: the run stops here
   void call_intrinsic(size_t symbol);  // an index into code_.symbols
   void launch_kernel(size_t symbol);
@@ -221,7 +223,6 @@ class Tile : public sc_core::sc_module {
     Nothing,
     Release,    // another tile's release of the barrier (its event)
     Releasing,  // SystemC's time to reach this tile's release of the barrier (wake_after_)
-    Released,   // nothing: this tile released the barrier at once
     Finishing,  // SystemC's time to reach the tile's own at its end (wake_after_)
   };
   Waiting waiting_ = Waiting::Nothing;

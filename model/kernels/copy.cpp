@@ -1,7 +1,6 @@
 // copy: operands [dst, src], scalars [bytes]. Copies as if through a temporary, so
 // overlapping spans behave like memmove. Cycles: words split over the workers, a load and
 // a store per word, plus a 4-instruction prologue.
-#include <cstring>
 #include <vector>
 
 #include "arch/kernel_costs.hpp"
@@ -23,9 +22,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   if (!memory.contains(operands[0], bytes) || !memory.contains(operands[1], bytes)) {
     throw std::out_of_range("copy: span outside SRAM");
   }
-  // In place, as if through a buffer: the ranges may overlap, which memmove allows.
-  const uint8_t* from = memory.span(operands[1], bytes).data();
-  if (bytes != 0) std::memmove(memory.mutable_span(operands[0], bytes).data(), from, bytes);
+  memory.copy_from(memory, operands[1], operands[0], bytes);  // overlapping spans as through a buffer
 }
 
 uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {

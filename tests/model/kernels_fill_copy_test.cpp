@@ -1,6 +1,6 @@
 // fill and copy write SRAM in place (no buffer between): held here against word-by-word
-// loops, for each way fill writes (a value of one repeated byte, an aligned word pattern, an
-// unaligned destination) and for copy's overlapping spans, which must behave like memmove.
+// loops, for each way fill writes (zero through Sram::zero, other values a word at a time at any
+// alignment) and for copy's overlapping spans, which must behave like memmove.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -22,7 +22,9 @@ std::vector<uint8_t> bytes_at(const Sram& memory, uint32_t address, uint32_t byt
 
 // A recognisable pattern around the span, so a write past either end shows.
 void paint(Sram& memory, uint32_t address, uint32_t bytes) {
-  for (uint32_t i = 0; i < bytes; ++i) memory.write(address + i, 1, std::vector<uint8_t>{uint8_t(i * 7 + 3)}.data());
+  std::vector<uint8_t> pattern(bytes);
+  for (uint32_t i = 0; i < bytes; ++i) pattern[i] = uint8_t(i * 7 + 3);
+  memory.write(address, bytes, pattern.data());
 }
 
 struct FillCase {
@@ -45,11 +47,12 @@ TEST_P(FillKernel, EveryWordOfTheSpanBecomesTheValueAndNothingElseChanges) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ways, FillKernel,
-                         ::testing::Values(FillCase{kh::kBase + 0x1000, 4096, 0},            // zero: memset
-                                           FillCase{kh::kBase + 0x1000, 4100, 0x7f7f7f7fu},  // one byte repeated
-                                           FillCase{kh::kBase + 0x2004, 400, 0x12345678u},   // aligned words
-                                           FillCase{kh::kBase + 0x3002, 64, 0xa1b2c3d4u},    // unaligned
-                                           FillCase{kh::kBase + 0x4000, 0, 0x12345678u}));   // nothing
+                         ::testing::Values(FillCase{kh::kBase + 0x1000, 4096, 0},  // zero
+                                           FillCase{kh::kBase + 0x1000, 4100,
+                                                    0x7f7f7f7fu},  // a repeated byte, a word at a time
+                                           FillCase{kh::kBase + 0x2004, 400, 0x12345678u},  // aligned words
+                                           FillCase{kh::kBase + 0x3002, 64, 0xa1b2c3d4u},   // unaligned
+                                           FillCase{kh::kBase + 0x4000, 0, 0x12345678u}));  // nothing
 
 TEST(CopyKernel, OverlappingSpansCopyAsThroughABuffer) {
   for (const int32_t shift : {-12, -1, 0, 1, 12, 4096}) {
