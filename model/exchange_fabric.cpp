@@ -185,8 +185,9 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
     for (size_t j = 0; j < group.size(); ++j) {
       const WriteRun* w = &writes[group[j]];
       // Each write's two ranges are checked against SRAM here, once for every execution.
-      const uint8_t* from = tiles[w->sender]->memory().span(w->source_address, w->bytes).data();
-      uint8_t* to = tiles[w->receiver]->memory().mutable_span(w->address, w->bytes).data();
+      // Places only: a source's deferred tokens (model/token_pages.hpp) are made by the copy.
+      const uint8_t* from = tiles[w->sender]->memory().place(w->source_address, w->bytes);
+      uint8_t* to = tiles[w->receiver]->memory().mutable_place(w->address, w->bytes);
       if (last != nullptr && last->sender == w->sender && last->source_address + last->bytes == w->source_address &&
           last->address + last->bytes == w->address) {
         copies.back().bytes += w->bytes;  // continues the last copy in both memories
@@ -239,7 +240,7 @@ bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
       if (w.source_address != next) apart = true;
       next += w.bytes;
     }
-    if (!apart) e.copies[c].from = tiles[first.sender]->memory().span(first.source_address, e.copies[c].bytes).data();
+    if (!apart) e.copies[c].from = tiles[first.sender]->memory().place(first.source_address, e.copies[c].bytes);
   });
   return !apart;
 }
@@ -254,6 +255,7 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
     // The copies are short and scattered over 1,472 SRAMs, so each one waits on memory: the
     // lines of the copy kPrefetchAhead further on are asked for first.
     constexpr uint32_t kPrefetchAhead = 8;
+    const bool deferred_tokens = sram_.token_pages().any();  // then each copy makes what it moves
     tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
       const uint32_t end = e.copy_begin[g + 1];
       for (uint32_t k = e.copy_begin[g]; k < end; ++k) {
@@ -265,7 +267,12 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
           }
         }
         const Copy& c = e.copies[k];
-        std::memcpy(c.to, c.from, c.bytes);
+        if (deferred_tokens && c.bytes != 0 &&
+            (sram_.waits_for_tokens(c.from, c.bytes) || sram_.waits_for_tokens(c.to, c.bytes))) {
+          sram_.copy_out(c.from, c.to, c.bytes);
+        } else {
+          std::memcpy(c.to, c.from, c.bytes);
+        }
         // The copies hold their places across executions, so their writes are marked here.
         sram_.mark_written(c.to, c.bytes);
       }

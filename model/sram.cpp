@@ -2,10 +2,13 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "formats/token.hpp"
 #include "io/mapped_file.hpp"
 
 namespace lockstep::model {
@@ -52,12 +55,77 @@ SramArena::SramArena(const arch::MachineDescription& machine, size_t tiles)
     : slot_bytes_((size_t{machine.sram_end - machine.sram_base} + WriteEpochs::kPageBytes - 1) /
                   WriteEpochs::kPageBytes * WriteEpochs::kPageBytes),
       bytes_(slot_bytes_ * tiles),
-      epochs_(bytes_ >> WriteEpochs::kPageShift) {
+      epochs_(bytes_ >> WriteEpochs::kPageShift),
+      tokens_(bytes_ >> WriteEpochs::kPageShift, slot_bytes_ >> WriteEpochs::kPageShift, machine.sram_base) {
   if (bytes_ != 0) data_ = map_zeroed(bytes_);
 }
 
 SramArena::~SramArena() {
   if (data_ != nullptr) ::munmap(data_, bytes_);
+}
+
+// Pages the loader fills are mapped in bulk first (Sram::populate); so are the runs of deferred
+// pages made here, which a first touch one page at a time would fault in at twice the cost.
+void SramArena::make_ready_pages(const uint8_t* bytes, size_t count) {
+  if (count == 0) return;
+  const size_t first = page_of(bytes), last = page_of(bytes + count - 1);
+  for (size_t p = first; p <= last; ++p) {
+    if (!tokens_.deferred(p)) continue;
+    size_t end = p + 1;
+    while (end <= last && tokens_.deferred(end)) ++end;
+    uint8_t* at = data_ + (p << WriteEpochs::kPageShift);
+    if (end - p > 1) arch::populate_for_write(at, (end - p) << WriteEpochs::kPageShift);
+    for (size_t q = p; q < end; ++q) tokens_.make_ready(q, data_ + (q << WriteEpochs::kPageShift));
+    p = end - 1;
+  }
+}
+
+void SramArena::copy_out(const uint8_t* from, uint8_t* to, size_t count) {
+  if (!tokens_.any()) {
+    std::memcpy(to, from, count);
+    return;
+  }
+  make_ready(to, count);
+  const size_t start = static_cast<size_t>(from - data_);
+  const bool words = start % 4 == 0 && count % 4 == 0 && reinterpret_cast<uintptr_t>(to) % 4 == 0;
+  for (size_t done = 0; done < count;) {
+    const size_t at = start + done, page = at >> WriteEpochs::kPageShift;
+    const size_t offset = at & (WriteEpochs::kPageBytes - 1);
+    const size_t n = std::min(count - done, WriteEpochs::kPageBytes - offset);
+    if (!tokens_.deferred(page)) {
+      std::memcpy(to + done, from + done, n);
+    } else if (words) {
+      tokens_.words(page, offset, {reinterpret_cast<uint32_t*>(to + done), n / 4});
+    } else {
+      tokens_.make_ready(page, data_ + (page << WriteEpochs::kPageShift));
+      std::memcpy(to + done, from + done, n);
+    }
+    done += n;
+  }
+}
+
+bool Sram::defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes) {
+  check(address, bytes, "write");
+  if (arena_ == nullptr || address % 4 != 0 || bytes % 4 != 0 || !arena_->token_pages().adopt(seed)) return false;
+  arena_->defer_tokens(tile, data_ + (address - base_), address, bytes);
+  return true;
+}
+
+// Page by page; a page that cannot defer its part (something wrote it) gets its tokens now.
+void SramArena::defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes) {
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  for (uint32_t done = 0; done < bytes;) {
+    const size_t offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
+    const auto n = static_cast<uint32_t>(std::min<size_t>(bytes - done, kPage - offset));
+    const size_t page = page_of(at + done);
+    if (!tokens_.defer(page, tile, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset + n),
+                       epochs_.last_write(page) == 0)) {
+      make_ready(at + done, n);
+      arch::payload_tokens(*tokens_.seed(), tile, address + done, 0, {reinterpret_cast<uint32_t*>(at + done), n / 4});
+      mark_written(at + done, n);
+    }
+    done += n;
+  }
 }
 
 // Mapping pages writes nothing, so the write epochs are not marked.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "arch/machine.hpp"
+#include "model/token_pages.hpp"
 
 namespace lockstep::model {
 
@@ -91,10 +92,7 @@ class Sram {
   void populate(uint32_t address, uint32_t bytes);
   // [address, + bytes) in place: valid while this SRAM lives; writes through the mutable span
   // are the tile's memory.
-  std::span<const uint8_t> span(uint32_t address, uint32_t bytes, const char* what = "read") const {
-    check(address, bytes, what);
-    return {data_ + (address - base_), bytes};
-  }
+  inline std::span<const uint8_t> span(uint32_t address, uint32_t bytes, const char* what = "read") const;
   // Every write goes through here (a span is written at once, within the epoch it was taken
   // in), so the write epochs see it; only the exchange fabric keeps spans across epochs, and it
   // marks the pages it copies to itself.
@@ -113,6 +111,19 @@ class Sram {
     return value;
   }
   void write_word(uint32_t address, uint32_t value) { write(address, 4, reinterpret_cast<const uint8_t*>(&value)); }
+
+  // The payload tokens (formats/token.hpp) of `seed`, logical tile `tile` and iteration 0 at
+  // [address, + bytes), as the loader's token segment: made when first touched (SramArena,
+  // model/token_pages.hpp), or now on a page something wrote already. False, with nothing
+  // written, when this SRAM cannot defer them (its own mapping, unaligned words, a second seed).
+  bool defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes);
+  // Where [address, + bytes) lies, for the exchange fabric alone: no deferred token is made
+  // (its copies make them, SramArena::copy_out); the mutable place marks the pages written.
+  const uint8_t* place(uint32_t address, uint32_t bytes) const {
+    check(address, bytes, "read");
+    return data_ + (address - base_);
+  }
+  inline uint8_t* mutable_place(uint32_t address, uint32_t bytes);
 
  private:
   void check(uint32_t address, uint32_t bytes, const char* what) const {
@@ -147,18 +158,58 @@ class SramArena {
     if (count != 0) epochs_.mark(page_of(bytes), page_of(bytes + count - 1));
   }
 
+  // Payload tokens made when first touched (model/token_pages.hpp): Sram::defer_tokens defers
+  // them; make_ready writes those of [bytes, + count) before anything reads or writes there.
+  TokenPages& token_pages() { return tokens_; }
+  void make_ready(const uint8_t* bytes, size_t count) {
+    if (tokens_.any()) [[unlikely]]
+      make_ready_pages(bytes, count);
+  }
+  // Whether a page of [bytes, + count) (count > 0) still waits for its tokens.
+  bool waits_for_tokens(const uint8_t* bytes, size_t count) {
+    for (size_t p = page_of(bytes), last = page_of(bytes + count - 1); p <= last; ++p) {
+      if (tokens_.deferred(p)) return true;
+    }
+    return false;
+  }
+  // The loader's token segment at [at, + bytes), SRAM address `address` on, of a slot whose
+  // tile is `tile` (Sram::defer_tokens, once the seed is adopted).
+  void defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes);
+  // A direct copy of the exchange fabric: [from, + count) to `to`, where the destination's
+  // deferred tokens are made first and a source page's are made at `to` instead of read.
+  void copy_out(const uint8_t* from, uint8_t* to, size_t count);
+
  private:
+  void make_ready_pages(const uint8_t* bytes, size_t count);
   size_t slot_bytes_;
   size_t bytes_;
   uint8_t* data_ = nullptr;
   WriteEpochs epochs_;
+  TokenPages tokens_;
 };
+
+inline std::span<const uint8_t> Sram::span(uint32_t address, uint32_t bytes, const char* what) const {
+  check(address, bytes, what);
+  const uint8_t* at = data_ + (address - base_);
+  if (arena_ != nullptr) arena_->make_ready(at, bytes);
+  return {at, bytes};
+}
 
 inline std::span<uint8_t> Sram::mutable_span(uint32_t address, uint32_t bytes) {
   check(address, bytes, "write");
   uint8_t* at = data_ + (address - base_);
-  if (arena_ != nullptr) arena_->mark_written(at, bytes);
+  if (arena_ != nullptr) {
+    arena_->make_ready(at, bytes);
+    arena_->mark_written(at, bytes);
+  }
   return {at, bytes};
+}
+
+inline uint8_t* Sram::mutable_place(uint32_t address, uint32_t bytes) {
+  check(address, bytes, "write");
+  uint8_t* at = data_ + (address - base_);
+  if (arena_ != nullptr) arena_->mark_written(at, bytes);
+  return at;
 }
 
 }  // namespace lockstep::model

@@ -239,6 +239,12 @@ class SystemCBackend : public Backend {
       const auto& program = package.tiles[t];
       model::Sram& memory = chip.tile(program.tile)->memory();
       for (const auto& seg : program.segments) {
+        // Most of an exchange-only package's 640 MB of tokens are only ever read: their whole
+        // pages are made when first touched, and the copies make the tokens they move
+        // (model/token_pages.hpp).
+        if (seg.fill == arch::FillKind::Tokens &&
+            memory.defer_tokens(seg.token_seed, program.tile, seg.address, seg.size))
+          continue;
         memory.populate(seg.address, seg.size);
         switch (seg.fill) {
           case arch::FillKind::Bytes:
@@ -248,8 +254,7 @@ class SystemCBackend : public Backend {
             memory.zero(seg.address, seg.size);
             break;
           case arch::FillKind::Tokens:
-            // Made in place: a buffer to fill and copy was two more passes over 640 MB of an
-            // exchange-only package's tokens.
+            // Made in place: a buffer to fill and copy was two more passes over the tokens.
             arch::payload_tokens(seg.token_seed, program.tile, seg.address, 0,
                                  memory.mutable_words(seg.address, seg.size));
             break;

@@ -1,0 +1,69 @@
+#include "model/token_pages.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "formats/token.hpp"
+
+namespace lockstep::model {
+
+namespace {
+constexpr uint32_t kPageBytes = 4096;
+}
+
+TokenPages::TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base)
+    : pages_per_slot_(pages_per_slot),
+      sram_base_(sram_base),
+      slot_tile_(pages_per_slot == 0 ? 0 : pages / pages_per_slot, 0),
+      state_(std::make_unique<std::atomic<uint8_t>[]>(pages)),
+      lo_(std::make_unique<uint16_t[]>(pages)),
+      hi_(std::make_unique<uint16_t[]>(pages)) {}
+
+bool TokenPages::adopt(uint64_t seed) {
+  const std::lock_guard lock(seed_mutex_);
+  if (seed_ && *seed_ != seed) return false;
+  seed_ = seed;
+  return true;
+}
+
+bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, bool untouched) {
+  const uint8_t state = state_[page].load(std::memory_order_relaxed);
+  if (state == kPlain && untouched) {
+    lo_[page] = static_cast<uint16_t>(lo);
+    hi_[page] = static_cast<uint16_t>(hi);
+  } else if (state == kDeferred && hi_[page] == lo) {
+    hi_[page] = static_cast<uint16_t>(hi);
+  } else if (state == kDeferred && lo_[page] == hi) {
+    lo_[page] = static_cast<uint16_t>(lo);
+  } else {
+    return false;
+  }
+  slot_tile_[page / pages_per_slot_] = tile;
+  state_[page].store(kDeferred, std::memory_order_relaxed);
+  any_.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+void TokenPages::words(size_t page, size_t offset, std::span<uint32_t> out) const {
+  const size_t begin = offset, end = offset + out.size() * 4;
+  const size_t lo = std::clamp<size_t>(lo_[page], begin, end), hi = std::clamp<size_t>(hi_[page], lo, end);
+  std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>((lo - begin) / 4), 0u);
+  const auto address = static_cast<uint32_t>(sram_base_ + (page % pages_per_slot_) * kPageBytes + lo);
+  arch::payload_tokens(*seed_, slot_tile_[page / pages_per_slot_], address, 0,
+                       out.subspan((lo - begin) / 4, (hi - lo) / 4));
+  std::fill(out.begin() + static_cast<std::ptrdiff_t>((hi - begin) / 4), out.end(), 0u);
+}
+
+void TokenPages::make_ready(size_t page, uint8_t* bytes) {
+  uint8_t expected = kDeferred;
+  if (state_[page].compare_exchange_strong(expected, kMaking, std::memory_order_acquire)) {
+    // The rest of the page reads as zero already; the page is 4 KiB-aligned, so its words are too.
+    const uint32_t lo = lo_[page], hi = hi_[page];
+    words(page, lo, {reinterpret_cast<uint32_t*>(bytes + lo), (hi - lo) / 4});
+    state_[page].store(kMade, std::memory_order_release);
+    return;
+  }
+  while (state_[page].load(std::memory_order_acquire) >= kDeferred) std::this_thread::yield();
+}
+
+}  // namespace lockstep::model

@@ -1,0 +1,54 @@
+#pragma once
+// The pages of a chip's SRAM whose payload tokens (formats/token.hpp, iteration 0) the loader
+// left to be made when first touched: an exchange-only package fills 553 MB with tokens, 90% of
+// which are only ever read (docs/performance.md, rounds eighteen and twenty-four). A read or
+// write of such a page through Sram makes its tokens first; the exchange fabric's copies make
+// the tokens they move at their destination instead, and the page is never touched. A deferred
+// page holds tokens in one byte range and zero around it, as the untouched page it was. Never
+// includes anything of the simulation: SramArena holds it.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace lockstep::model {
+
+class TokenPages {
+ public:
+  // `pages` of 4 KiB in slots of `pages_per_slot`, each slot a tile's SRAM from `sram_base` up.
+  TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base);
+
+  bool any() const { return any_.load(std::memory_order_relaxed); }
+  // The seed of every deferred token; false for a second one (its tokens are then written at once).
+  bool adopt(uint64_t seed);
+  const std::optional<uint64_t>& seed() const { return seed_; }
+  // Bytes [lo, hi) of `page` (word-aligned) hold logical tile `tile`'s tokens from now on,
+  // unwritten. `untouched`: nothing wrote the page so far, so it reads as zero. False, with
+  // nothing deferred, unless the page is untouched or already defers a range that this one
+  // continues. The tiles' loaders may call it at once, each for its own slot's pages.
+  bool defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, bool untouched);
+  bool deferred(size_t page) const { return state_[page].load(std::memory_order_acquire) >= kDeferred; }
+  // Writes page `page`'s tokens at `bytes` (the page's place) unless they are there already;
+  // of several threads, one writes them and the others wait.
+  void make_ready(size_t page, uint8_t* bytes);
+  // What the words of deferred `page` from byte `offset` on hold, into `out`.
+  void words(size_t page, size_t offset, std::span<uint32_t> out) const;
+
+ private:
+  // Plain: memory holds the page (zero if nothing wrote it); made: memory holds the tokens made.
+  static constexpr uint8_t kPlain = 0, kMade = 1, kDeferred = 2, kMaking = 3;
+  size_t pages_per_slot_;
+  uint32_t sram_base_;
+  std::atomic<bool> any_ = false;
+  std::mutex seed_mutex_;
+  std::optional<uint64_t> seed_;     // set once, under seed_mutex_, before any page is deferred
+  std::vector<uint32_t> slot_tile_;  // the logical tile whose SRAM each slot is
+  std::unique_ptr<std::atomic<uint8_t>[]> state_;
+  std::unique_ptr<uint16_t[]> lo_, hi_;  // a deferred page's token bytes
+};
+
+}  // namespace lockstep::model

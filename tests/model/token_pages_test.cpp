@@ -1,0 +1,126 @@
+// Payload tokens made when first touched (model/token_pages.hpp): whatever reads or writes a
+// tile's SRAM through Sram, and whatever the exchange fabric's copies move, must be what an
+// SRAM with the tokens written at load holds. Each case loads the same segments into an arena
+// slot (deferred) and into an SRAM of its own (written at once, the plain way), then compares.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "arch/machine.hpp"
+#include "formats/token.hpp"
+#include "model/sram.hpp"
+
+namespace lockstep::model {
+namespace {
+
+constexpr uint64_t kSeed = 7;
+constexpr uint32_t kTile = 5;
+
+const arch::MachineDescription& c600() {
+  static const auto m = arch::load_machine("ipu21-c600");
+  return m;
+}
+
+uint32_t at(uint32_t offset) { return c600().sram_base + offset; }
+
+// The plain load of a token segment.
+void write_tokens(Sram& plain, uint32_t address, uint32_t bytes, uint64_t seed = kSeed) {
+  arch::payload_tokens(seed, kTile, address, 0, plain.mutable_words(address, bytes));
+}
+
+std::vector<uint8_t> bytes_of(const Sram& m, uint32_t address, uint32_t n) {
+  std::vector<uint8_t> out(n);
+  m.read(address, n, out.data());
+  return out;
+}
+
+struct Loaded {
+  SramArena arena{c600(), 2};
+  Sram deferred{c600(), arena, 1};
+  Sram plain{c600()};
+  void tokens(uint32_t address, uint32_t bytes) {
+    ASSERT_TRUE(deferred.defer_tokens(kSeed, kTile, address, bytes));
+    write_tokens(plain, address, bytes);
+  }
+  void expect_same(uint32_t address, uint32_t bytes) const {
+    EXPECT_EQ(bytes_of(deferred, address, bytes), bytes_of(plain, address, bytes)) << "at " << address;
+  }
+  bool waits(uint32_t address, uint32_t bytes) { return arena.waits_for_tokens(deferred.place(address, bytes), bytes); }
+};
+
+TEST(TokenPages, ASegmentReadsAsItsTokensWithZeroAroundAcrossPartPages) {
+  Loaded l;
+  l.tokens(at(0x1008), 3 * 4096 + 100);  // starts and ends inside pages
+  EXPECT_TRUE(l.arena.token_pages().any());
+  EXPECT_TRUE(l.waits(at(0x1000), 4));
+  l.expect_same(at(0x1000), 5 * 4096);  // the tokens, and zero on both sides
+  EXPECT_FALSE(l.waits(at(0x1000), 4 * 4096));
+}
+
+TEST(TokenPages, AdjacentSegmentsShareAPageAndAGapIsWrittenAtOnce) {
+  Loaded l;
+  l.tokens(at(0x2000), 0x100);
+  l.tokens(at(0x2100), 0x80);  // continues the deferred range
+  EXPECT_TRUE(l.waits(at(0x2000), 4));
+  l.tokens(at(0x2400), 0x40);  // leaves a gap on the page: written now
+  EXPECT_FALSE(l.waits(at(0x2000), 4));
+  l.expect_same(at(0x2000), 4096);
+}
+
+TEST(TokenPages, APageWrittenBeforeGetsItsTokensAtOnce) {
+  Loaded l;
+  const std::vector<uint8_t> code(64, 0xab);
+  l.deferred.write(at(0x3000), 64, code.data());
+  l.plain.write(at(0x3000), 64, code.data());
+  l.tokens(at(0x3040), 0x200);
+  EXPECT_FALSE(l.waits(at(0x3040), 4));
+  l.expect_same(at(0x3000), 4096);
+}
+
+TEST(TokenPages, AWriteKeepsTheOtherTokensOfItsPage) {
+  Loaded l;
+  l.tokens(at(0x4000), 2 * 4096);
+  l.deferred.write_word(at(0x4010), 0xdeadbeef);
+  l.plain.write_word(at(0x4010), 0xdeadbeef);
+  l.expect_same(at(0x4000), 2 * 4096);
+}
+
+TEST(TokenPages, ACopyMakesTheTokensItMovesAndLeavesItsSourceUntouched) {
+  Loaded l;
+  l.tokens(at(0x8000), 4 * 4096);
+  l.tokens(at(0x20000), 4096);  // a destination that holds tokens too
+  // Across a page boundary of the source, into the middle of the destination's page.
+  const uint32_t from = at(0x8ff0), to = at(0x20100), bytes = 0x40;
+  uint8_t* to_place = l.deferred.mutable_place(to, bytes);
+  l.arena.copy_out(l.deferred.place(from, bytes), to_place, bytes);
+  l.plain.copy_from(l.plain, from, to, bytes);
+  EXPECT_TRUE(l.waits(from, bytes));  // never made
+  EXPECT_FALSE(l.waits(to, bytes));   // made before the copy landed
+  l.expect_same(at(0x20000), 4096);
+  l.expect_same(at(0x8000), 4 * 4096);
+}
+
+TEST(TokenPages, ASecondSeedOrUnalignedWordsAreNotDeferred) {
+  SramArena arena(c600(), 1);
+  Sram m(c600(), arena, 0);
+  EXPECT_TRUE(m.defer_tokens(kSeed, kTile, at(0x1000), 4096));
+  EXPECT_FALSE(m.defer_tokens(kSeed + 1, kTile, at(0x3000), 4096));
+  EXPECT_FALSE(m.defer_tokens(kSeed, kTile, at(0x5002), 8));
+  Sram own(c600());
+  EXPECT_FALSE(own.defer_tokens(kSeed, kTile, at(0x1000), 4096));
+}
+
+TEST(TokenPages, ThreadsThatTouchOnePageAtOnceAllSeeItsTokens) {
+  Loaded l;
+  l.tokens(at(0x10000), 64 * 4096);
+  std::vector<std::vector<uint8_t>> seen(4);
+  std::vector<std::thread> readers;
+  for (auto& out : seen) readers.emplace_back([&] { out = bytes_of(l.deferred, at(0x10000), 64 * 4096); });
+  for (auto& r : readers) r.join();
+  for (const auto& out : seen) EXPECT_EQ(out, bytes_of(l.plain, at(0x10000), 64 * 4096));
+}
+
+}  // namespace
+}  // namespace lockstep::model
