@@ -104,24 +104,27 @@ void SramArena::copy_out(const uint8_t* from, uint8_t* to, size_t count) {
   }
 }
 
-bool Sram::defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes) {
+bool Sram::defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes, uint32_t iteration) {
   check(address, bytes, "write");
   if (arena_ == nullptr || address % 4 != 0 || bytes % 4 != 0 || !arena_->token_pages().adopt(seed)) return false;
-  arena_->defer_tokens(tile, data_ + (address - base_), address, bytes);
+  arena_->defer_tokens(tile, data_ + (address - base_), address, bytes, iteration);
   return true;
 }
 
 // Page by page; a page that cannot defer its part (something wrote it) gets its tokens now.
-void SramArena::defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes) {
+void SramArena::defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes, uint32_t iteration) {
   constexpr size_t kPage = WriteEpochs::kPageBytes;
   for (uint32_t done = 0; done < bytes;) {
     const size_t offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
     const auto n = static_cast<uint32_t>(std::min<size_t>(bytes - done, kPage - offset));
     const size_t page = page_of(at + done);
-    if (!tokens_.defer(page, tile, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset + n),
-                       epochs_.last_write(page) == 0)) {
+    if (tokens_.defer(page, tile, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset + n), iteration,
+                      epochs_.last_write(page) == 0)) {
+      mark_written(at + done, n);  // a write even deferred: a repeat that reads it copies again
+    } else {
       make_ready(at + done, n);
-      arch::payload_tokens(*tokens_.seed(), tile, address + done, 0, {reinterpret_cast<uint32_t*>(at + done), n / 4});
+      arch::payload_tokens(*tokens_.seed(), tile, address + done, iteration,
+                           {reinterpret_cast<uint32_t*>(at + done), n / 4});
       mark_written(at + done, n);
     }
     done += n;

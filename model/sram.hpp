@@ -112,11 +112,12 @@ class Sram {
   }
   void write_word(uint32_t address, uint32_t value) { write(address, 4, reinterpret_cast<const uint8_t*>(&value)); }
 
-  // The payload tokens (formats/token.hpp) of `seed`, logical tile `tile` and iteration 0 at
-  // [address, + bytes), as the loader's token segment: made when first touched (SramArena,
-  // model/token_pages.hpp), or now on a page something wrote already. False, with nothing
-  // written, when this SRAM cannot defer them (its own mapping, unaligned words, a second seed).
-  bool defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes);
+  // The payload tokens (formats/token.hpp) of `seed`, logical tile `tile` and Repeat iteration
+  // `iteration` at [address, + bytes), as the loader's token segment (iteration 0) or a replay's
+  // refill writes them: made when first touched (SramArena, model/token_pages.hpp), or now on a
+  // page that cannot defer them. False, with nothing written, when this SRAM cannot defer them
+  // (its own mapping, unaligned words, a second seed).
+  bool defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes, uint32_t iteration = 0);
   // Where [address, + bytes) lies, for the exchange fabric alone: no deferred token is made
   // (its copies make them, SramArena::copy_out); the mutable place marks the pages written.
   const uint8_t* place(uint32_t address, uint32_t bytes) const {
@@ -172,9 +173,9 @@ class SramArena {
     }
     return false;
   }
-  // The loader's token segment at [at, + bytes), SRAM address `address` on, of a slot whose
-  // tile is `tile` (Sram::defer_tokens, once the seed is adopted).
-  void defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes);
+  // Tokens of `iteration` at [at, + bytes), SRAM address `address` on, of a slot whose tile is
+  // `tile` (Sram::defer_tokens, once the seed is adopted).
+  void defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes, uint32_t iteration);
   // A direct copy of the exchange fabric: [from, + count) to `to`, where the destination's
   // deferred tokens are made first and a source page's are made at `to` instead of read.
   void copy_out(const uint8_t* from, uint8_t* to, size_t count);

@@ -17,7 +17,8 @@ TokenPages::TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base)
       slot_tile_(pages_per_slot == 0 ? 0 : pages / pages_per_slot, 0),
       state_(std::make_unique<std::atomic<uint8_t>[]>(pages)),
       lo_(std::make_unique<uint16_t[]>(pages)),
-      hi_(std::make_unique<uint16_t[]>(pages)) {}
+      hi_(std::make_unique<uint16_t[]>(pages)),
+      iteration_(std::make_unique<uint32_t[]>(pages)) {}
 
 bool TokenPages::adopt(uint64_t seed) {
   const std::lock_guard lock(seed_mutex_);
@@ -26,14 +27,16 @@ bool TokenPages::adopt(uint64_t seed) {
   return true;
 }
 
-bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, bool untouched) {
+bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched) {
   const uint8_t state = state_[page].load(std::memory_order_relaxed);
-  if (state == kPlain && untouched) {
+  const bool deferred = state == kDeferred, same = deferred && iteration_[page] == iteration;
+  if ((state == kPlain && untouched) || (deferred && lo <= lo_[page] && hi >= hi_[page])) {
     lo_[page] = static_cast<uint16_t>(lo);
     hi_[page] = static_cast<uint16_t>(hi);
-  } else if (state == kDeferred && hi_[page] == lo) {
+    iteration_[page] = iteration;
+  } else if (same && hi_[page] == lo) {
     hi_[page] = static_cast<uint16_t>(hi);
-  } else if (state == kDeferred && lo_[page] == hi) {
+  } else if (same && lo_[page] == hi) {
     lo_[page] = static_cast<uint16_t>(lo);
   } else {
     return false;
@@ -49,7 +52,7 @@ void TokenPages::words(size_t page, size_t offset, std::span<uint32_t> out) cons
   const size_t lo = std::clamp<size_t>(lo_[page], begin, end), hi = std::clamp<size_t>(hi_[page], lo, end);
   std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>((lo - begin) / 4), 0u);
   const auto address = static_cast<uint32_t>(sram_base_ + (page % pages_per_slot_) * kPageBytes + lo);
-  arch::payload_tokens(*seed_, slot_tile_[page / pages_per_slot_], address, 0,
+  arch::payload_tokens(*seed_, slot_tile_[page / pages_per_slot_], address, iteration_[page],
                        out.subspan((lo - begin) / 4, (hi - lo) / 4));
   std::fill(out.begin() + static_cast<std::ptrdiff_t>((hi - begin) / 4), out.end(), 0u);
 }

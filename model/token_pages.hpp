@@ -26,11 +26,13 @@ class TokenPages {
   // The seed of every deferred token; false for a second one (its tokens are then written at once).
   bool adopt(uint64_t seed);
   const std::optional<uint64_t>& seed() const { return seed_; }
-  // Bytes [lo, hi) of `page` (word-aligned) hold logical tile `tile`'s tokens from now on,
-  // unwritten. `untouched`: nothing wrote the page so far, so it reads as zero. False, with
-  // nothing deferred, unless the page is untouched or already defers a range that this one
-  // continues. The tiles' loaders may call it at once, each for its own slot's pages.
-  bool defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, bool untouched);
+  // Bytes [lo, hi) of `page` (word-aligned) hold logical tile `tile`'s tokens of Repeat
+  // iteration `iteration` from now on, unwritten. `untouched`: nothing wrote the page so far, so
+  // it reads as zero. False, with nothing deferred, unless the page is untouched, or defers a
+  // range of the same iteration that this one continues, or one that this one covers (a
+  // replay's refill of the next iteration's sources). The tiles' loaders may call it at once,
+  // each for its own slot's pages.
+  bool defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched);
   bool deferred(size_t page) const { return state_[page].load(std::memory_order_acquire) >= kDeferred; }
   // Writes page `page`'s tokens at `bytes` (the page's place) unless they are there already;
   // of several threads, one writes them and the others wait.
@@ -48,7 +50,8 @@ class TokenPages {
   std::optional<uint64_t> seed_;     // set once, under seed_mutex_, before any page is deferred
   std::vector<uint32_t> slot_tile_;  // the logical tile whose SRAM each slot is
   std::unique_ptr<std::atomic<uint8_t>[]> state_;
-  std::unique_ptr<uint16_t[]> lo_, hi_;  // a deferred page's token bytes
+  std::unique_ptr<uint16_t[]> lo_, hi_;    // a deferred page's token bytes
+  std::unique_ptr<uint32_t[]> iteration_;  // and their iteration
 };
 
 }  // namespace lockstep::model

@@ -154,19 +154,33 @@ void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory
 
 // The next iteration's sources get that iteration's tokens, as a host harness would write
 // them between iterations (sources never share memory with destinations: the capture
-// validation refuses that). Source tiles in parallel, each tile's transfers in capture order
-// (one writer per tile). A multicast transfer's tokens are kept for the check after the
-// iteration.
+// validation refuses that). Source tiles in parallel (one writer per tile), each tile's
+// sources in address order with touching ones as one run, so that the simulator can make
+// whole pages of them only when read (sim::MemoryView::write_tokens). A multicast transfer's
+// tokens are kept for the check after the iteration.
 void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
   kept_.resize(kept_words_);
   tbb::parallel_for(size_t{0}, by_source_.size(), [&](size_t g) {
-    auto& buffer = buffers_.local();
+    auto& runs = runs_.local();
+    runs.clear();
     for (const uint32_t t : by_source_.of(g)) {
       if (sources_[t].words == 0) continue;
-      const std::span<uint32_t> tokens = token_place(t, buffer);
-      make_tokens(t, iteration, tokens);
-      memory.write(sources_[t].tile, source_address(t, iteration), uint32_t(tokens.size_bytes()),
-                   reinterpret_cast<const uint8_t*>(tokens.data()));
+      runs.emplace_back(source_address(t, iteration), uint64_t{source_address(t, iteration)} + 4 * sources_[t].words);
+      if (sources_[t].kept != kMadeWhenChecked)
+        make_tokens(t, iteration, {kept_.data() + sources_[t].kept, sources_[t].words});
+    }
+    if (runs.empty()) return;
+    std::sort(runs.begin(), runs.end());
+    const uint32_t tile = sources_[by_source_.of(g).front()].tile;
+    auto run = runs.front();
+    for (size_t k = 1; k <= runs.size(); ++k) {
+      if (k < runs.size() && runs[k].first <= run.second) {  // touches or overlaps: the same tokens
+        run.second = std::max(run.second, runs[k].second);
+        continue;
+      }
+      memory.write_tokens(tile, static_cast<uint32_t>(run.first), static_cast<uint32_t>(run.second - run.first),
+                          options_.seed, iteration);
+      if (k < runs.size()) run = runs[k];
     }
   });
   kept_iteration_ = iteration;

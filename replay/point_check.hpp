@@ -79,6 +79,8 @@ class PayloadChecker {
   uint64_t kept_words_ = 0;
   int64_t kept_iteration_ = -1;                                     // the iteration whose tokens kept_ holds
   tbb::enumerable_thread_specific<std::vector<uint32_t>> buffers_;  // each thread's tokens
+  // Each thread's source ranges [begin, end) of one tile, for the refill.
+  tbb::enumerable_thread_specific<std::vector<std::pair<uint32_t, uint64_t>>> runs_;
 };
 
 }  // namespace lockstep::replay

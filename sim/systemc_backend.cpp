@@ -63,6 +63,14 @@ class ChipMemoryView : public MemoryView {
     if (t == nullptr || !t->memory().contains(address, bytes)) return;
     t->memory().write(address, bytes, data);
   }
+  void write_tokens(uint32_t tile, uint32_t address, uint32_t bytes, uint64_t seed, uint32_t iteration) override {
+    model::Tile* t = chip_.tile(tile);
+    if (t == nullptr || !t->memory().contains(address, bytes)) return;
+    if (t->memory().defer_tokens(seed, tile, address, bytes, iteration)) return;
+    std::vector<uint32_t> tokens((bytes + 3) / 4);
+    arch::payload_tokens(seed, tile, address, iteration, tokens);
+    t->memory().write(address, bytes, reinterpret_cast<const uint8_t*>(tokens.data()));
+  }
 
  private:
   model::Chip& chip_;

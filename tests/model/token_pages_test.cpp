@@ -102,6 +102,29 @@ TEST(TokenPages, ACopyMakesTheTokensItMovesAndLeavesItsSourceUntouched) {
   l.expect_same(at(0x8000), 4 * 4096);
 }
 
+// A replay's refill: the next iteration's tokens over the same sources.
+TEST(TokenPages, ARefillThatCoversTheDeferredRangeDefersTheNextIterationAndIsAWrite) {
+  Loaded l;
+  l.tokens(at(0x6000), 0x300);
+  const auto page = l.arena.page_of(l.deferred.place(at(0x6000), 4));
+  const auto before = l.arena.epochs().last_write(page);
+  l.arena.epochs().advance();
+  ASSERT_TRUE(l.deferred.defer_tokens(kSeed, kTile, at(0x6000), 0x300, 1));
+  arch::payload_tokens(kSeed, kTile, at(0x6000), 1, l.plain.mutable_words(at(0x6000), 0x300));
+  EXPECT_TRUE(l.waits(at(0x6000), 4));
+  EXPECT_GT(l.arena.epochs().last_write(page), before);  // a repeat that reads it copies again
+  l.expect_same(at(0x6000), 4096);
+}
+
+TEST(TokenPages, ARefillOfPartOfTheDeferredRangeWritesAtOnce) {
+  Loaded l;
+  l.tokens(at(0x7000), 0x300);
+  ASSERT_TRUE(l.deferred.defer_tokens(kSeed, kTile, at(0x7100), 0x100, 2));
+  arch::payload_tokens(kSeed, kTile, at(0x7100), 2, l.plain.mutable_words(at(0x7100), 0x100));
+  EXPECT_FALSE(l.waits(at(0x7000), 4));
+  l.expect_same(at(0x7000), 4096);
+}
+
 TEST(TokenPages, ASecondSeedOrUnalignedWordsAreNotDeferred) {
   SramArena arena(c600(), 1);
   Sram m(c600(), arena, 0);

@@ -43,6 +43,11 @@ class FakeMemory : public sim::MemoryView {
       words_[{tile, address + a}] = v;
     }
   }
+  void write_tokens(uint32_t tile, uint32_t address, uint32_t bytes, uint64_t seed, uint32_t iteration) override {
+    std::vector<uint32_t> tokens(bytes / 4);
+    arch::payload_tokens(seed, tile, address, iteration, tokens);
+    write(tile, address, bytes, reinterpret_cast<const uint8_t*>(tokens.data()));
+  }
 
  private:
   mutable std::mutex lock_;
