@@ -262,7 +262,9 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
         if (k + kPrefetchAhead < end) {
           const Copy& next = e.copies[k + kPrefetchAhead];
           for (uint32_t b = 0; b < next.bytes; b += 64) {
-            __builtin_prefetch(next.from + b, 0);
+            // A source whose tokens wait is not read, and its page is unmapped: asking for it
+            // cost a replay of phase 6 0.3 s (docs/performance.md, round twenty-four).
+            if (!deferred_tokens) __builtin_prefetch(next.from + b, 0);
             __builtin_prefetch(next.to + b, 1);
           }
         }
