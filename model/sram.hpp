@@ -168,6 +168,7 @@ class SramArena {
   }
   // Whether a page of [bytes, + count) (count > 0) still waits for its tokens.
   bool waits_for_tokens(const uint8_t* bytes, size_t count) {
+    if (!tokens_.any()) return false;
     for (size_t p = page_of(bytes), last = page_of(bytes + count - 1); p <= last; ++p) {
       if (tokens_.deferred(p)) return true;
     }

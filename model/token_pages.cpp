@@ -12,18 +12,17 @@ constexpr uint32_t kPageBytes = 4096;
 }
 
 TokenPages::TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base)
-    : pages_per_slot_(pages_per_slot),
-      sram_base_(sram_base),
-      slot_tile_(pages_per_slot == 0 ? 0 : pages / pages_per_slot, 0),
-      state_(std::make_unique<std::atomic<uint8_t>[]>(pages)),
-      lo_(std::make_unique<uint16_t[]>(pages)),
-      hi_(std::make_unique<uint16_t[]>(pages)),
-      iteration_(std::make_unique<uint32_t[]>(pages)) {}
+    : pages_(pages), pages_per_slot_(pages_per_slot), sram_base_(sram_base) {}
 
 bool TokenPages::adopt(uint64_t seed) {
   const std::lock_guard lock(seed_mutex_);
-  if (seed_ && *seed_ != seed) return false;
+  if (seed_) return *seed_ == seed;
   seed_ = seed;
+  slot_tile_.assign(pages_per_slot_ == 0 ? 0 : pages_ / pages_per_slot_, 0);
+  state_ = std::make_unique<std::atomic<uint8_t>[]>(pages_);
+  lo_ = std::make_unique<uint16_t[]>(pages_);
+  hi_ = std::make_unique<uint16_t[]>(pages_);
+  iteration_ = std::make_unique<uint32_t[]>(pages_);
   return true;
 }
 
@@ -43,7 +42,7 @@ bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uin
   }
   slot_tile_[page / pages_per_slot_] = tile;
   state_[page].store(kDeferred, std::memory_order_relaxed);
-  any_.store(true, std::memory_order_relaxed);
+  any_.store(true, std::memory_order_release);  // after the tables, which readers then see
   return true;
 }
 

@@ -22,8 +22,9 @@ class TokenPages {
   // `pages` of 4 KiB in slots of `pages_per_slot`, each slot a tile's SRAM from `sram_base` up.
   TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base);
 
-  bool any() const { return any_.load(std::memory_order_relaxed); }
-  // The seed of every deferred token; false for a second one (its tokens are then written at once).
+  bool any() const { return any_.load(std::memory_order_acquire); }
+  // The seed of every deferred token; false for a second one (its tokens are then written at
+  // once). The first makes the pages' tables: a chip that defers nothing never touches them.
   bool adopt(uint64_t seed);
   const std::optional<uint64_t>& seed() const { return seed_; }
   // Bytes [lo, hi) of `page` (word-aligned) hold logical tile `tile`'s tokens of Repeat
@@ -43,11 +44,12 @@ class TokenPages {
  private:
   // Plain: memory holds the page (zero if nothing wrote it); made: memory holds the tokens made.
   static constexpr uint8_t kPlain = 0, kMade = 1, kDeferred = 2, kMaking = 3;
+  size_t pages_;
   size_t pages_per_slot_;
   uint32_t sram_base_;
   std::atomic<bool> any_ = false;
   std::mutex seed_mutex_;
-  std::optional<uint64_t> seed_;     // set once, under seed_mutex_, before any page is deferred
+  std::optional<uint64_t> seed_;     // set once, under seed_mutex_, with the tables below
   std::vector<uint32_t> slot_tile_;  // the logical tile whose SRAM each slot is
   std::unique_ptr<std::atomic<uint8_t>[]> state_;
   std::unique_ptr<uint16_t[]> lo_, hi_;    // a deferred page's token bytes
