@@ -118,15 +118,13 @@ void SramArena::defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint3
     const size_t offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
     const auto n = static_cast<uint32_t>(std::min<size_t>(bytes - done, kPage - offset));
     const size_t page = page_of(at + done);
-    if (tokens_.defer(page, tile, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset + n), iteration,
-                      epochs_.last_write(page) == 0)) {
-      mark_written(at + done, n);  // a write even deferred: a repeat that reads it copies again
-    } else {
+    if (!tokens_.defer(page, tile, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset + n), iteration,
+                       epochs_.last_write(page) == 0)) {
       make_ready(at + done, n);
       arch::payload_tokens(*tokens_.seed(), tile, address + done, iteration,
                            {reinterpret_cast<uint32_t*>(at + done), n / 4});
-      mark_written(at + done, n);
     }
+    mark_written(at + done, n);  // a write even deferred: a repeat that reads it copies again
     done += n;
   }
 }
