@@ -11,9 +11,10 @@
 // without the payload proof, goal 5 s, beside a memcpy of the bytes its exchanges copy; with
 // it, goal 10 s) and `lockstep replay` of one reduce phase, every word of all 27 iterations
 // (goal 0.6 s, and 35% of memcpy; beside it the replay's page faults and one core's first
-// touch of a fresh page, measured in the same run, and the least any program doing that
-// replay's work takes: tokens, copies and compares alone, on fresh pages and on pages already
-// touched), and the same replay with and without `--watch`.
+// touch of a fresh page, measured in the same run; the run itself split into its first
+// iteration and each further one; and the least any program doing that replay's work takes:
+// tokens, copies and compares alone, on fresh pages and on pages already touched), and the
+// same replay with and without `--watch`.
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -166,6 +167,20 @@ ReplayRunFigures replay_run_figures(const std::string& log) {
   const std::string marker = "simulated and checked in ", line = log_from(log, marker);
   if (line.empty()) return {};
   return {number_after(line, marker) / 1e3, static_cast<uint64_t>(number_after(line, " ms, "))};
+}
+
+// The median of `runs` replays' run itself (`argv` with `--log-level debug`), in seconds; -1
+// when one failed or its log has no timing.
+double median_run_itself(std::vector<std::string> argv, const std::string& log, int runs) {
+  argv.insert(argv.end(), {"--log-level", "debug"});
+  std::vector<double> seconds;
+  for (int i = 0; i < runs; ++i) {
+    if (bench::measured_command(argv, log).seconds < 0) return -1;
+    seconds.push_back(replay_run_figures(log).seconds);
+    if (seconds.back() < 0) return -1;
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
 }
 
 // What a run's `--log-level debug` summary says its exchanges moved: "run: E phase executions
@@ -328,6 +343,20 @@ void command_line_figures(const std::string& binary) {
           "%.0f ms for the whole run\n",
           static_cast<unsigned long long>(run_figures.page_faults), populated_us,
           double(run_figures.page_faults) * populated_us / 2e3, 1e3 * words / (0.35 * gbps * 1e9 / 4));
+      // The run itself split: a replay of the first iteration alone carries what every replay
+      // pays once (the chip built, 1,440 tiles loaded, the phase planned) and one iteration's
+      // words; each further iteration costs the difference over the rest.
+      std::vector<std::string> first = plain;
+      first.insert(first.end(), {"--iterations", "first"});
+      const double all_seconds = median_run_itself(plain, log, 3), first_seconds = median_run_itself(first, log, 3);
+      if (all_seconds > 0 && first_seconds > 0 && phase.iterations > 1 && all_seconds > first_seconds) {
+        const double each = (all_seconds - first_seconds) / (phase.iterations - 1), per = words / phase.iterations;
+        std::printf(
+            "  the run itself split (medians of 3): the first iteration alone %.0f ms (the chip built, the tiles "
+            "loaded, the phase planned, one iteration's words); each further iteration %.2f ms, %.0f M words/s, "
+            "%.1f%% of that memcpy\n",
+            1e3 * first_seconds, 1e3 * each, per / each / 1e6, 100.0 * per / each / (gbps * 1e9 / 4));
+      }
       const IdealReplay ideal = ideal_replay(phase, arch::load_machine(lowered.machine_name));
       if (ideal.fresh_seconds > 0) {
         const auto share = [&](double seconds) { return 100.0 * words / seconds / (gbps * 1e9 / 4); };
