@@ -1,15 +1,12 @@
 // Drawing the cross-check scatter plot (log-log, y = x) and rendering it to SVG and PNG.
 #include "report/crosscheck_plot.hpp"
 
-#include <cairo-svg.h>
 #include <cairo.h>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <regex>
-#include <stdexcept>
 
+#include "report/cairo_files.hpp"
 #include "report/cairo_text.hpp"
 #include "report/plot_axis.hpp"
 #include "report/plot_labels.hpp"
@@ -188,63 +185,13 @@ void draw_scatter(cairo_t* cr, const Crosscheck& c) {
   }
 }
 
-cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {
-  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-  return CAIRO_STATUS_SUCCESS;
-}
-
-void check(cairo_status_t status, const char* what) {
-  if (status != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cairo: ") + what + ": " + cairo_status_to_string(status));
-}
-
-void draw_on(cairo_surface_t* surface, const Crosscheck& c, double scale) {
-  check(cairo_surface_status(surface), "create surface");
-  cairo_t* cr = cairo_create(surface);
-  cairo_scale(cr, scale, scale);
-  draw_scatter(cr, c);
-  const cairo_status_t status = cairo_status(cr);
-  cairo_destroy(cr);
-  check(status, "draw");
-}
-
-// cairo numbers SVG groups by a process-wide surface serial; number them from 1 instead so
-// the bytes depend on the drawing only.
-std::string canonical_surface_ids(const std::string& svg) {
-  static const std::regex kSurface("surface([0-9]+)");
-  std::map<std::string, std::string> renamed;
-  std::string out;
-  auto at = svg.cbegin();
-  for (std::sregex_iterator it(svg.begin(), svg.end(), kSurface), end; it != end; ++it) {
-    out.append(at, svg.cbegin() + it->position());
-    auto [entry, inserted] = renamed.try_emplace((*it)[1].str(), std::to_string(renamed.size() + 1));
-    out += "surface" + entry->second;
-    at = svg.cbegin() + it->position() + it->length();
-  }
-  out.append(at, svg.cend());
-  return out;
-}
-
 }  // namespace
 
 ScatterFiles render_crosscheck_scatter(const Crosscheck& check_result) {
+  const Drawing draw = [&](cairo_t* cr) { draw_scatter(cr, check_result); };
   ScatterFiles files;
-  cairo_surface_t* svg = cairo_svg_surface_create_for_stream(append_bytes, &files.svg, kWidth, kHeight);
-  cairo_svg_surface_restrict_to_version(svg, CAIRO_SVG_VERSION_1_1);
-  draw_on(svg, check_result, 1.0);
-  cairo_surface_finish(svg);
-  const cairo_status_t svg_status = cairo_surface_status(svg);
-  cairo_surface_destroy(svg);
-  check(svg_status, "write SVG");
-  files.svg = canonical_surface_ids(files.svg);
-
-  cairo_surface_t* png =
-      cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(std::lround(kWidth * kPngScale)),
-                                 static_cast<int>(std::lround(kHeight * kPngScale)));
-  draw_on(png, check_result, kPngScale);
-  const cairo_status_t png_status = cairo_surface_write_to_png_stream(png, append_bytes, &files.png);
-  cairo_surface_destroy(png);
-  check(png_status, "write PNG");
+  files.svg = svg_bytes(kWidth, kHeight, draw);
+  files.png = png_bytes(kWidth, kHeight, kPngScale, draw);
   return files;
 }
 
