@@ -356,6 +356,9 @@ void command_line_figures(const std::string& binary) {
             "loaded, the phase planned, one iteration's words); each further iteration %.2f ms, %.0f M words/s, "
             "%.1f%% of that memcpy\n",
             1e3 * first_seconds, 1e3 * each, per / each / 1e6, 100.0 * per / each / (gbps * 1e9 / 4));
+      } else {
+        std::printf("  the run itself split: not measured (all iterations %.0f ms, the first alone %.0f ms)\n",
+                    1e3 * all_seconds, 1e3 * first_seconds);
       }
       const IdealReplay ideal = ideal_replay(phase, arch::load_machine(lowered.machine_name));
       if (ideal.fresh_seconds > 0) {
