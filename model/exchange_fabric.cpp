@@ -24,6 +24,8 @@ namespace lockstep::model {
 
 namespace {
 constexpr uint32_t kReturnWord = 0x43a00000;  // br $m10
+// Copies of this many bytes (twice one core's L2 here) leave none of the tiles' state in cache.
+constexpr uint64_t kColdBytes = 2u << 20;
 
 // Every tile's row end and the runs it received, write runs merged where one continues
 // the last (same sender, next addresses, next event).
@@ -386,11 +388,13 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
 
   // A repeat whose sources and destinations nothing wrote since would copy the same bytes onto
   // themselves (an exchange-only program's Repeats, whose kernels are gone): it is not copied.
+  bool copied = false;
   if (unchanged && landed_already(e)) {
     monitor_.count_landed(e.write_bytes);
   } else {
     copy_words(e, tiles);
     monitor_.count_copies(e.direct ? e.copies.size() : outcome.writes.size(), e.write_bytes);
+    copied = true;
   }
   // Every write after this point (the tiles', a replay's refill) is a later epoch's.
   e.epoch = sram_.epochs().now();
@@ -416,6 +420,12 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
     record.before = tiles.front()->release_path()->interval;
   }
   monitor_.record(record);
+  // After copies larger than the caches (and the replay's check of them, in record()), the
+  // tiles' own state is gone from them: asked for all at once, its misses overlap, where SystemC
+  // would otherwise wait on them one tile at a time (docs/performance.md, round twenty-five).
+  if (copied && e.write_bytes >= kColdBytes) {
+    for (const Tile* t : tiles) t->prefetch_state();
+  }
   for (const auto& h : outcome.hazards) {
     RecordedHazard r;
     r.cycle = release + static_cast<uint64_t>(std::max<int64_t>(0, h.event));

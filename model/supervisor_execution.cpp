@@ -119,6 +119,22 @@ void Tile::load_code() {
                 reinterpret_cast<const uint8_t*>(code_.words.data()));
 }
 
+void Tile::prefetch_state() const {
+  const auto lines = [](const void* from, size_t bytes) {
+    const auto* p = static_cast<const char*>(from);
+    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0);
+  };
+  // Our members, from the first on: the SystemC module's own are not what a run reads.
+  const auto* ours = reinterpret_cast<const char*>(&pending_);
+  lines(ours, static_cast<size_t>(reinterpret_cast<const char*>(this) + sizeof(Tile) - ours));
+  // The words about the PC: a Repeat body's sync, its row call, its count and its branch back.
+  const size_t at = (pc_ - code_.base) / 4, first = std::min(decoded_.size(), at > 8 ? at - 8 : 0);
+  lines(decoded_.data() + first, std::min<size_t>(24, decoded_.size() - first) * sizeof(CodeWord));
+  lines(code_.sites.data(), code_.sites.size() * sizeof(arch::CodeSite));
+  lines(site_targets_.data(), site_targets_.size() * sizeof(SiteTarget));
+  lines(loops_.data(), loops_.size() * sizeof(Loop));
+}
+
 void Tile::flush_issued() {
   if (issued_ == 0) return;
   const uint64_t cycles = issued_;

@@ -93,6 +93,9 @@ class Tile : public sc_core::sc_module {
   CycleSplit path_now() const;
   void released(SharedReleasePath path);
   const SharedReleasePath& release_path() const { return release_path_; }
+  // Asks for the lines this tile reads when it runs next (its own members, the code about its
+  // PC, its sites and loops), without waiting for them.
+  void prefetch_state() const;
   const CycleSplit& since_release() const { return since_release_; }
   // The path at the end of the run (its parts add up to finish_cycle()).
   const CycleSplit& finish_path() const { return finish_path_; }
