@@ -124,8 +124,9 @@ void Tile::prefetch_state() const {
     const auto* p = static_cast<const char*>(from);
     for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0);
   };
-  // Our members, from the first on: the SystemC module's own are not what a run reads.
-  const auto* ours = reinterpret_cast<const char*>(&pending_);
+  // The members this class declares, from its first (the barrier port) on; the SystemC
+  // module's own, before them, are not what a run reads.
+  const auto* ours = reinterpret_cast<const char*>(&barrier);
   lines(ours, static_cast<size_t>(reinterpret_cast<const char*>(this) + sizeof(Tile) - ours));
   // The words about the PC: a Repeat body's sync, its row call, its count and its branch back.
   const size_t at = (pc_ - code_.base) / 4, first = std::min(decoded_.size(), at > 8 ? at - 8 : 0);
