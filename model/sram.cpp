@@ -111,6 +111,13 @@ bool Sram::defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t
   return true;
 }
 
+void Sram::write_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes, uint32_t iteration) {
+  if (defer_tokens(seed, tile, address, bytes, iteration)) return;
+  populate(address, bytes);
+  // Made in place: a buffer to fill and copy was two more passes over the tokens.
+  arch::payload_tokens(seed, tile, address, iteration, mutable_words(address, bytes));
+}
+
 // Page by page; a page that cannot defer its part (something wrote it) gets its tokens now.
 void SramArena::defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes, uint32_t iteration) {
   constexpr size_t kPage = WriteEpochs::kPageBytes;

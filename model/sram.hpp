@@ -30,6 +30,7 @@ class WriteEpochs {
   using Epoch = uint64_t;
   static constexpr unsigned kPageShift = 12;
   static constexpr size_t kPageBytes = size_t{1} << kPageShift;
+  static_assert(kPageBytes == TokenPages::kPageBytes, "one page for the write epochs and the tokens");
   explicit WriteEpochs(size_t pages) : last_write_(pages, 0) {}
   Epoch now() const { return now_.load(std::memory_order_relaxed); }
   // Only between executions, with no kernel in flight (the barrier runs them all first).
@@ -118,6 +119,9 @@ class Sram {
   // page that cannot defer them. False, with nothing written, when this SRAM cannot defer them
   // (its own mapping, unaligned words, a second seed).
   bool defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes, uint32_t iteration = 0);
+  // The same tokens, deferred where defer_tokens can, written now (in place) where it cannot;
+  // whole words only (std::invalid_argument otherwise, as mutable_words).
+  void write_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes, uint32_t iteration = 0);
   // Where [address, + bytes) lies, for the exchange fabric alone: no deferred token is made
   // (its copies make them, SramArena::copy_out); the mutable place marks the pages written.
   const uint8_t* place(uint32_t address, uint32_t bytes) const {

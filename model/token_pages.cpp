@@ -7,10 +7,6 @@
 
 namespace lockstep::model {
 
-namespace {
-constexpr uint32_t kPageBytes = 4096;
-}
-
 TokenPages::TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base)
     : pages_(pages), pages_per_slot_(pages_per_slot), sram_base_(sram_base) {}
 

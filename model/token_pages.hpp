@@ -19,6 +19,8 @@ namespace lockstep::model {
 
 class TokenPages {
  public:
+  static constexpr size_t kPageBytes = 4096;  // the arena's page (WriteEpochs::kPageBytes)
+
   // `pages` of 4 KiB in slots of `pages_per_slot`, each slot a tile's SRAM from `sram_base` up.
   TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base);
 

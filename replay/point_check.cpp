@@ -62,19 +62,12 @@ void PayloadChecker::make_tokens(uint32_t t, uint32_t iteration, std::span<uint3
 // keep_tokens) or made now in `buffer`, which stays in cache.
 std::span<const uint32_t> PayloadChecker::expected_tokens(uint32_t t, uint32_t iteration,
                                                           std::vector<uint32_t>& buffer) {
-  if (sources_[t].kept != kMadeWhenChecked) return token_place(t, buffer);
-  const std::span<uint32_t> tokens = token_place(t, buffer);
-  make_tokens(t, iteration, tokens);
-  return tokens;
-}
-
-// Where transfer t's tokens are made: its place in kept_ (a multicast transfer) or `buffer`,
-// grown as needed.
-std::span<uint32_t> PayloadChecker::token_place(uint32_t t, std::vector<uint32_t>& buffer) {
   const TransferSource& source = sources_[t];
   if (source.kept != kMadeWhenChecked) return {kept_.data() + source.kept, source.words};
   if (buffer.size() < source.words) buffer.resize(source.words);
-  return {buffer.data(), source.words};
+  const std::span<uint32_t> tokens(buffer.data(), source.words);
+  make_tokens(t, iteration, tokens);
+  return tokens;
 }
 
 void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView& memory) {

@@ -37,7 +37,6 @@ class PayloadChecker {
   void keep_tokens(uint32_t iteration);
   void make_tokens(uint32_t transfer, uint32_t iteration, std::span<uint32_t> out) const;
   std::span<const uint32_t> expected_tokens(uint32_t transfer, uint32_t iteration, std::vector<uint32_t>& buffer);
-  std::span<uint32_t> token_place(uint32_t transfer, std::vector<uint32_t>& buffer);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
   void record_error(const std::string& what);

@@ -98,8 +98,8 @@ class MemoryView {
   // Whether [address, address + bytes) holds exactly `expected` (no copy out).
   virtual bool equal(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* expected) const = 0;
   // Writes the payload tokens of `seed`, `tile` and Repeat iteration `iteration` (formats/token.hpp)
-  // at [address, address + bytes), as write() of them would; a simulator may make them only when
-  // something reads them.
+  // at [address, address + bytes), whole words, as write() of them would; a simulator may make
+  // them only when something reads them.
   virtual void write_tokens(uint32_t tile, uint32_t address, uint32_t bytes, uint64_t seed, uint32_t iteration) = 0;
 };
 

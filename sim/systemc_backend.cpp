@@ -14,7 +14,6 @@
 #include <systemc>
 
 #include "arch/topology.hpp"
-#include "formats/token.hpp"
 #include "io/errors.hpp"
 #include "io/hex.hpp"
 #include "io/parallel.hpp"
@@ -66,10 +65,7 @@ class ChipMemoryView : public MemoryView {
   void write_tokens(uint32_t tile, uint32_t address, uint32_t bytes, uint64_t seed, uint32_t iteration) override {
     model::Tile* t = chip_.tile(tile);
     if (t == nullptr || !t->memory().contains(address, bytes)) return;
-    if (t->memory().defer_tokens(seed, tile, address, bytes, iteration)) return;
-    std::vector<uint32_t> tokens((bytes + 3) / 4);
-    arch::payload_tokens(seed, tile, address, iteration, tokens);
-    t->memory().write(address, bytes, reinterpret_cast<const uint8_t*>(tokens.data()));
+    t->memory().write_tokens(seed, tile, address, bytes, iteration);
   }
 
  private:
@@ -250,21 +246,17 @@ class SystemCBackend : public Backend {
         // Most of an exchange-only package's 640 MB of tokens are only ever read: their whole
         // pages are made when first touched, and the copies make the tokens they move
         // (model/token_pages.hpp).
-        if (seg.fill == arch::FillKind::Tokens &&
-            memory.defer_tokens(seg.token_seed, program.tile, seg.address, seg.size))
-          continue;
-        memory.populate(seg.address, seg.size);
         switch (seg.fill) {
+          case arch::FillKind::Tokens:
+            memory.write_tokens(seg.token_seed, program.tile, seg.address, seg.size);
+            break;
           case arch::FillKind::Bytes:
+            memory.populate(seg.address, seg.size);
             memory.write(seg.address, seg.size, seg.bytes.data());
             break;
           case arch::FillKind::Zero:
+            memory.populate(seg.address, seg.size);
             memory.zero(seg.address, seg.size);
-            break;
-          case arch::FillKind::Tokens:
-            // Made in place: a buffer to fill and copy was two more passes over the tokens.
-            arch::payload_tokens(seg.token_seed, program.tile, seg.address, 0,
-                                 memory.mutable_words(seg.address, seg.size));
             break;
         }
       }

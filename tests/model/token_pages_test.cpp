@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -133,6 +134,21 @@ TEST(TokenPages, ASecondSeedOrUnalignedWordsAreNotDeferred) {
   EXPECT_FALSE(m.defer_tokens(kSeed, kTile, at(0x5002), 8));
   Sram own(c600());
   EXPECT_FALSE(own.defer_tokens(kSeed, kTile, at(0x1000), 4096));
+}
+
+// write_tokens defers where it can and writes at once where it cannot: either way the words
+// read back as the plain load's.
+TEST(TokenPages, WriteTokensReadsAsThePlainLoadDeferredOrNot) {
+  SramArena arena(c600(), 1);
+  Sram arena_slot(c600(), arena, 0), own(c600()), plain(c600());
+  arena_slot.write_tokens(kSeed, kTile, at(0x1000), 4096);
+  arena_slot.write_tokens(kSeed + 1, kTile, at(0x3000), 4096);  // a second seed: written now
+  own.write_tokens(kSeed, kTile, at(0x1000), 4096);
+  write_tokens(plain, at(0x1000), 4096);
+  write_tokens(plain, at(0x3000), 4096, kSeed + 1);
+  EXPECT_EQ(bytes_of(arena_slot, at(0x1000), 0x3000), bytes_of(plain, at(0x1000), 0x3000));
+  EXPECT_EQ(bytes_of(own, at(0x1000), 4096), bytes_of(plain, at(0x1000), 4096));
+  EXPECT_THROW(own.write_tokens(kSeed, kTile, at(0x5002), 8), std::invalid_argument);
 }
 
 TEST(TokenPages, ThreadsThatTouchOnePageAtOnceAllSeeItsTokens) {
