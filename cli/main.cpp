@@ -15,6 +15,7 @@
 #include "cli/version.hpp"
 #include "io/errors.hpp"
 #include "io/printable.hpp"
+#include "workload/blas_threads.hpp"
 
 namespace lockstep::cli {
 
@@ -97,6 +98,7 @@ static void keep_freed_memory() {
 int main(int argc, char** argv) {
   using namespace lockstep::cli;
   keep_freed_memory();
+  lockstep::workload::stop_blas_worker_threads();  // never used; idle, they spin for 0.15 s
   CLI::App app{
       "Lockstep: a deterministic, cycle-level simulator and replay harness for IPU21-class\n"
       "machines. Compiles exchange phases to real rows, runs packages on a SystemC model\n"
