@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "arch/machine.hpp"
+#include "cli/capture_stats_output.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "formats/capture.hpp"
 #include "io/atomic_file.hpp"
-#include "io/csv.hpp"
 #include "io/errors.hpp"
 #include "replay/point.hpp"
 #include "workload/synth.hpp"
@@ -31,12 +31,7 @@ void print_stats(const arch::Capture& capture) {
   std::cout << "source_addresses " << stats.source_addresses << "\n";
   std::cout << "words " << stats.words << "\n";
   std::cout << "words_delivered " << stats.words_delivered << "\n";
-  std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,"
-               "words_delivered\n";
-  for (const auto& p : stats.phases) {
-    std::cout << p.id << "," << arch::csv_field(p.label) << "," << p.execution_count << "," << p.iterations << ","
-              << p.transfers << "," << p.destinations << "," << p.words << "," << p.words_delivered << "\n";
-  }
+  print_phase_stats_csv(stats.phases, std::cout);
 }
 
 nlohmann::ordered_json stats_json(const arch::Capture& capture) {
@@ -48,17 +43,7 @@ nlohmann::ordered_json stats_json(const arch::Capture& capture) {
                  {"source_addresses", stats.source_addresses},
                  {"words", stats.words},
                  {"words_delivered", stats.words_delivered}};
-  j["phases"] = nlohmann::ordered_json::array();
-  for (const auto& p : stats.phases) {
-    j["phases"].push_back({{"phase", p.id},
-                           {"label", p.label},
-                           {"execution_count", p.execution_count},
-                           {"iterations", p.iterations},
-                           {"transfers", p.transfers},
-                           {"destinations", p.destinations},
-                           {"words", p.words},
-                           {"words_delivered", p.words_delivered}});
-  }
+  j["phases"] = phase_stats_json(stats.phases);
   return j;
 }
 

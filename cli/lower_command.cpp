@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch/machine.hpp"
+#include "cli/capture_stats_output.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/options.hpp"
 #include "formats/capture.hpp"
@@ -55,11 +56,7 @@ void print_stats(const workload::Lowered& lowered, double seconds) {
     std::cout << arch::csv_field(g.name) << "," << g.in << "," << g.out << "," << g.k_blocks << "," << g.o_blocks << ","
               << g.chunks << "," << g.row_groups << "\n";
   }
-  std::cout << "phase,label,execution_count,iterations,transfers,destinations,words,words_delivered\n";
-  for (const auto& p : stats.phases) {
-    std::cout << p.id << "," << arch::csv_field(p.label) << "," << p.execution_count << "," << p.iterations << ","
-              << p.transfers << "," << p.destinations << "," << p.words << "," << p.words_delivered << "\n";
-  }
+  print_phase_stats_csv(stats.phases, std::cout);
   std::cout << "tile,resident_bytes,peak_bytes\n";
   for (const auto& m : lowered.memory) {
     std::cout << m.tile << "," << m.persistent_bytes << "," << m.peak_bytes << "\n";
@@ -97,17 +94,7 @@ nlohmann::ordered_json stats_json(const workload::Workload& workload, const work
                           {"chunks", g.chunks},
                           {"row_groups", g.row_groups}});
   }
-  j["phases"] = nlohmann::ordered_json::array();
-  for (const auto& p : stats.phases) {
-    j["phases"].push_back({{"phase", p.id},
-                           {"label", p.label},
-                           {"execution_count", p.execution_count},
-                           {"iterations", p.iterations},
-                           {"transfers", p.transfers},
-                           {"destinations", p.destinations},
-                           {"words", p.words},
-                           {"words_delivered", p.words_delivered}});
-  }
+  j["phases"] = phase_stats_json(stats.phases);
   j["tiles"] = nlohmann::ordered_json::array();
   for (const auto& m : lowered.memory) {
     j["tiles"].push_back({{"tile", m.tile}, {"resident_bytes", m.persistent_bytes}, {"peak_bytes", m.peak_bytes}});
