@@ -5,10 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -16,58 +12,7 @@
 
 #include "io/errors.hpp"
 #include "support/test_support.hpp"
-
-// The largest single operator new request while tracking is on: a hostile size must be
-// refused before it reaches the allocator. Replacing operator new is global to the test
-// binary, so it only counts; sanitizer builds keep their own allocator (no tracking there).
-#if defined(__SANITIZE_ADDRESS__)
-#define LOCKSTEP_SANITIZED_ALLOCATOR 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define LOCKSTEP_SANITIZED_ALLOCATOR 1
-#endif
-#endif
-
-namespace {
-std::atomic<bool> g_tracking{false};
-std::atomic<size_t> g_largest{0};
-}  // namespace
-
-#ifndef LOCKSTEP_SANITIZED_ALLOCATOR
-void* operator new(std::size_t size) {
-  if (g_tracking.load(std::memory_order_relaxed)) {
-    size_t seen = g_largest.load(std::memory_order_relaxed);
-    while (size > seen && !g_largest.compare_exchange_weak(seen, size)) {
-    }
-  }
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-// Not inlined: GCC would otherwise see free() meet operator new's pointer and warn.
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#endif
-
-namespace lockstep::arch::allocation_tracking {
-
-// Also used by safetensors_test.cpp.
-bool available() {
-#ifdef LOCKSTEP_SANITIZED_ALLOCATOR
-  return false;
-#else
-  return true;
-#endif
-}
-void start() {
-  g_largest = 0;
-  g_tracking = true;
-}
-size_t stop() {
-  g_tracking = false;
-  return g_largest;
-}
-
-}  // namespace lockstep::arch::allocation_tracking
+#include "tests/formats/corrupted_files.hpp"
 
 namespace lockstep::arch {
 namespace {
@@ -309,48 +254,13 @@ TEST(NpyExpect, NamesTheFileAndWhatDiffers) {
 // Truncations and overwritten bytes of a valid file (most in the header): every outcome is a
 // read or an InputError naming the file in one line, and no allocation exceeds 8x the file.
 TEST(NpyRead, CorruptedFilesReadOrFailCleanly) {
-  const std::string valid = npy_bytes(make_npy(NpyType::kFloat16, {3, 4}, pattern(24, 3)));
-  std::mt19937_64 rng(20261130);
-  int reads = 0, refusals = 0;
-  size_t largest_seen = 0;
-  for (int i = 0; i < 20000; ++i) {
-    std::string bytes = valid;
-    const int mode = static_cast<int>(rng() % 4);
-    if (mode == 0 || mode == 3) bytes.resize(rng() % bytes.size());
-    if (mode >= 1 && !bytes.empty()) {
-      const size_t span = mode == 2 ? bytes.size() : 12;  // anywhere, or preamble and length
-      for (int n = 1 + static_cast<int>(rng() % 3); n > 0; --n) {
-        bytes[rng() % std::min(span, bytes.size())] = static_cast<char>(rng());
-      }
-    }
-    std::string error;
-    allocation_tracking::start();
-    try {
-      parse_npy(bytes, "fuzz.npy");
-    } catch (const InputError& e) {
-      error = e.what();
-    } catch (const std::exception& e) {
-      allocation_tracking::stop();
-      FAIL() << "case " << i << ": " << e.what();
-    }
-    const size_t largest = allocation_tracking::stop();
-    largest_seen = std::max(largest_seen, largest);
-    if (allocation_tracking::available()) {
-      ASSERT_LE(largest, 8 * bytes.size() + 256) << "case " << i;
-    }
-    if (error.empty()) {
-      ++reads;
-      continue;
-    }
-    ++refusals;
-    ASSERT_EQ(error.rfind("fuzz.npy: ", 0), 0u) << error;
-    ASSERT_EQ(error.find('\n'), std::string::npos) << error;
-  }
-  EXPECT_GT(reads, 100);
-  EXPECT_GT(refusals, 1000);
-  if (allocation_tracking::available()) {
-    EXPECT_GT(largest_seen, 0u);  // the tracking works
-  }
+  CorruptionOutcomes outcomes;
+  // The first 12 bytes: the preamble and the header's length.
+  ASSERT_NO_FATAL_FAILURE(read_corrupted_copies(
+      npy_bytes(make_npy(NpyType::kFloat16, {3, 4}, pattern(24, 3))), 12, "fuzz.npy", 8, 256,
+      [](const std::string& bytes, const std::string& name) { parse_npy(bytes, name); }, outcomes));
+  EXPECT_GT(outcomes.reads, 100);
+  EXPECT_GT(outcomes.refusals, 1000);
 }
 
 }  // namespace
