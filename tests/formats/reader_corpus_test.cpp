@@ -15,6 +15,7 @@
 namespace lockstep::arch {
 namespace {
 
+using testing::expect_corpus_reads_and_refuses;
 using testing::run_corpus;
 
 TEST(ReaderCorpus, CaptureCapnp) {
@@ -22,9 +23,7 @@ TEST(ReaderCorpus, CaptureCapnp) {
     const Capture capture = read_capture(path);
     (void)capture_stats(capture);
   });
-  EXPECT_GE(outcome.files, 5u);
-  EXPECT_GT(outcome.read, 0u);
-  EXPECT_GT(outcome.rejected, 0u);
+  expect_corpus_reads_and_refuses(outcome);
 }
 
 TEST(ReaderCorpus, Profile) {
@@ -34,9 +33,7 @@ TEST(ReaderCorpus, Profile) {
       for (const auto& s : tile.samples) EXPECT_LT(s.step, profile.steps.size());
     }
   });
-  EXPECT_GE(outcome.files, 5u);
-  EXPECT_GT(outcome.read, 0u);
-  EXPECT_GT(outcome.rejected, 0u);
+  expect_corpus_reads_and_refuses(outcome);
 }
 
 TEST(ReaderCorpus, Application) {
@@ -45,9 +42,7 @@ TEST(ReaderCorpus, Application) {
     const std::string bytes = application_bytes(app);
     EXPECT_EQ(parse_application(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "again"), app);
   });
-  EXPECT_GE(outcome.files, 5u);
-  EXPECT_GT(outcome.read, 0u);
-  EXPECT_GT(outcome.rejected, 0u);
+  expect_corpus_reads_and_refuses(outcome);
 }
 
 TEST(ReaderCorpus, CaptureYaml) {
@@ -57,9 +52,7 @@ TEST(ReaderCorpus, CaptureYaml) {
     const std::string text = capture_to_yaml(capture);
     EXPECT_EQ(capture_to_yaml(parse_capture_yaml(text, "again.yaml")), text);
   });
-  EXPECT_GE(outcome.files, 5u);
-  EXPECT_GT(outcome.read, 0u);
-  EXPECT_GT(outcome.rejected, 0u);
+  expect_corpus_reads_and_refuses(outcome);
 }
 
 TEST(ReaderCorpus, PackageYaml) {
@@ -68,9 +61,7 @@ TEST(ReaderCorpus, PackageYaml) {
     const std::string capnp = package_to_capnp_bytes(package);
     EXPECT_EQ(read_package_from_bytes(reinterpret_cast<const uint8_t*>(capnp.data()), capnp.size(), "again"), package);
   });
-  EXPECT_GE(outcome.files, 5u);
-  EXPECT_GT(outcome.read, 0u);
-  EXPECT_GT(outcome.rejected, 0u);
+  expect_corpus_reads_and_refuses(outcome);
 }
 
 TEST(ReaderCorpus, Machine) {
@@ -78,9 +69,7 @@ TEST(ReaderCorpus, Machine) {
     const MachineDescription machine = load_machine(path);
     EXPECT_EQ(parse_machine_yaml(machine_to_yaml(machine), "again.yaml").digest, machine.digest);
   });
-  EXPECT_GE(outcome.files, 5u);
-  EXPECT_GT(outcome.read, 0u);
-  EXPECT_GT(outcome.rejected, 0u);
+  expect_corpus_reads_and_refuses(outcome);
 }
 
 // The .npy and safetensors fuzzers' corpora (issue 26's cases: a header length of 2^32-16 or
@@ -90,9 +79,7 @@ TEST(ReaderCorpus, Npy) {
     const NpyArray array = read_npy(path);
     EXPECT_EQ(parse_npy(npy_bytes(array), "again.npy").data, array.data);
   });
-  EXPECT_GE(outcome.files, 5u);
-  EXPECT_GT(outcome.read, 0u);
-  EXPECT_GE(outcome.rejected, 5u);
+  expect_corpus_reads_and_refuses(outcome, 5);
 }
 
 TEST(ReaderCorpus, Safetensors) {
@@ -100,9 +87,7 @@ TEST(ReaderCorpus, Safetensors) {
     const SafeTensors file = read_safetensors(path);
     for (const auto& [name, tensor] : file.tensors()) EXPECT_EQ(tensor.bytes.size(), tensor.end - tensor.begin);
   });
-  EXPECT_GE(outcome.files, 5u);
-  EXPECT_GT(outcome.read, 0u);
-  EXPECT_GE(outcome.rejected, 5u);
+  expect_corpus_reads_and_refuses(outcome, 5);
 }
 
 }  // namespace

@@ -43,4 +43,12 @@ inline CorpusOutcome run_corpus(const std::string& name, const std::function<voi
   return outcome;
 }
 
+// What every corpus must show: at least five files, some read and at least `refused` refused
+// (a corpus that only reads, or only fails, no longer tests the reader's edges).
+inline void expect_corpus_reads_and_refuses(const CorpusOutcome& outcome, size_t refused = 1) {
+  EXPECT_GE(outcome.files, 5u);
+  EXPECT_GT(outcome.read, 0u);
+  EXPECT_GE(outcome.rejected, refused);
+}
+
 }  // namespace lockstep::testing
