@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include <cstring>
 #include <filesystem>
@@ -31,7 +32,9 @@ std::vector<float> vit_tiny_reference() {
 }
 
 TEST(BlasThreads, StoppingTheWorkersLeavesOneThreadAndTheReferenceItsBits) {
-  // The reference first: oneTBB's workers then exist already and do not blur the count.
+  // oneTBB on this thread alone, so that no worker of its starts between the counts (the
+  // reference's bits do not depend on its threads).
+  const tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
   const std::vector<float> before = vit_tiny_reference();
   const int blas_threads = openblas_get_num_threads();
   const long threads = threads_of_this_process();
