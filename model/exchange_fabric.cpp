@@ -388,13 +388,12 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
 
   // A repeat whose sources and destinations nothing wrote since would copy the same bytes onto
   // themselves (an exchange-only program's Repeats, whose kernels are gone): it is not copied.
-  bool copied = false;
-  if (unchanged && landed_already(e)) {
+  const bool in_place = unchanged && landed_already(e);
+  if (in_place) {
     monitor_.count_landed(e.write_bytes);
   } else {
     copy_words(e, tiles);
     monitor_.count_copies(e.direct ? e.copies.size() : outcome.writes.size(), e.write_bytes);
-    copied = true;
   }
   // Every write after this point (the tiles', a replay's refill) is a later epoch's.
   e.epoch = sram_.epochs().now();
@@ -423,7 +422,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   // After copies larger than the caches (and the replay's check of them, in record()), the
   // tiles' own state is gone from them: asked for all at once, its misses overlap, where SystemC
   // would otherwise wait on them one tile at a time (docs/performance.md, round twenty-five).
-  if (copied && e.write_bytes >= kColdBytes) {
+  if (!in_place && e.write_bytes >= kColdBytes) {
     for (const Tile* t : tiles) t->prefetch_state();
   }
   for (const auto& h : outcome.hazards) {

@@ -99,8 +99,8 @@ class Sram {
   // marks the pages it copies to itself.
   std::span<uint8_t> mutable_span(uint32_t address, uint32_t bytes);
   // [address, + bytes) as the words SRAM holds: little-endian, as the host's. The address and
-  // size must be multiples of 4 (std::invalid_argument otherwise). The loader makes a token
-  // segment's words there in place, without a buffer to fill and copy.
+  // size must be multiples of 4 (std::invalid_argument otherwise). write_tokens makes tokens
+  // there in place, without a buffer to fill and copy.
   std::span<uint32_t> mutable_words(uint32_t address, uint32_t bytes);
   void zero(uint32_t address, uint32_t bytes) {
     const auto to = mutable_span(address, bytes);
