@@ -110,17 +110,7 @@ void execute(const std::vector<uint32_t>& operands, const std::vector<int64_t>& 
   kernels::write_array(memory, operands[0], out, "layernorm out");
 }
 
-uint64_t cycles(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
-  const auto rows = static_cast<uint64_t>(scalars[0]);
-  const auto columns = static_cast<uint64_t>(scalars[1]);
-  return kSplit.cycles(rows, columns, machine);
-}
-
-std::vector<double> terms(const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
-  return kSplit.terms(static_cast<uint64_t>(scalars[0]), static_cast<uint64_t>(scalars[1]), machine);
-}
-
-const KernelRegistration registration{{"layernorm", check, execute, cycles, false, kSplit.cost_model(terms)}};
+const KernelRegistration registration{kSplit.definition("layernorm", check, execute)};
 
 }  // namespace
 }  // namespace lockstep::model

@@ -5,6 +5,7 @@
 // the workers' partial results are combined. Sums over a row follow the split.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "arch/machine.hpp"
@@ -37,14 +38,29 @@ struct RowSplit {
     const double r = static_cast<double>(rows);
     return {r * machine.supervisor_cycles_per_instruction * static_cast<double>(slice(columns) / vector_values), r};
   }
-  CostModel cost_model(std::vector<double> (*terms)(const std::vector<int64_t>&,
-                                                    const arch::MachineDescription&)) const {
+  // The definition of a row kernel on this split, whose scalars start with its rows and
+  // columns: its cycles, and those cycles as a cost model.
+  KernelDefinition definition(std::string name, decltype(KernelDefinition::check) check,
+                              decltype(KernelDefinition::execute) execute) const {
+    const RowSplit split = *this;
+    const auto rows = [](const std::vector<int64_t>& scalars) { return static_cast<uint64_t>(scalars[0]); };
+    const auto columns = [](const std::vector<int64_t>& scalars) { return static_cast<uint64_t>(scalars[1]); };
     const arch::MachineDescription ipu21;  // the defaults at the IPU21's issue interval
-    return CostModel{
+    CostModel cost{
         {"instructions_per_vector", "cycles_per_row"},
         {static_cast<double>(per_vector),
          static_cast<double>(ipu21.supervisor_cycles_per_instruction * per_row + waves_per_row * kLaunchCycles)},
-        terms};
+        [=](const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+          return split.terms(rows(scalars), columns(scalars), machine);
+        }};
+    return {std::move(name),
+            std::move(check),
+            std::move(execute),
+            [=](const std::vector<int64_t>& scalars, const arch::MachineDescription& machine) {
+              return split.cycles(rows(scalars), columns(scalars), machine);
+            },
+            false,
+            std::move(cost)};
   }
   // v[0..columns) summed as the split does: per slice an even and an odd f32v2 lane in column
   // order, fl32(even + odd), the slices' sums added in order (an empty slice adds nothing).
