@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <ostream>
 
+#include "cli/options.hpp"
 #include "io/csv.hpp"
 #include "io/errors.hpp"
 
@@ -70,6 +72,25 @@ CLI::Option* add_shared_clock_flag(CLI::App& command, bool& shared_clock) {
   return command.add_flag("--shared-clock", shared_clock,
                           "offsets from the earliest first sample, nothing clipped (default: crop\n"
                           "to the latest tile's first sample, as the stack does)");
+}
+
+CLI::Option* add_profile_argument(CLI::App& command, std::string& profile) {
+  return command.add_option("PROFILE", profile, "profile file (run --profile, replay --profile or the stack's)")
+      ->required();
+}
+
+void add_epoch_and_offset_filters(CLI::App& command, std::optional<uint32_t>& epoch, std::optional<uint64_t>& at_offset,
+                                  const std::string& what) {
+  command.add_option("--epoch", epoch, "only " + what + " of this epoch (Repeat iteration)")
+      ->check(unsigned_in(0, UINT32_MAX));
+  command.add_option("--at-offset", at_offset, "only " + what + " running at this cycle offset (inside the span)")
+      ->check(unsigned_in(0, UINT64_MAX));
+}
+
+void add_json_and_csv_flags(CLI::App& command, bool& json, bool& csv, const std::string& json_help,
+                            const std::string& csv_help) {
+  auto* json_flag = command.add_flag("--json", json, json_help);
+  command.add_flag("--csv", csv, csv_help)->excludes(json_flag);
 }
 
 void TextTable::print_text(std::ostream& out) const {

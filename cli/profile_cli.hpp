@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +31,15 @@ arch::ProfileStepKind parse_step_kind(const std::string& text, const std::string
 
 // --shared-clock: the option every query subcommand has, with one help text.
 CLI::Option* add_shared_clock_flag(CLI::App& command, bool& shared_clock);
+// PROFILE: the required file every query subcommand reads.
+CLI::Option* add_profile_argument(CLI::App& command, std::string& profile);
+// --epoch and --at-offset: the filters of `phases` and `query`, whose help names what they keep
+// ("phases", "samples").
+void add_epoch_and_offset_filters(CLI::App& command, std::optional<uint32_t>& epoch, std::optional<uint64_t>& at_offset,
+                                  const std::string& what);
+// --json and --csv, which exclude each other.
+void add_json_and_csv_flags(CLI::App& command, bool& json, bool& csv, const std::string& json_help,
+                            const std::string& csv_help);
 
 // A table printed as aligned text (numbers right-aligned) or as RFC 4180 CSV.
 struct TextTable {

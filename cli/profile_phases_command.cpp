@@ -182,19 +182,15 @@ const ProfileSubcommandRegistration registration{
           "Example: lockstep profile phases run.lsprof --max-cycles 5000 --max-occupancy 0.1 "
           "--sort-by occupancy");
       auto o = std::make_shared<PhasesOptions>();
-      cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")
-          ->required();
-      cmd->add_option("--epoch", o->epoch, "only phases of this epoch (Repeat iteration)")
-          ->check(unsigned_in(0, UINT32_MAX));
+      add_profile_argument(*cmd, o->profile);
+      add_epoch_and_offset_filters(*cmd, o->epoch, o->at_offset, "phases");
       cmd->add_option("--max-cycles", o->max_cycles, "only phases of at most this many cycles")
           ->check(unsigned_in(0, UINT64_MAX));
       cmd->add_option("--max-occupancy", o->max_occupancy, "only phases whose occupancy is at most this (0..1)");
-      cmd->add_option("--at-offset", o->at_offset, "only phases running at this cycle offset (inside the span)")
-          ->check(unsigned_in(0, UINT64_MAX));
       cmd->add_option("--sort-by", o->sort_by, sort_help());
       add_shared_clock_flag(*cmd, o->shared_clock);
-      auto* json = cmd->add_flag("--json", o->json, "print one JSON object (every field, role cycles included)");
-      cmd->add_flag("--csv", o->csv, "print the table as CSV, with every column")->excludes(json);
+      add_json_and_csv_flags(*cmd, o->json, o->csv, "print one JSON object (every field, role cycles included)",
+                             "print the table as CSV, with every column");
       add_common_options(*cmd);
       return [o]() { return run_phases(*o); };
     }};

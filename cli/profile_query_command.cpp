@@ -169,8 +169,7 @@ const ProfileSubcommandRegistration registration{
           "Example: lockstep profile query run.lsprof --group-by kernel --kind compute --tiles "
           "0-63");
       auto o = std::make_shared<QueryOptions>();
-      cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")
-          ->required();
+      add_profile_argument(*cmd, o->profile);
       cmd->add_option("--group-by", o->group_by, "kind, kernel (the default), operation, phase, tile or meta:NAME");
       cmd->add_option("--kind", o->kind, "only samples of this kind: exchange, compute, synchronization, idle");
       cmd->add_option("--kernel", o->kernel, "only samples of this kernel (exact name)");
@@ -179,15 +178,11 @@ const ProfileSubcommandRegistration registration{
       cmd->add_option("--phases", o->phases,
                       "only steps with these phase values (exchange steps: 0x80000000 | id, e.g. 0x80000003)");
       cmd->add_option("--meta", o->meta, "only steps with metadata NAME (or NAME=VALUE)");
-      cmd->add_option("--epoch", o->epoch, "only samples of this epoch (Repeat iteration)")
-          ->check(unsigned_in(0, UINT32_MAX));
-      cmd->add_option("--at-offset", o->at_offset, "only samples running at this cycle offset (inside the span)")
-          ->check(unsigned_in(0, UINT64_MAX));
+      add_epoch_and_offset_filters(*cmd, o->epoch, o->at_offset, "samples");
       cmd->add_option("--longest", o->longest, "also list the N longest matching samples")
           ->check(unsigned_in(0, 1000000));
       add_shared_clock_flag(*cmd, o->shared_clock);
-      auto* json = cmd->add_flag("--json", o->json, "print one JSON object");
-      cmd->add_flag("--csv", o->csv, "print the table as CSV")->excludes(json);
+      add_json_and_csv_flags(*cmd, o->json, o->csv, "print one JSON object", "print the table as CSV");
       add_common_options(*cmd);
       return [o]() { return run_query(*o); };
     }};

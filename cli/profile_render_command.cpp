@@ -60,8 +60,7 @@ const ProfileSubcommandRegistration registration{
           "--shared-clock. docs/profile-queries.md.\n"
           "Example: lockstep profile render run.lsprof -o run.html");
       auto o = std::make_shared<RenderOptions>();
-      cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")
-          ->required();
+      add_profile_argument(*cmd, o->profile);
       cmd->add_option("-o,--output", o->output, "the HTML file to write")->required();
       add_shared_clock_flag(*cmd, o->shared_clock);
       add_common_options(*cmd);

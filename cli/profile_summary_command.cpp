@@ -137,8 +137,7 @@ const ProfileSubcommandRegistration registration{
           "from the latest tile's first sample unless --shared-clock. docs/profile-queries.md.\n"
           "Example: lockstep profile summary run.lsprof --top 5");
       auto o = std::make_shared<SummaryOptions>();
-      cmd->add_option("PROFILE", o->profile, "profile file (run --profile, replay --profile or the stack's)")
-          ->required();
+      add_profile_argument(*cmd, o->profile);
       cmd->add_option("--top", o->top, "rows per table and tiles per list (default 10)")
           ->check(unsigned_in(1, 1000000));
       add_shared_clock_flag(*cmd, o->shared_clock);
