@@ -122,18 +122,7 @@ TEST(InterruptedWrites, ASweepKilledAtItsFirstTemporaryResumesToTheSameFiles) {
     const std::string out = temp_dir("interrupted-kill-" + std::to_string(trial)) + "/sweep";
     std::filesystem::create_directories(out);
     const auto args = sweep_args(s, out);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::setpgid(0, 0);
-      std::vector<char*> argv{const_cast<char*>(LOCKSTEP_BINARY_PATH)};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::freopen("/dev/null", "w", stderr);
-      ::freopen("/dev/null", "w", stdout);
-      ::execv(LOCKSTEP_BINARY_PATH, argv.data());
-      ::_exit(127);
-    }
-    ::setpgid(pid, pid);
+    const pid_t pid = start_lockstep_in_own_group(args);
     int status = 0;
     bool finished = false;
     while (!(finished = ::waitpid(pid, &status, WNOHANG) == pid) && temporaries_in(out).empty()) {

@@ -19,6 +19,7 @@ namespace lockstep::integration {
 namespace {
 
 using testing::files_of;
+using testing::start_lockstep_in_own_group;
 
 size_t journalled_points(const std::string& journal) {
   std::error_code error;
@@ -32,18 +33,7 @@ size_t journalled_points(const std::string& journal) {
 // Starts `lockstep ARGS` in its own process group and kills the group (the sweep and its
 // worker processes) once the journal holds `points` records. False if it finished first.
 bool run_and_kill(const std::vector<std::string>& args, const std::string& journal, size_t points) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    std::vector<char*> argv{const_cast<char*>(LOCKSTEP_BINARY_PATH)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::freopen("/dev/null", "w", stderr);
-    ::freopen("/dev/null", "w", stdout);
-    ::execv(LOCKSTEP_BINARY_PATH, argv.data());
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);
+  const pid_t pid = start_lockstep_in_own_group(args);
   int status = 0;
   while (true) {
     if (::waitpid(pid, &status, WNOHANG) == pid) return false;

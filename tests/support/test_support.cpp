@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -45,6 +46,22 @@ std::string temp_dir(const std::string& name) {
     }
   } cleanup{base};
   return dir.string();
+}
+
+pid_t start_lockstep_in_own_group(const std::vector<std::string>& args) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    std::vector<char*> argv{const_cast<char*>(LOCKSTEP_BINARY_PATH)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::freopen("/dev/null", "w", stderr);
+    ::freopen("/dev/null", "w", stdout);
+    ::execv(LOCKSTEP_BINARY_PATH, argv.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // in the parent too, so that the group exists before anyone kills it
+  return pid;
 }
 
 std::string read_file(const std::string& path) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <sys/types.h>
 // Helpers shared by the test suites: paths into the source tree and running the command.
 #include <functional>
 #include <map>
@@ -24,6 +25,9 @@ struct CommandResult {
 
 // Runs the built `lockstep` binary with the given arguments (no shell involved).
 CommandResult run_lockstep(const std::vector<std::string>& args);
+// Starts the built `lockstep` binary in a process group of its own (so that killing the group
+// also kills a sweep's workers), its output discarded; returns at once with its pid.
+pid_t start_lockstep_in_own_group(const std::vector<std::string>& args);
 
 std::string read_file(const std::string& path);
 
