@@ -2,6 +2,16 @@
 
 namespace lockstep::replay {
 
+void start_page(cairo_t* cr) {
+  cairo_font_options_t* options = cairo_font_options_create();
+  cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
+  cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE);
+  cairo_set_font_options(cr, options);
+  cairo_font_options_destroy(options);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+}
+
 void set_color(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r, c.g, c.b); }
 
 void set_font(cairo_t* cr, double size, bool bold) {

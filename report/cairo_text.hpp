@@ -10,6 +10,8 @@ struct Rgb {
   double r, g, b;
 };
 
+// A white page whose text is measured unhinted, so that SVG, PDF and PNG place labels alike.
+void start_page(cairo_t* cr);
 void set_color(cairo_t* cr, Rgb c);
 void set_font(cairo_t* cr, double size, bool bold = false);  // DejaVu Sans
 double text_width(cairo_t* cr, const std::string& text);

@@ -113,13 +113,7 @@ std::string subtitle(const Crosscheck& c, size_t plotted) {
 }
 
 void draw_scatter(cairo_t* cr, const Crosscheck& c) {
-  cairo_font_options_t* options = cairo_font_options_create();
-  cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
-  cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE);
-  cairo_set_font_options(cr, options);
-  cairo_font_options_destroy(options);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
+  start_page(cr);
 
   std::vector<const CycleRow*> rows;
   double lo = 1, hi = 10;

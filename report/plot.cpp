@@ -210,16 +210,7 @@ Box draw_bound(cairo_t* cr, double y, double bound) {
 }  // namespace
 
 void draw_phase_plot(cairo_t* cr, const PhasePlot& plot) {
-  cairo_font_options_t* options = cairo_font_options_create();
-  // Unhinted metrics: text measures the same on every surface, so SVG, PDF and PNG place
-  // labels identically.
-  cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
-  cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE);
-  cairo_set_font_options(cr, options);
-  cairo_font_options_destroy(options);
-
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
+  start_page(cr);
 
   set_color(cr, kInk);
   set_font(cr, 17, true);
