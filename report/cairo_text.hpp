@@ -1,5 +1,5 @@
 #pragma once
-// Colour and text on a cairo context, shared by the report's plots and the cross-check's.
+// The page, colour and text on a cairo context, shared by the report's plots and the cross-check's.
 #include <cairo.h>
 
 #include <string>
