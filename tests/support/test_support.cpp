@@ -49,12 +49,13 @@ std::string temp_dir(const std::string& name) {
 }
 
 pid_t start_lockstep_in_own_group(const std::vector<std::string>& args) {
+  // Built before the fork: the child of a threaded test binary only redirects and executes.
+  std::vector<char*> argv{const_cast<char*>(LOCKSTEP_BINARY_PATH)};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);
-    std::vector<char*> argv{const_cast<char*>(LOCKSTEP_BINARY_PATH)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
     ::freopen("/dev/null", "w", stderr);
     ::freopen("/dev/null", "w", stdout);
     ::execv(LOCKSTEP_BINARY_PATH, argv.data());
