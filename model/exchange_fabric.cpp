@@ -252,8 +252,10 @@ bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
 // parallel, with the same bytes as one thread. Without hazards (plan_copies) each word goes
 // straight from SRAM to SRAM; each chunk then lies in one element, so no two threads touch
 // one chunk. Otherwise every source is read into a buffer first, writes then apply in order.
-void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles) {
+void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles, uint32_t phase) {
   if (e.direct) {
+    const auto& landing = monitor_.after_landing;
+    const uint32_t iteration = tiles.empty() ? 0 : tiles.front()->iteration();
     // The copies are short and scattered over 1,472 SRAMs, so each one waits on memory: the
     // lines of the copy kPrefetchAhead further on are asked for first.
     constexpr uint32_t kPrefetchAhead = 8;
@@ -280,6 +282,8 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles)
         // The copies hold their places across executions, so their writes are marked here.
         sram_.mark_written(c.to, c.bytes);
       }
+      // Each group is one receiver's copies, in receiver order (plan_copies).
+      if (landing) landing(phase, iteration, tiles[e.outcome.writes[e.receiver_begin[g]].receiver]->logical());
     });
     return;
   }
@@ -392,7 +396,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   if (in_place) {
     monitor_.count_landed(e.write_bytes);
   } else {
-    copy_words(e, tiles);
+    copy_words(e, tiles, phase);
     monitor_.count_copies(e.direct ? e.copies.size() : outcome.writes.size(), e.write_bytes);
   }
   // Every write after this point (the tiles', a replay's refill) is a later epoch's.

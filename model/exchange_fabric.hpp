@@ -73,8 +73,9 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   // would land: they are direct (their sources and destinations apart) and no page they read
   // or write was written since their last execution.
   bool landed_already(Executed& e);
-  // `tiles` serve a phase with hazards, whose writes go through a buffer in write order.
-  void copy_words(const Executed& e, std::span<Tile* const> tiles);
+  // `tiles` serve a phase with hazards, whose writes go through a buffer in write order. Each
+  // receiver of a direct execution is reported to RunMonitor::after_landing as it is done.
+  void copy_words(const Executed& e, std::span<Tile* const> tiles, uint32_t phase);
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);
 
   const arch::MachineDescription& machine_;

@@ -59,6 +59,12 @@ class RunMonitor {
   bool profile = false;           // tiles record a sample per executed step (model/step_record.hpp)
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;
+  // Called as each receiver's words land in an execution copied SRAM to SRAM (one without
+  // hazards), on the copying thread, receivers in parallel: (phase, iteration, the receiver's
+  // logical tile). Nothing else writes that receiver's SRAM until after_phase, so a check of
+  // its words can read them here, while they are in cache. An execution with hazards, or one
+  // whose words were in place already, reports no receiver.
+  std::function<void(uint32_t, uint32_t, uint32_t)> after_landing;
   // Watched words (model/watch.hpp); null unless the run watches any.
   Watcher* watcher = nullptr;
   // `--stop-at tile:T,step:S`: the tile stops as it enters its top-level step S.

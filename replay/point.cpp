@@ -147,6 +147,9 @@ void simulate_point(const arch::Package& package, const arch::CapturePhase& phas
   run_options.profile = options.profile;
   run_options.watches = options.watches;
   run_options.after_exchange = [&checker](const sim::PhaseExecution& e, sim::MemoryView& m) { checker.after(e, m); };
+  run_options.after_landing = [&checker](uint32_t phase, uint32_t iteration, uint32_t tile, const sim::MemoryView& m) {
+    checker.landed(phase, iteration, tile, m);
+  };
   const auto simulate_start = std::chrono::steady_clock::now();
   const uint64_t faults_before = minor_faults();
   try {

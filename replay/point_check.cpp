@@ -51,6 +51,11 @@ void PayloadChecker::plan_checks() {
   std::sort(ranges_.begin(), ranges_.end(), [](const DestinationRange& a, const DestinationRange& b) {
     return a.tile != b.tile ? a.tile < b.tile : a.address < b.address;
   });
+  const uint32_t tiles = ranges_.empty() ? 0 : ranges_.back().tile + 1;
+  tile_ranges_.assign(tiles + 1, 0);
+  for (const auto& r : ranges_) ++tile_ranges_[r.tile + 1];
+  for (uint32_t t = 0; t < tiles; ++t) tile_ranges_[t + 1] += tile_ranges_[t];
+  checked_in_.assign(tiles, 0);
 }
 
 // Transfer t's tokens in `iteration`, made in `out`.
@@ -70,6 +75,19 @@ std::span<const uint32_t> PayloadChecker::expected_tokens(uint32_t t, uint32_t i
   return tokens;
 }
 
+// A tile's ranges checked in its copying task: the words are in cache, where after() would read
+// them from memory once every receiver is done (a third less time for the words' own work in
+// bench_simulator's least replay; docs/performance.md, round twenty-eight). Only when the
+// tokens to compare with are ready: a multicast transfer's first iteration's are made in
+// check_all, which then checks the tile.
+void PayloadChecker::landed(uint32_t phase, uint32_t iteration, uint32_t tile, const sim::MemoryView& memory) {
+  if (phase != phase_.id || options_.samples || iteration >= phase_.iterations || tile >= checked_in_.size()) return;
+  if (kept_words_ != 0 && kept_iteration_ != int64_t(iteration)) return;
+  auto& buffer = buffers_.local();
+  for (uint32_t i = tile_ranges_[tile]; i < tile_ranges_[tile + 1]; ++i) check_range(i, iteration, memory, buffer);
+  checked_in_[tile] = execution_mark_;
+}
+
 void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView& memory) {
   if (execution.phase != phase_.id) return;
   ++result_.executions;
@@ -87,6 +105,7 @@ void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView
   const bool last = execution.iteration + 1 == phase_.iterations;
   if (!last) refill_sources(execution.iteration + 1, memory);
   if (options_.payload_digest && last) digest(memory);
+  ++execution_mark_;
 }
 
 void PayloadChecker::compare(uint32_t tile, uint32_t address, uint32_t iteration, uint32_t expected, uint32_t found) {
@@ -129,20 +148,27 @@ void PayloadChecker::keep_tokens(uint32_t iteration) {
 // transfer with one destination has its tokens made right there, one with several has them
 // kept from the refill (made once, compared many times).
 void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory) {
-  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
   keep_tokens(iteration);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, ranges_.size(), 1024), [&](const tbb::blocked_range<size_t>& block) {
     auto& buffer = buffers_.local();
     for (size_t i = block.begin(); i != block.end(); ++i) {
-      const auto& r = ranges_[i];
-      const auto expected = expected_tokens(r.transfer, iteration, buffer);
-      if (!memory.equal(r.tile, r.address, uint32_t(expected.size_bytes()),
-                        reinterpret_cast<const uint8_t*>(expected.data()))) {
-        failing_.local().push_back({r.transfer, r.destination});
-      }
+      if (checked_in_[ranges_[i].tile] != execution_mark_) check_range(i, iteration, memory, buffer);
     }
   });
   report_failures(iteration, memory);
+}
+
+// Range i compared with its transfer's tokens of `iteration`; a range that differs is listed
+// for report_failures.
+void PayloadChecker::check_range(size_t i, uint32_t iteration, const sim::MemoryView& memory,
+                                 std::vector<uint32_t>& buffer) {
+  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
+  const auto& r = ranges_[i];
+  const auto expected = expected_tokens(r.transfer, iteration, buffer);
+  if (!memory.equal(r.tile, r.address, uint32_t(expected.size_bytes()),
+                    reinterpret_cast<const uint8_t*>(expected.data()))) {
+    failing_.local().push_back({r.transfer, r.destination});
+  }
 }
 
 // The next iteration's sources get that iteration's tokens, as a host harness would write

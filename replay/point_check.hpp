@@ -24,6 +24,9 @@ namespace lockstep::replay {
 class PayloadChecker {
  public:
   PayloadChecker(const arch::CapturePhase& phase, const PointOptions& options, PointResult& result);
+  // Checks a receiver's destinations as its words land (sim::RunOptions::after_landing), while
+  // they are in cache; after() checks the rest. Called from several threads, one tile each.
+  void landed(uint32_t phase, uint32_t iteration, uint32_t tile, const sim::MemoryView& memory);
   void after(const sim::PhaseExecution& execution, sim::MemoryView& memory);
 
  private:
@@ -32,6 +35,7 @@ class PayloadChecker {
   void plan_checks();
   void check_sample(uint32_t iteration, const sim::MemoryView& memory);
   void check_all(uint32_t iteration, const sim::MemoryView& memory);
+  void check_range(size_t range, uint32_t iteration, const sim::MemoryView& memory, std::vector<uint32_t>& buffer);
   void report_failures(uint32_t iteration, const sim::MemoryView& memory);
   void refill_sources(uint32_t iteration, sim::MemoryView& memory);
   void keep_tokens(uint32_t iteration);
@@ -54,6 +58,12 @@ class PayloadChecker {
   };
   std::vector<DestinationRange> ranges_;
   uint64_t destination_words_ = 0;  // words checked per iteration
+  // Each tile's ranges: [tile_ranges_[tile], tile_ranges_[tile + 1]) of ranges_.
+  std::vector<uint32_t> tile_ranges_;
+  // The tiles whose ranges landed() checked in the current execution: marked with
+  // execution_mark_, which after() advances, so no list is cleared between executions.
+  std::vector<uint64_t> checked_in_;
+  uint64_t execution_mark_ = 1;
   // A destination whose words differ: capture order is (transfer, destination).
   struct FailedDestination {
     uint32_t transfer = 0, destination = 0;

@@ -156,6 +156,12 @@ struct RunOptions {
   bool dump_rows = false;                // RunResult::rows at the stop
   // Called after every phase execution, with memory as it stands at the end of it.
   std::function<void(const PhaseExecution&, MemoryView&)> after_exchange;
+  // Called as each receiver's words land in a phase execution without hazards, before
+  // after_exchange: (phase, iteration, the receiver's logical tile, memory). From several
+  // threads at once, one receiver each; it may read that receiver's words only, which nothing
+  // writes again before after_exchange (model/run_monitor.hpp, after_landing). Receivers it
+  // does not see (a phase with hazards, words in place already), after_exchange sees.
+  std::function<void(uint32_t, uint32_t, uint32_t, const MemoryView&)> after_landing;
 };
 
 struct RunResult {

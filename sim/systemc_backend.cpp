@@ -123,6 +123,11 @@ class SystemCBackend : public Backend {
     if (options.after_exchange) {
       monitor.after_phase = [&](const model::PhaseRecord& r) { options.after_exchange(to_execution(r), view); };
     }
+    if (options.after_landing) {
+      monitor.after_landing = [&](uint32_t phase, uint32_t iteration, uint32_t tile) {
+        options.after_landing(phase, iteration, tile, view);
+      };
+    }
     arm_stop(options, monitor);
     const auto built = std::chrono::steady_clock::now();
     load(package, options, *chip);

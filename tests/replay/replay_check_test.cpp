@@ -159,6 +159,42 @@ TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
   EXPECT_EQ(result.mismatches.back().found, 0xdeadbeefu);
 }
 
+// A tile checked as its words land (landed) is not checked again after the execution: a
+// corrupt word there counts once. A tile that never landed, or landed for another phase, is
+// checked after. The first iteration's landings wait: transfer a is a multicast, whose
+// tokens are made for the check only after it.
+TEST(ReplayCheck, TilesCheckedAsTheyLandAreCheckedOnce) {
+  const auto phase = two_iteration_phase();
+  PointOptions options;
+  options.seed = 3;
+  PointResult result;
+  result.iterations = 2;
+  PayloadChecker checker(phase, options, result);
+  FakeMemory memory;
+  deliver(memory, phase, 0, 3);
+  memory.write_word(4, 0x60040, 0xdeadbeef);
+  checker.landed(2, 0, 4, memory);
+  memory.write_word(4, 0x60040, arch::payload_token(3, 1, 0x50000));  // put right before after()
+  checker.after({2, 0, 100, 50, {}, 0, {}}, memory);
+  EXPECT_EQ(result.mismatch_count, 0u);
+  EXPECT_EQ(result.words_checked, 10u);
+
+  deliver(memory, phase, 1, 3);
+  memory.write_word(3, 0x61004, 0xdeadbeef);
+  memory.write_word(4, 0x6004c, 0xfeedface);
+  checker.landed(2, 1, 3, memory);
+  checker.landed(7, 1, 4, memory);  // another phase's landing: tile 4 waits for after()
+  checker.after({2, 1, 200, 50, {}, 0, {}}, memory);
+  EXPECT_EQ(result.words_checked, 20u);
+  EXPECT_EQ(result.mismatch_count, 2u);
+  ASSERT_EQ(result.mismatches.size(), 2u);
+  EXPECT_EQ(result.mismatches[0].tile, 4u);  // capture order: transfer a, then b
+  EXPECT_EQ(result.mismatches[0].found, 0xfeedfaceu);
+  EXPECT_EQ(result.mismatches[1].tile, 3u);
+  EXPECT_EQ(result.mismatches[1].address, 0x61004u);
+  EXPECT_EQ(result.mismatches[1].expected, arch::payload_token(3, 5, 0x58004, 1));
+}
+
 TEST(ReplayCheck, SampledCheckFindsTheOnlyDestinationOfACorruptTile) {
   const auto phase = two_iteration_phase();
   PointOptions options;

@@ -6,7 +6,10 @@
 // what tile 1 received in every iteration, so a wrong skip fails its expectations.
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
@@ -106,6 +109,48 @@ TEST(RepeatInPlace, AWriteToAnotherPageLeavesTheRepeatsInPlace) {
   expect_run_copies(repeated_p2p("", kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived,
                                  "  - {tile: 1, address: 0x71000, bytes: \"" + kTokens + kTokens + kTokens + "\"}\n"),
                     kCopiedOnce);
+}
+
+// RunOptions::after_landing sees the receiver as its words land, with that iteration's words in
+// its memory: each iteration once when every iteration copies, the first alone when the
+// repeats are found in place.
+std::vector<std::tuple<uint32_t, uint32_t, uint32_t, std::vector<uint8_t>>> landings(const std::string& yaml) {
+  const arch::Package package = arch::parse_package_yaml(yaml, "repeat.yaml");
+  auto backend = make_systemc_backend(arch::load_machine(package.machine_name));
+  std::mutex lock;
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t, std::vector<uint8_t>>> seen;
+  RunOptions options;
+  options.after_landing = [&](uint32_t phase, uint32_t iteration, uint32_t tile, const MemoryView& memory) {
+    std::vector<uint8_t> words(12);
+    memory.read(tile, 0x70000, 12, words.data());
+    const std::lock_guard<std::mutex> hold(lock);
+    seen.emplace_back(phase, iteration, tile, std::move(words));
+  };
+  EXPECT_TRUE(backend->run(package, options).ok());
+  return seen;
+}
+
+TEST(RepeatInPlace, AfterLandingSeesEachIterationsWordsAsTheyLand) {
+  const std::string sender_extra =
+      "      - {address: 0x58000, words: [00061000]}\n"
+      "      - {address: 0x61000, words: [1, 2, 3, 4, 5, 6, 7, 8, 9]}\n";
+  const std::string refill = "{kernel: {name: copy, operands: [0x60000, {pointer: 0x58000}], scalars: [12]}}, ";
+  const auto seen = landings(repeated_p2p(sender_extra, refill + kExchange, "", kReceive,
+                                          "  - {tile: 1, address: 0x70000, bytes: \"070000000800000009000000\"}\n"));
+  ASSERT_EQ(seen.size(), 3u);
+  for (uint32_t i = 0; i < 3; ++i) {
+    const auto& [phase, iteration, tile, words] = seen[i];
+    EXPECT_EQ(phase, 1u);
+    EXPECT_EQ(iteration, i);
+    EXPECT_EQ(tile, 1u);
+    const std::vector<uint8_t> expected = {uint8_t(3 * i + 1), 0, 0, 0, uint8_t(3 * i + 2), 0, 0, 0,
+                                           uint8_t(3 * i + 3), 0, 0, 0};
+    EXPECT_EQ(words, expected) << "iteration " << i;
+  }
+  const auto in_place = landings(
+      repeated_p2p("", kExchange, "", kReceive, "  - {tile: 1, address: 0x70000, bytes: \"" + kTokens + "\"}\n"));
+  ASSERT_EQ(in_place.size(), 1u);
+  EXPECT_EQ(std::get<1>(in_place.front()), 0u);
 }
 
 // Two phases land on the same destination in turn: phase 1 the tokens from 0x60000, phase 2
