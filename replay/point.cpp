@@ -142,6 +142,9 @@ CompiledPoint compile_point(const arch::Capture& one, const arch::MachineDescrip
 
 void simulate_point(const arch::Package& package, const arch::CapturePhase& phase,
                     const arch::MachineDescription& machine, const PointOptions& options, PointResult& result) {
+  // The check's own preparation counts as checking.
+  const auto simulate_start = std::chrono::steady_clock::now();
+  const uint64_t faults_before = minor_faults();
   PayloadChecker checker(phase, options, result);
   sim::RunOptions run_options;
   run_options.profile = options.profile;
@@ -150,8 +153,6 @@ void simulate_point(const arch::Package& package, const arch::CapturePhase& phas
   run_options.after_landing = [&checker](uint32_t phase, uint32_t iteration, uint32_t tile, const sim::MemoryView& m) {
     checker.landed(phase, iteration, tile, m);
   };
-  const auto simulate_start = std::chrono::steady_clock::now();
-  const uint64_t faults_before = minor_faults();
   try {
     auto backend = sim::make_systemc_backend(machine);
     auto run = backend->run(package, run_options);

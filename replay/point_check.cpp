@@ -36,6 +36,7 @@ PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptio
     sample_ = sample_destination_words(phase, options.seed, options.samples);
   } else {
     plan_checks();
+    keep_tokens(0);  // so that the first iteration's receivers, too, are checked as they land
   }
 }
 
@@ -78,8 +79,8 @@ std::span<const uint32_t> PayloadChecker::expected_tokens(uint32_t t, uint32_t i
 // A tile's ranges checked in its copying task: the words are in cache, where after() would read
 // them from memory once every receiver is done (a third less time for the words' own work in
 // bench_simulator's least replay; docs/performance.md, round twenty-eight). Only when the
-// tokens to compare with are ready: a multicast transfer's first iteration's are made in
-// check_all, which then checks the tile.
+// multicast transfers' tokens to compare with are those of `iteration` (made by the
+// constructor for the first, by the refill for the others); otherwise check_all checks the tile.
 void PayloadChecker::landed(uint32_t phase, uint32_t iteration, uint32_t tile, const sim::MemoryView& memory) {
   if (phase != phase_.id || options_.samples || iteration >= phase_.iterations || tile >= checked_in_.size()) return;
   if (kept_words_ != 0 && kept_iteration_ != int64_t(iteration)) return;

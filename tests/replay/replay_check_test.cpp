@@ -5,11 +5,14 @@
 #include <mutex>
 #include <vector>
 
+#include "arch/machine.hpp"
+#include "formats/package.hpp"
 #include "formats/token.hpp"
 #include "io/errors.hpp"
 #include "replay/point_check.hpp"
 #include "replay/point_codec.hpp"
 #include "replay/replay_args.hpp"
+#include "sim/backend.hpp"
 
 namespace lockstep::replay {
 namespace {
@@ -161,8 +164,7 @@ TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
 
 // A tile checked as its words land (landed) is not checked again after the execution: a
 // corrupt word there counts once. A tile that never landed, or landed for another phase, is
-// checked after. The first iteration's landings wait: transfer a is a multicast, whose
-// tokens are made for the check only after it.
+// checked after.
 TEST(ReplayCheck, TilesCheckedAsTheyLandAreCheckedOnce) {
   const auto phase = two_iteration_phase();
   PointOptions options;
@@ -172,9 +174,8 @@ TEST(ReplayCheck, TilesCheckedAsTheyLandAreCheckedOnce) {
   PayloadChecker checker(phase, options, result);
   FakeMemory memory;
   deliver(memory, phase, 0, 3);
-  memory.write_word(4, 0x60040, 0xdeadbeef);
+  checker.landed(2, 0, 3, memory);
   checker.landed(2, 0, 4, memory);
-  memory.write_word(4, 0x60040, arch::payload_token(3, 1, 0x50000));  // put right before after()
   checker.after({2, 0, 100, 50, {}, 0, {}}, memory);
   EXPECT_EQ(result.mismatch_count, 0u);
   EXPECT_EQ(result.words_checked, 10u);
@@ -193,6 +194,74 @@ TEST(ReplayCheck, TilesCheckedAsTheyLandAreCheckedOnce) {
   EXPECT_EQ(result.mismatches[1].tile, 3u);
   EXPECT_EQ(result.mismatches[1].address, 0x61004u);
   EXPECT_EQ(result.mismatches[1].expected, arch::payload_token(3, 5, 0x58004, 1));
+}
+
+// On the SystemC model: p2p_3w's exchange (tile 0 sends 12 bytes at 0x60000, loaded with
+// tokens of seed 7; tile 1 receives them at 0x70000) in a Repeat of 3. The checker sees tile 1
+// land in each iteration and checks it there; with another seed than the loader's, the first
+// iteration's 3 words are wrong (the refill writes the checker's own tokens for the others),
+// and each counts once.
+PointResult replay_p2p_on_the_model(uint64_t seed, uint32_t& landings) {
+  const std::string yaml =
+      "version: 1\n"
+      "machine: {name: ipu21-c600-t16, digest: \"ec84217a6976797c\"}\n"
+      "phases:\n"
+      "  - {id: 1, label: p2p}\n"
+      "tiles:\n"
+      "  - tile: 0\n"
+      "    table: {address: 0x50000, size: 0x1000}\n"
+      "    segments:\n"
+      "      - {address: 0x50000, words: [40a0001b, 784c0001, 43a00000]}\n"
+      "      - {address: 0x60000, size: 12, fill: {tokens: 7}}\n"
+      "    steps:\n"
+      "      - repeat: {count: 3, body: [{exchange: {phase: 1, row: 0x50000}}]}\n"
+      "  - tile: 1\n"
+      "    table: {address: 0x50000, size: 0x1000}\n"
+      "    segments:\n"
+      "      - {address: 0x50000, words: [64000000, 64008640, 61800000, 40a00007, 43a00000]}\n"
+      "    steps:\n"
+      "      - repeat: {count: 3, body: [{exchange: {phase: 1, row: 0x50000, incoming_base: 0x70000}}]}\n";
+  const arch::Package package = arch::parse_package_yaml(yaml, "p2p.yaml");
+  arch::CapturePhase phase;
+  phase.id = 1;
+  phase.iterations = 3;
+  arch::Transfer transfer;
+  transfer.source_tile = 0;
+  transfer.source_addresses = {0x60000, 0x60000, 0x60000};
+  transfer.destinations = {{1, 0x70000}};
+  transfer.words = 3;
+  phase.transfers = {transfer};
+  PointOptions options;
+  options.seed = seed;
+  PointResult result;
+  result.iterations = 3;
+  PayloadChecker checker(phase, options, result);
+  sim::RunOptions run;
+  run.after_exchange = [&](const sim::PhaseExecution& e, sim::MemoryView& m) { checker.after(e, m); };
+  run.after_landing = [&](uint32_t p, uint32_t i, uint32_t tile, const sim::MemoryView& m) {
+    ++landings;  // one receiver: one thread at a time
+    checker.landed(p, i, tile, m);
+  };
+  EXPECT_TRUE(sim::make_systemc_backend(arch::load_machine(package.machine_name))->run(package, run).ok());
+  return result;
+}
+
+TEST(ReplayCheck, TheModelsReceiversAreCheckedAsTheyLand) {
+  uint32_t landings = 0;
+  const PointResult right = replay_p2p_on_the_model(7, landings);
+  EXPECT_EQ(landings, 3u);
+  EXPECT_EQ(right.executions, 3u);
+  EXPECT_EQ(right.words_checked, 9u);
+  EXPECT_TRUE(right.payload_ok());
+  landings = 0;
+  const PointResult wrong = replay_p2p_on_the_model(8, landings);
+  EXPECT_EQ(landings, 3u);
+  EXPECT_EQ(wrong.words_checked, 9u);
+  EXPECT_EQ(wrong.mismatch_count, 3u);
+  ASSERT_EQ(wrong.mismatches.size(), 3u);
+  EXPECT_EQ(wrong.mismatches[0].iteration, 0u);
+  EXPECT_EQ(wrong.mismatches[0].found, arch::payload_token(7, 0, 0x60000));
+  EXPECT_EQ(wrong.mismatches[0].expected, arch::payload_token(8, 0, 0x60000));
 }
 
 TEST(ReplayCheck, SampledCheckFindsTheOnlyDestinationOfACorruptTile) {
