@@ -56,6 +56,7 @@ class TokenPages {
   std::unique_ptr<std::atomic<uint8_t>[]> state_;
   std::unique_ptr<uint16_t[]> lo_, hi_;    // a deferred page's token bytes
   std::unique_ptr<uint32_t[]> iteration_;  // and their iteration
+  std::atomic<bool> adopted_ = false;      // set after seed_ and the tables: read without the lock
 };
 
 }  // namespace lockstep::model
