@@ -13,6 +13,7 @@
 #include "replay/point_codec.hpp"
 #include "replay/replay_args.hpp"
 #include "sim/backend.hpp"
+#include "support/repeated_p2p.hpp"
 
 namespace lockstep::replay {
 namespace {
@@ -75,6 +76,29 @@ arch::CapturePhase two_iteration_phase() {
   return phase;
 }
 
+// A checker of two_iteration_phase (seed 3) and its memory. Not copyable: the checker holds
+// references to the phase, options and result beside it.
+struct TwoIterationCheck {
+  explicit TwoIterationCheck(bool payload_digest = false) : options(seeded(payload_digest)) {}
+  TwoIterationCheck(const TwoIterationCheck&) = delete;
+  static PointResult two_iterations() {
+    PointResult r;
+    r.iterations = 2;
+    return r;
+  }
+  static PointOptions seeded(bool payload_digest) {
+    PointOptions o;
+    o.seed = 3;
+    o.payload_digest = payload_digest;
+    return o;
+  }
+  arch::CapturePhase phase = two_iteration_phase();
+  PointOptions options;
+  PointResult result = two_iterations();
+  PayloadChecker checker{phase, options, result};
+  FakeMemory memory;
+};
+
 // Memory as a correct run leaves it after `iteration`.
 void deliver(FakeMemory& memory, const arch::CapturePhase& phase, uint32_t iteration, uint64_t seed) {
   for (const auto& t : phase.transfers) {
@@ -88,14 +112,8 @@ void deliver(FakeMemory& memory, const arch::CapturePhase& phase, uint32_t itera
 }
 
 TEST(ReplayCheck, CorrectDeliveryPassesEveryIteration) {
-  const auto phase = two_iteration_phase();
-  PointOptions options;
-  options.seed = 3;
-  options.payload_digest = true;
-  PointResult result;
-  result.iterations = 2;
-  PayloadChecker checker(phase, options, result);
-  FakeMemory memory;
+  TwoIterationCheck check(true);
+  auto& [phase, options, result, checker, memory] = check;
   for (uint32_t i = 0; i < 2; ++i) {
     deliver(memory, phase, i, 3);
     checker.after({2, i, 100, 50 + i, {}, 0, {}}, memory);
@@ -107,13 +125,8 @@ TEST(ReplayCheck, CorrectDeliveryPassesEveryIteration) {
 }
 
 TEST(ReplayCheck, SourcesGetTheNextIterationsTokens) {
-  const auto phase = two_iteration_phase();
-  PointOptions options;
-  options.seed = 3;
-  PointResult result;
-  result.iterations = 2;
-  PayloadChecker checker(phase, options, result);
-  FakeMemory memory;
+  TwoIterationCheck check;
+  auto& [phase, options, result, checker, memory] = check;
   deliver(memory, phase, 0, 3);
   checker.after({2, 0, 100, 50, {}, 0, {}}, memory);
   uint8_t word[4];
@@ -131,13 +144,8 @@ TEST(ReplayCheck, SourcesGetTheNextIterationsTokens) {
 }
 
 TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
-  const auto phase = two_iteration_phase();
-  PointOptions options;
-  options.seed = 3;
-  PointResult result;
-  result.iterations = 2;
-  PayloadChecker checker(phase, options, result);
-  FakeMemory memory;
+  TwoIterationCheck check;
+  auto& [phase, options, result, checker, memory] = check;
   deliver(memory, phase, 0, 3);
   checker.after({2, 0, 100, 50, {}, 0, {}}, memory);
   EXPECT_EQ(result.mismatch_count, 0u);
@@ -166,13 +174,8 @@ TEST(ReplayCheck, StaleIterationAndCorruptWordAreMismatches) {
 // corrupt word there counts once. A tile that never landed, or landed for another phase, is
 // checked after.
 TEST(ReplayCheck, TilesCheckedAsTheyLandAreCheckedOnce) {
-  const auto phase = two_iteration_phase();
-  PointOptions options;
-  options.seed = 3;
-  PointResult result;
-  result.iterations = 2;
-  PayloadChecker checker(phase, options, result);
-  FakeMemory memory;
+  TwoIterationCheck check;
+  auto& [phase, options, result, checker, memory] = check;
   deliver(memory, phase, 0, 3);
   checker.landed(2, 0, 3, memory);
   checker.landed(2, 0, 4, memory);
@@ -202,26 +205,8 @@ TEST(ReplayCheck, TilesCheckedAsTheyLandAreCheckedOnce) {
 // iteration's 3 words are wrong (the refill writes the checker's own tokens for the others),
 // and each counts once.
 PointResult replay_p2p_on_the_model(uint64_t seed, uint32_t& landings) {
-  const std::string yaml =
-      "version: 1\n"
-      "machine: {name: ipu21-c600-t16, digest: \"ec84217a6976797c\"}\n"
-      "phases:\n"
-      "  - {id: 1, label: p2p}\n"
-      "tiles:\n"
-      "  - tile: 0\n"
-      "    table: {address: 0x50000, size: 0x1000}\n"
-      "    segments:\n"
-      "      - {address: 0x50000, words: [40a0001b, 784c0001, 43a00000]}\n"
-      "      - {address: 0x60000, size: 12, fill: {tokens: 7}}\n"
-      "    steps:\n"
-      "      - repeat: {count: 3, body: [{exchange: {phase: 1, row: 0x50000}}]}\n"
-      "  - tile: 1\n"
-      "    table: {address: 0x50000, size: 0x1000}\n"
-      "    segments:\n"
-      "      - {address: 0x50000, words: [64000000, 64008640, 61800000, 40a00007, 43a00000]}\n"
-      "    steps:\n"
-      "      - repeat: {count: 3, body: [{exchange: {phase: 1, row: 0x50000, incoming_base: 0x70000}}]}\n";
-  const arch::Package package = arch::parse_package_yaml(yaml, "p2p.yaml");
+  const arch::Package package =
+      arch::parse_package_yaml(testing::repeated_p2p("", testing::kP2pSend, "", testing::kP2pReceive, ""), "p2p.yaml");
   arch::CapturePhase phase;
   phase.id = 1;
   phase.iterations = 3;

@@ -14,44 +14,17 @@
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
 #include "sim/backend.hpp"
+#include "support/repeated_p2p.hpp"
 #include "support/test_support.hpp"
 
 namespace lockstep::sim {
 namespace {
 
-// The two tiles' rows and tables; each test adds segments, steps and expectations.
-std::string repeated_p2p(const std::string& sender_extra, const std::string& sender_body,
-                         const std::string& receiver_extra, const std::string& receiver_body,
-                         const std::string& expectations) {
-  return "version: 1\n"
-         "machine: {name: ipu21-c600-t16, digest: \"ec84217a6976797c\"}\n"
-         "phases:\n"
-         "  - {id: 1, label: p2p}\n"
-         "tiles:\n"
-         "  - tile: 0\n"
-         "    table: {address: 0x50000, size: 0x1000}\n"
-         "    segments:\n"
-         "      - {address: 0x50000, words: [40a0001b, 784c0001, 43a00000]}\n"
-         "      - {address: 0x60000, size: 12, fill: {tokens: 7}}\n" +
-         sender_extra +
-         "    steps:\n"
-         "      - repeat: {count: 3, pointers: [{address: 0x58000, stride: 12}], body: [" +
-         sender_body +
-         "]}\n"
-         "  - tile: 1\n"
-         "    table: {address: 0x50000, size: 0x1000}\n"
-         "    segments:\n"
-         "      - {address: 0x50000, words: [64000000, 64008640, 61800000, 40a00007, 43a00000]}\n" +
-         receiver_extra +
-         "    steps:\n"
-         "      - repeat: {count: 3, pointers: [{address: 0x58000, stride: 12}], body: [" +
-         receiver_body + "]}\n" + "expectations:\n" + expectations;
-}
+using testing::kP2pReceive;
+using testing::kP2pSend;
+using testing::kP2pTokens;
+using testing::repeated_p2p;
 
-const std::string kExchange = "{exchange: {phase: 1, row: 0x50000}}";
-const std::string kReceive = "{exchange: {phase: 1, row: 0x50000, incoming_base: 0x70000}}";
-// The 12 bytes p2p_3w's sender holds (tokens 7), as tile 1 receives them.
-const std::string kTokens = "008001400180014002800140";
 // Tile 1 keeps what each iteration received at 0x71000 + 12 i (its iterated pointer).
 const std::string kKeepReceived = "{kernel: {name: copy, operands: [{pointer: 0x58000}, 0x70000], scalars: [12]}}";
 const std::string kReceiverKeeps = "      - {address: 0x58000, words: [00071000]}\n";
@@ -76,7 +49,7 @@ const std::string kCopiedOnce = "copied 12 bytes between SRAMs in 1 copies; 24 b
 
 TEST(RepeatInPlace, NothingBetweenTheIterationsCopiesOnce) {
   expect_run_copies(
-      repeated_p2p("", kExchange, "", kReceive, "  - {tile: 1, address: 0x70000, bytes: \"" + kTokens + "\"}\n"),
+      repeated_p2p("", kP2pSend, "", kP2pReceive, "  - {tile: 1, address: 0x70000, bytes: \"" + kP2pTokens + "\"}\n"),
       kCopiedOnce);
 }
 
@@ -87,7 +60,7 @@ TEST(RepeatInPlace, ASourceRewrittenBetweenIterationsIsCopiedAgain) {
       "      - {address: 0x58000, words: [00061000]}\n"
       "      - {address: 0x61000, words: [1, 2, 3, 4, 5, 6, 7, 8, 9]}\n";
   const std::string refill = "{kernel: {name: copy, operands: [0x60000, {pointer: 0x58000}], scalars: [12]}}, ";
-  expect_run_copies(repeated_p2p(sender_extra, refill + kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived,
+  expect_run_copies(repeated_p2p(sender_extra, refill + kP2pSend, kReceiverKeeps, kP2pReceive + ", " + kKeepReceived,
                                  "  - {tile: 1, address: 0x71000, bytes: \"010000000200000003000000040000000500000006"
                                  "000000070000000800000009000000\"}\n"),
                     kAllCopied);
@@ -97,8 +70,8 @@ TEST(RepeatInPlace, ASourceRewrittenBetweenIterationsIsCopiedAgain) {
 // iteration copies the tokens there again.
 TEST(RepeatInPlace, ADestinationOverwrittenBetweenIterationsIsCopiedAgain) {
   const std::string clear = ", {kernel: {name: fill, operands: [0x70000], scalars: [12, 0]}}";
-  expect_run_copies(repeated_p2p("", kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived + clear,
-                                 "  - {tile: 1, address: 0x71000, bytes: \"" + kTokens + kTokens + kTokens +
+  expect_run_copies(repeated_p2p("", kP2pSend, kReceiverKeeps, kP2pReceive + ", " + kKeepReceived + clear,
+                                 "  - {tile: 1, address: 0x71000, bytes: \"" + kP2pTokens + kP2pTokens + kP2pTokens +
                                      "\"}\n  - {tile: 1, address: 0x70000, bytes: \"000000000000000000000000\"}\n"),
                     kAllCopied);
 }
@@ -106,9 +79,10 @@ TEST(RepeatInPlace, ADestinationOverwrittenBetweenIterationsIsCopiedAgain) {
 // A write elsewhere on the receiver, in a page the exchange neither reads nor writes, leaves
 // the repeats in place.
 TEST(RepeatInPlace, AWriteToAnotherPageLeavesTheRepeatsInPlace) {
-  expect_run_copies(repeated_p2p("", kExchange, kReceiverKeeps, kReceive + ", " + kKeepReceived,
-                                 "  - {tile: 1, address: 0x71000, bytes: \"" + kTokens + kTokens + kTokens + "\"}\n"),
-                    kCopiedOnce);
+  expect_run_copies(
+      repeated_p2p("", kP2pSend, kReceiverKeeps, kP2pReceive + ", " + kKeepReceived,
+                   "  - {tile: 1, address: 0x71000, bytes: \"" + kP2pTokens + kP2pTokens + kP2pTokens + "\"}\n"),
+      kCopiedOnce);
 }
 
 // RunOptions::after_landing sees the receiver as its words land, with that iteration's words in
@@ -135,7 +109,7 @@ TEST(RepeatInPlace, AfterLandingSeesEachIterationsWordsAsTheyLand) {
       "      - {address: 0x58000, words: [00061000]}\n"
       "      - {address: 0x61000, words: [1, 2, 3, 4, 5, 6, 7, 8, 9]}\n";
   const std::string refill = "{kernel: {name: copy, operands: [0x60000, {pointer: 0x58000}], scalars: [12]}}, ";
-  const auto seen = landings(repeated_p2p(sender_extra, refill + kExchange, "", kReceive,
+  const auto seen = landings(repeated_p2p(sender_extra, refill + kP2pSend, "", kP2pReceive,
                                           "  - {tile: 1, address: 0x70000, bytes: \"070000000800000009000000\"}\n"));
   ASSERT_EQ(seen.size(), 3u);
   for (uint32_t i = 0; i < 3; ++i) {
@@ -148,7 +122,7 @@ TEST(RepeatInPlace, AfterLandingSeesEachIterationsWordsAsTheyLand) {
     EXPECT_EQ(words, expected) << "iteration " << i;
   }
   const auto in_place = landings(
-      repeated_p2p("", kExchange, "", kReceive, "  - {tile: 1, address: 0x70000, bytes: \"" + kTokens + "\"}\n"));
+      repeated_p2p("", kP2pSend, "", kP2pReceive, "  - {tile: 1, address: 0x70000, bytes: \"" + kP2pTokens + "\"}\n"));
   ASSERT_EQ(in_place.size(), 1u);
   EXPECT_EQ(std::get<1>(in_place.front()), 0u);
 }
@@ -188,7 +162,7 @@ TEST(RepeatInPlace, AnotherPhaseLandingOnTheDestinationMakesItCopyAgain) {
       "{kernel: {name: copy, operands: [{pointer: 0x58004}, 0x70000], scalars: [12]}}]}\n"
       "expectations:\n"
       "  - {tile: 1, address: 0x71000, bytes: \"" +
-      kTokens + "0a0000000b0000000c000000" + kTokens + "0a0000000b0000000c000000" + kTokens +
+      kP2pTokens + "0a0000000b0000000c000000" + kP2pTokens + "0a0000000b0000000c000000" + kP2pTokens +
       "0a0000000b0000000c000000\"}\n";
   expect_run_copies(yaml, "copied 72 bytes between SRAMs in 6 copies; 0 bytes of repeats were in place already", 6);
 }
