@@ -77,7 +77,7 @@ std::span<const uint32_t> PayloadChecker::expected_tokens(uint32_t t, uint32_t i
 }
 
 // A tile's ranges checked in its copying task: the words are in cache, where after() would read
-// them from memory once every receiver is done (a third less time for the words' own work in
+// them from memory once every receiver is done (a quarter less time for the words' own work in
 // bench_simulator's least replay; docs/performance.md, round twenty-eight). Only when the
 // multicast transfers' tokens to compare with are those of `iteration` (made by the
 // constructor for the first, by the refill for the others); otherwise check_all checks the tile.
