@@ -198,15 +198,16 @@ CopiedFigures copied_figures(const std::string& log) {
 }
 
 // The least any replay of `phase` can do, timed: no simulation, no plan, only the words' own
-// work. Each iteration lands every transfer's tokens at each of its destinations (the copy,
-// its source tokens made where they land, as the simulator's copies make a deferred source's:
-// model/token_pages.hpp) and compares that destination with its tokens made again (the check)
-// while its words are still in cache, transfers in parallel on both cores. (Landing every
-// destination first and comparing them all after took a third longer: round twenty-eight.) Sources are never written or
-// read: the replay's refill defers them. Done three times: on a fresh mapping of every tile's SRAM, as a new process
-// finds it; on another fresh mapping whose destination pages are first mapped ahead (timed too), as the simulator's
-// fabric maps them; then again on the first mapping, whose pages are touched already. The physical limit beside the
-// replay's run itself.
+// work. Each iteration makes every transfer's tokens once, lands them at each of its
+// destinations (the copy, its source tokens made where they land, as the simulator's copies
+// make a deferred source's: model/token_pages.hpp) and compares that destination with them (the
+// check) while its words are still in cache, transfers in parallel on both cores. (Landing
+// every destination first and comparing them all after took a third longer: round
+// twenty-eight.) Sources are never written or read: the replay's refill defers them. Done three
+// times: on a fresh mapping of every tile's SRAM, as a new process finds it; on another fresh
+// mapping whose destination pages are first mapped ahead (timed too), as the simulator's
+// fabric maps them; then again on the first mapping, whose pages are touched already. The
+// physical limit beside the replay's run itself.
 struct IdealReplay {
   double fresh_seconds = -1, mapped_ahead_seconds = -1, warm_seconds = -1;
   uint64_t wrong_destinations = 0;
@@ -242,10 +243,10 @@ IdealReplay ideal_replay(const arch::CapturePhase& phase, const arch::MachineDes
         const auto& transfer = transfers[t];
         auto& expected = buffers.local();
         expected.resize(transfer.words);
+        arch::payload_tokens(kSeed, transfer.source_tile, transfer.source_addresses[i], i, expected);
         for (const auto& d : transfer.destinations) {
           uint32_t* to = word_at(d.tile, d.address);
           arch::payload_tokens(kSeed, transfer.source_tile, transfer.source_addresses[i], i, {to, transfer.words});
-          arch::payload_tokens(kSeed, transfer.source_tile, transfer.source_addresses[i], i, expected);
           wrong.local() += std::memcmp(to, expected.data(), size_t{transfer.words} * 4) != 0;
         }
       });
@@ -377,9 +378,9 @@ void command_line_figures(const std::string& binary) {
         const auto share = [&](double seconds) { return 100.0 * words / seconds / (gbps * 1e9 / 4); };
         std::printf(
             "  the least any replay can do, on no simulator (each iteration: every destination's tokens landed "
-            "and compared while in cache; both cores): %.3f s on fresh pages, %.1f%% of that memcpy; %.3f s on fresh "
-            "pages "
-            "mapped ahead, %.1f%%; %.3f s again on pages already touched, %.1f%%; %llu wrong destinations\n",
+            "and compared while in cache; both cores): %.3f s on fresh pages, %.1f%% of that memcpy; "
+            "%.3f s on fresh pages mapped ahead, %.1f%%; %.3f s again on pages already touched, %.1f%%; "
+            "%llu wrong destinations\n",
             ideal.fresh_seconds, share(ideal.fresh_seconds), ideal.mapped_ahead_seconds,
             share(ideal.mapped_ahead_seconds), ideal.warm_seconds, share(ideal.warm_seconds),
             static_cast<unsigned long long>(ideal.wrong_destinations));

@@ -252,10 +252,9 @@ bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
 // parallel, with the same bytes as one thread. Without hazards (plan_copies) each word goes
 // straight from SRAM to SRAM; each chunk then lies in one element, so no two threads touch
 // one chunk. Otherwise every source is read into a buffer first, writes then apply in order.
-void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles, uint32_t phase) {
+void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles, uint32_t phase, uint32_t iteration) {
   if (e.direct) {
     const auto& landing = monitor_.after_landing;
-    const uint32_t iteration = tiles.empty() ? 0 : tiles.front()->iteration();
     // The copies are short and scattered over 1,472 SRAMs, so each one waits on memory: the
     // lines of the copy kPrefetchAhead further on are asked for first.
     constexpr uint32_t kPrefetchAhead = 8;
@@ -389,6 +388,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   }
   Executed& e = executed(phase, std::move(inputs), unchanged, tiles);
   const PhaseOutcome& outcome = e.outcome;
+  const uint32_t iteration = tiles.empty() ? 0 : tiles.front()->iteration();
 
   // A repeat whose sources and destinations nothing wrote since would copy the same bytes onto
   // themselves (an exchange-only program's Repeats, whose kernels are gone): it is not copied.
@@ -396,7 +396,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   if (in_place) {
     monitor_.count_landed(e.write_bytes);
   } else {
-    copy_words(e, tiles, phase);
+    copy_words(e, tiles, phase, iteration);
     monitor_.count_copies(e.direct ? e.copies.size() : outcome.writes.size(), e.write_bytes);
   }
   // Every write after this point (the tiles', a replay's refill) is a later epoch's.
@@ -409,7 +409,6 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
     tiles[i]->paired_mux = outcome.final_paired_mux[i];
     if (monitor_.profile) tiles[i]->exchanged(e.activities, static_cast<uint32_t>(i));
   }
-  const uint32_t iteration = tiles.empty() ? 0 : tiles.front()->iteration();
   if (monitor_.trace_tile && spdlog::should_log(spdlog::level::debug)) {
     for (const auto& line : outcome.trace) {
       spdlog::debug("tile {} phase {} iteration {} event {}: {}", *monitor_.trace_tile, phase, iteration, line.event,

@@ -75,7 +75,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   bool landed_already(Executed& e);
   // `tiles` serve a phase with hazards, whose writes go through a buffer in write order. Each
   // receiver of a direct execution is reported to RunMonitor::after_landing as it is done.
-  void copy_words(const Executed& e, std::span<Tile* const> tiles, uint32_t phase);
+  void copy_words(const Executed& e, std::span<Tile* const> tiles, uint32_t phase, uint32_t iteration);
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);
 
   const arch::MachineDescription& machine_;
