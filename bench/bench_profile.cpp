@@ -20,20 +20,25 @@
 namespace {
 
 namespace fs = std::filesystem;
-using lockstep::bench::best_of;
 using lockstep::bench::CommandFigure;
 using lockstep::bench::measured_command;
 using lockstep::bench::memcpy_gb_per_s;
+using lockstep::bench::paired_runs;
+using lockstep::bench::PairedFigure;
 
-void print_overhead(const char* what, const CommandFigure& plain, const CommandFigure& profiled) {
-  if (plain.seconds < 0 || profiled.seconds < 0) {
+// The overhead as the median of alternating pairs' ratios: the best of two runs each, taken
+// minutes apart, moved with the machine's speed (+3% one hour, +22% the next, same binary).
+void print_overhead(const char* what, const PairedFigure& runs) {
+  if (runs.ratio < 0) {
     std::printf("%s: failed\n", what);
     return;
   }
-  const double overhead = profiled.seconds / plain.seconds - 1.0;
-  std::printf("%s: %.2f s without, %.2f s with --profile: %+.1f%% (goal at most +10%%: %s); peak RSS %.2f -> %.2f GB\n",
-              what, plain.seconds, profiled.seconds, 100.0 * overhead, overhead <= 0.10 ? "met" : "missed",
-              plain.peak_rss_gb, profiled.peak_rss_gb);
+  const double overhead = runs.ratio - 1.0;
+  std::printf(
+      "%s: %.2f s without, %.2f s with --profile (medians of %d alternating pairs): %+.1f%%, the median of the "
+      "pairs' ratios (goal at most +10%%: %s); peak RSS %.2f -> %.2f GB\n",
+      what, runs.b.median.seconds, runs.a.median.seconds, runs.a.runs, 100.0 * overhead,
+      overhead <= 0.10 ? "met" : "missed", runs.b.peak_rss_gb, runs.a.peak_rss_gb);
 }
 
 }  // namespace
@@ -48,16 +53,15 @@ int main(int argc, char** argv) {
   const std::string package = (dir / "model.lkspkg").string();
   const std::string profile = (dir / "model.lsprof").string();
   const std::string capture = (dir / "capture.capnp").string();
-  const int runs = 2;
-  std::printf("workload %s, %s; each figure the best of %d runs\n", workload.c_str(), binary.c_str(), runs);
+  const int pairs = 3;
+  std::printf("workload %s, %s\n", workload.c_str(), binary.c_str());
 
   if (measured_command({binary, "build", workload, "-o", package}).seconds < 0) {
     std::printf("lockstep build %s failed\n", workload.c_str());
     return 1;
   }
-  const CommandFigure plain = best_of({binary, "run", package}, runs);
-  const CommandFigure profiled = best_of({binary, "run", package, "--profile", profile}, runs);
-  print_overhead("lockstep run, whole model", plain, profiled);
+  print_overhead("lockstep run, whole model",
+                 paired_runs({binary, "run", package, "--profile", profile}, {binary, "run", package}, pairs));
   const uint64_t bytes = fs::exists(profile) ? fs::file_size(profile) : 0;
   const double copy_gb_per_s = memcpy_gb_per_s(bytes);
   std::printf("  profile file %.1f MB; memcpy on this machine %.1f GB/s (copying the file once: %.3f s)\n",
@@ -78,8 +82,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> replay{binary, "replay", capture, "--phase", "4", "--config", "B1024"};
     std::vector<std::string> replay_profiled = replay;
     replay_profiled.insert(replay_profiled.end(), {"--profile", (dir / "replay.lsprof").string()});
-    print_overhead("lockstep replay --phase 4 --config B1024 (every word, every iteration)", best_of(replay, runs),
-                   best_of(replay_profiled, runs));
+    print_overhead("lockstep replay --phase 4 --config B1024 (every word, every iteration)",
+                   paired_runs(replay_profiled, replay, 3 * pairs));
   }
   std::error_code ignored;
   fs::remove_all(dir, ignored);

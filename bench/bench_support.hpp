@@ -131,15 +131,40 @@ struct MedianFigure {
   double peak_rss_gb = -1;
   int runs = 0;
 };
-inline MedianFigure median_of(const std::vector<std::string>& argv, int runs) {
-  const std::vector<CommandFigure> figures = measured_runs(argv, runs);
+inline MedianFigure median_of(std::vector<CommandFigure> figures) {
+  std::sort(figures.begin(), figures.end(),
+            [](const CommandFigure& a, const CommandFigure& b) { return a.seconds < b.seconds; });
   MedianFigure figure;
   if (figures.empty()) return figure;
   figure.median = figures[figures.size() / 2];
   for (const CommandFigure& f : figures) figure.peak_rss_gb = std::max(figure.peak_rss_gb, f.peak_rss_gb);
   figure.fastest = figures.front().seconds;
   figure.slowest = figures.back().seconds;
-  figure.runs = runs;
+  figure.runs = static_cast<int>(figures.size());
+  return figure;
+}
+inline MedianFigure median_of(const std::vector<std::string>& argv, int runs) {
+  return median_of(measured_runs(argv, runs));
+}
+
+// `a` and `b` run in turn, `pairs` times: the median of each, and the median of the pairs'
+// ratios a/b, which holds still while this machine's speed drifts by a fifth between minutes.
+struct PairedFigure {
+  MedianFigure a, b;
+  double ratio = -1;  // -1: a run failed
+};
+inline PairedFigure paired_runs(const std::vector<std::string>& a, const std::vector<std::string>& b, int pairs) {
+  std::vector<CommandFigure> of_a, of_b;
+  std::vector<double> ratios;
+  for (int i = 0; i < pairs; ++i) {
+    of_a.push_back(measured_command(a));
+    of_b.push_back(measured_command(b));
+    if (of_a.back().seconds <= 0 || of_b.back().seconds <= 0) return {};
+    ratios.push_back(of_a.back().seconds / of_b.back().seconds);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  PairedFigure figure{median_of(std::move(of_a)), median_of(std::move(of_b)), -1};
+  if (!ratios.empty()) figure.ratio = ratios[ratios.size() / 2];
   return figure;
 }
 

@@ -117,6 +117,7 @@ void Tile::decode_code() {
 void Tile::load_code() {
   memory_.write(code_.base, static_cast<uint32_t>(code_.words.size() * 4),
                 reinterpret_cast<const uint8_t*>(code_.words.data()));
+  if (monitor_.profile) reserve_records();
 }
 
 void Tile::prefetch_state() const {

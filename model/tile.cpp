@@ -1,5 +1,10 @@
 #include "model/tile.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <variant>
+#include <vector>
+
 #include "io/hex.hpp"
 #include "model/kernel_registry.hpp"
 
@@ -145,6 +150,32 @@ void Tile::released(SharedReleasePath path) {
 void Tile::exchanged(std::shared_ptr<const PhaseActivities> activities, uint32_t position) {
   exchange_activities_ = std::move(activities);
   exchange_position_ = position;
+}
+
+namespace {
+
+constexpr uint64_t kMostRecordsReserved = uint64_t{1} << 16;
+
+// The step records one invocation of `steps` opens at most (capped): one a step, and a Repeat's
+// iteration record and body every iteration (consecutive kernel calls that merge open fewer).
+uint64_t records_opened(const std::vector<arch::Step>& steps) {
+  uint64_t n = 0;
+  for (const auto& step : steps) {
+    ++n;
+    if (const auto* r = std::get_if<arch::RepeatStep>(&step.kind)) {
+      n += std::min(kMostRecordsReserved, uint64_t{r->count} * (1 + records_opened(r->body)));
+    }
+    if (n >= kMostRecordsReserved) return kMostRecordsReserved;
+  }
+  return n;
+}
+
+}  // namespace
+
+// Room for every record at once: grown by doubling, the whole model's 106 MB of records were
+// moved and freed again on the simulation's thread (docs/performance.md, round twenty-nine).
+void Tile::reserve_records() {
+  records_.reserve(std::min(kMostRecordsReserved, records_opened(program_.steps) * code_.invocations));
 }
 
 void Tile::open_record(StepRole role, const void* step) {

@@ -42,7 +42,7 @@ class Tile : public sc_core::sc_module {
   const arch::TileProgram& program() const { return program_; }
   const arch::TileCode& code() const { return code_; }
   // Writes the code area (instructions, tables, stack) into SRAM; after the package's segments.
-  void load_code();
+  void load_code();  // and, when the run is profiled, room for its step records
 
   // Exchange state the fabric reads and updates at a release.
   const arch::ExchangeStep* pending_exchange() const { return pending_exchange_; }
@@ -156,6 +156,7 @@ class Tile : public sc_core::sc_module {
   RecordedHazard step_hazard_at(HazardClass kind, std::string what, std::string detail, uint32_t phase,
                                 uint32_t iteration, uint64_t cycle) const;
   void flush_kernels();  // run and report, in this tile's process
+  void reserve_records();
   void open_record(StepRole role, const void* step);
   void close_record();
   bool pending_kernel_touches(uint32_t address) const;

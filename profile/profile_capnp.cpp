@@ -332,11 +332,46 @@ void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, pro
   out.setInvocation(invocation);
 }
 
+// Words of Text (its NUL included) or of a struct `S` list, tag word included.
+size_t text_words(const std::string& text) { return text.size() / 8 + 1; }
+template <typename S>
+size_t list_words(size_t n) {
+  return 1 + n * (S::_capnpPrivate::dataWordSize + S::_capnpPrivate::pointerCount);
+}
+
+size_t step_words(const ProfileStep& step) {
+  size_t words = list_words<profile_schema::Step>(1) + text_words(step.operation) + text_words(step.kernel) +
+                 text_words(step.phase_label) + list_words<profile_schema::ExchangeActivity>(step.activities.size()) +
+                 list_words<profile_schema::Metadata>(step.metadata.size());
+  for (const auto& m : step.metadata) words += text_words(m.name) + text_words(m.value);
+  return words;
+}
+
+// At least the compact message's size in words (every text and list counted whole, with a
+// margin).
+size_t compact_message_words(const Profile& profile) {
+  size_t words = 64 + text_words(profile.producer) + text_words(profile.source) + text_words(profile.machine_name) +
+                 list_words<profile_schema::TileProfile>(profile.tiles.size());
+  for (const auto& step : profile.steps) words += step_words(step);
+  for (const auto& tile : profile.tiles) words += list_words<profile_schema::CycleSample>(tile.samples.size());
+  return words + words / 64 + 256;
+}
+
+// The first segment: 1 Mi words (8 MiB), or the compact message's size where that is less.
+// calloc zeroes the whole segment when the heap serves it, so a replay's 3 MB profile paid
+// for 8 MB of fresh pages (35 ms of its 50 ms write). The message is laid out the same either
+// way: it fits the one segment, and a larger one splits where it did (docs/performance.md,
+// round twenty-nine).
+unsigned first_segment_words(const Profile& profile, bool compact) {
+  constexpr size_t kLargest = size_t{1} << 20;
+  return static_cast<unsigned>(compact ? std::min(kLargest, compact_message_words(profile)) : kLargest);
+}
+
 }  // namespace
 
 void write_profile(const Profile& profile, const std::string& path, ProfileLayout layout) {
   const bool compact = layout == ProfileLayout::Compact;
-  capnp::MallocMessageBuilder message(1u << 20);
+  capnp::MallocMessageBuilder message(first_segment_words(profile, compact));
   auto root = message.initRoot<profile_schema::Profile>();
   root.setSchemaVersion(compact ? kProfileCompactSchemaVersion : profile.schema_version);
   root.setClockHz(profile.clock_hz);

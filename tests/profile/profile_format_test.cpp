@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
+#include <string>
 
 #include "io/errors.hpp"
 #include "profile/profile.capnp.h"
@@ -217,6 +219,48 @@ TEST(ProfileFormat, OnlyTheInlineLayoutCarriesAVersionTheStackReads) {
   EXPECT_EQ(version(dir + "/inline.lsprof"), 5u);
   EXPECT_EQ(read_profile(dir + "/compact.lsprof").steps, read_profile(dir + "/inline.lsprof").steps);
   EXPECT_EQ(read_profile(dir + "/compact.lsprof").schema_version, 5u);
+}
+
+// The compact writer sizes its first segment from the profile (profile_capnp.cpp): too small
+// a guess would split the message in two segments, and the bytes would differ from the
+// larger fixed segment's. Texts of every length around a word, lists of every short length.
+TEST(ProfileFormat, TheCompactMessageFitsItsFirstSegment) {
+  std::mt19937 random(25);
+  const auto text = [&](int most) { return std::string(random() % (most + 1), 'x'); };
+  for (int round = 0; round < 20; ++round) {
+    Profile p = small_profile();
+    p.producer = text(40);
+    p.source = text(40);
+    p.machine_name = text(40);
+    p.steps.clear();
+    for (int s = 0, n = 1 + static_cast<int>(random() % 300); s < n; ++s) {
+      ProfileStep step;
+      step.local_index = static_cast<uint32_t>(s);
+      step.kernel = text(20);
+      step.operation = text(20);
+      step.phase_label = text(20);
+      for (int m = 0, k = static_cast<int>(random() % 6); m < k; ++m) step.metadata.push_back({text(17), text(17)});
+      for (int a = 0, k = static_cast<int>(random() % 5); a < k; ++a)
+        step.activities.push_back({ActivityKind::Send, 1, 2});
+      p.steps.push_back(std::move(step));
+    }
+    p.tiles.clear();
+    for (uint32_t t = 0, n = random() % 40; t < n; ++t) {
+      TileProfile tile{t, t, {}};
+      for (uint64_t k = 0, m = random() % 400; k < m; ++k) {
+        tile.samples.push_back({10 * k, 10 * k + 5, static_cast<uint32_t>(random() % p.steps.size()), 0, 0});
+      }
+      p.tiles.push_back(std::move(tile));
+    }
+    const std::string path = testing::temp_dir("profile_format") + "/segments.lsprof";
+    write_profile(p, path);
+    const std::string bytes = testing::read_file(path);
+    ASSERT_GE(bytes.size(), 8u);
+    uint32_t segments_less_one = 0;
+    std::memcpy(&segments_less_one, bytes.data(), 4);
+    EXPECT_EQ(segments_less_one, 0u) << "round " << round;
+    EXPECT_EQ(read_profile(path).tiles.size(), p.tiles.size()) << "round " << round;
+  }
 }
 
 TEST(ProfileFormat, EveryTruncationIsRefusedNotCrashed) {
