@@ -154,7 +154,9 @@ void Tile::exchanged(std::shared_ptr<const PhaseActivities> activities, uint32_t
 
 namespace {
 
-constexpr uint64_t kMostRecordsReserved = uint64_t{1} << 16;
+// At most 512 KiB a tile ahead of use (1,472 tiles: 736 MiB of address space, touched only as
+// records come): a longer run's records grow from there. The whole model's need at most 1,360.
+constexpr uint64_t kMostRecordsReserved = uint64_t{1} << 13;
 
 // The step records one invocation of `steps` opens at most (capped): one a step, and a Repeat's
 // iteration record and body every iteration (consecutive kernel calls that merge open fewer).
