@@ -332,28 +332,26 @@ void fill_step(const ProfileStep& step, uint32_t epoch, uint32_t invocation, pro
   out.setInvocation(invocation);
 }
 
-// Words of Text (its NUL included) or of a struct `S` list, tag word included.
-size_t text_words(const std::string& text) { return text.size() / 8 + 1; }
-template <typename S>
-size_t list_words(size_t n) {
-  return 1 + n * (S::_capnpPrivate::dataWordSize + S::_capnpPrivate::pointerCount);
-}
-
+// The words a step's texts and lists take beside its struct.
 size_t step_words(const ProfileStep& step) {
-  size_t words = list_words<profile_schema::Step>(1) + text_words(step.operation) + text_words(step.kernel) +
-                 text_words(step.phase_label) + list_words<profile_schema::ExchangeActivity>(step.activities.size()) +
-                 list_words<profile_schema::Metadata>(step.metadata.size());
-  for (const auto& m : step.metadata) words += text_words(m.name) + text_words(m.value);
+  size_t words = capnp_text_words(step.operation) + capnp_text_words(step.kernel) + capnp_text_words(step.phase_label) +
+                 capnp_struct_list_words<profile_schema::ExchangeActivity>(step.activities.size()) +
+                 capnp_struct_list_words<profile_schema::Metadata>(step.metadata.size());
+  for (const auto& m : step.metadata) words += capnp_text_words(m.name) + capnp_text_words(m.value);
   return words;
 }
 
-// At least the compact message's size in words (every text and list counted whole, with a
-// margin).
+// At least the compact message's size in words: the root and its texts, the step table, the
+// tiles and their samples, with a margin.
 size_t compact_message_words(const Profile& profile) {
-  size_t words = 64 + text_words(profile.producer) + text_words(profile.source) + text_words(profile.machine_name) +
-                 list_words<profile_schema::TileProfile>(profile.tiles.size());
+  size_t words = 64 + capnp_text_words(profile.producer) + capnp_text_words(profile.source) +
+                 capnp_text_words(profile.machine_name) +
+                 capnp_struct_list_words<profile_schema::Step>(profile.steps.size()) +
+                 capnp_struct_list_words<profile_schema::TileProfile>(profile.tiles.size());
   for (const auto& step : profile.steps) words += step_words(step);
-  for (const auto& tile : profile.tiles) words += list_words<profile_schema::CycleSample>(tile.samples.size());
+  for (const auto& tile : profile.tiles) {
+    words += capnp_struct_list_words<profile_schema::CycleSample>(tile.samples.size());
+  }
   return words + words / 64 + 256;
 }
 
