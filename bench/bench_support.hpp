@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/mapped_file.hpp"
@@ -88,21 +89,32 @@ inline std::string openblas_kernels() {
 // (MADV_POPULATE_WRITE, as the simulator maps large fresh writes) and then written.
 enum class FirstTouch { Written, MappedAheadThenWritten };
 
-// Microseconds one core takes to touch a fresh 4 KiB page for the first time (64 MiB mapped and
-// written a byte a page): the fault, the zeroing and whatever the hypervisor adds. About 10 us
-// written, 5.4 us mapped ahead, on the AMD EPYC virtual machine of docs/performance.md rounds
-// eleven and thirteen.
-inline double first_touch_us_per_page(FirstTouch how = FirstTouch::Written) {
+// Microseconds of wall time per fresh 4 KiB page touched for the first time (64 MiB mapped and
+// written a byte a page, each of `threads` threads on its own share): the fault, the zeroing
+// and whatever the hypervisor adds. About 10 us written, 5.4 us mapped ahead, on one core of the
+// AMD EPYC virtual machine of docs/performance.md rounds eleven and thirteen. Two cores there
+// touch fresh pages only 1.35-1.9 times as fast as one (round thirty), so a floor of first
+// touches on both cores takes their rate as measured, not half of one core's.
+inline double first_touch_us_per_page(FirstTouch how = FirstTouch::Written, unsigned threads = 1) {
   constexpr size_t kBytes = 64u << 20, kPage = 4096;
   void* mapped = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) return -1;
-  auto* bytes = static_cast<volatile char*>(mapped);
+  threads = std::max(1u, threads);
+  const size_t share = kBytes / kPage / threads * kPage;
+  const auto touch = [&](size_t from, size_t to) {
+    auto* bytes = static_cast<volatile char*>(mapped);
+    if (how == FirstTouch::MappedAheadThenWritten)
+      arch::populate_for_write(static_cast<char*>(mapped) + from, to - from);
+    for (size_t at = from; at < to; at += kPage) bytes[at] = 1;
+  };
   const auto start = std::chrono::steady_clock::now();
-  if (how == FirstTouch::MappedAheadThenWritten) arch::populate_for_write(mapped, kBytes);
-  for (size_t at = 0; at < kBytes; at += kPage) bytes[at] = 1;
+  std::vector<std::thread> others;
+  for (unsigned t = 1; t < threads; ++t) others.emplace_back(touch, t * share, (t + 1) * share);
+  touch(0, share);
+  for (auto& other : others) other.join();
   const double seconds = seconds_since(start);
   ::munmap(mapped, kBytes);
-  return seconds * 1e6 / double(kBytes / kPage);
+  return seconds * 1e6 / double(share * threads / kPage);
 }
 
 // `runs` runs of `argv`, fastest first; empty when one of them failed.
