@@ -42,6 +42,29 @@ void populate_for_write(std::vector<std::pair<uintptr_t, uintptr_t>> ranges) {
   }
 }
 
+std::vector<uint8_t> pages_in_use(const void* data, size_t bytes) {
+  constexpr uint64_t kPresent = uint64_t{1} << 63, kSwapped = uint64_t{1} << 62;
+  const size_t pages = (bytes + kPage - 1) / kPage;
+  const int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::vector<uint8_t> in_use(pages, 0);
+  std::vector<uint64_t> entries(std::min<size_t>(pages, 1 << 15));
+  const auto first = static_cast<off_t>(reinterpret_cast<uintptr_t>(data) / kPage * sizeof(uint64_t));
+  for (size_t done = 0; done < pages;) {
+    const size_t n = std::min(entries.size(), pages - done);
+    const ssize_t got =
+        ::pread(fd, entries.data(), n * sizeof(uint64_t), first + static_cast<off_t>(done * sizeof(uint64_t)));
+    if (got != static_cast<ssize_t>(n * sizeof(uint64_t))) {
+      ::close(fd);
+      return {};
+    }
+    for (size_t i = 0; i < n; ++i) in_use[done + i] = (entries[i] & (kPresent | kSwapped)) != 0;
+    done += n;
+  }
+  ::close(fd);
+  return in_use;
+}
+
 namespace {
 
 std::string reason() { return std::strerror(errno); }

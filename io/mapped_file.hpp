@@ -45,6 +45,12 @@ void populate_for_write(void* data, size_t bytes);
 // over one memory, such as a receiver's copies (model/exchange_fabric.cpp).
 void populate_for_write(std::vector<std::pair<uintptr_t, uintptr_t>> ranges);
 
+// Which 4 KiB pages of [data, + bytes) (data page-aligned) may hold anything but zero: a byte
+// each, 1 for a page in memory or in swap, 0 for one the process never wrote or gave back
+// (/proc/self/pagemap's present and swapped bits). Empty when the kernel does not say (no /proc,
+// or the file refused), so a caller must then assume every page may.
+std::vector<uint8_t> pages_in_use(const void* data, size_t bytes);
+
 // Reserves room for `count` elements in `v`, which holds none yet, and maps that room's pages
 // ahead of the write that fills it (then `assign`, say). A plain vector's resize writes zeros
 // into the mapped pages; a vector with an uninitialising allocator leaves them to the fill.

@@ -3,10 +3,14 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "formats/token.hpp"
 #include "io/mapped_file.hpp"
@@ -20,6 +24,63 @@ uint8_t* map_zeroed(size_t bytes) {
   void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapped == MAP_FAILED) throw std::bad_alloc();
   return static_cast<uint8_t*>(mapped);
+}
+
+// The mapping a taken-down chip left for the next arena (KeptSramMappings), and how many
+// KeptSramMappings live.
+struct KeptMapping {
+  std::mutex mutex;
+  int keepers = 0;
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+};
+KeptMapping& kept_mapping() {
+  static KeptMapping kept;
+  return kept;
+}
+
+// Makes every byte of [data, + bytes) read zero again, as a fresh mapping does: only pages in
+// memory or in swap can hold anything else, and of those only the ones that do are written.
+// False, with nothing written, when the kernel does not say which pages are in use.
+bool zero_again(uint8_t* data, size_t bytes) {
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  const std::vector<uint8_t> in_use = arch::pages_in_use(data, bytes);
+  if (in_use.size() != (bytes + kPage - 1) / kPage) return false;
+  static const std::array<uint8_t, kPage> zeros{};
+  for (size_t p = 0; p < in_use.size(); ++p) {
+    uint8_t* page = data + p * kPage;
+    if (in_use[p] != 0 && std::memcmp(page, zeros.data(), kPage) != 0) std::memset(page, 0, kPage);
+  }
+  return true;
+}
+
+// A zeroed mapping of `bytes`: the kept one where it has that size, a fresh one otherwise.
+uint8_t* take_mapping(size_t bytes) {
+  KeptMapping& kept = kept_mapping();
+  uint8_t* data = nullptr;
+  {
+    const std::lock_guard lock(kept.mutex);
+    if (kept.data != nullptr && kept.bytes == bytes) data = std::exchange(kept.data, nullptr);
+  }
+  if (data == nullptr) return map_zeroed(bytes);
+  if (zero_again(data, bytes)) return data;
+  ::munmap(data, bytes);
+  return map_zeroed(bytes);
+}
+
+// Keeps the mapping for the next arena while a KeptSramMappings lives and none is kept
+// already; unmaps it otherwise.
+void release_mapping(uint8_t* data, size_t bytes) {
+  KeptMapping& kept = kept_mapping();
+  {
+    const std::lock_guard lock(kept.mutex);
+    if (kept.keepers > 0 && kept.data == nullptr) {
+      kept.data = data;
+      kept.bytes = bytes;
+      return;
+    }
+  }
+  ::munmap(data, bytes);
 }
 
 }  // namespace
@@ -57,11 +118,31 @@ SramArena::SramArena(const arch::MachineDescription& machine, size_t tiles)
       bytes_(slot_bytes_ * tiles),
       epochs_(bytes_ >> WriteEpochs::kPageShift),
       tokens_(bytes_ >> WriteEpochs::kPageShift, slot_bytes_ >> WriteEpochs::kPageShift, machine.sram_base) {
-  if (bytes_ != 0) data_ = map_zeroed(bytes_);
+  if (bytes_ != 0) data_ = take_mapping(bytes_);
 }
 
 SramArena::~SramArena() {
-  if (data_ != nullptr) ::munmap(data_, bytes_);
+  if (data_ != nullptr) release_mapping(data_, bytes_);
+}
+
+KeptSramMappings::KeptSramMappings() {
+  KeptMapping& kept = kept_mapping();
+  const std::lock_guard lock(kept.mutex);
+  ++kept.keepers;
+}
+
+KeptSramMappings::~KeptSramMappings() {
+  KeptMapping& kept = kept_mapping();
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+  {
+    const std::lock_guard lock(kept.mutex);
+    if (--kept.keepers == 0) {
+      data = std::exchange(kept.data, nullptr);
+      bytes = kept.bytes;
+    }
+  }
+  if (data != nullptr) ::munmap(data, bytes);
 }
 
 // Pages the loader fills are mapped in bulk first (Sram::populate); so are the runs of deferred

@@ -144,9 +144,10 @@ class Sram {
 };
 
 // Every tile's SRAM of a chip in one mapping, a page-aligned slot each: one mmap to build the
-// chip and one munmap to take it down. 1,472 unmaps took 26 ms of a 0.4 s replay, mostly the
-// other core's TLB shootdown after each (docs/performance.md, round eleven). The slots are
-// still 4 KiB pages touched on demand: huge pages were slower (round ten).
+// chip, not one a tile. 1,472 unmaps took 26 ms of a 0.4 s replay, mostly the other core's TLB
+// shootdown after each (docs/performance.md, round eleven). The slots are still 4 KiB pages
+// touched on demand: huge pages were slower (round ten). While a KeptSramMappings lives, the
+// mapping of a chip taken down is kept for the next arena of the same size.
 class SramArena {
  public:
   SramArena(const arch::MachineDescription& machine, size_t tiles);
@@ -192,6 +193,21 @@ class SramArena {
   uint8_t* data_ = nullptr;
   WriteEpochs epochs_;
   TokenPages tokens_;
+};
+
+// While one lives (a sweep's or replay's loop over points; they nest), a chip taken down keeps
+// its arena's mapping for the next arena of the same size in this process (and in processes
+// forked meanwhile), which zeroes the pages written and takes it: a fresh mapping's pages each
+// cost a fault when first touched, 5-15 us on the virtual machines measured here, about 9,500
+// a point of the attention output's reduce (docs/performance.md, round thirty). The last one
+// to go unmaps what is kept. Without one, an arena unmaps its mapping as it goes: a whole-model
+// run keeps no SRAM resident while it computes its reference.
+class KeptSramMappings {
+ public:
+  KeptSramMappings();
+  ~KeptSramMappings();
+  KeptSramMappings(const KeptSramMappings&) = delete;
+  KeptSramMappings& operator=(const KeptSramMappings&) = delete;
 };
 
 inline std::span<const uint8_t> Sram::span(uint32_t address, uint32_t bytes, const char* what) const {

@@ -12,6 +12,7 @@
 #include "io/errors.hpp"
 #include "io/input_file.hpp"
 #include "io/report_files.hpp"
+#include "model/sram.hpp"
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"
 #include "replay/sweep.hpp"
@@ -125,7 +126,8 @@ GoldenRun run_golden(size_t jobs) {
   }
   PointOptions options;
   options.seed = 1;
-  options.payload_digest = true;  // every destination word checked, every iteration
+  options.payload_digest = true;            // every destination word checked, every iteration
+  const model::KeptSramMappings keep_sram;  // each worker's next point takes its last SRAM mapping
   const auto encoded = run_in_processes(
       tasks.size(), jobs == 0 ? available_cores() : jobs,
       [&](size_t i) {

@@ -10,6 +10,7 @@
 #include "compiler/compile.hpp"
 #include "formats/package.hpp"
 #include "io/errors.hpp"
+#include "model/sram.hpp"
 #include "replay/point_check.hpp"
 #include "sim/backend.hpp"
 
@@ -187,6 +188,10 @@ PointResult run_point(const arch::Capture& capture, const arch::MachineDescripti
 std::vector<PointResult> run_points(const arch::Capture& capture, const arch::MachineDescription& machine,
                                     const std::vector<PointSpec>& specs, const PointOptions& options) {
   std::vector<PointResult> results;
+  // Each point after the first takes the last one's SRAM mapping, zeroed again, instead of
+  // faulting its pages in afresh; a single point keeps nothing.
+  std::optional<model::KeptSramMappings> keep_sram;
+  if (specs.size() > 1) keep_sram.emplace();
   for (const auto& spec : specs) {
     const arch::Capture one = single_phase(capture, find_phase(capture, spec.phase), options.all_iterations);
     if (spec.paired && !results.empty() && !results.back().spec.paired && results.back().spec.phase == spec.phase &&

@@ -7,6 +7,7 @@
 
 #include "compiler/compile.hpp"
 #include "io/errors.hpp"
+#include "model/sram.hpp"
 #include "replay/parallel.hpp"
 #include "replay/point_codec.hpp"
 #include "replay/progress.hpp"
@@ -122,6 +123,7 @@ std::vector<PointResult> run_sweep(const arch::Capture& capture, const arch::Mac
   int status = 0;
   std::string message;
   try {
+    const model::KeptSramMappings keep_sram;  // each worker's next point takes its last SRAM mapping
     auto encoded = run_in_processes(
         mine.size(), jobs,
         [&](size_t g) {

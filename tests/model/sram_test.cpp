@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -93,6 +94,36 @@ TEST(SramArena, EachSlotIsAWholeSramOfItsOwn) {
   EXPECT_THROW(first.write_word(end, 1), std::out_of_range);  // the slot's end is still refused
   Sram moved(std::move(third));                               // a slot moves without being unmapped
   EXPECT_EQ(bytes_of(moved, base, 8), ones);
+}
+
+// While a KeptSramMappings lives, a chip taken down leaves its mapping to the next arena of the
+// same size (a sweep worker's next point), which must read as a fresh one: every byte zero, wherever the last chip
+// wrote, whether by a plain write, a word, deferred tokens made when read, or a populated page.
+TEST(SramArena, TheNextArenaTakesTheLastOnesMappingZeroedAgain) {
+  const uint32_t base = c600().sram_base, end = c600().sram_end;
+  const KeptSramMappings keep;
+  const uint8_t* last_slot = nullptr;
+  {
+    SramArena arena(c600(), 3);
+    Sram first(c600(), arena, 0), third(c600(), arena, 2);
+    last_slot = arena.slot(0);
+    const std::vector<uint8_t> ones(5000, 0xff);
+    first.write(base + 100, static_cast<uint32_t>(ones.size()), ones.data());
+    first.write_word(end - 4, 0xdeadbeef);
+    third.write_tokens(7, 2, base + 0x8000, 0x3000);  // deferred: made here when read
+    EXPECT_NE(third.read_word(base + 0x8000), 0u);
+    third.populate(base + 0x10000, 0x4000);
+  }
+  SramArena again(c600(), 3);
+  EXPECT_EQ(again.slot(0), last_slot);  // the same mapping, taken again
+  const size_t bytes = size_t{end - base};
+  for (size_t slot = 0; slot < 3; ++slot) {
+    const uint8_t* at = again.slot(slot);
+    const std::vector<uint8_t> zeros(bytes, 0);
+    EXPECT_EQ(std::memcmp(at, zeros.data(), bytes), 0) << "slot " << slot;
+  }
+  Sram first(c600(), again, 0);
+  EXPECT_EQ(first.read_word(end - 4), 0u);
 }
 
 // Mapping pages ahead of a write is only a hint: untouched memory still reads zero, written
