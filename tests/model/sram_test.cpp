@@ -97,8 +97,10 @@ TEST(SramArena, EachSlotIsAWholeSramOfItsOwn) {
 }
 
 // While a KeptSramMappings lives, a chip taken down leaves its mapping to the next arena of the
-// same size (a sweep worker's next point), which must read as a fresh one: every byte zero, wherever the last chip
-// wrote, whether by a plain write, a word, deferred tokens made when read, or a populated page.
+// same size (a sweep worker's next point), which must read as a fresh one: every byte zero,
+// wherever the last chip wrote, whether by a plain write, a word, deferred tokens made when
+// read, or a populated page. (Where the kernel does not say which pages are in use, the next
+// arena maps afresh, and only the zeros are checked.)
 TEST(SramArena, TheNextArenaTakesTheLastOnesMappingZeroedAgain) {
   const uint32_t base = c600().sram_base, end = c600().sram_end;
   const KeptSramMappings keep;
@@ -115,7 +117,10 @@ TEST(SramArena, TheNextArenaTakesTheLastOnesMappingZeroedAgain) {
     third.populate(base + 0x10000, 0x4000);
   }
   SramArena again(c600(), 3);
-  EXPECT_EQ(again.slot(0), last_slot);  // the same mapping, taken again
+  const bool kernel_says = !arch::pages_in_use(again.slot(0), 4096).empty();
+  if (kernel_says) {
+    EXPECT_EQ(again.slot(0), last_slot);  // the same mapping, taken again
+  }
   const size_t bytes = size_t{end - base};
   for (size_t slot = 0; slot < 3; ++slot) {
     const uint8_t* at = again.slot(slot);
