@@ -19,49 +19,84 @@ bool TokenPages::adopt(uint64_t seed) {
   seed_ = seed;
   slot_tile_.assign(pages_per_slot_ == 0 ? 0 : pages_ / pages_per_slot_, 0);
   state_ = std::make_unique<std::atomic<uint8_t>[]>(pages_);
-  lo_ = std::make_unique<uint16_t[]>(pages_);
-  hi_ = std::make_unique<uint16_t[]>(pages_);
-  iteration_ = std::make_unique<uint32_t[]>(pages_);
+  // Read only where the state says deferred, so never before written: no pass to zero them.
+  ranges_ = std::make_unique_for_overwrite<Ranges[]>(pages_);
   adopted_.store(true, std::memory_order_release);
   return true;
 }
 
+namespace {
+
+// Ranges of a page's tokens: `added` laid over `current` (one or two ranges, ascending, apart),
+// into `out`. A range it covers goes; one of its iteration that it touches or overlaps joins it
+// (the tokens are a function of the address); one of another iteration that it overlaps only in
+// part, or a third range, cannot be held: false.
+bool lay_over(const TokenPages::Ranges& current, TokenPages::Range added, TokenPages::Ranges& out) {
+  TokenPages::Range kept[2];
+  size_t count = 0;
+  for (const TokenPages::Range& r : current) {
+    if (r.lo == r.hi || (added.lo <= r.lo && r.hi <= added.hi)) continue;
+    if (r.iteration == added.iteration && r.lo <= added.hi && added.lo <= r.hi) {
+      added.lo = std::min(added.lo, r.lo);
+      added.hi = std::max(added.hi, r.hi);
+    } else if (r.lo < added.hi && added.lo < r.hi) {
+      return false;
+    } else {
+      kept[count++] = r;
+    }
+  }
+  if (count == 2) return false;
+  out = {};
+  out[0] = added;
+  if (count == 1) {
+    out[1] = kept[0];
+    if (out[1].lo < out[0].lo) std::swap(out[0], out[1]);
+  }
+  return true;
+}
+
+}  // namespace
+
 bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched) {
   const uint8_t state = state_[page].load(std::memory_order_relaxed);
-  const bool deferred = state == kDeferred, same = deferred && iteration_[page] == iteration;
-  if ((state == kPlain && untouched) || (deferred && lo <= lo_[page] && hi >= hi_[page])) {
-    lo_[page] = static_cast<uint16_t>(lo);
-    hi_[page] = static_cast<uint16_t>(hi);
-    iteration_[page] = iteration;
-  } else if (same && hi_[page] == lo) {
-    hi_[page] = static_cast<uint16_t>(hi);
-  } else if (same && lo_[page] == hi) {
-    lo_[page] = static_cast<uint16_t>(lo);
-  } else {
+  const Range added{static_cast<uint16_t>(lo), static_cast<uint16_t>(hi), iteration};
+  Ranges& ranges = ranges_[page];
+  if (state == kPlain && untouched) {
+    ranges = {added, Range{}};
+  } else if (state != kDeferred || !lay_over(ranges, added, ranges)) {
     return false;
   }
   slot_tile_[page / pages_per_slot_] = tile;
   state_[page].store(kDeferred, std::memory_order_relaxed);
-  any_.store(true, std::memory_order_release);  // after the tables, which readers then see
+  // After the tables, which readers then see. Stored once: both cores storing it for every
+  // page of a refill fought over its cache line.
+  if (!any_.load(std::memory_order_relaxed)) any_.store(true, std::memory_order_release);
   return true;
 }
 
 void TokenPages::words(size_t page, size_t offset, std::span<uint32_t> out) const {
   const size_t begin = offset, end = offset + out.size() * 4;
-  const size_t lo = std::clamp<size_t>(lo_[page], begin, end), hi = std::clamp<size_t>(hi_[page], lo, end);
-  std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>((lo - begin) / 4), 0u);
-  const auto address = static_cast<uint32_t>(sram_base_ + (page % pages_per_slot_) * kPageBytes + lo);
-  arch::payload_tokens(*seed_, slot_tile_[page / pages_per_slot_], address, iteration_[page],
-                       out.subspan((lo - begin) / 4, (hi - lo) / 4));
-  std::fill(out.begin() + static_cast<std::ptrdiff_t>((hi - begin) / 4), out.end(), 0u);
+  const uint32_t tile = slot_tile_[page / pages_per_slot_];
+  const auto page_address = static_cast<uint32_t>(sram_base_ + (page % pages_per_slot_) * kPageBytes);
+  const auto word = [&](size_t byte) { return out.begin() + static_cast<std::ptrdiff_t>((byte - begin) / 4); };
+  size_t at = begin;  // zero up to each range, its tokens, zero after the last
+  for (const Range& r : ranges_[page]) {
+    const size_t lo = std::clamp<size_t>(r.lo, at, end), hi = std::clamp<size_t>(r.hi, lo, end);
+    if (lo == hi) continue;
+    std::fill(word(at), word(lo), 0u);
+    arch::payload_tokens(*seed_, tile, page_address + static_cast<uint32_t>(lo), r.iteration,
+                         out.subspan((lo - begin) / 4, (hi - lo) / 4));
+    at = hi;
+  }
+  std::fill(word(at), out.end(), 0u);
 }
 
 void TokenPages::make_ready(size_t page, uint8_t* bytes) {
   uint8_t expected = kDeferred;
   if (state_[page].compare_exchange_strong(expected, kMaking, std::memory_order_acquire)) {
     // The rest of the page reads as zero already; the page is 4 KiB-aligned, so its words are too.
-    const uint32_t lo = lo_[page], hi = hi_[page];
-    words(page, lo, {reinterpret_cast<uint32_t*>(bytes + lo), (hi - lo) / 4});
+    for (const Range& r : ranges_[page])
+      words(page, r.lo, {reinterpret_cast<uint32_t*>(bytes + r.lo), (r.hi - r.lo) / 4u});
     state_[page].store(kMade, std::memory_order_release);
     return;
   }

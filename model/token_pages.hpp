@@ -4,8 +4,11 @@
 // which are only ever read (docs/performance.md, rounds eighteen and twenty-four). A read or
 // write of such a page through Sram makes its tokens first; the exchange fabric's copies make
 // the tokens they move at their destination instead, and the page is never touched. A deferred
-// page holds tokens in one byte range and zero around it, as the untouched page it was. Never
-// includes anything of the simulation: SramArena holds it.
+// page holds tokens in one or two byte ranges and zero around them, as the untouched page it
+// was: two, because a tile's sources often share a page with a gap between them (822 pages of a
+// replay of phase 10, docs/performance.md, round thirty-one). Never includes anything of the
+// simulation: SramArena holds it.
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +23,14 @@ namespace lockstep::model {
 class TokenPages {
  public:
   static constexpr size_t kPageBytes = 4096;  // the arena's page (WriteEpochs::kPageBytes)
+  // Token bytes [lo, hi) of a page (none when lo == hi) and their Repeat iteration. A page holds
+  // two, ascending and apart, in one record: a refill's deferral meets one cache line a page.
+  // Trivial, so that the table is not written when made (Range{} is empty).
+  struct Range {
+    uint16_t lo, hi;
+    uint32_t iteration;
+  };
+  using Ranges = std::array<Range, 2>;
 
   // `pages` of 4 KiB in slots of `pages_per_slot`, each slot a tile's SRAM from `sram_base` up.
   TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base);
@@ -31,10 +42,11 @@ class TokenPages {
   const std::optional<uint64_t>& seed() const { return seed_; }
   // Bytes [lo, hi) of `page` (word-aligned) hold logical tile `tile`'s tokens of Repeat
   // iteration `iteration` from now on, unwritten. `untouched`: nothing wrote the page so far, so
-  // it reads as zero. False, with nothing deferred, unless the page is untouched, or defers a
-  // range of the same iteration that this one continues, or one that this one covers (a
-  // replay's refill of the next iteration's sources). The tiles' loaders may call it at once,
-  // each for its own slot's pages.
+  // it reads as zero. False, with nothing deferred, unless the page is untouched or deferred; on
+  // a deferred page, this range replaces those it covers (a replay's refill of the next
+  // iteration's sources), joins one of its iteration that it touches, and may sit apart from one
+  // other; it may not overlap another iteration's in part, nor make a third. The tiles' loaders
+  // may call it at once, each for its own slot's pages.
   bool defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched);
   bool deferred(size_t page) const { return state_[page].load(std::memory_order_acquire) >= kDeferred; }
   // Writes page `page`'s tokens at `bytes` (the page's place) unless they are there already;
@@ -54,9 +66,8 @@ class TokenPages {
   std::optional<uint64_t> seed_;     // set once, under seed_mutex_, with the tables below
   std::vector<uint32_t> slot_tile_;  // the logical tile whose SRAM each slot is
   std::unique_ptr<std::atomic<uint8_t>[]> state_;
-  std::unique_ptr<uint16_t[]> lo_, hi_;    // a deferred page's token bytes
-  std::unique_ptr<uint32_t[]> iteration_;  // and their iteration
-  std::atomic<bool> adopted_ = false;      // set after seed_ and the tables: read without the lock
+  std::unique_ptr<Ranges[]> ranges_;   // a deferred page's
+  std::atomic<bool> adopted_ = false;  // set after seed_ and the tables: read without the lock
 };
 
 }  // namespace lockstep::model

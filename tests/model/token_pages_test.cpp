@@ -4,9 +4,12 @@
 // slot (deferred) and into an SRAM of its own (written at once, the plain way), then compares.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "arch/machine.hpp"
@@ -60,14 +63,54 @@ TEST(TokenPages, ASegmentReadsAsItsTokensWithZeroAroundAcrossPartPages) {
   EXPECT_FALSE(l.waits(at(0x1000), 4 * 4096));
 }
 
-TEST(TokenPages, AdjacentSegmentsShareAPageAndAGapIsWrittenAtOnce) {
+TEST(TokenPages, SegmentsThatTouchJoinOneAfterAGapIsASecondRangeAndAThirdIsWrittenAtOnce) {
   Loaded l;
   l.tokens(at(0x2000), 0x100);
   l.tokens(at(0x2100), 0x80);  // continues the deferred range
   EXPECT_TRUE(l.waits(at(0x2000), 4));
-  l.tokens(at(0x2400), 0x40);  // leaves a gap on the page: written now
+  l.tokens(at(0x2400), 0x40);  // leaves a gap on the page: a second range
+  EXPECT_TRUE(l.waits(at(0x2000), 4));
+  l.tokens(at(0x2300), 0x40);  // apart from both: a third, which the page cannot hold
   EXPECT_FALSE(l.waits(at(0x2000), 4));
   l.expect_same(at(0x2000), 4096);
+}
+
+TEST(TokenPages, TwoRangesReadAsTheirTokensWithZeroAroundAndBetween) {
+  Loaded l;
+  l.tokens(at(0x5400), 0x100);
+  l.tokens(at(0x5040), 0x80);  // the lower one second
+  EXPECT_TRUE(l.waits(at(0x5000), 4));
+  l.expect_same(at(0x5000), 4096);  // read through Sram: made, then compared
+  EXPECT_FALSE(l.waits(at(0x5000), 4));
+}
+
+TEST(TokenPages, ACopyOutOfTwoRangesMovesTheGapAsZero) {
+  Loaded l;
+  l.tokens(at(0x9040), 0x40);
+  l.tokens(at(0x9100), 0x40);
+  const uint32_t from = at(0x9020), to = at(0x30000), bytes = 0x140;
+  const std::vector<uint8_t> old(4096, 0x5a);  // what the copy overwrites, the gap's zeros too
+  l.deferred.write(to, 4096, old.data());
+  l.plain.write(to, 4096, old.data());
+  l.arena.copy_out(l.deferred.place(from, bytes), l.deferred.mutable_place(to, bytes), bytes);
+  l.plain.copy_from(l.plain, from, to, bytes);
+  EXPECT_TRUE(l.waits(from, bytes));  // the source is never made
+  l.expect_same(at(0x30000), 4096);
+  l.expect_same(at(0x9000), 4096);
+}
+
+// A replay's refill of a page with two ranges: each run of the next iteration covers one of
+// them in turn, and the page holds one range of each iteration meanwhile.
+TEST(TokenPages, ARefillOfTwoRangesDefersEachInTurn) {
+  Loaded l;
+  l.tokens(at(0xa000), 0x200);
+  l.tokens(at(0xa800), 0x100);
+  for (const auto& [address, bytes] : {std::pair{at(0xa000), 0x200u}, std::pair{at(0xa800), 0x100u}}) {
+    ASSERT_TRUE(l.deferred.defer_tokens(kSeed, kTile, address, bytes, 1));
+    arch::payload_tokens(kSeed, kTile, address, 1, l.plain.mutable_words(address, bytes));
+    EXPECT_TRUE(l.waits(at(0xa000), 4));
+  }
+  l.expect_same(at(0xa000), 4096);
 }
 
 TEST(TokenPages, APageWrittenBeforeGetsItsTokensAtOnce) {
@@ -160,6 +203,45 @@ TEST(TokenPages, ThreadsThatTouchOnePageAtOnceAllSeeItsTokens) {
   for (auto& r : readers) r.join();
   for (const auto& out : seen) EXPECT_EQ(out, bytes_of(l.plain, at(0x10000), 64 * 4096));
 }
+
+// Random deferrals (ranges of three iterations, some touching, some apart, some overlapping),
+// plain writes, reads and copies out over two pages, against an SRAM that writes every token at
+// once. A read makes a page for good, so each episode starts on fresh pages. Fixed seeds.
+class TokenPagesRandomly : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(TokenPagesRandomly, ReadAndCopyAsThePlainSramDoes) {
+  std::mt19937 random(GetParam());
+  const uint32_t base = at(0xc000), span = 2 * 4096, destination = at(0x40000);
+  const auto word_in = [&](uint32_t words) { return 4 * std::uniform_int_distribution<uint32_t>(0, words)(random); };
+  const std::vector<uint8_t> old(span, 0x5a);
+  for (int episode = 0; episode < 40; ++episode) {
+    Loaded l;
+    l.deferred.write(destination, span, old.data());
+    l.plain.write(destination, span, old.data());
+    for (int step = 0; step < 12; ++step) {
+      const uint32_t lo = word_in(span / 4 - 1), bytes = std::max(4u, word_in(std::min(160u, (span - lo) / 4)));
+      const int kind = std::uniform_int_distribution<int>(0, 9)(random);
+      if (kind < 6) {
+        const uint32_t iteration = std::uniform_int_distribution<uint32_t>(0, 2)(random);
+        l.deferred.write_tokens(kSeed, kTile, base + lo, bytes, iteration);
+        arch::payload_tokens(kSeed, kTile, base + lo, iteration, l.plain.mutable_words(base + lo, bytes));
+      } else if (kind == 6) {
+        l.deferred.write_word(base + lo, 0x5eed0000u + uint32_t(step));
+        l.plain.write_word(base + lo, 0x5eed0000u + uint32_t(step));
+      } else if (kind < 9) {
+        l.arena.copy_out(l.deferred.place(base + lo, bytes), l.deferred.mutable_place(destination + lo, bytes), bytes);
+        l.plain.copy_from(l.plain, base + lo, destination + lo, bytes);
+      } else {
+        ASSERT_EQ(bytes_of(l.deferred, base + lo, bytes), bytes_of(l.plain, base + lo, bytes))
+            << "episode " << episode << " step " << step;
+      }
+    }
+    ASSERT_EQ(bytes_of(l.deferred, destination, span), bytes_of(l.plain, destination, span)) << "episode " << episode;
+    ASSERT_EQ(bytes_of(l.deferred, base, span), bytes_of(l.plain, base, span)) << "episode " << episode;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, TokenPagesRandomly, ::testing::Values(1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u));
 
 }  // namespace
 }  // namespace lockstep::model
