@@ -28,24 +28,23 @@ bool TokenPages::adopt(uint64_t seed) {
 namespace {
 
 // Ranges of a page's tokens: `added` laid over `current` (one or two ranges, ascending, apart),
-// into `out`. A range it covers goes; one of its iteration that it touches or overlaps joins it
-// (the tokens are a function of the address); one of another iteration that it overlaps only in
-// part, or a third range, cannot be held: false.
+// into `out`. A range of its iteration that it touches or overlaps joins it (a token is a
+// function of its address); what it overlaps of another iteration's range goes, the rest of
+// that range stays. More than two ranges cannot be held: false.
 bool lay_over(const TokenPages::Ranges& current, TokenPages::Range added, TokenPages::Ranges& out) {
-  TokenPages::Range kept[2];
+  TokenPages::Range kept[4];
   size_t count = 0;
   for (const TokenPages::Range& r : current) {
-    if (r.lo == r.hi || (added.lo <= r.lo && r.hi <= added.hi)) continue;
+    if (r.lo == r.hi) continue;
     if (r.iteration == added.iteration && r.lo <= added.hi && added.lo <= r.hi) {
       added.lo = std::min(added.lo, r.lo);
       added.hi = std::max(added.hi, r.hi);
-    } else if (r.lo < added.hi && added.lo < r.hi) {
-      return false;
-    } else {
-      kept[count++] = r;
+      continue;
     }
+    if (r.lo < added.lo) kept[count++] = {r.lo, std::min(r.hi, added.lo), r.iteration};
+    if (r.hi > added.hi) kept[count++] = {std::max(r.lo, added.hi), r.hi, r.iteration};
   }
-  if (count == 2) return false;
+  if (count > 1) return false;
   out = {};
   out[0] = added;
   if (count == 1) {
