@@ -26,7 +26,10 @@ arch::Instruction instruction_at(std::span<const uint32_t> words, const Schedule
   return arch::decode(words, s.byte_offset / 4).instruction;
 }
 
-RowSchedule schedule_row(std::span<const uint32_t> words) {
+namespace {
+
+// schedule_row, with room for the longest row its window can hold.
+RowSchedule schedule_row_in_room(std::span<const uint32_t> words) {
   RowSchedule out;
   out.instructions.reserve(words.size());  // at most one a word
   out.controls.reserve(words.size());      // about one a word in receive-heavy rows
@@ -143,6 +146,18 @@ RowSchedule schedule_row(std::span<const uint32_t> words) {
                    [](const Control& a, const Control& b) { return a.event < b.event; });
   out.horizon = t;
   out.row_bytes = static_cast<uint32_t>(index * 4);
+  return out;
+}
+
+}  // namespace
+
+RowSchedule schedule_row(std::span<const uint32_t> words) {
+  RowSchedule out = schedule_row_in_room(words);
+  // The room each list was given (a word each) is several times what a row uses; the plan keeps
+  // every tile's schedule, so exact lists touch 300-600 fewer fresh heap pages in a replay of
+  // phase 10 (docs/performance.md, round thirty-one), and the room freed serves the next row.
+  out.instructions.shrink_to_fit();
+  out.controls.shrink_to_fit();
   return out;
 }
 
