@@ -43,10 +43,10 @@ class TokenPages {
   // Bytes [lo, hi) of `page` (word-aligned) hold logical tile `tile`'s tokens of Repeat
   // iteration `iteration` from now on, unwritten. `untouched`: nothing wrote the page so far, so
   // it reads as zero. False, with nothing deferred, unless the page is untouched or deferred; on
-  // a deferred page, this range replaces those it covers (a replay's refill of the next
-  // iteration's sources), joins one of its iteration that it touches, and may sit apart from one
-  // other; it may not overlap another iteration's in part, nor make a third. The tiles' loaders
-  // may call it at once, each for its own slot's pages.
+  // a deferred page, this range takes the bytes it overlaps from the ranges there (a replay's
+  // refill of the next iteration's sources), joins one of its iteration that it touches, and may
+  // sit apart from one other, but may not make a third. The tiles' loaders may call it at once,
+  // each for its own slot's pages.
   bool defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched);
   bool deferred(size_t page) const { return state_[page].load(std::memory_order_acquire) >= kDeferred; }
   // Writes page `page`'s tokens at `bytes` (the page's place) unless they are there already;
