@@ -1,6 +1,7 @@
 #include "model/token_pages.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "formats/token.hpp"
@@ -27,11 +28,11 @@ bool TokenPages::adopt(uint64_t seed) {
 
 namespace {
 
-// Ranges of a page's tokens: `added` laid over `current` (one or two ranges, ascending, apart),
-// into `out`. A range of its iteration that it touches or overlaps joins it (a token is a
-// function of its address); what it overlaps of another iteration's range goes, the rest of
-// that range stays. More than two ranges cannot be held: false.
-bool lay_over(const TokenPages::Ranges& current, TokenPages::Range added, TokenPages::Ranges& out) {
+// The ranges of a page's tokens once `added` is laid over `current` (one or two ranges,
+// ascending, apart; none on a page untouched so far). A range of its iteration that it touches
+// or overlaps joins it (a token is a function of its address); what it overlaps of another
+// iteration's range goes, the rest of that range stays. More than two ranges cannot be held.
+std::optional<TokenPages::Ranges> lay_over(const TokenPages::Ranges& current, TokenPages::Range added) {
   TokenPages::Range kept[4];
   size_t count = 0;
   for (const TokenPages::Range& r : current) {
@@ -44,27 +45,25 @@ bool lay_over(const TokenPages::Ranges& current, TokenPages::Range added, TokenP
     if (r.lo < added.lo) kept[count++] = {r.lo, std::min(r.hi, added.lo), r.iteration};
     if (r.hi > added.hi) kept[count++] = {std::max(r.lo, added.hi), r.hi, r.iteration};
   }
-  if (count > 1) return false;
-  out = {};
-  out[0] = added;
+  if (count > 1) return std::nullopt;
+  TokenPages::Ranges out{added, TokenPages::Range{}};
   if (count == 1) {
     out[1] = kept[0];
     if (out[1].lo < out[0].lo) std::swap(out[0], out[1]);
   }
-  return true;
+  return out;
 }
 
 }  // namespace
 
 bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched) {
   const uint8_t state = state_[page].load(std::memory_order_relaxed);
-  const Range added{static_cast<uint16_t>(lo), static_cast<uint16_t>(hi), iteration};
-  Ranges& ranges = ranges_[page];
-  if (state == kPlain && untouched) {
-    ranges = {added, Range{}};
-  } else if (state != kDeferred || !lay_over(ranges, added, ranges)) {
-    return false;
-  }
+  if (state != kDeferred && !(state == kPlain && untouched)) return false;
+  // A plain page's record was never written: it holds no range yet.
+  const auto laid = lay_over(state == kDeferred ? ranges_[page] : Ranges{},
+                             {static_cast<uint16_t>(lo), static_cast<uint16_t>(hi), iteration});
+  if (!laid) return false;
+  ranges_[page] = *laid;
   slot_tile_[page / pages_per_slot_] = tile;
   state_[page].store(kDeferred, std::memory_order_relaxed);
   // After the tables, which readers then see. Stored once: both cores storing it for every
