@@ -29,18 +29,28 @@ inline uint32_t payload_token(uint64_t seed, uint32_t tile, uint32_t byte_addres
   return payload_token(seed, tile, byte_address) ^ (iteration << 18);
 }
 
-// The tokens of out.size() consecutive words from byte_address on (the seed's mix once).
-inline void payload_tokens(uint64_t seed, uint32_t tile, uint32_t byte_address, uint32_t iteration,
-                           std::span<uint32_t> out) {
-  const uint32_t word = (byte_address >> 2) & 0x3ffffu;
-  const uint32_t base = payload_token(seed, tile, byte_address, iteration) ^ word;
+// The token `words` words after token `first` of one run: the word address (bits 0-17) goes
+// on, wrapping as payload_token's does, and the tile, iteration and seed bits stay.
+inline uint32_t token_after(uint32_t first, uint32_t words) {
+  return (first & ~0x3ffffu) | ((first + words) & 0x3ffffu);
+}
+
+// The tokens of out.size() consecutive words from token `first` on.
+inline void tokens_following(uint32_t first, std::span<uint32_t> out) {
+  const uint32_t word = first & 0x3ffffu, base = first & ~0x3ffffu;
   const size_t n = out.size();
   size_t k = 0;
   // Blocks of eight independent lanes, which the compiler turns into vector instructions.
   for (; k + 8 <= n; k += 8) {
-    for (uint32_t j = 0; j < 8; ++j) out[k + j] = base ^ ((word + uint32_t(k) + j) & 0x3ffffu);
+    for (uint32_t j = 0; j < 8; ++j) out[k + j] = base | ((word + uint32_t(k) + j) & 0x3ffffu);
   }
-  for (; k < n; ++k) out[k] = base ^ ((word + uint32_t(k)) & 0x3ffffu);
+  for (; k < n; ++k) out[k] = base | ((word + uint32_t(k)) & 0x3ffffu);
+}
+
+// The tokens of out.size() consecutive words from byte_address on.
+inline void payload_tokens(uint64_t seed, uint32_t tile, uint32_t byte_address, uint32_t iteration,
+                           std::span<uint32_t> out) {
+  tokens_following(payload_token(seed, tile, byte_address, iteration), out);
 }
 
 }  // namespace lockstep::arch

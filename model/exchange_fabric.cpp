@@ -154,6 +154,7 @@ ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<P
 // 1, 2 and the double-write check), so its writes commute: per receiver they are sorted by
 // source and runs that continue each other in both memories become one copy.
 void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
+  const bool tokens_deferred = sram_.token_pages().any();
   const auto& writes = e.outcome.writes;
   e.receiver_begin.clear();
   for (uint32_t k = 0; k < writes.size(); ++k) {
@@ -161,6 +162,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
   }
   e.receiver_begin.push_back(static_cast<uint32_t>(writes.size()));
   e.pages.clear();
+  e.read_pages.clear();
   e.copies.clear();
   e.copy_begin.clear();
   e.copy_writes.clear();
@@ -202,6 +204,9 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
     // The receiver's pages mapped ahead of its first copies: a first write to a fresh page costs
     // about 10 us on the virtual machines measured here, a page mapped in bulk half of that
     // (docs/performance.md, round eighteen). They read as zero either way, as untouched SRAM does.
+    // Not while tokens are deferred: the copies then lay runs of them over their destinations'
+    // pages, which stay unmapped (round thirty-two).
+    if (tokens_deferred) return;
     std::vector<std::pair<uintptr_t, uintptr_t>> destinations;
     destinations.reserve(copies.size());
     for (const Copy& c : copies) {
@@ -223,6 +228,7 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
 bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
   if (!e.direct) return true;  // nothing planned: the writes are applied one by one
   e.pages.clear();
+  e.read_pages.clear();
   const auto& writes = e.outcome.writes;
   // The copies that hold a write whose source changed, each once: marked, then listed in copy
   // order (linear; sorting the writes' copies was 67 ms of the exchange-only run's main thread).
@@ -252,32 +258,44 @@ bool ExchangeFabric::move_copies(Executed& e, std::span<Tile* const> tiles) {
 // parallel, with the same bytes as one thread. Without hazards (plan_copies) each word goes
 // straight from SRAM to SRAM; each chunk then lies in one element, so no two threads touch
 // one chunk. Otherwise every source is read into a buffer first, writes then apply in order.
-void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles, uint32_t phase, uint32_t iteration) {
+void ExchangeFabric::copy_words(Executed& e, std::span<Tile* const> tiles, uint32_t phase, uint32_t iteration) {
   if (e.direct) {
     const auto& landing = monitor_.after_landing;
     // The copies are short and scattered over 1,472 SRAMs, so each one waits on memory: the
     // lines of the copy kPrefetchAhead further on are asked for first.
     constexpr uint32_t kPrefetchAhead = 8;
-    const bool deferred_tokens = sram_.token_pages().any();  // then each copy makes what it moves
+    const bool deferred_tokens = sram_.token_pages().any();  // then each copy moves runs of them
+    if (deferred_tokens && e.read_pages.empty()) mark_read_pages(e);
     tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
       const uint32_t end = e.copy_begin[g + 1];
       for (uint32_t k = e.copy_begin[g]; k < end; ++k) {
+        if (deferred_tokens) {
+          // Copies then move runs of tokens between the pages' records (model/token_pages.hpp),
+          // not memory: those are asked for ahead, entries twice as far as the records. Memory
+          // is not: a page that only holds runs is unmapped, and asking for it costs a walk.
+          // A receiver has about ten copies, so the next receivers' are asked for too.
+          if (k + 2 * kPrefetchAhead < e.copies.size()) {
+            const Copy& next = e.copies[k + 2 * kPrefetchAhead];
+            sram_.prefetch_tokens(next.from, next.to, false);
+          }
+          if (k + kPrefetchAhead < e.copies.size()) {
+            const Copy& next = e.copies[k + kPrefetchAhead];
+            sram_.prefetch_tokens(next.from, next.to, true);
+          }
+          const Copy& c = e.copies[k];
+          if (c.bytes != 0) sram_.copy_out(c.from, c.to, c.bytes, e.read_pages);
+          sram_.mark_written(c.to, c.bytes);
+          continue;
+        }
         if (k + kPrefetchAhead < end) {
           const Copy& next = e.copies[k + kPrefetchAhead];
           for (uint32_t b = 0; b < next.bytes; b += 64) {
-            // A source whose tokens wait is not read, and its page is unmapped: asking for it
-            // cost a replay of phase 6 0.3 s (docs/performance.md, round twenty-four).
-            if (!deferred_tokens) __builtin_prefetch(next.from + b, 0);
+            __builtin_prefetch(next.from + b, 0);
             __builtin_prefetch(next.to + b, 1);
           }
         }
         const Copy& c = e.copies[k];
-        if (deferred_tokens && c.bytes != 0 &&
-            (sram_.waits_for_tokens(c.from, c.bytes) || sram_.waits_for_tokens(c.to, c.bytes))) {
-          sram_.copy_out(c.from, c.to, c.bytes);
-        } else {
-          std::memcpy(c.to, c.from, c.bytes);
-        }
+        std::memcpy(c.to, c.from, c.bytes);
         // The copies hold their places across executions, so their writes are marked here.
         sram_.mark_written(c.to, c.bytes);
       }
@@ -300,6 +318,16 @@ void ExchangeFabric::copy_words(const Executed& e, std::span<Tile* const> tiles,
       tiles[w.receiver]->memory().write(w.address, w.bytes, copy_buffer_.data() + offset[k]);
     }
   });
+}
+
+void ExchangeFabric::mark_read_pages(Executed& e) const {
+  e.read_pages.assign(sram_.epochs().pages() / 64 + 1, 0);
+  for (const Copy& c : e.copies) {
+    if (c.bytes == 0) continue;
+    for (size_t p = sram_.page_of(c.from), last = sram_.page_of(c.from + c.bytes - 1); p <= last; ++p) {
+      e.read_pages[p / 64] |= uint64_t{1} << (p % 64);
+    }
+  }
 }
 
 bool ExchangeFabric::landed_already(Executed& e) {

@@ -61,10 +61,13 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     // they read or write, sorted (made when first needed; empty after a new plan or a move).
     WriteEpochs::Epoch epoch = 0;
     std::vector<uint32_t> pages;
+    // A bit for each page of the arena that a copy reads (made when first needed while tokens
+    // are deferred; empty after a new plan or a move): such a page takes no copied runs.
+    std::vector<uint64_t> read_pages;
   };
   // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).
   Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged, std::span<Tile* const> tiles);
-  static void plan_copies(Executed& e, std::span<Tile* const> tiles);
+  void plan_copies(Executed& e, std::span<Tile* const> tiles);
   // After a relocation, which moves only sources: each copy that holds a moved write keeps its
   // writes and moves with them while they still follow each other in the sender's memory.
   // False when they do not.
@@ -75,7 +78,9 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   bool landed_already(Executed& e);
   // `tiles` serve a phase with hazards, whose writes go through a buffer in write order. Each
   // receiver of a direct execution is reported to RunMonitor::after_landing as it is done.
-  void copy_words(const Executed& e, std::span<Tile* const> tiles, uint32_t phase, uint32_t iteration);
+  void copy_words(Executed& e, std::span<Tile* const> tiles, uint32_t phase, uint32_t iteration);
+  // Executed::read_pages of `e`'s copies.
+  void mark_read_pages(Executed& e) const;
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);
 
   const arch::MachineDescription& machine_;

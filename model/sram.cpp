@@ -161,18 +161,23 @@ void SramArena::make_ready_pages(const uint8_t* bytes, size_t count) {
   }
 }
 
-void SramArena::copy_out(const uint8_t* from, uint8_t* to, size_t count) {
+void SramArena::copy_out(const uint8_t* from, uint8_t* to, size_t count, std::span<const uint64_t> read_pages) {
   if (!tokens_.any()) {
     std::memcpy(to, from, count);
     return;
   }
-  make_ready(to, count);
-  const size_t start = static_cast<size_t>(from - data_);
-  const bool words = start % 4 == 0 && count % 4 == 0 && reinterpret_cast<uintptr_t>(to) % 4 == 0;
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  const auto start = static_cast<size_t>(from - data_), to_start = static_cast<size_t>(to - data_);
+  const bool words = start % 4 == 0 && count % 4 == 0 && to_start % 4 == 0;
   for (size_t done = 0; done < count;) {
-    const size_t at = start + done, page = at >> WriteEpochs::kPageShift;
-    const size_t offset = at & (WriteEpochs::kPageBytes - 1);
-    const size_t n = std::min(count - done, WriteEpochs::kPageBytes - offset);
+    const size_t at = start + done, page = at >> WriteEpochs::kPageShift, offset = at & (kPage - 1);
+    const size_t to_at = to_start + done, to_page = to_at >> WriteEpochs::kPageShift, to_offset = to_at & (kPage - 1);
+    const size_t n = std::min({count - done, kPage - offset, kPage - to_offset});
+    if (words && lay_copy(page, offset, to_page, to_offset, n, read_pages)) {
+      done += n;
+      continue;
+    }
+    make_ready(to + done, n);
     if (!tokens_.deferred(page)) {
       std::memcpy(to + done, from + done, n);
     } else if (words) {
@@ -183,6 +188,57 @@ void SramArena::copy_out(const uint8_t* from, uint8_t* to, size_t count) {
     }
     done += n;
   }
+}
+
+bool SramArena::lay_copy(size_t page, size_t offset, size_t to_page, size_t to_offset, size_t bytes,
+                         std::span<const uint64_t> read_pages) {
+  if (!tokens_.deferred(page)) return false;
+  if (!read_pages.empty() && (read_pages[to_page / 64] >> (to_page % 64) & 1u) != 0) return false;
+  TokenPages::Ranges runs;
+  const size_t count =
+      tokens_.runs_within(page, offset, bytes, static_cast<std::ptrdiff_t>(to_offset) - std::ptrdiff_t(offset), runs);
+  return tokens_.lay(to_page, static_cast<uint32_t>(to_offset), static_cast<uint32_t>(to_offset + bytes),
+                     {runs.data(), count}, epochs_.last_write(to_page) == 0);
+}
+
+namespace {
+
+// Memory that holds no deferred token compared with the tokens made a block at a time.
+bool memory_holds_tokens(const uint8_t* at, size_t words, uint32_t first) {
+  std::array<uint32_t, 256> made;
+  for (size_t done = 0; done < words; done += made.size()) {
+    const size_t n = std::min(made.size(), words - done);
+    arch::tokens_following(arch::token_after(first, static_cast<uint32_t>(done)), {made.data(), n});
+    if (std::memcmp(at + 4 * done, made.data(), 4 * n) != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool SramArena::holds_tokens(const uint8_t* at, size_t words, uint32_t first) const {
+  if (!tokens_.any()) return memory_holds_tokens(at, words, first);
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  for (size_t done = 0; done < words;) {
+    const auto byte = static_cast<size_t>(at - data_) + 4 * done;
+    const size_t page = byte >> WriteEpochs::kPageShift, offset = byte & (kPage - 1);
+    const size_t n = std::min(words - done, (kPage - offset) / 4);
+    const uint32_t from = arch::token_after(first, static_cast<uint32_t>(done));
+    if (tokens_.deferred(page) ? !tokens_.holds(page, offset, n, from) : !memory_holds_tokens(at + 4 * done, n, from)) {
+      return false;
+    }
+    done += n;
+  }
+  return true;
+}
+
+bool Sram::holds_tokens(uint32_t address, uint32_t words, uint32_t first) const {
+  check(address, 4 * words, "compare");
+  const uint8_t* at = data_ + (address - base_);
+  if (arena_ != nullptr && address % 4 == 0) return arena_->holds_tokens(at, words, first);
+  // Unaligned words cannot be deferred: made tokens are whole aligned words.
+  const auto here = span(address, 4 * words, "compare");
+  return memory_holds_tokens(here.data(), words, first);
 }
 
 bool Sram::defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes, uint32_t iteration) {

@@ -42,6 +42,7 @@ class WriteEpochs {
     for (size_t p = first; p <= last; ++p) last_write_[p] = epoch;
   }
   Epoch last_write(size_t page) const { return last_write_[page]; }
+  void prefetch(size_t page) const { __builtin_prefetch(&last_write_[page], 1); }
   size_t pages() const { return last_write_.size(); }
 
  private:
@@ -88,6 +89,9 @@ class Sram {
     const auto here = span(address, bytes, "compare");
     return bytes == 0 || std::memcmp(here.data(), expected, bytes) == 0;
   }
+  // Whether [address, + 4 * words) holds the payload tokens that follow token `first`
+  // (arch::tokens_following): compared run by run where they are deferred, none made.
+  bool holds_tokens(uint32_t address, uint32_t words, uint32_t first) const;
   // Maps the pages of [address, + bytes) ahead of a write that fills them, in one call instead
   // of a fault per page (arch::populate_for_write, io/mapped_file.hpp).
   void populate(uint32_t address, uint32_t bytes);
@@ -123,12 +127,16 @@ class Sram {
   // whole words only (std::invalid_argument otherwise, as mutable_words).
   void write_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes, uint32_t iteration = 0);
   // Where [address, + bytes) lies, for the exchange fabric alone: no deferred token is made
-  // (its copies make them, SramArena::copy_out); the mutable place marks the pages written.
+  // (its copies move them, SramArena::copy_out), and no page is marked written: the copies mark
+  // theirs as they land, and a page nothing wrote may take the runs of tokens copied to it.
   const uint8_t* place(uint32_t address, uint32_t bytes) const {
     check(address, bytes, "read");
     return data_ + (address - base_);
   }
-  inline uint8_t* mutable_place(uint32_t address, uint32_t bytes);
+  uint8_t* mutable_place(uint32_t address, uint32_t bytes) {
+    check(address, bytes, "write");
+    return data_ + (address - base_);
+  }
 
  private:
   void check(uint32_t address, uint32_t bytes, const char* what) const {
@@ -182,12 +190,33 @@ class SramArena {
   // Tokens of `iteration` at [at, + bytes), SRAM address `address` on, of a slot whose tile is
   // `tile` (Sram::defer_tokens, once the seed is adopted).
   void defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes, uint32_t iteration);
-  // A direct copy of the exchange fabric: [from, + count) to `to`, where the destination's
-  // deferred tokens are made first and a source page's are made at `to` instead of read.
-  void copy_out(const uint8_t* from, uint8_t* to, size_t count);
+  // A direct copy of the exchange fabric: [from, + count) to `to`. A source page's deferred
+  // tokens are laid over the destination's page as runs, where it is deferred or untouched and
+  // can hold them, and made at `to` otherwise (the destination's own made first). `read_pages`:
+  // a bit for each page of the arena that some copy running meanwhile reads (empty: none but
+  // this one's sources); a page another thread may read runs from is never laid over.
+  void copy_out(const uint8_t* from, uint8_t* to, size_t count, std::span<const uint64_t> read_pages = {});
+  // Asks for the token records that a copy from `from` to `to` will read: `records` false, the
+  // entries, and the write epoch of `to`'s page; true, the records the entries point at.
+  void prefetch_tokens(const uint8_t* from, const uint8_t* to, bool records) const {
+    const size_t source = page_of(from), destination = page_of(to);
+    if (records) {
+      tokens_.prefetch_record(source);
+      tokens_.prefetch_record(destination);
+    } else {
+      tokens_.prefetch_entry(source);
+      tokens_.prefetch_entry(destination);
+      epochs_.prefetch(destination);
+    }
+  }
+  // Sram::holds_tokens of [at, + 4 * words) of a slot.
+  bool holds_tokens(const uint8_t* at, size_t words, uint32_t first) const;
 
  private:
   void make_ready_pages(const uint8_t* bytes, size_t count);
+  // Source page `page`'s bytes [offset, + bytes) laid over `to_page` at `to_offset`, as runs.
+  bool lay_copy(size_t page, size_t offset, size_t to_page, size_t to_offset, size_t bytes,
+                std::span<const uint64_t> read_pages);
   size_t slot_bytes_;
   size_t bytes_;
   uint8_t* data_ = nullptr;
@@ -225,13 +254,6 @@ inline std::span<uint8_t> Sram::mutable_span(uint32_t address, uint32_t bytes) {
     arena_->mark_written(at, bytes);
   }
   return {at, bytes};
-}
-
-inline uint8_t* Sram::mutable_place(uint32_t address, uint32_t bytes) {
-  check(address, bytes, "write");
-  uint8_t* at = data_ + (address - base_);
-  if (arena_ != nullptr) arena_->mark_written(at, bytes);
-  return at;
 }
 
 }  // namespace lockstep::model

@@ -1,7 +1,6 @@
 #include "model/token_pages.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <thread>
 
 #include "formats/token.hpp"
@@ -18,87 +17,145 @@ bool TokenPages::adopt(uint64_t seed) {
   const std::lock_guard lock(seed_mutex_);
   if (seed_) return *seed_ == seed;
   seed_ = seed;
-  slot_tile_.assign(pages_per_slot_ == 0 ? 0 : pages_ / pages_per_slot_, 0);
-  state_ = std::make_unique<std::atomic<uint8_t>[]>(pages_);
-  // Read only where the state says deferred, so never before written: no pass to zero them.
-  ranges_ = std::make_unique_for_overwrite<Ranges[]>(pages_);
+  entry_ = std::make_unique<std::atomic<uint32_t>[]>(pages_);
+  // Read only where an entry points, so never before written: no pass to zero them.
+  pool_ = std::make_unique_for_overwrite<Record[]>(pages_);
   adopted_.store(true, std::memory_order_release);
   return true;
 }
 
 namespace {
 
-// The ranges of a page's tokens once `added` is laid over `current` (one or two ranges,
-// ascending, apart; none on a page untouched so far). A range of its iteration that it touches
-// or overlaps joins it (a token is a function of its address); what it overlaps of another
-// iteration's range goes, the rest of that range stays. More than two ranges cannot be held.
-std::optional<TokenPages::Ranges> lay_over(const TokenPages::Ranges& current, TokenPages::Range added) {
-  TokenPages::Range kept[4];
-  size_t count = 0;
-  for (const TokenPages::Range& r : current) {
-    if (r.lo == r.hi) continue;
-    if (r.iteration == added.iteration && r.lo <= added.hi && added.lo <= r.hi) {
-      added.lo = std::min(added.lo, r.lo);
-      added.hi = std::max(added.hi, r.hi);
-      continue;
+using Range = TokenPages::Range;
+
+uint32_t words_between(uint32_t lo, uint32_t hi) { return (hi - lo) / 4; }
+
+// The ranges of a page once bytes [lo, hi) hold `runs` and zero between them: what `current`
+// holds outside [lo, hi) stays, and a run that the next one's tokens go on from joins it. None
+// when more than kRanges would be left. Both lists are ascending, so this is one merge: the
+// current ranges' parts below lo, the runs, the current ranges' parts above hi.
+std::optional<TokenPages::Ranges> lay_over(const TokenPages::Ranges& current, uint32_t lo, uint32_t hi,
+                                           std::span<const Range> runs) {
+  TokenPages::Ranges out{};
+  size_t kept = 0;
+  const auto add = [&](Range r) {
+    if (kept > 0 && out[kept - 1].hi == r.lo &&
+        arch::token_after(out[kept - 1].first, words_between(out[kept - 1].lo, r.lo)) == r.first) {
+      out[kept - 1].hi = r.hi;  // the tokens go on: one run
+      return true;
     }
-    if (r.lo < added.lo) kept[count++] = {r.lo, std::min(r.hi, added.lo), r.iteration};
-    if (r.hi > added.hi) kept[count++] = {std::max(r.lo, added.hi), r.hi, r.iteration};
+    if (kept == TokenPages::kRanges) return false;
+    out[kept++] = r;
+    return true;
+  };
+  size_t i = 0;
+  for (; i < current.size() && current[i].lo != current[i].hi && current[i].lo < lo; ++i) {
+    if (!add({current[i].lo, static_cast<uint16_t>(std::min<uint32_t>(current[i].hi, lo)), current[i].first}))
+      return std::nullopt;
   }
-  if (count > 1) return std::nullopt;
-  TokenPages::Ranges out{added, TokenPages::Range{}};
-  if (count == 1) {
-    out[1] = kept[0];
-    if (out[1].lo < out[0].lo) std::swap(out[0], out[1]);
+  if (i > 0 && current[i - 1].hi > hi) --i;  // a range around [lo, hi) keeps its part above hi too
+  for (const Range& r : runs) {
+    if (r.lo != r.hi && !add(r)) return std::nullopt;
+  }
+  for (; i < current.size() && current[i].lo != current[i].hi; ++i) {
+    const Range& r = current[i];
+    if (r.hi <= hi) continue;
+    const auto from = static_cast<uint16_t>(std::max<uint32_t>(r.lo, hi));
+    if (!add({from, r.hi, arch::token_after(r.first, words_between(r.lo, from))})) return std::nullopt;
   }
   return out;
 }
 
 }  // namespace
 
-bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched) {
-  const uint8_t state = state_[page].load(std::memory_order_relaxed);
-  if (state != kDeferred && !(state == kPlain && untouched)) return false;
-  // A plain page's record was never written: it holds no range yet.
-  const auto laid = lay_over(state == kDeferred ? ranges_[page] : Ranges{},
-                             {static_cast<uint16_t>(lo), static_cast<uint16_t>(hi), iteration});
+bool TokenPages::lay(size_t page, uint32_t lo, uint32_t hi, std::span<const Range> runs, bool untouched) {
+  const uint32_t entry = entry_[page].load(std::memory_order_relaxed);
+  if (kind(entry) != kDeferred && !(kind(entry) == kPlain && untouched)) return false;
+  // A plain page has no record yet: it holds no run.
+  const auto laid = lay_over(kind(entry) == kDeferred ? pool_[entry >> 2].runs : Ranges{}, lo, hi, runs);
   if (!laid) return false;
-  ranges_[page] = *laid;
-  slot_tile_[page / pages_per_slot_] = tile;
-  state_[page].store(kDeferred, std::memory_order_relaxed);
+  if (kind(entry) == kDeferred) {
+    pool_[entry >> 2].runs = *laid;
+  } else {
+    const uint32_t record = pool_used_.fetch_add(1, std::memory_order_relaxed);
+    pool_[record].runs = *laid;
+    entry_[page].store(record << 2 | kDeferred, std::memory_order_release);
+  }
   // After the tables, which readers then see. Stored once: both cores storing it for every
   // page of a refill fought over its cache line.
   if (!any_.load(std::memory_order_relaxed)) any_.store(true, std::memory_order_release);
   return true;
 }
 
+bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched) {
+  const auto address = static_cast<uint32_t>(sram_base_ + (page % pages_per_slot_) * kPageBytes + lo);
+  const Range run{static_cast<uint16_t>(lo), static_cast<uint16_t>(hi),
+                  arch::payload_token(*seed_, tile, address, iteration)};
+  return lay(page, lo, hi, {&run, 1}, untouched);
+}
+
+size_t TokenPages::runs_within(size_t page, size_t offset, size_t bytes, std::ptrdiff_t shift, Ranges& out) const {
+  size_t count = 0;
+  for (const Range& r : runs_of(page)) {
+    if (r.lo == r.hi) break;
+    const size_t lo = std::max<size_t>(r.lo, offset), hi = std::min<size_t>(r.hi, offset + bytes);
+    if (lo >= hi) continue;
+    out[count++] = {static_cast<uint16_t>(std::ptrdiff_t(lo) + shift),
+                    static_cast<uint16_t>(std::ptrdiff_t(hi) + shift),
+                    arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(lo)))};
+  }
+  return count;
+}
+
 void TokenPages::words(size_t page, size_t offset, std::span<uint32_t> out) const {
   const size_t begin = offset, end = offset + out.size() * 4;
-  const uint32_t tile = slot_tile_[page / pages_per_slot_];
-  const auto page_address = static_cast<uint32_t>(sram_base_ + (page % pages_per_slot_) * kPageBytes);
   const auto word = [&](size_t byte) { return out.begin() + static_cast<std::ptrdiff_t>((byte - begin) / 4); };
   size_t at = begin;  // zero up to each range, its tokens, zero after the last
-  for (const Range& r : ranges_[page]) {
+  for (const Range& r : runs_of(page)) {
+    if (r.lo == r.hi) break;
     const size_t lo = std::clamp<size_t>(r.lo, at, end), hi = std::clamp<size_t>(r.hi, lo, end);
     if (lo == hi) continue;
     std::fill(word(at), word(lo), 0u);
-    arch::payload_tokens(*seed_, tile, page_address + static_cast<uint32_t>(lo), r.iteration,
-                         out.subspan((lo - begin) / 4, (hi - lo) / 4));
+    arch::tokens_following(arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(lo))),
+                           out.subspan((lo - begin) / 4, (hi - lo) / 4));
     at = hi;
   }
   std::fill(word(at), out.end(), 0u);
 }
 
+bool TokenPages::holds(size_t page, size_t offset, size_t words, uint32_t first) const {
+  if (words == 0) return true;
+  const size_t end = offset + 4 * words;
+  for (const Range& r : runs_of(page)) {
+    if (r.lo == r.hi || r.lo > offset) break;
+    // Runs lie apart, so only one can hold the whole span: any word outside a run reads zero,
+    // which a token may be, so that case is compared word by word.
+    if (r.hi >= end) return arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(offset))) == first;
+  }
+  std::array<uint32_t, 256> made;
+  for (size_t done = 0; done < words; done += made.size()) {
+    const size_t n = std::min(made.size(), words - done);
+    this->words(page, offset + 4 * done, {made.data(), n});
+    for (size_t k = 0; k < n; ++k) {
+      if (made[k] != arch::token_after(first, static_cast<uint32_t>(done + k))) return false;
+    }
+  }
+  return true;
+}
+
 void TokenPages::make_ready(size_t page, uint8_t* bytes) {
-  uint8_t expected = kDeferred;
-  if (state_[page].compare_exchange_strong(expected, kMaking, std::memory_order_acquire)) {
+  uint32_t entry = entry_[page].load(std::memory_order_acquire);
+  if (kind(entry) == kDeferred &&
+      entry_[page].compare_exchange_strong(entry, (entry & ~3u) | kMaking, std::memory_order_acquire)) {
     // The rest of the page reads as zero already; the page is 4 KiB-aligned, so its words are too.
-    for (const Range& r : ranges_[page])
-      words(page, r.lo, {reinterpret_cast<uint32_t*>(bytes + r.lo), (r.hi - r.lo) / 4u});
-    state_[page].store(kMade, std::memory_order_release);
+    for (const Range& r : pool_[entry >> 2].runs) {
+      if (r.lo == r.hi) break;
+      arch::tokens_following(r.first, {reinterpret_cast<uint32_t*>(bytes + r.lo), words_between(r.lo, r.hi)});
+    }
+    entry_[page].store((entry & ~3u) | kMade, std::memory_order_release);
     return;
   }
-  while (state_[page].load(std::memory_order_acquire) >= kDeferred) std::this_thread::yield();
+  while (kind(entry_[page].load(std::memory_order_acquire)) >= kDeferred) std::this_thread::yield();
 }
 
 }  // namespace lockstep::model

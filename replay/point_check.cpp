@@ -4,7 +4,6 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 
 #include "formats/package.hpp"
@@ -24,11 +23,7 @@ PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptio
   source_addresses_.resize(transfers * phase_.iterations);
   for (size_t t = 0; t < transfers; ++t) {
     const auto& transfer = phase_.transfers[t];
-    sources_[t] = {transfer.source_tile, transfer.words, kMadeWhenChecked};
-    if (transfer.destinations.size() > 1) {
-      sources_[t].kept = kept_words_;
-      kept_words_ += transfer.words;
-    }
+    sources_[t] = {transfer.source_tile, transfer.words};
     for (uint32_t i = 0; i < phase_.iterations; ++i)
       source_addresses_[i * transfers + t] = transfer.source_addresses[i];
   }
@@ -36,7 +31,6 @@ PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptio
     sample_ = sample_destination_words(phase, options.seed, options.samples);
   } else {
     plan_checks();
-    keep_tokens(0);  // so that the first iteration's receivers, too, are checked as they land
   }
 }
 
@@ -64,28 +58,12 @@ void PayloadChecker::make_tokens(uint32_t t, uint32_t iteration, std::span<uint3
   arch::payload_tokens(options_.seed, sources_[t].tile, source_address(t, iteration), iteration, out);
 }
 
-// Transfer t's tokens in `iteration` for a check: kept ones (made by the refill, or by
-// keep_tokens) or made now in `buffer`, which stays in cache.
-std::span<const uint32_t> PayloadChecker::expected_tokens(uint32_t t, uint32_t iteration,
-                                                          std::vector<uint32_t>& buffer) {
-  const TransferSource& source = sources_[t];
-  if (source.kept != kMadeWhenChecked) return {kept_.data() + source.kept, source.words};
-  if (buffer.size() < source.words) buffer.resize(source.words);
-  const std::span<uint32_t> tokens(buffer.data(), source.words);
-  make_tokens(t, iteration, tokens);
-  return tokens;
-}
-
-// A tile's ranges checked in its copying task: the words are in cache, where after() would read
-// them from memory once every receiver is done (a quarter less time for the words' own work in
-// bench_simulator's least replay; docs/performance.md, round twenty-eight). Only when the
-// multicast transfers' tokens to compare with are those of `iteration` (made by the
-// constructor for the first, by the refill for the others); otherwise check_all checks the tile.
+// A tile's ranges checked in its copying task: the words, or the runs of tokens the copies laid
+// there, are in cache, where after() would read them from memory once every receiver is done
+// (docs/performance.md, rounds twenty-eight and thirty-two).
 void PayloadChecker::landed(uint32_t phase, uint32_t iteration, uint32_t tile, const sim::MemoryView& memory) {
   if (phase != phase_.id || options_.samples || iteration >= phase_.iterations || tile >= checked_in_.size()) return;
-  if (kept_words_ != 0 && kept_iteration_ != int64_t(iteration)) return;
-  auto& buffer = buffers_.local();
-  for (uint32_t i = tile_ranges_[tile]; i < tile_ranges_[tile + 1]; ++i) check_range(i, iteration, memory, buffer);
+  for (uint32_t i = tile_ranges_[tile]; i < tile_ranges_[tile + 1]; ++i) check_range(i, iteration, memory);
   checked_in_[tile] = execution_mark_;
 }
 
@@ -132,42 +110,25 @@ void PayloadChecker::check_sample(uint32_t iteration, const sim::MemoryView& mem
   }
 }
 
-// The multicast transfers' tokens of `iteration`, for a check the refill did not prepare
-// (the first iteration, whose sources the loader filled).
-void PayloadChecker::keep_tokens(uint32_t iteration) {
-  if (kept_iteration_ == int64_t(iteration)) return;
-  kept_.resize(kept_words_);
-  tbb::parallel_for(uint32_t{0}, static_cast<uint32_t>(sources_.size()), [&](uint32_t t) {
-    if (sources_[t].kept != kMadeWhenChecked)
-      make_tokens(t, iteration, {kept_.data() + sources_[t].kept, sources_[t].words});
-  });
-  kept_iteration_ = iteration;
-}
-
-// Every destination range compared with its transfer's tokens of `iteration`. The ranges
-// are sorted by tile and address, so the compares stream through each tile's SRAM; a
-// transfer with one destination has its tokens made right there, one with several has them
-// kept from the refill (made once, compared many times).
+// Every destination range not checked as it landed, compared with its transfer's tokens of
+// `iteration`. The ranges are sorted by tile and address, so the compares stream through each
+// tile's SRAM.
 void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory) {
-  keep_tokens(iteration);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, ranges_.size(), 1024), [&](const tbb::blocked_range<size_t>& block) {
-    auto& buffer = buffers_.local();
     for (size_t i = block.begin(); i != block.end(); ++i) {
-      if (checked_in_[ranges_[i].tile] != execution_mark_) check_range(i, iteration, memory, buffer);
+      if (checked_in_[ranges_[i].tile] != execution_mark_) check_range(i, iteration, memory);
     }
   });
   report_failures(iteration, memory);
 }
 
-// Range i compared with its transfer's tokens of `iteration`; a range that differs is listed
-// for report_failures.
-void PayloadChecker::check_range(size_t i, uint32_t iteration, const sim::MemoryView& memory,
-                                 std::vector<uint32_t>& buffer) {
-  static_assert(std::endian::native == std::endian::little, "SRAM words are little-endian");
+// Range i compared with its transfer's tokens of `iteration` (a run that follows the first one's,
+// so no token is made here); a range that differs is listed for report_failures.
+void PayloadChecker::check_range(size_t i, uint32_t iteration, const sim::MemoryView& memory) {
   const auto& r = ranges_[i];
-  const auto expected = expected_tokens(r.transfer, iteration, buffer);
-  if (!memory.equal(r.tile, r.address, uint32_t(expected.size_bytes()),
-                    reinterpret_cast<const uint8_t*>(expected.data()))) {
+  const uint32_t first =
+      arch::payload_token(options_.seed, sources_[r.transfer].tile, source_address(r.transfer, iteration), iteration);
+  if (!memory.holds_tokens(r.tile, r.address, sources_[r.transfer].words, first)) {
     failing_.local().push_back({r.transfer, r.destination});
   }
 }
@@ -176,18 +137,14 @@ void PayloadChecker::check_range(size_t i, uint32_t iteration, const sim::Memory
 // them between iterations (sources never share memory with destinations: the capture
 // validation refuses that). Source tiles in parallel (one writer per tile), each tile's
 // sources in address order with touching ones as one run, so that the simulator can make
-// whole pages of them only when read (sim::MemoryView::write_tokens). A multicast transfer's
-// tokens are kept for the check after the iteration.
+// whole pages of them only when read (sim::MemoryView::write_tokens).
 void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
-  kept_.resize(kept_words_);
   tbb::parallel_for(size_t{0}, by_source_.size(), [&](size_t g) {
     auto& runs = runs_.local();
     runs.clear();
     for (const uint32_t t : by_source_.of(g)) {
       if (sources_[t].words == 0) continue;
       runs.emplace_back(source_address(t, iteration), uint64_t{source_address(t, iteration)} + 4 * sources_[t].words);
-      if (sources_[t].kept != kMadeWhenChecked)
-        make_tokens(t, iteration, {kept_.data() + sources_[t].kept, sources_[t].words});
     }
     if (runs.empty()) return;
     std::sort(runs.begin(), runs.end());
@@ -203,7 +160,6 @@ void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory)
       if (k < runs.size()) run = runs[k];
     }
   });
-  kept_iteration_ = iteration;
 }
 
 // The destinations that differ are walked word by word in capture order, so the counts and
@@ -216,13 +172,14 @@ void PayloadChecker::report_failures(uint32_t iteration, const sim::MemoryView& 
   }
   std::sort(failed.begin(), failed.end());
   uint64_t failed_words = 0;
-  std::vector<uint32_t> buffer;
+  std::vector<uint32_t> expected;
   for (const auto& [t, d] : failed) {
     const auto& dest = phase_.transfers[t].destinations[d];
-    const auto expected = expected_tokens(t, iteration, buffer);
+    expected.resize(sources_[t].words);
+    make_tokens(t, iteration, expected);
     failed_words += expected.size();
-    bytes_.resize(expected.size_bytes());
-    memory.read(dest.tile, dest.address, uint32_t(expected.size_bytes()), bytes_.data());
+    bytes_.resize(expected.size() * 4);
+    memory.read(dest.tile, dest.address, uint32_t(expected.size() * 4), bytes_.data());
     for (uint32_t k = 0; k < expected.size(); ++k) {
       compare(dest.tile, dest.address + 4 * k, iteration, expected[k], word_at(&bytes_[size_t(k) * 4]));
     }

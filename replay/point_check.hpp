@@ -35,12 +35,10 @@ class PayloadChecker {
   void plan_checks();
   void check_sample(uint32_t iteration, const sim::MemoryView& memory);
   void check_all(uint32_t iteration, const sim::MemoryView& memory);
-  void check_range(size_t range, uint32_t iteration, const sim::MemoryView& memory, std::vector<uint32_t>& buffer);
+  void check_range(size_t range, uint32_t iteration, const sim::MemoryView& memory);
   void report_failures(uint32_t iteration, const sim::MemoryView& memory);
   void refill_sources(uint32_t iteration, sim::MemoryView& memory);
-  void keep_tokens(uint32_t iteration);
   void make_tokens(uint32_t transfer, uint32_t iteration, std::span<uint32_t> out) const;
-  std::span<const uint32_t> expected_tokens(uint32_t transfer, uint32_t iteration, std::vector<uint32_t>& buffer);
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
   void record_error(const std::string& what);
@@ -71,12 +69,9 @@ class PayloadChecker {
   };
   tbb::enumerable_thread_specific<std::vector<FailedDestination>> failing_;
 
-  // What each transfer's tokens need. A multicast transfer's tokens are kept in kept_ (made
-  // once by the refill, compared at every destination); the others' are made when checked.
-  static constexpr uint64_t kMadeWhenChecked = ~uint64_t{0};
+  // What each transfer's tokens need.
   struct TransferSource {
     uint32_t tile = 0, words = 0;
-    uint64_t kept = kMadeWhenChecked;  // its first word in kept_
   };
   std::vector<TransferSource> sources_;     // per transfer
   std::vector<uint32_t> source_addresses_;  // [iteration * transfers + transfer]
@@ -84,10 +79,6 @@ class PayloadChecker {
     return source_addresses_[size_t(iteration) * sources_.size() + transfer];
   }
   arch::Groups by_source_;  // transfers by source tile, capture order within a tile
-  std::vector<uint32_t> kept_;
-  uint64_t kept_words_ = 0;
-  int64_t kept_iteration_ = -1;                                     // the iteration whose tokens kept_ holds
-  tbb::enumerable_thread_specific<std::vector<uint32_t>> buffers_;  // each thread's tokens
   // Each thread's source ranges [begin, end) of one tile, for the refill.
   tbb::enumerable_thread_specific<std::vector<std::pair<uint32_t, uint64_t>>> runs_;
 };

@@ -11,6 +11,7 @@
 
 #include "arch/machine.hpp"
 #include "formats/package.hpp"
+#include "formats/token.hpp"
 #include "model/run_monitor.hpp"
 #include "profile/profile.hpp"
 
@@ -97,6 +98,14 @@ class MemoryView {
   virtual void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) = 0;
   // Whether [address, address + bytes) holds exactly `expected` (no copy out).
   virtual bool equal(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* expected) const = 0;
+  // Whether [address, + 4 * words) holds the payload tokens that follow token `first`
+  // (arch::tokens_following), as equal() of them would say; a simulator that moved them without
+  // writing them compares them as they are held.
+  virtual bool holds_tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t first) const {
+    std::vector<uint32_t> tokens(words);
+    arch::tokens_following(first, tokens);
+    return equal(tile, address, 4 * words, reinterpret_cast<const uint8_t*>(tokens.data()));
+  }
   // Writes the payload tokens of `seed`, `tile` and Repeat iteration `iteration` (formats/token.hpp)
   // at [address, address + bytes), whole words, as write() of them would; a simulator may make
   // them only when something reads them.

@@ -57,6 +57,13 @@ class ChipMemoryView : public MemoryView {
     }
     return t->memory().equal(address, bytes, expected);
   }
+  bool holds_tokens(uint32_t tile, uint32_t address, uint32_t words, uint32_t first) const override {
+    const model::Tile* t = chip_.tile(tile);
+    if (t == nullptr || !t->memory().contains(address, uint64_t{words} * 4)) {
+      return MemoryView::holds_tokens(tile, address, words, first);
+    }
+    return t->memory().holds_tokens(address, words, first);
+  }
   void write(uint32_t tile, uint32_t address, uint32_t bytes, const uint8_t* data) override {
     model::Tile* t = chip_.tile(tile);
     if (t == nullptr || !t->memory().contains(address, bytes)) return;
