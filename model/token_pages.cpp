@@ -66,11 +66,33 @@ std::optional<TokenPages::Ranges> lay_over(const TokenPages::Ranges& current, ui
   return out;
 }
 
+// A run laid exactly over one of `current`'s, whose tokens go on from neither neighbour's nor into
+// the next one's, takes its place: what a replay's refill and copies do in every iteration after
+// the first (the same places, other tokens), without merging the whole record again.
+bool replace_run(TokenPages::Ranges& current, uint32_t lo, uint32_t hi, const Range& run) {
+  if (run.lo != lo || run.hi != hi) return false;
+  for (size_t i = 0; i < current.size() && current[i].lo != current[i].hi && current[i].lo <= lo; ++i) {
+    if (current[i].lo != lo || current[i].hi != hi) continue;
+    const Range* before = i > 0 ? &current[i - 1] : nullptr;
+    const Range* after = i + 1 < current.size() && current[i + 1].lo != current[i + 1].hi ? &current[i + 1] : nullptr;
+    if (before != nullptr && before->hi == lo &&
+        arch::token_after(before->first, words_between(before->lo, lo)) == run.first)
+      return false;
+    if (after != nullptr && after->lo == hi && arch::token_after(run.first, words_between(lo, hi)) == after->first)
+      return false;
+    current[i].first = run.first;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool TokenPages::lay(size_t page, uint32_t lo, uint32_t hi, std::span<const Range> runs, bool untouched) {
   const uint32_t entry = entry_[page].load(std::memory_order_relaxed);
   if (kind(entry) != kDeferred && !(kind(entry) == kPlain && untouched)) return false;
+  if (kind(entry) == kDeferred && runs.size() == 1 && replace_run(pool_[entry >> 2].runs, lo, hi, runs.front()))
+    return true;
   // A plain page has no record yet: it holds no run.
   const auto laid = lay_over(kind(entry) == kDeferred ? pool_[entry >> 2].runs : Ranges{}, lo, hi, runs);
   if (!laid) return false;

@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -275,8 +276,12 @@ TEST_P(TokenPagesRandomly, ReadAndCopyAsThePlainSramDoes) {
       l.deferred.write(destination, span, old.data());
       l.plain.write(destination, span, old.data());
     }
+    std::pair<uint32_t, uint32_t> last;  // the last step's lo and bytes
     for (int step = 0; step < 12; ++step) {
-      const uint32_t lo = word_in(span / 4 - 1), bytes = std::max(4u, word_in(std::min(160u, (span - lo) / 4)));
+      uint32_t lo = word_in(span / 4 - 1), bytes = std::max(4u, word_in(std::min(160u, (span - lo) / 4)));
+      // A third of the steps at the last step's place: a refill's or a copy's next iteration.
+      if (step > 0 && std::uniform_int_distribution<int>(0, 2)(random) == 0) std::tie(lo, bytes) = last;
+      last = {lo, bytes};
       const int kind = std::uniform_int_distribution<int>(0, 10)(random);
       if (kind < 6) {
         const uint32_t iteration = std::uniform_int_distribution<uint32_t>(0, 2)(random);
