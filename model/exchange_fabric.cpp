@@ -154,7 +154,7 @@ ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<P
 // 1, 2 and the double-write check), so its writes commute: per receiver they are sorted by
 // source and runs that continue each other in both memories become one copy.
 void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
-  const bool tokens_deferred = sram_.token_pages().any();
+  const bool lay_tokens = monitor_.lay_copied_tokens && sram_.token_pages().any();
   const auto& writes = e.outcome.writes;
   e.receiver_begin.clear();
   for (uint32_t k = 0; k < writes.size(); ++k) {
@@ -204,9 +204,9 @@ void ExchangeFabric::plan_copies(Executed& e, std::span<Tile* const> tiles) {
     // The receiver's pages mapped ahead of its first copies: a first write to a fresh page costs
     // about 10 us on the virtual machines measured here, a page mapped in bulk half of that
     // (docs/performance.md, round eighteen). They read as zero either way, as untouched SRAM does.
-    // Not while tokens are deferred: the copies then lay runs of them over their destinations'
-    // pages, which stay unmapped (round thirty-two).
-    if (tokens_deferred) return;
+    // Not where the copies lay runs of deferred tokens over their destinations' pages, which
+    // then stay unmapped (round thirty-two).
+    if (lay_tokens) return;
     std::vector<std::pair<uintptr_t, uintptr_t>> destinations;
     destinations.reserve(copies.size());
     for (const Copy& c : copies) {
@@ -264,12 +264,13 @@ void ExchangeFabric::copy_words(Executed& e, std::span<Tile* const> tiles, uint3
     // The copies are short and scattered over 1,472 SRAMs, so each one waits on memory: the
     // lines of the copy kPrefetchAhead further on are asked for first.
     constexpr uint32_t kPrefetchAhead = 8;
-    const bool deferred_tokens = sram_.token_pages().any();  // then each copy moves runs of them
-    if (deferred_tokens && e.read_pages.empty()) mark_read_pages(e);
+    const bool deferred_tokens = sram_.token_pages().any();                 // then each copy makes what it moves
+    const bool lay_tokens = deferred_tokens && monitor_.lay_copied_tokens;  // or moves runs of them
+    if (lay_tokens && e.read_pages.empty()) mark_read_pages(e);
     tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
       const uint32_t end = e.copy_begin[g + 1];
       for (uint32_t k = e.copy_begin[g]; k < end; ++k) {
-        if (deferred_tokens) {
+        if (lay_tokens) {
           // Copies then move runs of tokens between the pages' records (model/token_pages.hpp),
           // not memory: those are asked for ahead, entries twice as far as the records. Memory
           // is not: a page that only holds runs is unmapped, and asking for it costs a walk.
@@ -280,22 +281,36 @@ void ExchangeFabric::copy_words(Executed& e, std::span<Tile* const> tiles, uint3
           }
           if (k + kPrefetchAhead < e.copies.size()) {
             const Copy& next = e.copies[k + kPrefetchAhead];
-            sram_.prefetch_tokens(next.from, next.to, true);
+            if (!sram_.prefetch_tokens(next.from, next.to, true)) {
+              // Its source is in memory (a page that could not defer its tokens), so it copies
+              // memory to memory: its lines are asked for as below.
+              for (uint32_t b = 0; b < next.bytes; b += 64) {
+                __builtin_prefetch(next.from + b, 0);
+                __builtin_prefetch(next.to + b, 1);
+              }
+            }
           }
           const Copy& c = e.copies[k];
-          if (c.bytes != 0) sram_.copy_out(c.from, c.to, c.bytes, e.read_pages);
+          if (c.bytes != 0) sram_.lay_out(c.from, c.to, c.bytes, e.read_pages);
           sram_.mark_written(c.to, c.bytes);
           continue;
         }
         if (k + kPrefetchAhead < end) {
           const Copy& next = e.copies[k + kPrefetchAhead];
           for (uint32_t b = 0; b < next.bytes; b += 64) {
-            __builtin_prefetch(next.from + b, 0);
+            // A source whose tokens wait is not read, and its page is unmapped: asking for it
+            // cost a replay of phase 6 0.3 s (docs/performance.md, round twenty-four).
+            if (!deferred_tokens) __builtin_prefetch(next.from + b, 0);
             __builtin_prefetch(next.to + b, 1);
           }
         }
         const Copy& c = e.copies[k];
-        std::memcpy(c.to, c.from, c.bytes);
+        if (deferred_tokens && c.bytes != 0 &&
+            (sram_.waits_for_tokens(c.from, c.bytes) || sram_.waits_for_tokens(c.to, c.bytes))) {
+          sram_.copy_out(c.from, c.to, c.bytes);
+        } else {
+          std::memcpy(c.to, c.from, c.bytes);
+        }
         // The copies hold their places across executions, so their writes are marked here.
         sram_.mark_written(c.to, c.bytes);
       }

@@ -57,6 +57,11 @@ class RunMonitor {
   bool record_tiles = false;      // record every tile's row end and received runs per execution
   bool keep_tile_records = true;  // keep them in executions() (false: after_phase sees them only)
   bool profile = false;           // tiles record a sample per executed step (model/step_record.hpp)
+  // Copies lay runs of deferred payload tokens over their destinations' pages instead of making
+  // the tokens there (SramArena::lay_out): for a replay, whose destinations are only compared;
+  // where later phases read them, making them at once is cheaper (docs/performance.md, round
+  // thirty-two). The words are the same either way.
+  bool lay_copied_tokens = false;
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;
   // Called as each receiver's words land in an execution copied SRAM to SRAM (one without

@@ -161,7 +161,8 @@ void SramArena::make_ready_pages(const uint8_t* bytes, size_t count) {
   }
 }
 
-void SramArena::copy_out(const uint8_t* from, uint8_t* to, size_t count, std::span<const uint64_t> read_pages) {
+void SramArena::copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool lay,
+                            std::span<const uint64_t> read_pages) {
   if (!tokens_.any()) {
     std::memcpy(to, from, count);
     return;
@@ -173,7 +174,7 @@ void SramArena::copy_out(const uint8_t* from, uint8_t* to, size_t count, std::sp
     const size_t at = start + done, page = at >> WriteEpochs::kPageShift, offset = at & (kPage - 1);
     const size_t to_at = to_start + done, to_page = to_at >> WriteEpochs::kPageShift, to_offset = to_at & (kPage - 1);
     const size_t n = std::min({count - done, kPage - offset, kPage - to_offset});
-    if (words && lay_copy(page, offset, to_page, to_offset, n, read_pages)) {
+    if (lay && words && lay_copy(page, offset, to_page, to_offset, n, read_pages)) {
       done += n;
       continue;
     }

@@ -190,30 +190,37 @@ class SramArena {
   // Tokens of `iteration` at [at, + bytes), SRAM address `address` on, of a slot whose tile is
   // `tile` (Sram::defer_tokens, once the seed is adopted).
   void defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint32_t bytes, uint32_t iteration);
-  // A direct copy of the exchange fabric: [from, + count) to `to`. A source page's deferred
-  // tokens are laid over the destination's page as runs, where it is deferred or untouched and
-  // can hold them, and made at `to` otherwise (the destination's own made first). `read_pages`:
-  // a bit for each page of the arena that some copy running meanwhile reads (empty: none but
-  // this one's sources); a page another thread may read runs from is never laid over.
-  void copy_out(const uint8_t* from, uint8_t* to, size_t count, std::span<const uint64_t> read_pages = {});
+  // A direct copy of the exchange fabric: [from, + count) to `to`, where the destination's
+  // deferred tokens are made first and a source page's are made at `to` instead of read.
+  void copy_out(const uint8_t* from, uint8_t* to, size_t count) { copy_pieces(from, to, count, false, {}); }
+  // The same copy, but a source page's deferred tokens are laid over the destination's page as
+  // runs where it is deferred or untouched and can hold them (RunMonitor::lay_copied_tokens).
+  // `read_pages`: a bit for each page of the arena that some copy running meanwhile reads (empty:
+  // none but this one's sources); a page another thread may read runs from is never laid over.
+  void lay_out(const uint8_t* from, uint8_t* to, size_t count, std::span<const uint64_t> read_pages = {}) {
+    copy_pieces(from, to, count, true, read_pages);
+  }
   // Asks for the token records that a copy from `from` to `to` will read: `records` false, the
-  // entries, and the write epoch of `to`'s page; true, the records the entries point at.
-  void prefetch_tokens(const uint8_t* from, const uint8_t* to, bool records) const {
+  // entries, and the write epoch of `to`'s page; true, the records the entries point at, and
+  // false when the source's first page holds no deferred token (the copy then reads memory).
+  bool prefetch_tokens(const uint8_t* from, const uint8_t* to, bool records) const {
     const size_t source = page_of(from), destination = page_of(to);
     if (records) {
-      tokens_.prefetch_record(source);
       tokens_.prefetch_record(destination);
+      return tokens_.prefetch_record(source);
     } else {
       tokens_.prefetch_entry(source);
       tokens_.prefetch_entry(destination);
       epochs_.prefetch(destination);
     }
+    return true;
   }
   // Sram::holds_tokens of [at, + 4 * words) of a slot.
   bool holds_tokens(const uint8_t* at, size_t words, uint32_t first) const;
 
  private:
   void make_ready_pages(const uint8_t* bytes, size_t count);
+  void copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool lay, std::span<const uint64_t> read_pages);
   // Source page `page`'s bytes [offset, + bytes) laid over `to_page` at `to_offset`, as runs.
   bool lay_copy(size_t page, size_t offset, size_t to_page, size_t to_offset, size_t bytes,
                 std::span<const uint64_t> read_pages);

@@ -62,9 +62,12 @@ class TokenPages {
   // Asks for what a copy to or from `page` reads: its entry first, its record once the entry
   // is in cache (the entry says where the record is).
   void prefetch_entry(size_t page) const { __builtin_prefetch(&entry_[page]); }
-  void prefetch_record(size_t page) const {
+  // Whether the page is deferred, as far as the caller may know before it copies.
+  bool prefetch_record(size_t page) const {
     const uint32_t entry = entry_[page].load(std::memory_order_relaxed);
-    if (kind(entry) >= kDeferred) __builtin_prefetch(&pool_[entry >> 2]);
+    if (kind(entry) < kDeferred) return false;
+    __builtin_prefetch(&pool_[entry >> 2]);
+    return true;
   }
   // What the words of deferred `page` from byte `offset` on hold, into `out`.
   void words(size_t page, size_t offset, std::span<uint32_t> out) const;

@@ -150,6 +150,7 @@ void simulate_point(const arch::Package& package, const arch::CapturePhase& phas
   sim::RunOptions run_options;
   run_options.profile = options.profile;
   run_options.watches = options.watches;
+  run_options.lay_copied_tokens = true;  // its destinations are only compared
   run_options.after_exchange = [&checker](const sim::PhaseExecution& e, sim::MemoryView& m) { checker.after(e, m); };
   run_options.after_landing = [&checker](uint32_t phase, uint32_t iteration, uint32_t tile, const sim::MemoryView& m) {
     checker.landed(phase, iteration, tile, m);

@@ -171,6 +171,9 @@ struct RunOptions {
   // writes again before after_exchange (model/run_monitor.hpp, after_landing). Receivers it
   // does not see (a phase with hazards, words in place already), after_exchange sees.
   std::function<void(uint32_t, uint32_t, uint32_t, const MemoryView&)> after_landing;
+  // Copies of payload tokens that wait to be made leave them waiting at their destinations too
+  // (model/run_monitor.hpp): for a replay, which only compares its destinations (holds_tokens).
+  bool lay_copied_tokens = false;
 };
 
 struct RunResult {

@@ -118,6 +118,7 @@ class SystemCBackend : public Backend {
     monitor.record_tiles = options.record_tiles;
     monitor.keep_tile_records = options.keep_tiles;
     monitor.profile = options.profile;
+    monitor.lay_copied_tokens = options.lay_copied_tokens;
     monitor.set_limits(options.max_cycles, options.timeout_seconds);
     check_watches(options.watches, machine_);
     check_watches(options.dumps, machine_, "--dump");

@@ -134,13 +134,27 @@ TEST(TokenPages, AWriteKeepsTheOtherTokensOfItsPage) {
   l.expect_same(at(0x4000), 2 * 4096);
 }
 
-TEST(TokenPages, ACopyLaysTheRunsItMovesOverADeferredDestinationAndLeavesItsSourceUntouched) {
+TEST(TokenPages, ACopyMakesTheTokensItMovesAndLeavesItsSourceUntouched) {
   Loaded l;
   l.tokens(at(0x8000), 4 * 4096);
   l.tokens(at(0x20000), 4096);  // a destination that holds tokens too
   // Across a page boundary of the source, into the middle of the destination's page.
   const uint32_t from = at(0x8ff0), to = at(0x20100), bytes = 0x40;
   l.arena.copy_out(l.deferred.place(from, bytes), l.deferred.mutable_place(to, bytes), bytes);
+  l.plain.copy_from(l.plain, from, to, bytes);
+  EXPECT_TRUE(l.waits(from, bytes));  // never made
+  EXPECT_FALSE(l.waits(to, bytes));   // made before the copy landed
+  l.expect_same(at(0x20000), 4096);
+  l.expect_same(at(0x8000), 4 * 4096);
+}
+
+TEST(TokenPages, ACopyLaysTheRunsItMovesOverADeferredDestinationAndLeavesItsSourceUntouched) {
+  Loaded l;
+  l.tokens(at(0x8000), 4 * 4096);
+  l.tokens(at(0x20000), 4096);  // a destination that holds tokens too
+  // Across a page boundary of the source, into the middle of the destination's page.
+  const uint32_t from = at(0x8ff0), to = at(0x20100), bytes = 0x40;
+  l.arena.lay_out(l.deferred.place(from, bytes), l.deferred.mutable_place(to, bytes), bytes);
   l.plain.copy_from(l.plain, from, to, bytes);
   EXPECT_TRUE(l.waits(from, bytes));  // never made
   EXPECT_TRUE(l.waits(to, bytes));    // nor the destination: it holds the runs moved there
@@ -162,8 +176,8 @@ TEST(TokenPages, CopiesLayTheirRunsOverAnUntouchedPageAndTheNextIterationsOverTh
     arch::payload_tokens(kSeed, kTile, at(0x1000), iteration, l.plain.mutable_words(at(0x1000), 0x100));
     ASSERT_TRUE(other.defer_tokens(kSeed, kOther, at(0x2000), 0x80, iteration));
     arch::payload_tokens(kSeed, kOther, at(0x2000), iteration, other_plain.mutable_words(at(0x2000), 0x80));
-    arena.copy_out(l.deferred.place(at(0x1000), 0x100), l.deferred.mutable_place(to, 0x100), 0x100);
-    arena.copy_out(other.place(at(0x2000), 0x80), l.deferred.mutable_place(to + 0x100, 0x80), 0x80);
+    arena.lay_out(l.deferred.place(at(0x1000), 0x100), l.deferred.mutable_place(to, 0x100), 0x100);
+    arena.lay_out(other.place(at(0x2000), 0x80), l.deferred.mutable_place(to + 0x100, 0x80), 0x80);
     l.plain.copy_from(l.plain, at(0x1000), to, 0x100);
     l.plain.copy_from(other_plain, at(0x2000), to + 0x100, 0x80);
     EXPECT_TRUE(l.waits(to, 4));
@@ -185,15 +199,14 @@ TEST(TokenPages, ACopyToAPageWrittenBeforeOrReadByAnotherCopyMakesIt) {
   const std::vector<uint8_t> code(64, 0xab);
   l.deferred.write(at(0x60000), 64, code.data());  // something wrote this page
   l.plain.write(at(0x60000), 64, code.data());
-  l.arena.copy_out(l.deferred.place(at(0x1000), 0x100), l.deferred.mutable_place(at(0x60100), 0x100), 0x100);
+  l.arena.lay_out(l.deferred.place(at(0x1000), 0x100), l.deferred.mutable_place(at(0x60100), 0x100), 0x100);
   l.plain.copy_from(l.plain, at(0x1000), at(0x60100), 0x100);
   EXPECT_FALSE(l.waits(at(0x60100), 4));
   // An untouched page that some copy meanwhile reads (its bit set) is not laid over either.
   const size_t read_page = l.arena.page_of(l.deferred.place(at(0x70000), 4));
   std::vector<uint64_t> read_pages(l.arena.epochs().pages() / 64 + 1, 0);
   read_pages[read_page / 64] |= uint64_t{1} << (read_page % 64);
-  l.arena.copy_out(l.deferred.place(at(0x1100), 0x100), l.deferred.mutable_place(at(0x70000), 0x100), 0x100,
-                   read_pages);
+  l.arena.lay_out(l.deferred.place(at(0x1100), 0x100), l.deferred.mutable_place(at(0x70000), 0x100), 0x100, read_pages);
   l.plain.copy_from(l.plain, at(0x1100), at(0x70000), 0x100);
   EXPECT_FALSE(l.waits(at(0x70000), 4));
   l.expect_same(at(0x60000), 4096);
@@ -291,7 +304,14 @@ TEST_P(TokenPagesRandomly, ReadAndCopyAsThePlainSramDoes) {
         l.deferred.write_word(base + lo, 0x5eed0000u + uint32_t(step));
         l.plain.write_word(base + lo, 0x5eed0000u + uint32_t(step));
       } else if (kind < 9) {
-        l.arena.copy_out(l.deferred.place(base + lo, bytes), l.deferred.mutable_place(destination + lo, bytes), bytes);
+        // Made at the destination (a package's run) or laid there as runs (a replay's).
+        const uint8_t* from = l.deferred.place(base + lo, bytes);
+        uint8_t* to = l.deferred.mutable_place(destination + lo, bytes);
+        if (kind == 7) {
+          l.arena.copy_out(from, to, bytes);
+        } else {
+          l.arena.lay_out(from, to, bytes);
+        }
         l.plain.copy_from(l.plain, base + lo, destination + lo, bytes);
       } else if (kind == 9) {
         ASSERT_EQ(bytes_of(l.deferred, base + lo, bytes), bytes_of(l.plain, base + lo, bytes))

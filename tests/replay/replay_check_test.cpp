@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "arch/machine.hpp"
@@ -203,8 +204,9 @@ TEST(ReplayCheck, TilesCheckedAsTheyLandAreCheckedOnce) {
 // tokens of seed 7; tile 1 receives them at 0x70000) in a Repeat of 3. The checker sees tile 1
 // land in each iteration and checks it there; with another seed than the loader's, the first
 // iteration's 3 words are wrong (the refill writes the checker's own tokens for the others),
-// and each counts once.
-PointResult replay_p2p_on_the_model(uint64_t seed, uint32_t& landings) {
+// and each counts once. `lay`: the copies lay runs of the tokens they move at tile 1, as a
+// replay's do (sim::RunOptions::lay_copied_tokens), instead of making them there.
+PointResult replay_p2p_on_the_model(uint64_t seed, uint32_t& landings, bool lay) {
   const arch::Package package =
       arch::parse_package_yaml(testing::repeated_p2p("", testing::kP2pSend, "", testing::kP2pReceive, ""), "p2p.yaml");
   arch::CapturePhase phase;
@@ -222,6 +224,7 @@ PointResult replay_p2p_on_the_model(uint64_t seed, uint32_t& landings) {
   result.iterations = 3;
   PayloadChecker checker(phase, options, result);
   sim::RunOptions run;
+  run.lay_copied_tokens = lay;
   run.after_exchange = [&](const sim::PhaseExecution& e, sim::MemoryView& m) { checker.after(e, m); };
   run.after_landing = [&](uint32_t p, uint32_t i, uint32_t tile, const sim::MemoryView& m) {
     ++landings;  // one receiver: one thread at a time
@@ -231,15 +234,17 @@ PointResult replay_p2p_on_the_model(uint64_t seed, uint32_t& landings) {
   return result;
 }
 
-TEST(ReplayCheck, TheModelsReceiversAreCheckedAsTheyLand) {
+class ReplayCheckOnTheModel : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ReplayCheckOnTheModel, ReceiversAreCheckedAsTheyLand) {
   uint32_t landings = 0;
-  const PointResult right = replay_p2p_on_the_model(7, landings);
+  const PointResult right = replay_p2p_on_the_model(7, landings, GetParam());
   EXPECT_EQ(landings, 3u);
   EXPECT_EQ(right.executions, 3u);
   EXPECT_EQ(right.words_checked, 9u);
   EXPECT_TRUE(right.payload_ok());
   landings = 0;
-  const PointResult wrong = replay_p2p_on_the_model(8, landings);
+  const PointResult wrong = replay_p2p_on_the_model(8, landings, GetParam());
   EXPECT_EQ(landings, 3u);
   EXPECT_EQ(wrong.words_checked, 9u);
   EXPECT_EQ(wrong.mismatch_count, 3u);
@@ -248,6 +253,11 @@ TEST(ReplayCheck, TheModelsReceiversAreCheckedAsTheyLand) {
   EXPECT_EQ(wrong.mismatches[0].found, arch::payload_token(7, 0, 0x60000));
   EXPECT_EQ(wrong.mismatches[0].expected, arch::payload_token(8, 0, 0x60000));
 }
+
+INSTANTIATE_TEST_SUITE_P(Copies, ReplayCheckOnTheModel, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("LaidAsRuns") : std::string("MadeAtTheDestination");
+                         });
 
 TEST(ReplayCheck, SampledCheckFindsTheOnlyDestinationOfACorruptTile) {
   const auto phase = two_iteration_phase();
