@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -134,33 +135,32 @@ TEST(TokenPages, AWriteKeepsTheOtherTokensOfItsPage) {
   l.expect_same(at(0x4000), 2 * 4096);
 }
 
-TEST(TokenPages, ACopyMakesTheTokensItMovesAndLeavesItsSourceUntouched) {
+// A copy across a page boundary of its source, into the middle of a destination page that
+// holds tokens too: made there (a package's run) or laid there as runs (a replay's).
+class TokenPagesCopy : public ::testing::TestWithParam<bool> {};
+
+TEST_P(TokenPagesCopy, MovesTheTokensAndLeavesItsSourceUntouched) {
+  const bool lay = GetParam();
   Loaded l;
   l.tokens(at(0x8000), 4 * 4096);
-  l.tokens(at(0x20000), 4096);  // a destination that holds tokens too
-  // Across a page boundary of the source, into the middle of the destination's page.
+  l.tokens(at(0x20000), 4096);
   const uint32_t from = at(0x8ff0), to = at(0x20100), bytes = 0x40;
-  l.arena.copy_out(l.deferred.place(from, bytes), l.deferred.mutable_place(to, bytes), bytes);
+  if (lay) {
+    l.arena.lay_out(l.deferred.place(from, bytes), l.deferred.mutable_place(to, bytes), bytes);
+  } else {
+    l.arena.copy_out(l.deferred.place(from, bytes), l.deferred.mutable_place(to, bytes), bytes);
+  }
   l.plain.copy_from(l.plain, from, to, bytes);
-  EXPECT_TRUE(l.waits(from, bytes));  // never made
-  EXPECT_FALSE(l.waits(to, bytes));   // made before the copy landed
+  EXPECT_TRUE(l.waits(from, bytes));   // never made
+  EXPECT_EQ(l.waits(to, bytes), lay);  // made before the copy landed, or holding the runs moved there
   l.expect_same(at(0x20000), 4096);
   l.expect_same(at(0x8000), 4 * 4096);
 }
 
-TEST(TokenPages, ACopyLaysTheRunsItMovesOverADeferredDestinationAndLeavesItsSourceUntouched) {
-  Loaded l;
-  l.tokens(at(0x8000), 4 * 4096);
-  l.tokens(at(0x20000), 4096);  // a destination that holds tokens too
-  // Across a page boundary of the source, into the middle of the destination's page.
-  const uint32_t from = at(0x8ff0), to = at(0x20100), bytes = 0x40;
-  l.arena.lay_out(l.deferred.place(from, bytes), l.deferred.mutable_place(to, bytes), bytes);
-  l.plain.copy_from(l.plain, from, to, bytes);
-  EXPECT_TRUE(l.waits(from, bytes));  // never made
-  EXPECT_TRUE(l.waits(to, bytes));    // nor the destination: it holds the runs moved there
-  l.expect_same(at(0x20000), 4096);
-  l.expect_same(at(0x8000), 4 * 4096);
-}
+INSTANTIATE_TEST_SUITE_P(Copies, TokenPagesCopy, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("LaidAsRuns") : std::string("MadeAtTheDestination");
+                         });
 
 // A replay's copies: two senders' runs side by side on an untouched receiver page, then the next
 // iteration's over them. The page is never made, and the check compares its runs.
