@@ -1,8 +1,11 @@
 #pragma once
 // Payload tokens: a unique 32-bit value per (tile, word address) for a given seed, so a
 // replay can tell exactly which source word landed where.
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 
 namespace lockstep::arch {
@@ -45,6 +48,18 @@ inline void tokens_following(uint32_t first, std::span<uint32_t> out) {
     for (uint32_t j = 0; j < 8; ++j) out[k + j] = base | ((word + uint32_t(k) + j) & 0x3ffffu);
   }
   for (; k < n; ++k) out[k] = base | ((word + uint32_t(k)) & 0x3ffffu);
+}
+
+// Whether the `words` little-endian words at `bytes` are the tokens following `first`: compared
+// a block of made tokens at a time, so no buffer grows with the run.
+inline bool holds_tokens_following(const uint8_t* bytes, size_t words, uint32_t first) {
+  std::array<uint32_t, 256> made;
+  for (size_t done = 0; done < words; done += made.size()) {
+    const size_t n = std::min(made.size(), words - done);
+    tokens_following(token_after(first, static_cast<uint32_t>(done)), {made.data(), n});
+    if (std::memcmp(bytes + 4 * done, made.data(), 4 * n) != 0) return false;
+  }
+  return true;
 }
 
 // The tokens of out.size() consecutive words from byte_address on.

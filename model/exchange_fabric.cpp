@@ -267,6 +267,12 @@ void ExchangeFabric::copy_words(Executed& e, std::span<Tile* const> tiles, uint3
     const bool deferred_tokens = sram_.token_pages().any();                 // then each copy makes what it moves
     const bool lay_tokens = deferred_tokens && monitor_.lay_copied_tokens;  // or moves runs of them
     if (lay_tokens && e.read_pages.empty()) mark_read_pages(e);
+    const auto ask_for_lines = [](const Copy& c, bool source) {
+      for (uint32_t b = 0; b < c.bytes; b += 64) {
+        if (source) __builtin_prefetch(c.from + b, 0);
+        __builtin_prefetch(c.to + b, 1);
+      }
+    };
     tbb::parallel_for(size_t{0}, e.copy_begin.size() - 1, [&](size_t g) {
       const uint32_t end = e.copy_begin[g + 1];
       for (uint32_t k = e.copy_begin[g]; k < end; ++k) {
@@ -277,33 +283,22 @@ void ExchangeFabric::copy_words(Executed& e, std::span<Tile* const> tiles, uint3
           // A receiver has about ten copies, so the next receivers' are asked for too.
           if (k + 2 * kPrefetchAhead < e.copies.size()) {
             const Copy& next = e.copies[k + 2 * kPrefetchAhead];
-            sram_.prefetch_tokens(next.from, next.to, false);
+            sram_.prefetch_token_entries(next.from, next.to);
           }
           if (k + kPrefetchAhead < e.copies.size()) {
             const Copy& next = e.copies[k + kPrefetchAhead];
-            if (!sram_.prefetch_tokens(next.from, next.to, true)) {
-              // Its source is in memory (a page that could not defer its tokens), so it copies
-              // memory to memory: its lines are asked for as below.
-              for (uint32_t b = 0; b < next.bytes; b += 64) {
-                __builtin_prefetch(next.from + b, 0);
-                __builtin_prefetch(next.to + b, 1);
-              }
-            }
+            // A source in memory (a page that could not defer its tokens) is copied memory to
+            // memory: its lines are asked for as below.
+            if (!sram_.prefetch_token_records(next.from, next.to)) ask_for_lines(next, true);
           }
           const Copy& c = e.copies[k];
           if (c.bytes != 0) sram_.lay_out(c.from, c.to, c.bytes, e.read_pages);
           sram_.mark_written(c.to, c.bytes);
           continue;
         }
-        if (k + kPrefetchAhead < end) {
-          const Copy& next = e.copies[k + kPrefetchAhead];
-          for (uint32_t b = 0; b < next.bytes; b += 64) {
-            // A source whose tokens wait is not read, and its page is unmapped: asking for it
-            // cost a replay of phase 6 0.3 s (docs/performance.md, round twenty-four).
-            if (!deferred_tokens) __builtin_prefetch(next.from + b, 0);
-            __builtin_prefetch(next.to + b, 1);
-          }
-        }
+        // A source whose tokens wait is not read, and its page is unmapped: asking for it cost a
+        // replay of phase 6 0.3 s (docs/performance.md, round twenty-four).
+        if (k + kPrefetchAhead < end) ask_for_lines(e.copies[k + kPrefetchAhead], !deferred_tokens);
         const Copy& c = e.copies[k];
         if (deferred_tokens && c.bytes != 0 &&
             (sram_.waits_for_tokens(c.from, c.bytes) || sram_.waits_for_tokens(c.to, c.bytes))) {
@@ -335,14 +330,16 @@ void ExchangeFabric::copy_words(Executed& e, std::span<Tile* const> tiles, uint3
   });
 }
 
-void ExchangeFabric::mark_read_pages(Executed& e) const {
-  e.read_pages.assign(sram_.epochs().pages() / 64 + 1, 0);
-  for (const Copy& c : e.copies) {
-    if (c.bytes == 0) continue;
-    for (size_t p = sram_.page_of(c.from), last = sram_.page_of(c.from + c.bytes - 1); p <= last; ++p) {
-      e.read_pages[p / 64] |= uint64_t{1} << (p % 64);
-    }
+void ExchangeFabric::mark_pages(std::vector<uint64_t>& bits, const uint8_t* bytes, uint32_t count) const {
+  if (count == 0) return;
+  for (size_t p = sram_.page_of(bytes), last = sram_.page_of(bytes + count - 1); p <= last; ++p) {
+    bits[p / 64] |= uint64_t{1} << (p % 64);
   }
+}
+
+void ExchangeFabric::mark_read_pages(Executed& e) const {
+  e.read_pages.assign((sram_.epochs().pages() + 63) / 64, 0);
+  for (const Copy& c : e.copies) mark_pages(e.read_pages, c.from, c.bytes);
 }
 
 bool ExchangeFabric::landed_already(Executed& e) {
@@ -351,15 +348,9 @@ bool ExchangeFabric::landed_already(Executed& e) {
   if (e.pages.empty() && !e.copies.empty()) {
     // A bit a page, then the pages in order: each page is checked once however many copies share it.
     std::vector<uint64_t> touched((epochs.pages() + 63) / 64, 0);
-    const auto touch = [&](const uint8_t* from, uint32_t bytes) {
-      for (size_t p = sram_.page_of(from), last = sram_.page_of(from + bytes - 1); p <= last; ++p) {
-        touched[p / 64] |= uint64_t{1} << (p % 64);
-      }
-    };
     for (const Copy& c : e.copies) {
-      if (c.bytes == 0) continue;
-      touch(c.from, c.bytes);
-      touch(c.to, c.bytes);
+      mark_pages(touched, c.from, c.bytes);
+      mark_pages(touched, c.to, c.bytes);
     }
     for (size_t word = 0; word < touched.size(); ++word) {
       for (uint64_t bits = touched[word]; bits != 0; bits &= bits - 1) {

@@ -79,6 +79,8 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
   // `tiles` serve a phase with hazards, whose writes go through a buffer in write order. Each
   // receiver of a direct execution is reported to RunMonitor::after_landing as it is done.
   void copy_words(Executed& e, std::span<Tile* const> tiles, uint32_t phase, uint32_t iteration);
+  // Sets the bit of each page of the arena that [bytes, + count) lies on.
+  void mark_pages(std::vector<uint64_t>& bits, const uint8_t* bytes, uint32_t count) const;
   // Executed::read_pages of `e`'s copies.
   void mark_read_pages(Executed& e) const;
   void report_code_writes(const Executed& e, std::span<Tile* const> tiles, uint64_t release);

@@ -202,32 +202,17 @@ bool SramArena::lay_copy(size_t page, size_t offset, size_t to_page, size_t to_o
                      {runs.data(), count}, epochs_.last_write(to_page) == 0);
 }
 
-namespace {
-
-// Memory that holds no deferred token compared with the tokens made a block at a time.
-bool memory_holds_tokens(const uint8_t* at, size_t words, uint32_t first) {
-  std::array<uint32_t, 256> made;
-  for (size_t done = 0; done < words; done += made.size()) {
-    const size_t n = std::min(made.size(), words - done);
-    arch::tokens_following(arch::token_after(first, static_cast<uint32_t>(done)), {made.data(), n});
-    if (std::memcmp(at + 4 * done, made.data(), 4 * n) != 0) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 bool SramArena::holds_tokens(const uint8_t* at, size_t words, uint32_t first) const {
-  if (!tokens_.any()) return memory_holds_tokens(at, words, first);
+  if (!tokens_.any()) return arch::holds_tokens_following(at, words, first);
   constexpr size_t kPage = WriteEpochs::kPageBytes;
   for (size_t done = 0; done < words;) {
     const auto byte = static_cast<size_t>(at - data_) + 4 * done;
     const size_t page = byte >> WriteEpochs::kPageShift, offset = byte & (kPage - 1);
     const size_t n = std::min(words - done, (kPage - offset) / 4);
     const uint32_t from = arch::token_after(first, static_cast<uint32_t>(done));
-    if (tokens_.deferred(page) ? !tokens_.holds(page, offset, n, from) : !memory_holds_tokens(at + 4 * done, n, from)) {
-      return false;
-    }
+    const bool holds = tokens_.deferred(page) ? tokens_.holds(page, offset, n, from)
+                                              : arch::holds_tokens_following(at + 4 * done, n, from);
+    if (!holds) return false;
     done += n;
   }
   return true;
@@ -239,7 +224,7 @@ bool Sram::holds_tokens(uint32_t address, uint32_t words, uint32_t first) const 
   if (arena_ != nullptr && address % 4 == 0) return arena_->holds_tokens(at, words, first);
   // Unaligned words cannot be deferred: made tokens are whole aligned words.
   const auto here = span(address, 4 * words, "compare");
-  return memory_holds_tokens(here.data(), words, first);
+  return arch::holds_tokens_following(here.data(), words, first);
 }
 
 bool Sram::defer_tokens(uint64_t seed, uint32_t tile, uint32_t address, uint32_t bytes, uint32_t iteration) {

@@ -200,20 +200,18 @@ class SramArena {
   void lay_out(const uint8_t* from, uint8_t* to, size_t count, std::span<const uint64_t> read_pages = {}) {
     copy_pieces(from, to, count, true, read_pages);
   }
-  // Asks for the token records that a copy from `from` to `to` will read: `records` false, the
-  // entries, and the write epoch of `to`'s page; true, the records the entries point at, and
-  // false when the source's first page holds no deferred token (the copy then reads memory).
-  bool prefetch_tokens(const uint8_t* from, const uint8_t* to, bool records) const {
-    const size_t source = page_of(from), destination = page_of(to);
-    if (records) {
-      tokens_.prefetch_record(destination);
-      return tokens_.prefetch_record(source);
-    } else {
-      tokens_.prefetch_entry(source);
-      tokens_.prefetch_entry(destination);
-      epochs_.prefetch(destination);
-    }
-    return true;
+  // What a later copy from `from` to `to` reads of the token pages, asked for in two steps: the
+  // entries of its first pages and the write epoch of `to`'s page, then (once the entries are in
+  // cache) the records they point at; false when the source's first page holds no deferred
+  // token, so the copy reads memory.
+  void prefetch_token_entries(const uint8_t* from, const uint8_t* to) const {
+    tokens_.prefetch_entry(page_of(from));
+    tokens_.prefetch_entry(page_of(to));
+    epochs_.prefetch(page_of(to));
+  }
+  bool prefetch_token_records(const uint8_t* from, const uint8_t* to) const {
+    tokens_.prefetch_record(page_of(to));
+    return tokens_.prefetch_record(page_of(from));
   }
   // Sram::holds_tokens of [at, + 4 * words) of a slot.
   bool holds_tokens(const uint8_t* at, size_t words, uint32_t first) const;

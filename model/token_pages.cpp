@@ -154,13 +154,12 @@ bool TokenPages::holds(size_t page, size_t offset, size_t words, uint32_t first)
     // which a token may be, so that case is compared word by word.
     if (r.hi >= end) return arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(offset))) == first;
   }
-  std::array<uint32_t, 256> made;
+  std::array<uint32_t, 256> made;  // the page's words, a block at a time
   for (size_t done = 0; done < words; done += made.size()) {
     const size_t n = std::min(made.size(), words - done);
     this->words(page, offset + 4 * done, {made.data(), n});
-    for (size_t k = 0; k < n; ++k) {
-      if (made[k] != arch::token_after(first, static_cast<uint32_t>(done + k))) return false;
-    }
+    const auto* bytes = reinterpret_cast<const uint8_t*>(made.data());
+    if (!arch::holds_tokens_following(bytes, n, arch::token_after(first, static_cast<uint32_t>(done)))) return false;
   }
   return true;
 }

@@ -4,7 +4,6 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "formats/package.hpp"
 #include "formats/token.hpp"
@@ -55,7 +54,12 @@ void PayloadChecker::plan_checks() {
 
 // Transfer t's tokens in `iteration`, made in `out`.
 void PayloadChecker::make_tokens(uint32_t t, uint32_t iteration, std::span<uint32_t> out) const {
-  arch::payload_tokens(options_.seed, sources_[t].tile, source_address(t, iteration), iteration, out);
+  arch::tokens_following(first_token(t, iteration), out);
+}
+
+// The first of them: the rest follow it (arch::tokens_following), so a check compares runs.
+uint32_t PayloadChecker::first_token(uint32_t t, uint32_t iteration) const {
+  return arch::payload_token(options_.seed, sources_[t].tile, source_address(t, iteration), iteration);
 }
 
 // A tile's ranges checked in its copying task: the words, or the runs of tokens the copies laid
@@ -126,9 +130,7 @@ void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory
 // so no token is made here); a range that differs is listed for report_failures.
 void PayloadChecker::check_range(size_t i, uint32_t iteration, const sim::MemoryView& memory) {
   const auto& r = ranges_[i];
-  const uint32_t first =
-      arch::payload_token(options_.seed, sources_[r.transfer].tile, source_address(r.transfer, iteration), iteration);
-  if (!memory.holds_tokens(r.tile, r.address, sources_[r.transfer].words, first)) {
+  if (!memory.holds_tokens(r.tile, r.address, sources_[r.transfer].words, first_token(r.transfer, iteration))) {
     failing_.local().push_back({r.transfer, r.destination});
   }
 }

@@ -39,6 +39,7 @@ class PayloadChecker {
   void report_failures(uint32_t iteration, const sim::MemoryView& memory);
   void refill_sources(uint32_t iteration, sim::MemoryView& memory);
   void make_tokens(uint32_t transfer, uint32_t iteration, std::span<uint32_t> out) const;
+  uint32_t first_token(uint32_t transfer, uint32_t iteration) const;  // of make_tokens' run
   // Transfers in capture order, destinations in capture order: a fixed, canonical order.
   void digest(const sim::MemoryView& memory);
   void record_error(const std::string& what);
