@@ -1,5 +1,5 @@
 // Payload tokens: unique per word within an iteration, different between iterations, and
-// the batch form equal to the word-by-word one.
+// the batch form, a run's later tokens and its comparison equal to the word-by-word one.
 #include "formats/token.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +17,23 @@ TEST(PayloadToken, BatchEqualsWordByWordAcrossTheAddressWrap) {
   for (uint32_t k = 0; k < batch.size(); ++k) {
     EXPECT_EQ(batch[k], payload_token(7, 1200, address + 4 * k, 5)) << k;
   }
+}
+
+// A run of tokens is its first one (model/token_pages.hpp): the token k words on, and the
+// comparison of words with a run, held against the word-by-word definition.
+TEST(PayloadToken, ARunFollowsItsFirstTokenAcrossTheAddressWrap) {
+  const uint32_t address = 0xffff0, first = payload_token(7, 1200, address, 5);
+  std::vector<uint32_t> words(300);  // more than one block of the comparison
+  for (uint32_t k = 0; k < words.size(); ++k) {
+    words[k] = payload_token(7, 1200, address + 4 * k, 5);
+    EXPECT_EQ(token_after(first, k), words[k]) << k;
+  }
+  const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+  EXPECT_TRUE(holds_tokens_following(bytes, words.size(), first));
+  EXPECT_FALSE(holds_tokens_following(bytes, words.size(), payload_token(7, 1200, address, 6)));
+  words[299] ^= 1;
+  EXPECT_FALSE(holds_tokens_following(bytes, words.size(), first));
+  EXPECT_TRUE(holds_tokens_following(bytes, 299, first));
 }
 
 TEST(PayloadToken, UniqueWithinAnIterationAndNeverEqualToThePreviousOne) {
