@@ -1,6 +1,6 @@
 // The `lockstep` command: parses arguments, runs one subcommand, maps errors to exit codes.
 #include <spdlog/spdlog.h>
-#if defined(__GLIBC__)
+#if !defined(LOCKSTEP_JEMALLOC) && defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
@@ -83,12 +83,24 @@ class CommandListFormatter : public CLI::Formatter {
 }  // namespace main_local
 }  // namespace lockstep::cli
 
-// A run frees and allocates hundreds of MB per phase execution (plans, selections, write
-// runs); glibc by default hands large blocks back to the system and faults them in afresh
-// each time. Keeping freed memory and growing the heap in large steps costs about 0.2 GB of
-// peak memory and saves 0.4-0.6 s of a whole run (docs/performance.md, round five).
-static void keep_freed_memory() {
-#if defined(__GLIBC__)
+// The heap. Here a fresh 4 KiB page costs 10-13 us at its first touch (the guest is
+// paravirtualised: a fault for each page-table entry), a 2 MiB transparent huge page 0.13-3.5 ms,
+// and a replay's run met about 3,500 fresh heap pages (docs/performance.md, round thirty-three).
+// jemalloc, linked ahead of the C library, reads this when it starts, before any library
+// allocates: its memory on huge pages, and large blocks kept with the rest when freed (by default
+// it returns blocks of 8 MiB and more at once, and a run that plans phase after phase faults them
+// in again). glibc takes huge pages only from GLIBC_TUNABLES, read as a process starts.
+#if defined(LOCKSTEP_JEMALLOC)
+extern "C" {
+extern const char* malloc_conf;
+const char* malloc_conf = "thp:always,metadata_thp:always,oversize_threshold:0";
+}
+#endif
+
+// Without jemalloc (the sanitized builds), glibc keeps freed memory and grows the heap in large
+// steps, which saved 0.4-0.6 s of a whole run (round five).
+static void set_up_the_heap() {
+#if !defined(LOCKSTEP_JEMALLOC) && defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, 256 << 20);
@@ -97,7 +109,7 @@ static void keep_freed_memory() {
 
 int main(int argc, char** argv) {
   using namespace lockstep::cli;
-  keep_freed_memory();
+  set_up_the_heap();
   lockstep::workload::stop_blas_worker_threads();  // never used; idle, they spin for 0.15 s
   CLI::App app{
       "Lockstep: a deterministic, cycle-level simulator and replay harness for IPU21-class\n"

@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang clang-format libfuzzer-14-dev
   libsystemc-dev libboost-graph-dev libyaml-cpp-dev libspdlog-dev libgtest-dev
   capnproto libcapnp-dev libcli11-dev nlohmann-json3-dev libtbb-dev
-  libcairo2-dev libopenmpi-dev openmpi-bin chromium libopenblas-dev libxxhash-dev
+  libcairo2-dev libopenmpi-dev openmpi-bin chromium libopenblas-dev libxxhash-dev libjemalloc-dev
 )
 missing=()
 for p in "${packages[@]}"; do
