@@ -23,6 +23,7 @@ void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& ph
 Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine, const arch::Topology& topology,
            const arch::Package& package, RunMonitor& monitor, uint32_t invocations)
     : sc_core::sc_module(name), sram_(machine, package.tiles.size()), monitor_(monitor) {
+  sram_.lay_small_writes(monitor.lay_small_writes);
   std::map<BarrierKey, uint32_t> participants;
   for (const auto& program : package.tiles) {
     std::set<uint32_t> phases;

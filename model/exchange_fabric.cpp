@@ -84,18 +84,20 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
   uint64_t limit = std::min<uint64_t>(uint64_t(table.address) + table.size, machine_.sram_end);
   if (address < machine_.sram_base || address >= limit) return {};
   const uint64_t available = (limit - address) / 4;
-  const std::span<const uint8_t> bytes = tile.memory().span(address, static_cast<uint32_t>(available * 4));
-  // The window doubles from 64 words until it holds a return word: the row is the window.
-  uint64_t want = std::min<uint64_t>(64, available);
+  // The window doubles from 64 words until it holds a return word: the row is the window. Read
+  // a window at a time (Sram::read), so that rows laid as bytes stay where they are.
+  std::vector<uint32_t> words(std::min<uint64_t>(64, available));
+  tile.memory().read(address, static_cast<uint32_t>(words.size() * 4), reinterpret_cast<uint8_t*>(words.data()));
   for (uint64_t scanned = 0; scanned < available; ++scanned) {
-    if (scanned == want) want = std::min<uint64_t>(want * 2, available);
-    uint32_t word;
-    std::memcpy(&word, bytes.data() + 4 * scanned, 4);
+    if (scanned == words.size()) {
+      const size_t had = words.size();
+      words.resize(std::min<uint64_t>(had * 2, available));
+      tile.memory().read(static_cast<uint32_t>(address + 4 * had), static_cast<uint32_t>((words.size() - had) * 4),
+                         reinterpret_cast<uint8_t*>(words.data() + had));
+    }
     // A sendpicp payload may look like a return; one more word covers that case.
-    if (word == kReturnWord) break;
+    if (words[scanned] == kReturnWord) break;
   }
-  std::vector<uint32_t> words(want);
-  std::memcpy(words.data(), bytes.data(), want * 4);
   return words;
 }
 

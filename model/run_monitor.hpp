@@ -62,6 +62,10 @@ class RunMonitor {
   // where later phases read them, making them at once is cheaper (docs/performance.md, round
   // thirty-two). The words are the same either way.
   bool lay_copied_tokens = false;
+  // Writes smaller than a page land as runs of bytes on pages nothing else wrote (SramArena::
+  // lay_small_writes): for a replay, whose tiles' rows, code and loop counters then touch no page
+  // (docs/performance.md, round thirty-three). The words read are the same either way.
+  bool lay_small_writes = false;
   // Called after every phase execution, memory as it stands then.
   std::function<void(const PhaseRecord&)> after_phase;
   // Called as each receiver's words land in an execution copied SRAM to SRAM (one without

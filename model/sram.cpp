@@ -151,9 +151,10 @@ void SramArena::make_ready_pages(const uint8_t* bytes, size_t count) {
   if (count == 0) return;
   const size_t first = page_of(bytes), last = page_of(bytes + count - 1);
   for (size_t p = first; p <= last; ++p) {
-    if (!tokens_.deferred(p)) continue;
+    // A page another thread is making is waited for (TokenPages::make_ready), never read half made.
+    if (tokens_.ready(p)) continue;
     size_t end = p + 1;
-    while (end <= last && tokens_.deferred(end)) ++end;
+    while (end <= last && !tokens_.ready(end)) ++end;
     uint8_t* at = data_ + (p << WriteEpochs::kPageShift);
     if (end - p > 1) arch::populate_for_write(at, (end - p) << WriteEpochs::kPageShift);
     for (size_t q = p; q < end; ++q) tokens_.make_ready(q, data_ + (q << WriteEpochs::kPageShift));
@@ -161,10 +162,14 @@ void SramArena::make_ready_pages(const uint8_t* bytes, size_t count) {
   }
 }
 
+// Each piece marks its pages written as it lands, so that the copy's next piece never takes a
+// page this one wrote for untouched (a copy from a made page on into a page of tokens, both to one
+// page, once lost the first piece's words to the second's laid run).
 void SramArena::copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool lay,
                             std::span<const uint64_t> read_pages) {
   if (!tokens_.any()) {
     std::memcpy(to, from, count);
+    mark_written(to, count);
     return;
   }
   constexpr size_t kPage = WriteEpochs::kPageBytes;
@@ -174,26 +179,25 @@ void SramArena::copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool
     const size_t at = start + done, page = at >> WriteEpochs::kPageShift, offset = at & (kPage - 1);
     const size_t to_at = to_start + done, to_page = to_at >> WriteEpochs::kPageShift, to_offset = to_at & (kPage - 1);
     const size_t n = std::min({count - done, kPage - offset, kPage - to_offset});
-    if (lay && words && lay_copy(page, offset, to_page, to_offset, n, read_pages)) {
-      done += n;
-      continue;
+    if (!(lay && words && lay_copy(page, offset, to_page, to_offset, n, read_pages))) {
+      make_ready(to + done, n);
+      if (!tokens_.deferred(page)) {
+        std::memcpy(to + done, from + done, n);
+      } else if (words) {
+        tokens_.words(page, offset, {reinterpret_cast<uint32_t*>(to + done), n / 4});
+      } else {
+        tokens_.make_ready(page, data_ + (page << WriteEpochs::kPageShift));
+        std::memcpy(to + done, from + done, n);
+      }
     }
-    make_ready(to + done, n);
-    if (!tokens_.deferred(page)) {
-      std::memcpy(to + done, from + done, n);
-    } else if (words) {
-      tokens_.words(page, offset, {reinterpret_cast<uint32_t*>(to + done), n / 4});
-    } else {
-      tokens_.make_ready(page, data_ + (page << WriteEpochs::kPageShift));
-      std::memcpy(to + done, from + done, n);
-    }
+    mark_written(to + done, n);
     done += n;
   }
 }
 
 bool SramArena::lay_copy(size_t page, size_t offset, size_t to_page, size_t to_offset, size_t bytes,
                          std::span<const uint64_t> read_pages) {
-  if (!tokens_.deferred(page)) return false;
+  if (!tokens_.holds_token_runs(page)) return false;
   if (!read_pages.empty() && (read_pages[to_page / 64] >> (to_page % 64) & 1u) != 0) return false;
   TokenPages::Ranges runs;
   const size_t count =
@@ -257,6 +261,54 @@ void SramArena::defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint3
     mark_written(at + done, n);  // a write even deferred: a repeat that reads it copies again
     done += n;
   }
+}
+
+void SramArena::write_small(uint8_t* at, size_t count, const uint8_t* data) {
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  for (size_t done = 0; done < count;) {
+    const size_t page = page_of(at + done), offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
+    const size_t n = std::min(count - done, kPage - offset);
+    if (!tokens_.lay_bytes(page, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset + n), data + done,
+                           epochs_.last_write(page) == 0)) {
+      make_ready(at + done, n);
+      std::memcpy(at + done, data + done, n);
+    }
+    mark_written(at + done, n);
+    done += n;
+  }
+}
+
+void SramArena::read_out(const uint8_t* at, size_t count, uint8_t* out) {
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  for (size_t done = 0; done < count;) {
+    const size_t page = page_of(at + done), offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
+    const size_t n = std::min(count - done, kPage - offset);
+    if (tokens_.holds_bytes(page)) {
+      tokens_.bytes(page, offset, {out + done, n});  // read where they are laid, nothing made
+    } else {
+      make_ready(at + done, n);
+      std::memcpy(out + done, at + done, n);
+    }
+    done += n;
+  }
+}
+
+bool SramArena::equal_out(const uint8_t* at, size_t count, const uint8_t* expected) {
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  std::array<uint8_t, kPage> held;
+  for (size_t done = 0; done < count;) {
+    const size_t offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
+    const size_t n = std::min(count - done, kPage - offset);
+    read_out(at + done, n, held.data());
+    if (std::memcmp(held.data(), expected + done, n) != 0) return false;
+    done += n;
+  }
+  return true;
+}
+
+void Sram::load(uint32_t address, uint32_t bytes, const uint8_t* data) {
+  if (arena_ == nullptr || !arena_->small_write(bytes)) populate(address, bytes);
+  write(address, bytes, data);
 }
 
 // Mapping pages writes nothing, so the write epochs are not marked.

@@ -72,23 +72,16 @@ class Sram {
   }
   // All of these throw std::out_of_range outside SRAM. Zero bytes are checked and copy nothing
   // (the caller's pointer may then be null, which memcpy may not be given).
-  void read(uint32_t address, uint32_t bytes, uint8_t* out) const {
-    const auto from = span(address, bytes, "read");
-    if (bytes != 0) std::memcpy(out, from.data(), bytes);
-  }
-  void write(uint32_t address, uint32_t bytes, const uint8_t* data) {
-    const auto to = mutable_span(address, bytes);
-    if (bytes != 0) std::memcpy(to.data(), data, bytes);
-  }
+  inline void read(uint32_t address, uint32_t bytes, uint8_t* out) const;
+  inline void write(uint32_t address, uint32_t bytes, const uint8_t* data);
+  // The loader's write: mapped ahead in one call first (populate), unless it is laid as bytes.
+  void load(uint32_t address, uint32_t bytes, const uint8_t* data);
   // Copies [source_address, + bytes) of `source` to `address` here, as if through a buffer:
   // when `source` is this SRAM the ranges may overlap (memmove).
   void copy_from(const Sram& source, uint32_t source_address, uint32_t address, uint32_t bytes) {
     std::memmove(mutable_span(address, bytes).data(), source.span(source_address, bytes, "read").data(), bytes);
   }
-  bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
-    const auto here = span(address, bytes, "compare");
-    return bytes == 0 || std::memcmp(here.data(), expected, bytes) == 0;
-  }
+  inline bool equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const;
   // Whether [address, + 4 * words) holds the payload tokens that follow token `first`
   // (arch::tokens_following): compared run by run where they are deferred, none made.
   bool holds_tokens(uint32_t address, uint32_t words, uint32_t first) const;
@@ -216,6 +209,19 @@ class SramArena {
   // Sram::holds_tokens of [at, + 4 * words) of a slot.
   bool holds_tokens(const uint8_t* at, size_t words, uint32_t first) const;
 
+  // Writes smaller than a page are laid as runs of bytes (TokenPages::lay_bytes) on pages that
+  // nothing else wrote, so that those pages are never touched: for a replay, where only a tile's
+  // rows, code and loop counter land on them (RunMonitor::lay_small_writes). Off by default.
+  void lay_small_writes(bool on) { lays_small_writes_ = on; }
+  bool lays_small_writes() const { return lays_small_writes_; }
+  bool small_write(size_t bytes) const { return lays_small_writes_ && bytes < WriteEpochs::kPageBytes; }
+  // Sram::write of [at, + count) of a slot from `data`, laid as bytes where the page can take them.
+  void write_small(uint8_t* at, size_t count, const uint8_t* data);
+  // Sram::read and Sram::equal of [at, + count) of a slot: runs of bytes read where they are laid,
+  // deferred tokens made first, as every other read does.
+  void read_out(const uint8_t* at, size_t count, uint8_t* out);
+  bool equal_out(const uint8_t* at, size_t count, const uint8_t* expected);
+
  private:
   void make_ready_pages(const uint8_t* bytes, size_t count);
   void copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool lay, std::span<const uint64_t> read_pages);
@@ -227,6 +233,7 @@ class SramArena {
   uint8_t* data_ = nullptr;
   WriteEpochs epochs_;
   TokenPages tokens_;
+  bool lays_small_writes_ = false;
 };
 
 // While one lives (a sweep's or replay's loop over points; they nest), a chip taken down keeps
@@ -249,6 +256,35 @@ inline std::span<const uint8_t> Sram::span(uint32_t address, uint32_t bytes, con
   const uint8_t* at = data_ + (address - base_);
   if (arena_ != nullptr) arena_->make_ready(at, bytes);
   return {at, bytes};
+}
+
+inline void Sram::read(uint32_t address, uint32_t bytes, uint8_t* out) const {
+  if (arena_ != nullptr && arena_->token_pages().any()) {
+    check(address, bytes, "read");
+    arena_->read_out(data_ + (address - base_), bytes, out);
+    return;
+  }
+  const auto from = span(address, bytes, "read");
+  if (bytes != 0) std::memcpy(out, from.data(), bytes);
+}
+
+inline void Sram::write(uint32_t address, uint32_t bytes, const uint8_t* data) {
+  if (arena_ != nullptr && arena_->small_write(bytes)) {
+    check(address, bytes, "write");
+    arena_->write_small(data_ + (address - base_), bytes, data);
+    return;
+  }
+  const auto to = mutable_span(address, bytes);
+  if (bytes != 0) std::memcpy(to.data(), data, bytes);
+}
+
+inline bool Sram::equal(uint32_t address, uint32_t bytes, const uint8_t* expected) const {
+  if (arena_ != nullptr && arena_->token_pages().any()) {
+    check(address, bytes, "compare");
+    return arena_->equal_out(data_ + (address - base_), bytes, expected);
+  }
+  const auto here = span(address, bytes, "compare");
+  return bytes == 0 || std::memcmp(here.data(), expected, bytes) == 0;
 }
 
 inline std::span<uint8_t> Sram::mutable_span(uint32_t address, uint32_t bytes) {

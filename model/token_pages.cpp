@@ -1,6 +1,7 @@
 #include "model/token_pages.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <thread>
 
 #include "formats/token.hpp"
@@ -14,14 +15,24 @@ bool TokenPages::adopt(uint64_t seed) {
   // Every deferred write asks, from both cores during a replay's refill: once the tables are
   // made, without the lock (lock and unlock were 1.4% of a replay's samples).
   if (adopted_.load(std::memory_order_acquire)) return *seed_ == seed;
+  make_tables();
   const std::lock_guard lock(seed_mutex_);
   if (seed_) return *seed_ == seed;
   seed_ = seed;
-  entry_ = std::make_unique<std::atomic<uint32_t>[]>(pages_);
-  // Read only where an entry points, so never before written: no pass to zero them.
-  pool_ = std::make_unique_for_overwrite<Record[]>(pages_);
   adopted_.store(true, std::memory_order_release);
   return true;
+}
+
+void TokenPages::make_tables() {
+  if (tables_.load(std::memory_order_acquire)) return;
+  const std::lock_guard lock(seed_mutex_);
+  if (tables_.load(std::memory_order_relaxed)) return;
+  entry_ = std::make_unique<std::atomic<uint32_t>[]>(pages_);
+  // Read only where an entry points, so never before written: no pass to zero them; the store
+  // is touched only as far as it is handed out.
+  pool_ = std::make_unique_for_overwrite<Record[]>(pages_);
+  store_ = std::make_unique_for_overwrite<uint8_t[]>(kStoreBytes);
+  tables_.store(true, std::memory_order_release);
 }
 
 namespace {
@@ -30,17 +41,23 @@ using Range = TokenPages::Range;
 
 uint32_t words_between(uint32_t lo, uint32_t hi) { return (hi - lo) / 4; }
 
+// What a run from `from` holds at byte `to` of its page: the token so many words on, or the
+// store's byte so many bytes on.
+uint32_t first_at(const Range& r, uint32_t to, bool bytes) {
+  return bytes ? r.first + (to - r.lo) : arch::token_after(r.first, words_between(r.lo, to));
+}
+
 // The ranges of a page once bytes [lo, hi) hold `runs` and zero between them: what `current`
-// holds outside [lo, hi) stays, and a run that the next one's tokens go on from joins it. None
-// when more than kRanges would be left. Both lists are ascending, so this is one merge: the
-// current ranges' parts below lo, the runs, the current ranges' parts above hi.
+// holds outside [lo, hi) stays, and a run that the next one's tokens (or store bytes, on a page
+// of `bytes`) go on from joins it. None when more than kRanges would be left. Both lists are
+// ascending, so this is one merge: the current ranges' parts below lo, the runs, the current
+// ranges' parts above hi.
 std::optional<TokenPages::Ranges> lay_over(const TokenPages::Ranges& current, uint32_t lo, uint32_t hi,
-                                           std::span<const Range> runs) {
+                                           std::span<const Range> runs, bool bytes = false) {
   TokenPages::Ranges out{};
   size_t kept = 0;
   const auto add = [&](Range r) {
-    if (kept > 0 && out[kept - 1].hi == r.lo &&
-        arch::token_after(out[kept - 1].first, words_between(out[kept - 1].lo, r.lo)) == r.first) {
+    if (kept > 0 && out[kept - 1].hi == r.lo && first_at(out[kept - 1], r.lo, bytes) == r.first) {
       out[kept - 1].hi = r.hi;  // the tokens go on: one run
       return true;
     }
@@ -61,7 +78,7 @@ std::optional<TokenPages::Ranges> lay_over(const TokenPages::Ranges& current, ui
     const Range& r = current[i];
     if (r.hi <= hi) continue;
     const auto from = static_cast<uint16_t>(std::max<uint32_t>(r.lo, hi));
-    if (!add({from, r.hi, arch::token_after(r.first, words_between(r.lo, from))})) return std::nullopt;
+    if (!add({from, r.hi, first_at(r, from, bytes)})) return std::nullopt;
   }
   return out;
 }
@@ -90,23 +107,52 @@ bool replace_run(TokenPages::Ranges& current, uint32_t lo, uint32_t hi, const Ra
 
 bool TokenPages::lay(size_t page, uint32_t lo, uint32_t hi, std::span<const Range> runs, bool untouched) {
   const uint32_t entry = entry_[page].load(std::memory_order_relaxed);
-  if (kind(entry) != kDeferred && !(kind(entry) == kPlain && untouched)) return false;
-  if (kind(entry) == kDeferred && runs.size() == 1 && replace_run(pool_[entry >> 2].runs, lo, hi, runs.front()))
+  if (kind(entry) != kTokens && !(kind(entry) == kPlain && untouched)) return false;
+  if (kind(entry) == kTokens && runs.size() == 1 && replace_run(pool_[entry >> kKindBits].runs, lo, hi, runs.front()))
     return true;
   // A plain page has no record yet: it holds no run.
-  const auto laid = lay_over(kind(entry) == kDeferred ? pool_[entry >> 2].runs : Ranges{}, lo, hi, runs);
+  const auto laid = lay_over(kind(entry) == kTokens ? pool_[entry >> kKindBits].runs : Ranges{}, lo, hi, runs);
   if (!laid) return false;
-  if (kind(entry) == kDeferred) {
-    pool_[entry >> 2].runs = *laid;
+  set_runs(page, entry, kTokens, *laid);
+  return true;
+}
+
+bool TokenPages::lay_bytes(size_t page, uint32_t lo, uint32_t hi, const uint8_t* data, bool untouched) {
+  make_tables();
+  const uint32_t entry = entry_[page].load(std::memory_order_relaxed);
+  if (kind(entry) != kBytes && !(kind(entry) == kPlain && untouched)) return false;
+  if (kind(entry) == kBytes) {
+    for (const Range& r : pool_[entry >> kKindBits].runs) {
+      if (r.lo == r.hi || r.lo > lo) break;
+      if (hi <= r.hi) {  // a run holds them all: their bytes are its own, so written in place
+        std::memcpy(&store_[r.first + (lo - r.lo)], data, hi - lo);
+        return true;
+      }
+    }
+  }
+  // Counted even when it does not fit, so the store is never handed out past its end.
+  const uint64_t at = store_used_.fetch_add(hi - lo, std::memory_order_relaxed);
+  if (at + (hi - lo) > kStoreBytes) return false;
+  const Range run{static_cast<uint16_t>(lo), static_cast<uint16_t>(hi), static_cast<uint32_t>(at)};
+  const auto laid =
+      lay_over(kind(entry) == kBytes ? pool_[entry >> kKindBits].runs : Ranges{}, lo, hi, {&run, 1}, true);
+  if (!laid) return false;
+  std::memcpy(&store_[at], data, hi - lo);
+  set_runs(page, entry, kBytes, *laid);
+  return true;
+}
+
+void TokenPages::set_runs(size_t page, uint32_t entry, uint32_t kind_of_runs, const Ranges& runs) {
+  if (kind(entry) == kind_of_runs) {
+    pool_[entry >> kKindBits].runs = runs;
   } else {
     const uint32_t record = pool_used_.fetch_add(1, std::memory_order_relaxed);
-    pool_[record].runs = *laid;
-    entry_[page].store(record << 2 | kDeferred, std::memory_order_release);
+    pool_[record].runs = runs;
+    entry_[page].store(record << kKindBits | kind_of_runs, std::memory_order_release);
   }
   // After the tables, which readers then see. Stored once: both cores storing it for every
   // page of a refill fought over its cache line.
   if (!any_.load(std::memory_order_relaxed)) any_.store(true, std::memory_order_release);
-  return true;
 }
 
 bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uint32_t iteration, bool untouched) {
@@ -129,7 +175,31 @@ size_t TokenPages::runs_within(size_t page, size_t offset, size_t bytes, std::pt
   return count;
 }
 
+void TokenPages::bytes(size_t page, size_t offset, std::span<uint8_t> out) const {
+  if (!holds_bytes(page)) {  // tokens: words, unless the span is not whole aligned words
+    if (offset % 4 == 0 && out.size() % 4 == 0) {
+      words(page, offset, {reinterpret_cast<uint32_t*>(out.data()), out.size() / 4});
+      return;
+    }
+    std::array<uint32_t, kPageBytes / 4> all;
+    words(page, 0, all);
+    std::memcpy(out.data(), reinterpret_cast<const uint8_t*>(all.data()) + offset, out.size());
+    return;
+  }
+  const size_t end = offset + out.size();
+  std::fill(out.begin(), out.end(), uint8_t{0});
+  for (const Range& r : runs_of(page)) {
+    if (r.lo == r.hi) break;
+    const size_t lo = std::max<size_t>(r.lo, offset), hi = std::min<size_t>(r.hi, end);
+    if (lo < hi) std::memcpy(out.data() + (lo - offset), &store_[r.first + (lo - r.lo)], hi - lo);
+  }
+}
+
 void TokenPages::words(size_t page, size_t offset, std::span<uint32_t> out) const {
+  if (holds_bytes(page)) {
+    bytes(page, offset, {reinterpret_cast<uint8_t*>(out.data()), out.size() * 4});
+    return;
+  }
   const size_t begin = offset, end = offset + out.size() * 4;
   const auto word = [&](size_t byte) { return out.begin() + static_cast<std::ptrdiff_t>((byte - begin) / 4); };
   size_t at = begin;  // zero up to each range, its tokens, zero after the last
@@ -149,7 +219,7 @@ bool TokenPages::holds(size_t page, size_t offset, size_t words, uint32_t first)
   if (words == 0) return true;
   const size_t end = offset + 4 * words;
   for (const Range& r : runs_of(page)) {
-    if (r.lo == r.hi || r.lo > offset) break;
+    if (!holds_token_runs(page) || r.lo == r.hi || r.lo > offset) break;
     // Runs lie apart, so only one can hold the whole span: any word outside a run reads zero,
     // which a token may be, so that case is compared word by word.
     if (r.hi >= end) return arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(offset))) == first;
@@ -166,17 +236,23 @@ bool TokenPages::holds(size_t page, size_t offset, size_t words, uint32_t first)
 
 void TokenPages::make_ready(size_t page, uint8_t* bytes) {
   uint32_t entry = entry_[page].load(std::memory_order_acquire);
-  if (kind(entry) == kDeferred &&
-      entry_[page].compare_exchange_strong(entry, (entry & ~3u) | kMaking, std::memory_order_acquire)) {
+  const uint32_t was = kind(entry), record = entry >> kKindBits << kKindBits;
+  if (was >= kTokens && entry_[page].compare_exchange_strong(entry, record | kMaking, std::memory_order_acquire)) {
     // The rest of the page reads as zero already; the page is 4 KiB-aligned, so its words are too.
-    for (const Range& r : pool_[entry >> 2].runs) {
+    for (const Range& r : pool_[entry >> kKindBits].runs) {
       if (r.lo == r.hi) break;
-      arch::tokens_following(r.first, {reinterpret_cast<uint32_t*>(bytes + r.lo), words_between(r.lo, r.hi)});
+      if (was == kBytes) {
+        std::memcpy(bytes + r.lo, &store_[r.first], r.hi - r.lo);
+      } else {
+        arch::tokens_following(r.first, {reinterpret_cast<uint32_t*>(bytes + r.lo), words_between(r.lo, r.hi)});
+      }
     }
-    entry_[page].store((entry & ~3u) | kMade, std::memory_order_release);
+    entry_[page].store(record | kMade, std::memory_order_release);
     return;
   }
-  while (kind(entry_[page].load(std::memory_order_acquire)) >= kDeferred) std::this_thread::yield();
+  for (uint32_t k = kind(entry_[page].load(std::memory_order_acquire)); k == kMaking || k >= kTokens;
+       k = kind(entry_[page].load(std::memory_order_acquire)))
+    std::this_thread::yield();
 }
 
 }  // namespace lockstep::model

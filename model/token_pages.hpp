@@ -5,8 +5,10 @@
 // rounds eighteen, twenty-four and thirty-two). A read or write of such a page through Sram
 // makes its tokens first. A deferred page holds runs of tokens in up to kRanges byte ranges and
 // zero around them, as the untouched page it was: its loader's or refill's runs, and the runs the
-// exchange fabric's copies laid over it, moved from their sources' ranges. Never includes
-// anything of the simulation: SramArena holds it.
+// exchange fabric's copies laid over it, moved from their sources' ranges. In a replay, a page
+// that only small writes touch (a tile's rows, its code and its loop counter) holds runs of
+// bytes kept in a store instead, so that it never costs a fault (round thirty-three); a page holds
+// runs of one kind. Never includes anything of the simulation: SramArena holds it.
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -24,7 +26,8 @@ class TokenPages {
   static constexpr size_t kRanges = 8;
   // Bytes [lo, hi) of a page (none when lo == hi) hold the tokens that follow token `first`, one
   // a word (arch::tokens_following): a run of one tile's tokens of one Repeat iteration, wherever
-  // it was moved to. Trivial, so that a record is not written when made (Range{} is empty).
+  // it was moved to. On a page of bytes, they hold the store's bytes from `first` on instead.
+  // Trivial, so that a record is not written when made (Range{} is empty).
   struct Range {
     uint16_t lo, hi;
     uint32_t first;
@@ -35,6 +38,8 @@ class TokenPages {
 
   // `pages` of 4 KiB in slots of `pages_per_slot`, each slot a tile's SRAM from `sram_base` up.
   TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base);
+
+  static constexpr size_t kStoreBytes = size_t{64} << 20;  // the bytes of all runs of bytes, at most
 
   bool any() const { return any_.load(std::memory_order_acquire); }
   // The seed of every deferred token; false for a second one (its tokens are then written at
@@ -52,11 +57,21 @@ class TokenPages {
   // when the page would hold more than kRanges runs. Only one thread at a time may lay over a
   // page, and none may read its runs meanwhile.
   bool lay(size_t page, uint32_t lo, uint32_t hi, std::span<const Range> runs, bool untouched);
-  // The runs of deferred `page` within bytes [offset, + bytes), moved by `shift` bytes (a copy
+  // Bytes [lo, hi) of `page` hold `data` from now on, kept in the store and laid as a run of
+  // bytes: in place where a run already holds them all. False, with nothing changed, unless the
+  // page is untouched or holds bytes already, and when the store or the page's record is full.
+  // Only the page's owner may call it, as lay.
+  bool lay_bytes(size_t page, uint32_t lo, uint32_t hi, const uint8_t* data, bool untouched);
+  // The runs of token page `page` within bytes [offset, + bytes), moved by `shift` bytes (a copy
   // to another page's offset + shift), into `out`; how many.
   size_t runs_within(size_t page, size_t offset, size_t bytes, std::ptrdiff_t shift, Ranges& out) const;
-  bool deferred(size_t page) const { return kind(entry_[page].load(std::memory_order_acquire)) >= kDeferred; }
-  // Writes page `page`'s tokens at `bytes` (the page's place) unless they are there already;
+  bool deferred(size_t page) const { return kind(entry_[page].load(std::memory_order_acquire)) >= kTokens; }
+  // Whether memory holds the page: neither deferred nor being made by another thread.
+  bool ready(size_t page) const { return kind(entry_[page].load(std::memory_order_acquire)) <= kMade; }
+  // Whether deferred `page` holds runs of tokens (rather than bytes), which copies may lay.
+  bool holds_token_runs(size_t page) const { return kind(entry_[page].load(std::memory_order_acquire)) == kTokens; }
+  bool holds_bytes(size_t page) const { return kind(entry_[page].load(std::memory_order_acquire)) == kBytes; }
+  // Writes page `page`'s runs at `bytes` (the page's place) unless they are there already;
   // of several threads, one writes them and the others wait.
   void make_ready(size_t page, uint8_t* bytes);
   // Asks for what a copy to or from `page` reads: its entry first, its record once the entry
@@ -65,22 +80,32 @@ class TokenPages {
   // Whether the page is deferred, as far as the caller may know before it copies.
   bool prefetch_record(size_t page) const {
     const uint32_t entry = entry_[page].load(std::memory_order_relaxed);
-    if (kind(entry) < kDeferred) return false;
-    __builtin_prefetch(&pool_[entry >> 2]);
+    if (kind(entry) < kTokens) return false;
+    __builtin_prefetch(&pool_[entry >> kKindBits]);
     return true;
   }
   // What the words of deferred `page` from byte `offset` on hold, into `out`.
   void words(size_t page, size_t offset, std::span<uint32_t> out) const;
+  // What the bytes of deferred `page` from byte `offset` on hold, into `out`.
+  void bytes(size_t page, size_t offset, std::span<uint8_t> out) const;
   // Whether deferred `page` holds, from byte `offset` on, `words` tokens following `first`:
   // compared run by run, no word made.
   bool holds(size_t page, size_t offset, size_t words, uint32_t first) const;
 
  private:
-  // An entry is a page's kind (low two bits) and its record's place in pool_ (the rest).
-  // Plain: memory holds the page (zero if nothing wrote it); made: memory holds the tokens made.
-  static constexpr uint32_t kPlain = 0, kMade = 1, kDeferred = 2, kMaking = 3;
-  static uint32_t kind(uint32_t entry) { return entry & 3u; }
-  const Ranges& runs_of(size_t page) const { return pool_[entry_[page].load(std::memory_order_acquire) >> 2].runs; }
+  // An entry is a page's kind (low three bits) and its record's place in pool_ (the rest).
+  // Plain: memory holds the page (zero if nothing wrote it); made: memory holds the runs made;
+  // tokens, bytes: the record holds the page's runs of that kind.
+  static constexpr unsigned kKindBits = 3;
+  static constexpr uint32_t kPlain = 0, kMade = 1, kMaking = 2, kTokens = 3, kBytes = 4;
+  static uint32_t kind(uint32_t entry) { return entry & ((1u << kKindBits) - 1); }
+  const Ranges& runs_of(size_t page) const {
+    return pool_[entry_[page].load(std::memory_order_acquire) >> kKindBits].runs;
+  }
+  // The tables, made once by whichever comes first: the seed's adoption or a run of bytes.
+  void make_tables();
+  // Sets a deferred or plain page's runs to `runs` of `kind_of_runs`.
+  void set_runs(size_t page, uint32_t entry, uint32_t kind_of_runs, const Ranges& runs);
   size_t pages_;
   size_t pages_per_slot_;
   uint32_t sram_base_;
@@ -95,6 +120,10 @@ class TokenPages {
   };
   std::unique_ptr<Record[]> pool_;
   std::atomic<uint32_t> pool_used_ = 0;
+  // The bytes of runs of bytes, handed out in order, each run's its own (so written in place).
+  std::unique_ptr<uint8_t[]> store_;
+  std::atomic<uint64_t> store_used_ = 0;
+  std::atomic<bool> tables_ = false;   // set after the tables: read without the lock
   std::atomic<bool> adopted_ = false;  // set after seed_ and the tables: read without the lock
 };
 

@@ -151,6 +151,7 @@ void simulate_point(const arch::Package& package, const arch::CapturePhase& phas
   run_options.profile = options.profile;
   run_options.watches = options.watches;
   run_options.lay_copied_tokens = true;  // its destinations are only compared
+  run_options.lay_small_writes = true;   // nothing but its tiles reads their rows and code
   run_options.after_exchange = [&checker](const sim::PhaseExecution& e, sim::MemoryView& m) { checker.after(e, m); };
   run_options.after_landing = [&checker](uint32_t phase, uint32_t iteration, uint32_t tile, const sim::MemoryView& m) {
     checker.landed(phase, iteration, tile, m);

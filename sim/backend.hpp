@@ -174,6 +174,9 @@ struct RunOptions {
   // Copies of payload tokens that wait to be made leave them waiting at their destinations too
   // (model/run_monitor.hpp): for a replay, which only compares its destinations (holds_tokens).
   bool lay_copied_tokens = false;
+  // Writes smaller than a page wait as runs of bytes where nothing else wrote (model/run_monitor.hpp):
+  // for a replay, which reads back only what its tiles load and count.
+  bool lay_small_writes = false;
 };
 
 struct RunResult {

@@ -119,6 +119,7 @@ class SystemCBackend : public Backend {
     monitor.keep_tile_records = options.keep_tiles;
     monitor.profile = options.profile;
     monitor.lay_copied_tokens = options.lay_copied_tokens;
+    monitor.lay_small_writes = options.lay_small_writes;
     monitor.set_limits(options.max_cycles, options.timeout_seconds);
     check_watches(options.watches, machine_);
     check_watches(options.dumps, machine_, "--dump");
@@ -264,8 +265,7 @@ class SystemCBackend : public Backend {
             memory.write_tokens(seg.token_seed, program.tile, seg.address, seg.size);
             break;
           case arch::FillKind::Bytes:
-            memory.populate(seg.address, seg.size);
-            memory.write(seg.address, seg.size, seg.bytes.data());
+            memory.load(seg.address, seg.size, seg.bytes.data());
             break;
           case arch::FillKind::Zero:
             memory.populate(seg.address, seg.size);

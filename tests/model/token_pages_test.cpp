@@ -214,6 +214,56 @@ TEST(TokenPages, ACopyToAPageWrittenBeforeOrReadByAnotherCopyMakesIt) {
   EXPECT_TRUE(l.waits(at(0x1000), 4));
 }
 
+// One copy from the end of a page whose tokens were made on into the next page, whose tokens
+// wait, both onto one untouched page: the second piece must not lay its run over a page the first
+// piece wrote (a replay of a gather phase once compared zero there).
+TEST(TokenPages, ACopyFromAMadePageIntoAPageOfTokensLandsBothPiecesOnOnePage) {
+  Loaded l;
+  l.tokens(at(0x1e00), 0x400);                                                       // 0x1e00..0x2200: two pages
+  EXPECT_EQ(bytes_of(l.deferred, at(0x1f00), 4), bytes_of(l.plain, at(0x1f00), 4));  // the first page made
+  EXPECT_FALSE(l.waits(at(0x1e00), 4));
+  EXPECT_TRUE(l.waits(at(0x2000), 4));
+  l.arena.lay_out(l.deferred.place(at(0x1f00), 0x200), l.deferred.mutable_place(at(0x50100), 0x200), 0x200);
+  l.plain.copy_from(l.plain, at(0x1f00), at(0x50100), 0x200);
+  l.expect_same(at(0x50000), 4096);
+}
+
+// In a replay, writes smaller than a page land as runs of bytes on pages nothing else wrote: a
+// tile's rows, its code, its loop counter. They read back, and are made once anything takes a
+// span of their page, or lays tokens or copies onto it.
+TEST(TokenPages, SmallWritesLayBytesThatReadBackAndAreMadeWhenThePageIsTaken) {
+  Loaded l;
+  l.arena.lay_small_writes(true);
+  std::vector<uint8_t> code(216);
+  for (size_t i = 0; i < code.size(); ++i) code[i] = static_cast<uint8_t>(3 * i + 1);
+  for (Sram* m : {&l.deferred, &l.plain}) {
+    m->write(at(0x33f28), static_cast<uint32_t>(code.size()), code.data());
+    m->write_word(at(0x33ff8), 7);          // a counter within the code: in place
+    m->write_word(at(0x33e00), 9);          // apart: a second run
+    m->write(at(0x34ffe), 3, code.data());  // across a page edge, unaligned
+  }
+  EXPECT_TRUE(l.waits(at(0x33000), 4));
+  EXPECT_TRUE(l.waits(at(0x34000), 4));
+  l.expect_same(at(0x33000), 3 * 4096);
+  EXPECT_EQ(l.deferred.read_word(at(0x33ff8)), 7u);
+  EXPECT_TRUE(l.deferred.equal(at(0x33f28), 8, code.data()));
+  EXPECT_FALSE(l.deferred.equal(at(0x33f28), 8, code.data() + 1));
+  EXPECT_TRUE(l.waits(at(0x33000), 4));  // read and compared, not made
+  l.tokens(at(0x33000), 0x100);          // tokens on a page of bytes: the page is made, then written
+  EXPECT_FALSE(l.waits(at(0x33000), 4));
+  (void)l.deferred.span(at(0x35000), 4);
+  EXPECT_FALSE(l.waits(at(0x35000), 4));
+  l.expect_same(at(0x33000), 3 * 4096);
+  // A page written at full size first is written, and small writes then land in memory.
+  const std::vector<uint8_t> big(4096, 0x11);
+  for (Sram* m : {&l.deferred, &l.plain}) {
+    m->write(at(0x40000), 4096, big.data());
+    m->write_word(at(0x40010), 5);
+  }
+  EXPECT_FALSE(l.waits(at(0x40000), 4));
+  l.expect_same(at(0x40000), 4096);
+}
+
 // A replay's refill: the next iteration's tokens over the same sources.
 TEST(TokenPages, ARefillThatCoversTheDeferredRangeDefersTheNextIterationAndIsAWrite) {
   Loaded l;
@@ -273,9 +323,10 @@ TEST(TokenPages, ThreadsThatTouchOnePageAtOnceAllSeeItsTokens) {
 }
 
 // Random deferrals (ranges of three iterations, some touching, some apart, some overlapping),
-// plain writes, reads, token compares and copies out over two pages, against an SRAM that writes
-// every token at once. A read makes a page for good, so each episode starts on fresh pages; every
-// other episode's copies land on untouched pages, which then take their runs. Fixed seeds.
+// plain writes, reads, token compares and copies out over two pages, some copies a few words off,
+// against an SRAM that writes every token at once. A read makes a page of tokens for good, so each
+// episode starts on fresh pages; every other episode's copies land on untouched pages, which then
+// take their runs, and half the episodes lay small writes as runs of bytes (a replay's). Fixed seeds.
 class TokenPagesRandomly : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(TokenPagesRandomly, ReadAndCopyAsThePlainSramDoes) {
@@ -285,6 +336,7 @@ TEST_P(TokenPagesRandomly, ReadAndCopyAsThePlainSramDoes) {
   const std::vector<uint8_t> old(span, 0x5a);
   for (int episode = 0; episode < 40; ++episode) {
     Loaded l;
+    l.arena.lay_small_writes(episode % 4 >= 2);  // a replay's writes smaller than a page: runs of bytes
     if (episode % 2 == 0) {
       l.deferred.write(destination, span, old.data());
       l.plain.write(destination, span, old.data());
@@ -295,7 +347,7 @@ TEST_P(TokenPagesRandomly, ReadAndCopyAsThePlainSramDoes) {
       // A third of the steps at the last step's place: a refill's or a copy's next iteration.
       if (step > 0 && std::uniform_int_distribution<int>(0, 2)(random) == 0) std::tie(lo, bytes) = last;
       last = {lo, bytes};
-      const int kind = std::uniform_int_distribution<int>(0, 10)(random);
+      const int kind = std::uniform_int_distribution<int>(0, 12)(random);
       if (kind < 6) {
         const uint32_t iteration = std::uniform_int_distribution<uint32_t>(0, 2)(random);
         l.deferred.write_tokens(kSeed, kTile, base + lo, bytes, iteration);
@@ -304,18 +356,29 @@ TEST_P(TokenPagesRandomly, ReadAndCopyAsThePlainSramDoes) {
         l.deferred.write_word(base + lo, 0x5eed0000u + uint32_t(step));
         l.plain.write_word(base + lo, 0x5eed0000u + uint32_t(step));
       } else if (kind < 9) {
-        // Made at the destination (a package's run) or laid there as runs (a replay's).
+        // Made at the destination (a package's run) or laid there as runs (a replay's); a third of
+        // them a few words off, so that one copy's pieces from two pages meet on one.
+        const uint32_t to_lo = step % 3 == 0 ? std::min(lo + word_in(64), span - bytes) : lo;
         const uint8_t* from = l.deferred.place(base + lo, bytes);
-        uint8_t* to = l.deferred.mutable_place(destination + lo, bytes);
+        uint8_t* to = l.deferred.mutable_place(destination + to_lo, bytes);
         if (kind == 7) {
           l.arena.copy_out(from, to, bytes);
         } else {
           l.arena.lay_out(from, to, bytes);
         }
-        l.plain.copy_from(l.plain, base + lo, destination + lo, bytes);
+        l.plain.copy_from(l.plain, base + lo, destination + to_lo, bytes);
       } else if (kind == 9) {
         ASSERT_EQ(bytes_of(l.deferred, base + lo, bytes), bytes_of(l.plain, base + lo, bytes))
             << "episode " << episode << " step " << step;
+      } else if (kind > 10) {
+        // A few bytes anywhere, aligned or not: runs of bytes where small writes are laid.
+        const uint32_t n = std::uniform_int_distribution<uint32_t>(1, 48)(random);
+        const uint32_t where = std::uniform_int_distribution<uint32_t>(0, span - n)(random);
+        std::vector<uint8_t> data(n);
+        for (uint8_t& b : data) b = static_cast<uint8_t>(random());
+        const uint32_t address = (kind == 11 ? base : destination) + where;
+        l.deferred.write(address, n, data.data());
+        l.plain.write(address, n, data.data());
       } else {
         // Tokens of some iteration from a source address near lo, compared at the destination.
         const uint32_t iteration = std::uniform_int_distribution<uint32_t>(0, 2)(random);
