@@ -213,7 +213,6 @@ class SramArena {
   // nothing else wrote, so that those pages are never touched: for a replay, where only a tile's
   // rows, code and loop counter land on them (RunMonitor::lay_small_writes). Off by default.
   void lay_small_writes(bool on) { lays_small_writes_ = on; }
-  bool lays_small_writes() const { return lays_small_writes_; }
   bool small_write(size_t bytes) const { return lays_small_writes_ && bytes < WriteEpochs::kPageBytes; }
   // Sram::write of [at, + count) of a slot from `data`, laid as bytes where the page can take them.
   void write_small(uint8_t* at, size_t count, const uint8_t* data);

@@ -28,10 +28,8 @@ void TokenPages::make_tables() {
   const std::lock_guard lock(seed_mutex_);
   if (tables_.load(std::memory_order_relaxed)) return;
   entry_ = std::make_unique<std::atomic<uint32_t>[]>(pages_);
-  // Read only where an entry points, so never before written: no pass to zero them; the store
-  // is touched only as far as it is handed out.
+  // Read only where an entry points, so never before written: no pass to zero them.
   pool_ = std::make_unique_for_overwrite<Record[]>(pages_);
-  store_ = std::make_unique_for_overwrite<uint8_t[]>(kStoreBytes);
   tables_.store(true, std::memory_order_release);
 }
 
@@ -119,6 +117,8 @@ bool TokenPages::lay(size_t page, uint32_t lo, uint32_t hi, std::span<const Rang
 
 bool TokenPages::lay_bytes(size_t page, uint32_t lo, uint32_t hi, const uint8_t* data, bool untouched) {
   make_tables();
+  // Touched only as far as it is handed out.
+  std::call_once(store_made_, [this] { store_ = std::make_unique_for_overwrite<uint8_t[]>(kStoreBytes); });
   const uint32_t entry = entry_[page].load(std::memory_order_relaxed);
   if (kind(entry) != kBytes && !(kind(entry) == kPlain && untouched)) return false;
   if (kind(entry) == kBytes) {

@@ -36,10 +36,10 @@ class TokenPages {
   // or less, so a refill's deferral or a copy meets one line a page.
   using Ranges = std::array<Range, kRanges>;
 
+  static constexpr size_t kStoreBytes = size_t{64} << 20;  // the bytes of all runs of bytes, at most
+
   // `pages` of 4 KiB in slots of `pages_per_slot`, each slot a tile's SRAM from `sram_base` up.
   TokenPages(size_t pages, size_t pages_per_slot, uint32_t sram_base);
-
-  static constexpr size_t kStoreBytes = size_t{64} << 20;  // the bytes of all runs of bytes, at most
 
   bool any() const { return any_.load(std::memory_order_acquire); }
   // The seed of every deferred token; false for a second one (its tokens are then written at
@@ -120,7 +120,9 @@ class TokenPages {
   };
   std::unique_ptr<Record[]> pool_;
   std::atomic<uint32_t> pool_used_ = 0;
-  // The bytes of runs of bytes, handed out in order, each run's its own (so written in place).
+  // The bytes of runs of bytes, handed out in order, each run's its own (so written in place);
+  // made at the first run of bytes.
+  std::once_flag store_made_;
   std::unique_ptr<uint8_t[]> store_;
   std::atomic<uint64_t> store_used_ = 0;
   std::atomic<bool> tables_ = false;   // set after the tables: read without the lock
