@@ -162,9 +162,9 @@ void SramArena::make_ready_pages(const uint8_t* bytes, size_t count) {
   }
 }
 
-// Each piece marks its pages written as it lands, so that the copy's next piece never takes a
-// page this one wrote for untouched (a copy from a made page on into a page of tokens, both to one
-// page, once lost the first piece's words to the second's laid run).
+// Each piece that writes memory marks its pages written as it lands, so that the copy's next
+// piece never takes a page this one wrote for untouched (a copy from a made page on into a page
+// of tokens, both to one page, once lost the first piece's words to the second's laid run).
 void SramArena::copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool lay,
                             std::span<const uint64_t> read_pages) {
   if (!tokens_.any()) {
@@ -189,8 +189,8 @@ void SramArena::copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool
         tokens_.make_ready(page, data_ + (page << WriteEpochs::kPageShift));
         std::memcpy(to + done, from + done, n);
       }
+      mark_written(to + done, n);  // a laid piece leaves its page holding runs, which lays may go on over
     }
-    mark_written(to + done, n);
     done += n;
   }
 }
