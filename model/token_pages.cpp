@@ -39,8 +39,8 @@ using Range = TokenPages::Range;
 
 uint32_t words_between(uint32_t lo, uint32_t hi) { return (hi - lo) / 4; }
 
-// What a run from `from` holds at byte `to` of its page: the token so many words on, or the
-// store's byte so many bytes on.
+// What run `r` holds at byte `to` of its page: its token so many words on, or (a run of bytes)
+// where in the store its byte so many bytes on lies.
 uint32_t first_at(const Range& r, uint32_t to, bool bytes) {
   return bytes ? r.first + (to - r.lo) : arch::token_after(r.first, words_between(r.lo, to));
 }
@@ -218,8 +218,9 @@ void TokenPages::words(size_t page, size_t offset, std::span<uint32_t> out) cons
 bool TokenPages::holds(size_t page, size_t offset, size_t words, uint32_t first) const {
   if (words == 0) return true;
   const size_t end = offset + 4 * words;
+  const bool tokens = holds_token_runs(page);  // runs of bytes are compared word by word, below
   for (const Range& r : runs_of(page)) {
-    if (!holds_token_runs(page) || r.lo == r.hi || r.lo > offset) break;
+    if (!tokens || r.lo == r.hi || r.lo > offset) break;
     // Runs lie apart, so only one can hold the whole span: any word outside a run reads zero,
     // which a token may be, so that case is compared word by word.
     if (r.hi >= end) return arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(offset))) == first;
