@@ -263,47 +263,49 @@ void SramArena::defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint3
   }
 }
 
-void SramArena::write_small(uint8_t* at, size_t count, const uint8_t* data) {
+// Calls piece(page, offset, done, n) for each page's part [done, + n) of a slot's [at, + count).
+template <class Piece>
+void SramArena::each_page_piece(const uint8_t* at, size_t count, Piece piece) const {
   constexpr size_t kPage = WriteEpochs::kPageBytes;
   for (size_t done = 0; done < count;) {
-    const size_t page = page_of(at + done), offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
+    const size_t offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
     const size_t n = std::min(count - done, kPage - offset);
+    piece(page_of(at + done), offset, done, n);
+    done += n;
+  }
+}
+
+void SramArena::write_small(uint8_t* at, size_t count, const uint8_t* data) {
+  each_page_piece(at, count, [&](size_t page, size_t offset, size_t done, size_t n) {
     if (!tokens_.lay_bytes(page, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset + n), data + done,
                            epochs_.last_write(page) == 0)) {
       make_ready(at + done, n);
       std::memcpy(at + done, data + done, n);
     }
     mark_written(at + done, n);
-    done += n;
-  }
+  });
 }
 
 void SramArena::read_out(const uint8_t* at, size_t count, uint8_t* out) {
-  constexpr size_t kPage = WriteEpochs::kPageBytes;
-  for (size_t done = 0; done < count;) {
-    const size_t page = page_of(at + done), offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
-    const size_t n = std::min(count - done, kPage - offset);
+  each_page_piece(at, count, [&](size_t page, size_t offset, size_t done, size_t n) {
     if (tokens_.holds_bytes(page)) {
       tokens_.bytes(page, offset, {out + done, n});  // read where they are laid, nothing made
     } else {
       make_ready(at + done, n);
       std::memcpy(out + done, at + done, n);
     }
-    done += n;
-  }
+  });
 }
 
 bool SramArena::equal_out(const uint8_t* at, size_t count, const uint8_t* expected) {
-  constexpr size_t kPage = WriteEpochs::kPageBytes;
-  std::array<uint8_t, kPage> held;
-  for (size_t done = 0; done < count;) {
-    const size_t offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
-    const size_t n = std::min(count - done, kPage - offset);
+  std::array<uint8_t, WriteEpochs::kPageBytes> held;
+  bool equal = true;
+  each_page_piece(at, count, [&](size_t, size_t, size_t done, size_t n) {
+    if (!equal) return;
     read_out(at + done, n, held.data());
-    if (std::memcmp(held.data(), expected + done, n) != 0) return false;
-    done += n;
-  }
-  return true;
+    equal = std::memcmp(held.data(), expected + done, n) == 0;
+  });
+  return equal;
 }
 
 void Sram::load(uint32_t address, uint32_t bytes, const uint8_t* data) {

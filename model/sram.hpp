@@ -223,6 +223,8 @@ class SramArena {
 
  private:
   void make_ready_pages(const uint8_t* bytes, size_t count);
+  template <class Piece>
+  void each_page_piece(const uint8_t* at, size_t count, Piece piece) const;
   void copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool lay, std::span<const uint64_t> read_pages);
   // Source page `page`'s bytes [offset, + bytes) laid over `to_page` at `to_offset`, as runs.
   bool lay_copy(size_t page, size_t offset, size_t to_page, size_t to_offset, size_t bytes,

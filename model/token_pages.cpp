@@ -176,16 +176,6 @@ size_t TokenPages::runs_within(size_t page, size_t offset, size_t bytes, std::pt
 }
 
 void TokenPages::bytes(size_t page, size_t offset, std::span<uint8_t> out) const {
-  if (!holds_bytes(page)) {  // tokens: words, unless the span is not whole aligned words
-    if (offset % 4 == 0 && out.size() % 4 == 0) {
-      words(page, offset, {reinterpret_cast<uint32_t*>(out.data()), out.size() / 4});
-      return;
-    }
-    std::array<uint32_t, kPageBytes / 4> all;
-    words(page, 0, all);
-    std::memcpy(out.data(), reinterpret_cast<const uint8_t*>(all.data()) + offset, out.size());
-    return;
-  }
   const size_t end = offset + out.size();
   std::fill(out.begin(), out.end(), uint8_t{0});
   for (const Range& r : runs_of(page)) {
@@ -251,9 +241,7 @@ void TokenPages::make_ready(size_t page, uint8_t* bytes) {
     entry_[page].store(record | kMade, std::memory_order_release);
     return;
   }
-  for (uint32_t k = kind(entry_[page].load(std::memory_order_acquire)); k == kMaking || k >= kTokens;
-       k = kind(entry_[page].load(std::memory_order_acquire)))
-    std::this_thread::yield();
+  while (!ready(page)) std::this_thread::yield();
 }
 
 }  // namespace lockstep::model

@@ -86,7 +86,7 @@ class TokenPages {
   }
   // What the words of deferred `page` from byte `offset` on hold, into `out`.
   void words(size_t page, size_t offset, std::span<uint32_t> out) const;
-  // What the bytes of deferred `page` from byte `offset` on hold, into `out`.
+  // What the bytes of `page`, a page of bytes, from byte `offset` on hold, into `out`.
   void bytes(size_t page, size_t offset, std::span<uint8_t> out) const;
   // Whether deferred `page` holds, from byte `offset` on, `words` tokens following `first`:
   // compared run by run, no word made.
