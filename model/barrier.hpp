@@ -41,7 +41,12 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
  private:
   struct Round {
     uint32_t expected = 0;
-    std::vector<std::pair<Tile*, uint64_t>> arrived;  // and the cycle each arrived at
+    struct Arrived {
+      Tile* tile;
+      uint64_t cycle;
+      uint32_t logical;  // read as it arrives, in cache: the release orders 1,472 tiles by it
+    };
+    std::vector<Arrived> arrived;
     // The last arrival in time (of several, the lowest tile [decision]), kept as they come.
     Tile* last = nullptr;
     uint64_t last_cycle = 0;
@@ -51,6 +56,7 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
     std::unique_ptr<sc_core::sc_event> released;
   };
   static std::vector<Tile*> arrived_tiles(const Round& round);  // in arrival order
+  static std::vector<Tile*> tiles_in_order(Round& round);       // in logical order
   const arch::MachineDescription& machine_;
   std::map<BarrierKey, Round> rounds_;
 };

@@ -101,6 +101,18 @@ std::vector<uint32_t> ExchangeFabric::read_row(const Tile& tile, uint32_t addres
   return words;
 }
 
+// A write in epoch `read` itself may have come after the read (the copies'), so only older ones pass.
+bool ExchangeFabric::unwritten_since(const Tile& tile, uint32_t address, uint32_t bytes,
+                                     WriteEpochs::Epoch read) const {
+  if (read == 0) return false;
+  const uint8_t* at = tile.memory().place(address, bytes);
+  const WriteEpochs& epochs = sram_.epochs();
+  for (size_t p = sram_.page_of(at), end = sram_.page_of(at + bytes - 1); p <= end; ++p) {
+    if (epochs.last_write(p) >= read) return false;
+  }
+  return true;
+}
+
 ExchangeFabric::Executed& ExchangeFabric::executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged,
                                                    std::span<Tile* const> tiles) {
   auto found = last_execution_.find(phase);
@@ -389,8 +401,12 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
   const std::vector<PhaseTile>* last =
       found != last_execution_.end() && found->second.inputs.size() == tiles.size() ? &found->second.inputs : nullptr;
   std::vector<PhaseTile> inputs(tiles.size());
-  // A row that SRAM still holds word for word as in the last execution is compared in place
-  // and not read: the same words give the same window up to the first return.
+  // A row that SRAM still holds word for word as in the last execution is not read: the same
+  // words give the same window up to the first return. Its pages' write epochs say so when
+  // nothing wrote them since that execution read them (every further iteration of a Repeat);
+  // otherwise it is compared in place.
+  const WriteEpochs::Epoch read_at = sram_.epochs().now();
+  const WriteEpochs::Epoch last_read = last != nullptr ? found->second.rows_read : 0;
   std::vector<uint8_t> row_as_last(tiles.size(), 0);
   tbb::parallel_for(size_t{0}, tiles.size(), [&](size_t i) {  // reads only the tile's own state
     const Tile& t = *tiles[i];
@@ -407,9 +423,10 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
     in.incoming_muxpair = step.incoming_muxpair;
     if (!in.has_row) return;
     const PhaseTile* before = last != nullptr ? &(*last)[i] : nullptr;
-    if (before != nullptr && before->has_row && before->row_address == in.row_address && !before->row_words.empty() &&
-        t.memory().equal(in.row_address, static_cast<uint32_t>(before->row_words.size() * 4),
-                         reinterpret_cast<const uint8_t*>(before->row_words.data()))) {
+    const auto row_bytes = before != nullptr ? static_cast<uint32_t>(before->row_words.size() * 4) : 0;
+    if (before != nullptr && before->has_row && before->row_address == in.row_address && row_bytes != 0 &&
+        (unwritten_since(t, in.row_address, row_bytes, last_read) ||
+         t.memory().equal(in.row_address, row_bytes, reinterpret_cast<const uint8_t*>(before->row_words.data())))) {
       row_as_last[i] = 1;
     } else {
       in.row_words = read_row(t, in.row_address);
@@ -423,6 +440,7 @@ std::vector<int64_t> ExchangeFabric::execute(uint32_t phase, std::span<Tile* con
     if (row_as_last[i]) inputs[i].row_words = (*last)[i].row_words;
   }
   Executed& e = executed(phase, std::move(inputs), unchanged, tiles);
+  e.rows_read = read_at;
   const PhaseOutcome& outcome = e.outcome;
   const uint32_t iteration = tiles.empty() ? 0 : tiles.front()->iteration();
 

@@ -27,6 +27,8 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
 
  private:
   std::vector<uint32_t> read_row(const Tile& tile, uint32_t address) const;
+  // Whether nothing wrote [address, + bytes) of `tile` since epoch `read` began (0: unknown).
+  bool unwritten_since(const Tile& tile, uint32_t address, uint32_t bytes, WriteEpochs::Epoch read) const;
 
   // The phase's outcome, computed again only when its inputs (rows as SRAM holds them,
   // CSR state) differ from the last execution of that phase: a Repeat whose rows are not
@@ -60,6 +62,8 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     // The write epoch of the copies' last execution (0: none yet), and the pages of the arena
     // they read or write, sorted (made when first needed; empty after a new plan or a move).
     WriteEpochs::Epoch epoch = 0;
+    // The write epoch in which the inputs' rows were last read or compared (0: never).
+    WriteEpochs::Epoch rows_read = 0;
     std::vector<uint32_t> pages;
     // A bit for each page of the arena that a copy reads (made when first needed while tokens
     // are deferred; empty after a new plan or a move): such a page takes no copied runs.

@@ -162,9 +162,10 @@ void SramArena::make_ready_pages(const uint8_t* bytes, size_t count) {
   }
 }
 
-// Each piece that writes memory marks its pages written as it lands, so that the copy's next
-// piece never takes a page this one wrote for untouched (a copy from a made page on into a page
-// of tokens, both to one page, once lost the first piece's words to the second's laid run).
+// A copy goes a destination page's part at a time: laid whole as runs, or copied. Each piece
+// that writes memory marks its page written as it lands, so that no later lay takes a page it
+// wrote for untouched (a copy from a made page on into a page of tokens, both to one page, once
+// lost the first piece's words to the second's laid run).
 void SramArena::copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool lay,
                             std::span<const uint64_t> read_pages) {
   if (!tokens_.any()) {
@@ -176,32 +177,47 @@ void SramArena::copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool
   const auto start = static_cast<size_t>(from - data_), to_start = static_cast<size_t>(to - data_);
   const bool words = start % 4 == 0 && count % 4 == 0 && to_start % 4 == 0;
   for (size_t done = 0; done < count;) {
-    const size_t at = start + done, page = at >> WriteEpochs::kPageShift, offset = at & (kPage - 1);
     const size_t to_at = to_start + done, to_page = to_at >> WriteEpochs::kPageShift, to_offset = to_at & (kPage - 1);
-    const size_t n = std::min({count - done, kPage - offset, kPage - to_offset});
-    if (!(lay && words && lay_copy(page, offset, to_page, to_offset, n, read_pages))) {
-      make_ready(to + done, n);
-      if (!tokens_.deferred(page)) {
-        std::memcpy(to + done, from + done, n);
-      } else if (words) {
-        tokens_.words(page, offset, {reinterpret_cast<uint32_t*>(to + done), n / 4});
-      } else {
-        tokens_.make_ready(page, data_ + (page << WriteEpochs::kPageShift));
-        std::memcpy(to + done, from + done, n);
-      }
-      mark_written(to + done, n);  // a laid piece leaves its page holding runs, which lays may go on over
+    const size_t part = std::min(count - done, kPage - to_offset);
+    if (!(lay && words && lay_copy(start + done, to_page, to_offset, part, read_pages)))
+      copy_part(start + done, to + done, part, words);
+    done += part;
+  }
+}
+
+void SramArena::copy_part(size_t at, uint8_t* to, size_t bytes, bool words) {
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  for (size_t done = 0; done < bytes;) {
+    const size_t page = (at + done) >> WriteEpochs::kPageShift, offset = (at + done) & (kPage - 1);
+    const size_t n = std::min(bytes - done, kPage - offset);
+    make_ready(to + done, n);
+    if (!tokens_.deferred(page)) {
+      std::memcpy(to + done, data_ + at + done, n);
+    } else if (words) {
+      tokens_.words(page, offset, {reinterpret_cast<uint32_t*>(to + done), n / 4});
+    } else {
+      tokens_.make_ready(page, data_ + (page << WriteEpochs::kPageShift));
+      std::memcpy(to + done, data_ + at + done, n);
     }
+    mark_written(to + done, n);
     done += n;
   }
 }
 
-bool SramArena::lay_copy(size_t page, size_t offset, size_t to_page, size_t to_offset, size_t bytes,
+bool SramArena::lay_copy(size_t at, size_t to_page, size_t to_offset, size_t bytes,
                          std::span<const uint64_t> read_pages) {
-  if (!tokens_.holds_token_runs(page)) return false;
   if (!read_pages.empty() && (read_pages[to_page / 64] >> (to_page % 64) & 1u) != 0) return false;
-  TokenPages::Ranges runs;
-  const size_t count =
-      tokens_.runs_within(page, offset, bytes, static_cast<std::ptrdiff_t>(to_offset) - std::ptrdiff_t(offset), runs);
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  TokenPages::CopiedRuns runs;
+  size_t count = 0;
+  for (size_t done = 0; done < bytes;) {
+    const size_t page = (at + done) >> WriteEpochs::kPageShift, offset = (at + done) & (kPage - 1);
+    const size_t n = std::min(bytes - done, kPage - offset);
+    if (!tokens_.holds_token_runs(page)) return false;
+    const auto shift = static_cast<std::ptrdiff_t>(to_offset + done) - static_cast<std::ptrdiff_t>(offset);
+    count = tokens_.runs_within(page, offset, n, shift, runs, count);
+    done += n;
+  }
   return tokens_.lay(to_page, static_cast<uint32_t>(to_offset), static_cast<uint32_t>(to_offset + bytes),
                      {runs.data(), count}, epochs_.last_write(to_page) == 0);
 }

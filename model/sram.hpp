@@ -226,9 +226,11 @@ class SramArena {
   template <class Piece>
   void each_page_piece(const uint8_t* at, size_t count, Piece piece) const;
   void copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool lay, std::span<const uint64_t> read_pages);
-  // Source page `page`'s bytes [offset, + bytes) laid over `to_page` at `to_offset`, as runs.
-  bool lay_copy(size_t page, size_t offset, size_t to_page, size_t to_offset, size_t bytes,
-                std::span<const uint64_t> read_pages);
+  // The arena's bytes [at, + bytes) laid over `to_page` from `to_offset` on, as runs, from the
+  // one or two source pages they lie on.
+  bool lay_copy(size_t at, size_t to_page, size_t to_offset, size_t bytes, std::span<const uint64_t> read_pages);
+  // The same bytes copied to `to`, a source page at a time: made, read or moved as each holds them.
+  void copy_part(size_t at, uint8_t* to, size_t bytes, bool words);
   size_t slot_bytes_;
   size_t bytes_;
   uint8_t* data_ = nullptr;

@@ -162,15 +162,21 @@ bool TokenPages::defer(size_t page, uint32_t tile, uint32_t lo, uint32_t hi, uin
   return lay(page, lo, hi, {&run, 1}, untouched);
 }
 
-size_t TokenPages::runs_within(size_t page, size_t offset, size_t bytes, std::ptrdiff_t shift, Ranges& out) const {
-  size_t count = 0;
+size_t TokenPages::runs_within(size_t page, size_t offset, size_t bytes, std::ptrdiff_t shift, CopiedRuns& out,
+                               size_t count) const {
   for (const Range& r : runs_of(page)) {
     if (r.lo == r.hi) break;
     const size_t lo = std::max<size_t>(r.lo, offset), hi = std::min<size_t>(r.hi, offset + bytes);
     if (lo >= hi) continue;
-    out[count++] = {static_cast<uint16_t>(std::ptrdiff_t(lo) + shift),
-                    static_cast<uint16_t>(std::ptrdiff_t(hi) + shift),
-                    arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(lo)))};
+    const Range moved{static_cast<uint16_t>(std::ptrdiff_t(lo) + shift),
+                      static_cast<uint16_t>(std::ptrdiff_t(hi) + shift),
+                      arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(lo)))};
+    Range* last = count > 0 ? &out[count - 1] : nullptr;
+    if (last != nullptr && last->hi == moved.lo && first_at(*last, moved.lo, false) == moved.first) {
+      last->hi = moved.hi;
+    } else {
+      out[count++] = moved;
+    }
   }
   return count;
 }

@@ -62,9 +62,14 @@ class TokenPages {
   // page is untouched or holds bytes already, and when the store or the page's record is full.
   // Only the page's owner may call it, as lay.
   bool lay_bytes(size_t page, uint32_t lo, uint32_t hi, const uint8_t* data, bool untouched);
-  // The runs of token page `page` within bytes [offset, + bytes), moved by `shift` bytes (a copy
-  // to another page's offset + shift), into `out`; how many.
-  size_t runs_within(size_t page, size_t offset, size_t bytes, std::ptrdiff_t shift, Ranges& out) const;
+  // The runs a copy lays over one destination page, from its one or two source pages.
+  using CopiedRuns = std::array<Range, 2 * kRanges>;
+  // Appends the runs of token page `page` within bytes [offset, + bytes), moved by `shift` bytes
+  // (a copy to another page's offset + shift), to out[0, count): a run whose tokens go on from
+  // the last one there joins it, so a copy across two source pages lays one run where the
+  // tokens go on. The new count.
+  size_t runs_within(size_t page, size_t offset, size_t bytes, std::ptrdiff_t shift, CopiedRuns& out,
+                     size_t count) const;
   bool deferred(size_t page) const { return kind(entry_[page].load(std::memory_order_acquire)) >= kTokens; }
   // Whether memory holds the page: neither deferred nor being made by another thread.
   bool ready(size_t page) const { return kind(entry_[page].load(std::memory_order_acquire)) <= kMade; }
