@@ -55,8 +55,8 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
     uint64_t generation = 0;
     std::unique_ptr<sc_core::sc_event> released;
   };
-  static std::vector<Tile*> arrived_tiles(const Round& round);  // in arrival order
-  static std::vector<Tile*> tiles_in_order(Round& round);       // in logical order
+  static std::vector<Tile*> arrived_tiles(const Round& round);   // in arrival order
+  static std::vector<Tile*> tiles_in_order(const Round& round);  // in logical order
   const arch::MachineDescription& machine_;
   std::map<BarrierKey, Round> rounds_;
 };

@@ -26,11 +26,24 @@ PayloadChecker::PayloadChecker(const arch::CapturePhase& phase, const PointOptio
     for (uint32_t i = 0; i < phase_.iterations; ++i)
       source_addresses_[i * transfers + t] = transfer.source_addresses[i];
   }
+  same_sources_.assign(phase_.iterations, 0);
+  for (uint32_t i = 1; i < phase_.iterations; ++i) {
+    same_sources_[i] = std::equal(source_addresses_.begin() + (i - 1) * transfers,
+                                  source_addresses_.begin() + i * transfers, source_addresses_.begin() + i * transfers);
+  }
+  refill_runs_.resize(by_source_.size());
   if (options.samples) {
     sample_ = sample_destination_words(phase, options.seed, options.samples);
   } else {
     plan_checks();
+    make_first_tokens(0);
   }
+}
+
+void PayloadChecker::make_first_tokens(uint32_t iteration) {
+  first_tokens_.resize(sources_.size());
+  for (uint32_t t = 0; t < sources_.size(); ++t) first_tokens_[t] = first_token(t, iteration);
+  first_tokens_iteration_ = iteration;
 }
 
 void PayloadChecker::plan_checks() {
@@ -87,6 +100,7 @@ void PayloadChecker::after(const sim::PhaseExecution& execution, sim::MemoryView
   }
   const bool last = execution.iteration + 1 == phase_.iterations;
   if (!last) refill_sources(execution.iteration + 1, memory);
+  if (!last && !options_.samples) make_first_tokens(execution.iteration + 1);
   if (options_.payload_digest && last) digest(memory);
   ++execution_mark_;
 }
@@ -130,7 +144,9 @@ void PayloadChecker::check_all(uint32_t iteration, const sim::MemoryView& memory
 // so no token is made here); a range that differs is listed for report_failures.
 void PayloadChecker::check_range(size_t i, uint32_t iteration, const sim::MemoryView& memory) {
   const auto& r = ranges_[i];
-  if (!memory.holds_tokens(r.tile, r.address, sources_[r.transfer].words, first_token(r.transfer, iteration))) {
+  const uint32_t first =
+      iteration == first_tokens_iteration_ ? first_tokens_[r.transfer] : first_token(r.transfer, iteration);
+  if (!memory.holds_tokens(r.tile, r.address, sources_[r.transfer].words, first)) {
     failing_.local().push_back({r.transfer, r.destination});
   }
 }
@@ -141,27 +157,37 @@ void PayloadChecker::check_range(size_t i, uint32_t iteration, const sim::Memory
 // sources in address order with touching ones as one run, so that the simulator can make
 // whole pages of them only when read (sim::MemoryView::write_tokens).
 void PayloadChecker::refill_sources(uint32_t iteration, sim::MemoryView& memory) {
+  const bool merged = refill_runs_iteration_ == iteration - 1 && same_sources_[iteration];
+  refill_runs_iteration_ = iteration;
   tbb::parallel_for(size_t{0}, by_source_.size(), [&](size_t g) {
-    auto& runs = runs_.local();
-    runs.clear();
-    for (const uint32_t t : by_source_.of(g)) {
-      if (sources_[t].words == 0) continue;
-      runs.emplace_back(source_address(t, iteration), uint64_t{source_address(t, iteration)} + 4 * sources_[t].words);
-    }
-    if (runs.empty()) return;
-    std::sort(runs.begin(), runs.end());
+    if (!merged) merge_source_runs(g, iteration);
+    if (refill_runs_[g].empty()) return;
     const uint32_t tile = sources_[by_source_.of(g).front()].tile;
-    auto run = runs.front();
-    for (size_t k = 1; k <= runs.size(); ++k) {
-      if (k < runs.size() && runs[k].first <= run.second) {  // touches or overlaps: the same tokens
-        run.second = std::max(run.second, runs[k].second);
-        continue;
-      }
-      memory.write_tokens(tile, static_cast<uint32_t>(run.first), static_cast<uint32_t>(run.second - run.first),
-                          options_.seed, iteration);
-      if (k < runs.size()) run = runs[k];
+    for (const auto& [begin, end] : refill_runs_[g]) {
+      memory.write_tokens(tile, begin, static_cast<uint32_t>(end - begin), options_.seed, iteration);
     }
   });
+}
+
+// Source tile `group`'s ranges of `iteration` in address order, touching or overlapping ones as
+// one run (the same tokens), into refill_runs_[group].
+void PayloadChecker::merge_source_runs(size_t group, uint32_t iteration) {
+  auto& runs = refill_runs_[group];
+  runs.clear();
+  for (const uint32_t t : by_source_.of(group)) {
+    if (sources_[t].words == 0) continue;
+    runs.emplace_back(source_address(t, iteration), uint64_t{source_address(t, iteration)} + 4 * sources_[t].words);
+  }
+  std::sort(runs.begin(), runs.end());
+  size_t kept = 0;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (kept > 0 && runs[k].first <= runs[kept - 1].second) {
+      runs[kept - 1].second = std::max(runs[kept - 1].second, runs[k].second);
+    } else {
+      runs[kept++] = runs[k];
+    }
+  }
+  runs.resize(kept);
 }
 
 // The destinations that differ are walked word by word in capture order, so the counts and

@@ -4,6 +4,7 @@
 #include <tbb/enumerable_thread_specific.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -80,8 +81,19 @@ class PayloadChecker {
     return source_addresses_[size_t(iteration) * sources_.size() + transfer];
   }
   arch::Groups by_source_;  // transfers by source tile, capture order within a tile
-  // Each thread's source ranges [begin, end) of one tile, for the refill.
-  tbb::enumerable_thread_specific<std::vector<std::pair<uint32_t, uint64_t>>> runs_;
+  // Each transfer's first token of iteration first_tokens_iteration_, made in transfer order
+  // before its words land: the checks, in destination order, then read one small array
+  // instead of each transfer's source address and tile (docs/performance.md, round thirty-four).
+  std::vector<uint32_t> first_tokens_;
+  uint32_t first_tokens_iteration_ = 0;
+  void make_first_tokens(uint32_t iteration);
+  // Each source tile's runs [begin, end) of the last refill, in address order, touching ones
+  // joined; kept for the next refill when the iteration's source addresses are the last one's
+  // (same_sources_), as a Repeat's usually are.
+  std::vector<std::vector<std::pair<uint32_t, uint64_t>>> refill_runs_;
+  std::optional<uint32_t> refill_runs_iteration_;  // whose addresses refill_runs_ holds
+  std::vector<uint8_t> same_sources_;              // [i]: iteration i's source addresses are i - 1's
+  void merge_source_runs(size_t group, uint32_t iteration);
 };
 
 }  // namespace lockstep::replay
