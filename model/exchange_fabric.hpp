@@ -69,7 +69,7 @@ class ExchangeFabric : public sc_core::sc_module, public FabricInterface {
     // are deferred; empty after a new plan or a move): such a page takes no copied runs.
     std::vector<uint64_t> read_pages;
   };
-  // `unchanged`: the inputs equal the phase's last execution's (rows compared in place).
+  // `unchanged`: the inputs equal the phase's last execution's (rows unwritten since or compared in place).
   Executed& executed(uint32_t phase, std::vector<PhaseTile> inputs, bool unchanged, std::span<Tile* const> tiles);
   void plan_copies(Executed& e, std::span<Tile* const> tiles);
   // After a relocation, which moves only sources: each copy that holds a moved write keeps its
