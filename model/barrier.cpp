@@ -38,7 +38,7 @@ std::vector<Tile*> Barrier::tiles_in_order(const Round& round) {
 Arrival Barrier::arrive(const BarrierKey& key, Tile& tile) {
   Round& round = rounds_.at(key);
   const uint64_t cycle = tile.now();
-  round.arrived.push_back({&tile, cycle, tile.logical()});
+  round.arrived.push_back({&tile, tile.logical()});
   if (round.last == nullptr || cycle > round.last_cycle ||
       (cycle == round.last_cycle && tile.logical() < round.last->logical())) {
     round.last = &tile;

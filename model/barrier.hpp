@@ -43,7 +43,6 @@ class Barrier : public sc_core::sc_module, public BarrierInterface {
     uint32_t expected = 0;
     struct Arrived {
       Tile* tile;
-      uint64_t cycle;
       uint32_t logical;  // read as it arrives, in cache: the release orders 1,472 tiles by it
     };
     std::vector<Arrived> arrived;

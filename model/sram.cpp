@@ -162,6 +162,18 @@ void SramArena::make_ready_pages(const uint8_t* bytes, size_t count) {
   }
 }
 
+// Calls piece(page, offset, done, n) for each page's part [done, + n) of a slot's [at, + count).
+template <class Piece>
+void SramArena::each_page_piece(const uint8_t* at, size_t count, Piece piece) const {
+  constexpr size_t kPage = WriteEpochs::kPageBytes;
+  for (size_t done = 0; done < count;) {
+    const size_t offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
+    const size_t n = std::min(count - done, kPage - offset);
+    piece(page_of(at + done), offset, done, n);
+    done += n;
+  }
+}
+
 // A copy goes a destination page's part at a time: laid whole as runs, or copied. Each piece
 // that writes memory marks its page written as it lands, so that no later lay takes a page it
 // wrote for untouched (a copy from a made page on into a page of tokens, both to one page, once
@@ -186,10 +198,7 @@ void SramArena::copy_pieces(const uint8_t* from, uint8_t* to, size_t count, bool
 }
 
 void SramArena::copy_part(size_t at, uint8_t* to, size_t bytes, bool words) {
-  constexpr size_t kPage = WriteEpochs::kPageBytes;
-  for (size_t done = 0; done < bytes;) {
-    const size_t page = (at + done) >> WriteEpochs::kPageShift, offset = (at + done) & (kPage - 1);
-    const size_t n = std::min(bytes - done, kPage - offset);
+  each_page_piece(data_ + at, bytes, [&](size_t page, size_t offset, size_t done, size_t n) {
     make_ready(to + done, n);
     if (!tokens_.deferred(page)) {
       std::memcpy(to + done, data_ + at + done, n);
@@ -200,26 +209,22 @@ void SramArena::copy_part(size_t at, uint8_t* to, size_t bytes, bool words) {
       std::memcpy(to + done, data_ + at + done, n);
     }
     mark_written(to + done, n);
-    done += n;
-  }
+  });
 }
 
 bool SramArena::lay_copy(size_t at, size_t to_page, size_t to_offset, size_t bytes,
                          std::span<const uint64_t> read_pages) {
   if (!read_pages.empty() && (read_pages[to_page / 64] >> (to_page % 64) & 1u) != 0) return false;
-  constexpr size_t kPage = WriteEpochs::kPageBytes;
   TokenPages::CopiedRuns runs;
   size_t count = 0;
-  for (size_t done = 0; done < bytes;) {
-    const size_t page = (at + done) >> WriteEpochs::kPageShift, offset = (at + done) & (kPage - 1);
-    const size_t n = std::min(bytes - done, kPage - offset);
-    if (!tokens_.holds_token_runs(page)) return false;
+  bool runs_only = true;  // every source page holds runs of tokens
+  each_page_piece(data_ + at, bytes, [&](size_t page, size_t offset, size_t done, size_t n) {
+    runs_only = runs_only && tokens_.holds_token_runs(page);
     const auto shift = static_cast<std::ptrdiff_t>(to_offset + done) - static_cast<std::ptrdiff_t>(offset);
-    count = tokens_.runs_within(page, offset, n, shift, runs, count);
-    done += n;
-  }
-  return tokens_.lay(to_page, static_cast<uint32_t>(to_offset), static_cast<uint32_t>(to_offset + bytes),
-                     {runs.data(), count}, epochs_.last_write(to_page) == 0);
+    if (runs_only) count = tokens_.runs_within(page, offset, n, shift, runs, count);
+  });
+  return runs_only && tokens_.lay(to_page, static_cast<uint32_t>(to_offset), static_cast<uint32_t>(to_offset + bytes),
+                                  {runs.data(), count}, epochs_.last_write(to_page) == 0);
 }
 
 bool SramArena::holds_tokens(const uint8_t* at, size_t words, uint32_t first) const {
@@ -275,18 +280,6 @@ void SramArena::defer_tokens(uint32_t tile, uint8_t* at, uint32_t address, uint3
                            {reinterpret_cast<uint32_t*>(at + done), n / 4});
     }
     mark_written(at + done, n);  // a write even deferred: a repeat that reads it copies again
-    done += n;
-  }
-}
-
-// Calls piece(page, offset, done, n) for each page's part [done, + n) of a slot's [at, + count).
-template <class Piece>
-void SramArena::each_page_piece(const uint8_t* at, size_t count, Piece piece) const {
-  constexpr size_t kPage = WriteEpochs::kPageBytes;
-  for (size_t done = 0; done < count;) {
-    const size_t offset = static_cast<size_t>(at + done - data_) & (kPage - 1);
-    const size_t n = std::min(count - done, kPage - offset);
-    piece(page_of(at + done), offset, done, n);
     done += n;
   }
 }

@@ -45,6 +45,12 @@ uint32_t first_at(const Range& r, uint32_t to, bool bytes) {
   return bytes ? r.first + (to - r.lo) : arch::token_after(r.first, words_between(r.lo, to));
 }
 
+// Whether run `next` goes on where run `r` ends: it starts at r's end with what r would hold
+// there, so the two read as one run.
+bool goes_on(const Range& r, const Range& next, bool bytes) {
+  return r.hi == next.lo && first_at(r, next.lo, bytes) == next.first;
+}
+
 // The ranges of a page once bytes [lo, hi) hold `runs` and zero between them: what `current`
 // holds outside [lo, hi) stays, and a run that the next one's tokens (or store bytes, on a page
 // of `bytes`) go on from joins it. None when more than kRanges would be left. Both lists are
@@ -55,7 +61,7 @@ std::optional<TokenPages::Ranges> lay_over(const TokenPages::Ranges& current, ui
   TokenPages::Ranges out{};
   size_t kept = 0;
   const auto add = [&](Range r) {
-    if (kept > 0 && out[kept - 1].hi == r.lo && first_at(out[kept - 1], r.lo, bytes) == r.first) {
+    if (kept > 0 && goes_on(out[kept - 1], r, bytes)) {
       out[kept - 1].hi = r.hi;  // the tokens go on: one run
       return true;
     }
@@ -90,10 +96,7 @@ bool replace_run(TokenPages::Ranges& current, uint32_t lo, uint32_t hi, const Ra
     if (current[i].lo != lo || current[i].hi != hi) continue;
     const Range* before = i > 0 ? &current[i - 1] : nullptr;
     const Range* after = i + 1 < current.size() && current[i + 1].lo != current[i + 1].hi ? &current[i + 1] : nullptr;
-    if (before != nullptr && before->hi == lo &&
-        arch::token_after(before->first, words_between(before->lo, lo)) == run.first)
-      return false;
-    if (after != nullptr && after->lo == hi && arch::token_after(run.first, words_between(lo, hi)) == after->first)
+    if ((before != nullptr && goes_on(*before, run, false)) || (after != nullptr && goes_on(run, *after, false)))
       return false;
     current[i].first = run.first;
     return true;
@@ -171,9 +174,8 @@ size_t TokenPages::runs_within(size_t page, size_t offset, size_t bytes, std::pt
     const Range moved{static_cast<uint16_t>(std::ptrdiff_t(lo) + shift),
                       static_cast<uint16_t>(std::ptrdiff_t(hi) + shift),
                       arch::token_after(r.first, words_between(r.lo, static_cast<uint32_t>(lo)))};
-    Range* last = count > 0 ? &out[count - 1] : nullptr;
-    if (last != nullptr && last->hi == moved.lo && first_at(*last, moved.lo, false) == moved.first) {
-      last->hi = moved.hi;
+    if (count > 0 && goes_on(out[count - 1], moved, false)) {
+      out[count - 1].hi = moved.hi;
     } else {
       out[count++] = moved;
     }
