@@ -179,6 +179,7 @@ ReplayRunFigures replay_run_figures(const std::string& log) {
 struct PairedRun {
   double seconds = 0, memcpy_gbps = 0, share = 0;  // share: of that memcpy's words per second
   uint64_t page_faults = 0, minor_faults = 0;
+  double huge_touch_ms = 0;  // a fresh 2 MiB page's first touch, measured after that memcpy
 };
 std::vector<PairedRun> paired_runs_itself(std::vector<std::string> argv, const std::string& log, double words,
                                           int runs) {
@@ -190,6 +191,7 @@ std::vector<PairedRun> paired_runs_itself(std::vector<std::string> argv, const s
     if (figures.seconds <= 0) return {};
     PairedRun r{figures.seconds, bench::memcpy_gb_per_s(256u << 20), 0, figures.page_faults, command.minor_faults};
     r.share = words / r.seconds / (r.memcpy_gbps * 1e9 / 4);
+    r.huge_touch_ms = bench::huge_page_first_touch_ms();
     out.push_back(r);
   }
   std::sort(out.begin(), out.end(), [](const PairedRun& a, const PairedRun& b) { return a.share < b.share; });
@@ -365,6 +367,13 @@ void command_line_figures(const std::string& binary) {
           "%s)\n",
           run_seconds, words / run_seconds / 1e6, 100.0 * middle.share, middle.memcpy_gbps / 4,
           100.0 * paired.front().share, 100.0 * paired.back().share, middle.share >= 0.35 ? "met" : "missed");
+      // What the slow runs meet: the host taking the guest's free memory back makes each fresh
+      // 2 MiB page the run touches cost milliseconds (docs/performance.md, round thirty-five).
+      std::printf(
+          "  fresh 2 MiB pages beside those runs (each measured after its run's memcpy), one core's first "
+          "touch:");
+      for (const PairedRun& r : paired) std::printf(" %.2f ms (run at %.1f%%)", r.huge_touch_ms, 100.0 * r.share);
+      std::printf("\n");
       const double run_gbps = middle.memcpy_gbps;  // "that memcpy" below
       // The other limit a fresh process meets: every page it uses is touched a first time.
       const double touch_us = bench::first_touch_us_per_page();

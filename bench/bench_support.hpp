@@ -117,6 +117,25 @@ inline double first_touch_us_per_page(FirstTouch how = FirstTouch::Written, unsi
   return seconds * 1e6 / double(share * threads / kPage);
 }
 
+// Milliseconds of wall time for one core's first touch of a fresh 2 MiB huge page (32 MiB mapped,
+// asked for as huge pages, as the simulator's heap takes them, and written a byte a page); -1
+// when it cannot map. On the virtual machine of docs/performance.md this moves from 0.13 ms,
+// while the host still backs the guest's free memory, to 4.7 ms once it has taken that memory
+// back (round thirty-five): the state a replay's fresh memory meets, measured beside it.
+inline double huge_page_first_touch_ms() {
+  constexpr size_t kHuge = size_t{2} << 20, kPages = 16;
+  void* mapped = ::mmap(nullptr, (kPages + 1) * kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return -1;
+  const uintptr_t aligned = (reinterpret_cast<uintptr_t>(mapped) + kHuge - 1) / kHuge * kHuge;
+  auto* bytes = reinterpret_cast<volatile char*>(aligned);
+  (void)::madvise(reinterpret_cast<void*>(aligned), kPages * kHuge, MADV_HUGEPAGE);
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t page = 0; page < kPages; ++page) bytes[page * kHuge] = 1;
+  const double seconds = seconds_since(start);
+  ::munmap(mapped, (kPages + 1) * kHuge);
+  return seconds * 1e3 / double(kPages);
+}
+
 // `runs` runs of `argv`, fastest first; empty when one of them failed.
 inline std::vector<CommandFigure> measured_runs(const std::vector<std::string>& argv, int runs) {
   std::vector<CommandFigure> figures;
