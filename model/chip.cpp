@@ -2,8 +2,12 @@
 
 #include <tbb/parallel_for.h>
 
+#include <exception>
 #include <set>
 #include <string>
+#include <utility>
+
+#include "io/parallel.hpp"
 
 namespace lockstep::model {
 
@@ -21,7 +25,7 @@ void collect_phases(const std::vector<arch::Step>& steps, std::set<uint32_t>& ph
 }  // namespace
 
 Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine, const arch::Topology& topology,
-           const arch::Package& package, RunMonitor& monitor, uint32_t invocations)
+           const arch::Package& package, RunMonitor& monitor, uint32_t invocations, const MemoryLoader& load_memory)
     : sc_core::sc_module(name), sram_(machine, package.tiles.size()), monitor_(monitor) {
   sram_.lay_small_writes(monitor.lay_small_writes);
   std::map<BarrierKey, uint32_t> participants;
@@ -55,16 +59,41 @@ Chip::Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine
   const arch::LoweringOptions lowering = arch::package_lowering(package, machine, invocations);
   tbb::parallel_for(size_t{0}, package.tiles.size(),
                     [&](size_t i) { code[i] = arch::lower_tile_code(package.tiles[i], machine, lowering); });
+  build_tiles(package, machine, topology, std::move(code), load_memory);
+}
+
+void Chip::build_tiles(const arch::Package& package, const arch::MachineDescription& machine,
+                       const arch::Topology& topology, std::vector<arch::TileCode> code,
+                       const MemoryLoader& load_memory) {
+  tbb::task_group loading;
+  if (load_memory) loading.run([&] { load_memory(sram_); });
   tiles_.reserve(package.tiles.size());
-  for (size_t i = 0; i < package.tiles.size(); ++i) {
-    const arch::TileProgram& program = package.tiles[i];
-    auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program, std::move(code[i]),
-                                    machine, topology.physical(program.tile), monitor, Sram(machine, sram_, i));
-    t->barrier(*barrier_);
-    if (program.tile >= by_logical_.size()) by_logical_.resize(program.tile + 1, nullptr);
-    by_logical_[program.tile] = t.get();
-    tiles_.push_back(std::move(t));
+  try {
+    for (size_t i = 0; i < package.tiles.size(); ++i) {
+      const arch::TileProgram& program = package.tiles[i];
+      auto t = std::make_unique<Tile>(("tile_" + std::to_string(program.tile)).c_str(), program, std::move(code[i]),
+                                      machine, topology.physical(program.tile), monitor_, Sram(machine, sram_, i));
+      t->barrier(*barrier_);
+      if (program.tile >= by_logical_.size()) by_logical_.resize(program.tile + 1, nullptr);
+      by_logical_[program.tile] = t.get();
+      tiles_.push_back(std::move(t));
+    }
+  } catch (...) {
+    try {
+      loading.wait();  // it writes the arena, which goes with this chip
+    } catch (...) {    // a building error reads first
+    }
+    throw;
   }
+  std::exception_ptr loader_failed;
+  try {
+    loading.wait();
+  } catch (...) {
+    loader_failed = std::current_exception();
+  }
+  // The lowest failing tile's error, as building them one at a time met it.
+  arch::parallel_for_each(size_t{0}, tiles_.size(), [&](size_t i) { tiles_[i]->decode_code(); });
+  if (loader_failed) std::rethrow_exception(loader_failed);
 }
 
 void Chip::attach_host(const arch::HostSession& session, std::vector<HostCallRun> calls) {

@@ -3,6 +3,7 @@
 // fabric and the barrier, bound together.
 #include <tbb/task_group.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <systemc>
@@ -21,8 +22,16 @@ namespace lockstep::model {
 
 class Chip : public sc_core::sc_module {
  public:
+  // Loads the package's memory into the arena's slots (slot i: package.tiles[i]); it may touch
+  // SRAM only, never a Tile.
+  using MemoryLoader = std::function<void(SramArena&)>;
+  // `load_memory`, when given, runs on another core while this core builds the tiles (SystemC
+  // objects, made one at a time): the two took 2-13 and 4-15 ms one after the other of a
+  // replay's run (docs/performance.md, round thirty-five). Each tile's code is then decoded,
+  // tiles in parallel. Errors read as before: a tile's code first, then the loader's.
   Chip(sc_core::sc_module_name name, const arch::MachineDescription& machine, const arch::Topology& topology,
-       const arch::Package& package, RunMonitor& monitor, uint32_t invocations = 1);
+       const arch::Package& package, RunMonitor& monitor, uint32_t invocations = 1,
+       const MemoryLoader& load_memory = {});
 
   // nullptr for a tile the package does not list.
   Tile* tile(uint32_t logical);
@@ -54,6 +63,9 @@ class Chip : public sc_core::sc_module {
   std::unique_ptr<HostLink> host_;
   RunMonitor& monitor_;
   uint32_t host_phases_ = 0;
+  // The tiles, each with its lowered code, built while `load_memory` runs beside them.
+  void build_tiles(const arch::Package& package, const arch::MachineDescription& machine,
+                   const arch::Topology& topology, std::vector<arch::TileCode> code, const MemoryLoader& load_memory);
   // The kernels of tiles waiting at a barrier, run by oneTBB's workers while SystemC
   // simulates the other tiles: such a tile resumes only after a release, and every release
   // waits for them first. (By pointer: a task_group may throw from its destructor.)

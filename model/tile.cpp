@@ -26,7 +26,6 @@ Tile::Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch:
       monitor_(monitor),
       memory_(std::move(memory)),
       code_(std::move(code)) {
-  decode_code();
   mux = machine.neutral_mux;
   paired_mux = machine.neutral_mux;
   pc_ = code_.program;

@@ -30,8 +30,8 @@ class Tile : public sc_core::sc_module {
  public:
   sc_core::sc_port<BarrierInterface> barrier;
 
-  // Throws InputError when the code holds a word the model cannot execute.
-  // `memory` is the tile's SRAM (a slot of the chip's SramArena).
+  // `memory` is the tile's SRAM (a slot of the chip's SramArena); the code runs once
+  // decode_code() has decoded it.
   Tile(sc_core::sc_module_name name, const arch::TileProgram& program, arch::TileCode code,
        const arch::MachineDescription& machine, uint32_t physical, RunMonitor& monitor, Sram memory);
 
@@ -41,6 +41,9 @@ class Tile : public sc_core::sc_module {
   const Sram& memory() const { return memory_; }
   const arch::TileProgram& program() const { return program_; }
   const arch::TileCode& code() const { return code_; }
+  // Decodes the code for the interpreter; once, before the run, on any thread (it touches only
+  // this tile). Throws InputError at the first word the model cannot execute.
+  void decode_code();
   // Writes the code area (instructions, tables, stack) into SRAM; after the package's segments.
   void load_code();  // and, when the run is profiled, room for its step records
 
@@ -111,7 +114,6 @@ class Tile : public sc_core::sc_module {
   void finish();
   // The interpreter (model/supervisor_execution.cpp): runs until the tile waits or ends.
   void interpret();
-  void decode_code();
   bool enter_sites(uint32_t index);  // site markers at a code word; true at the halt
   // A code word decoded as the interpreter reads it: the fields supervisor instructions have
   // (decode gives registers, zone and CSR in 4 to 8 bits) and the word's first site, 24 bytes

@@ -126,7 +126,8 @@ class SystemCBackend : public Backend {
     std::optional<model::Watcher> watcher;
     if (!options.watches.empty()) monitor.watcher = &watcher.emplace(options.watches);
     auto chip = std::make_unique<model::Chip>("chip", machine_, topology_, package, monitor,
-                                              std::max<uint32_t>(1, options.invocations));
+                                              std::max<uint32_t>(1, options.invocations),
+                                              [&](model::SramArena& arena) { load_segments(package, arena); });
     ChipMemoryView view(*chip);
     RunResult result;
     if (options.after_exchange) {
@@ -251,11 +252,12 @@ class SystemCBackend : public Backend {
     }
   }
 
-  void load(const arch::Package& package, const RunOptions& options, model::Chip& chip) const {
-    // Tiles in parallel: each writes only its own SRAM.
+  // The package's segments, tiles in parallel (each writes only its own SRAM); the chip runs
+  // this while it builds its tiles.
+  void load_segments(const arch::Package& package, model::SramArena& arena) const {
     tbb::parallel_for(size_t{0}, package.tiles.size(), [&](size_t t) {
       const auto& program = package.tiles[t];
-      model::Sram& memory = chip.tile(program.tile)->memory();
+      model::Sram memory(machine_, arena, t);  // the slot of package.tiles[t]
       for (const auto& seg : program.segments) {
         // Most of an exchange-only package's 640 MB of tokens are only ever read: their whole
         // pages are made when first touched, and the copies make the tokens they move
@@ -273,8 +275,13 @@ class SystemCBackend : public Backend {
             break;
         }
       }
-      chip.tile(program.tile)->load_code();
     });
+  }
+
+  // After the segments (load_segments): each tile's code area, then the input files given.
+  void load(const arch::Package& package, const RunOptions& options, model::Chip& chip) const {
+    tbb::parallel_for(size_t{0}, package.tiles.size(),
+                      [&](size_t t) { chip.tile(package.tiles[t].tile)->load_code(); });
     for (const auto& input : options.inputs) {
       const std::string& name = input.first;  // (clang captures no structured binding)
       const std::vector<uint8_t>& bytes = input.second;
