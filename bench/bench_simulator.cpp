@@ -11,7 +11,8 @@
 // without the payload proof, goal 5 s, beside a memcpy of the bytes its exchanges copy; with
 // it, goal 10 s) and `lockstep replay` of one reduce phase, every word of all 27 iterations
 // (goal 0.6 s, and 35% of memcpy, judged on the median of five runs of the run itself, each
-// beside its own memcpy; beside it the replay's page faults and one core's first
+// beside its own memcpy, and after each the first touch of a fresh 2 MiB page, the state of
+// the guest's memory that run met; beside it the replay's page faults and one core's first
 // touch of a fresh page, measured in the same run; the run itself split into its first
 // iteration and each further one; and the least a program that lands and compares every word
 // of that replay takes: tokens, copies and compares alone, on fresh pages, on fresh pages mapped
