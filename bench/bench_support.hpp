@@ -86,25 +86,30 @@ inline std::string openblas_kernels() {
 }
 
 // How a fresh page is first touched: written, or mapped ahead in one call first
-// (MADV_POPULATE_WRITE, as the simulator maps large fresh writes) and then written.
-enum class FirstTouch { Written, MappedAheadThenWritten };
+// (MADV_POPULATE_WRITE, as the simulator maps large fresh writes) and then written, or written
+// on 2 MiB huge pages (MADV_HUGEPAGE, as the simulator's heap takes its memory).
+enum class FirstTouch { Written, MappedAheadThenWritten, HugePages };
 
 // Microseconds of wall time per fresh 4 KiB page touched for the first time (64 MiB mapped and
 // written a byte a page, each of `threads` threads on its own share): the fault, the zeroing
 // and whatever the hypervisor adds. About 10 us written, 5.4 us mapped ahead, on one core of the
 // AMD EPYC virtual machine of docs/performance.md rounds eleven and thirteen. Two cores there
 // touch fresh pages only 1.35-1.9 times as fast as one (round thirty), so a floor of first
-// touches on both cores takes their rate as measured, not half of one core's.
+// touches on both cores takes their rate as measured, not half of one core's. On huge pages
+// (the mapping aligned to them) a 2 MiB page there costs from 0.13 ms, while the host still
+// backs the guest's free memory, to 4.7 ms once it has taken it back (round thirty-five).
 inline double first_touch_us_per_page(FirstTouch how = FirstTouch::Written, unsigned threads = 1) {
-  constexpr size_t kBytes = 64u << 20, kPage = 4096;
-  void* mapped = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  constexpr size_t kBytes = 64u << 20, kPage = 4096, kHugePage = 2u << 20;
+  void* mapped = ::mmap(nullptr, kBytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) return -1;
+  char* const base =
+      reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(mapped) + kHugePage - 1) / kHugePage * kHugePage);
+  if (how == FirstTouch::HugePages) (void)::madvise(base, kBytes, MADV_HUGEPAGE);
   threads = std::max(1u, threads);
   const size_t share = kBytes / kPage / threads * kPage;
   const auto touch = [&](size_t from, size_t to) {
-    auto* bytes = static_cast<volatile char*>(mapped);
-    if (how == FirstTouch::MappedAheadThenWritten)
-      arch::populate_for_write(static_cast<char*>(mapped) + from, to - from);
+    volatile char* const bytes = base;
+    if (how == FirstTouch::MappedAheadThenWritten) arch::populate_for_write(base + from, to - from);
     for (size_t at = from; at < to; at += kPage) bytes[at] = 1;
   };
   const auto start = std::chrono::steady_clock::now();
@@ -113,27 +118,8 @@ inline double first_touch_us_per_page(FirstTouch how = FirstTouch::Written, unsi
   touch(0, share);
   for (auto& other : others) other.join();
   const double seconds = seconds_since(start);
-  ::munmap(mapped, kBytes);
+  ::munmap(mapped, kBytes + kHugePage);
   return seconds * 1e6 / double(share * threads / kPage);
-}
-
-// Milliseconds of wall time for one core's first touch of a fresh 2 MiB huge page (32 MiB mapped,
-// asked for as huge pages, as the simulator's heap takes them, and written a byte a page); -1
-// when it cannot map. On the virtual machine of docs/performance.md this moves from 0.13 ms,
-// while the host still backs the guest's free memory, to 4.7 ms once it has taken that memory
-// back (round thirty-five): the state a replay's fresh memory meets, measured beside it.
-inline double huge_page_first_touch_ms() {
-  constexpr size_t kHuge = size_t{2} << 20, kPages = 16;
-  void* mapped = ::mmap(nullptr, (kPages + 1) * kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapped == MAP_FAILED) return -1;
-  const uintptr_t aligned = (reinterpret_cast<uintptr_t>(mapped) + kHuge - 1) / kHuge * kHuge;
-  auto* bytes = reinterpret_cast<volatile char*>(aligned);
-  (void)::madvise(reinterpret_cast<void*>(aligned), kPages * kHuge, MADV_HUGEPAGE);
-  const auto start = std::chrono::steady_clock::now();
-  for (size_t page = 0; page < kPages; ++page) bytes[page * kHuge] = 1;
-  const double seconds = seconds_since(start);
-  ::munmap(mapped, (kPages + 1) * kHuge);
-  return seconds * 1e3 / double(kPages);
 }
 
 // `runs` runs of `argv`, fastest first; empty when one of them failed.

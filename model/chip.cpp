@@ -68,6 +68,7 @@ void Chip::build_tiles(const arch::Package& package, const arch::MachineDescript
   tbb::task_group loading;
   if (load_memory) loading.run([&] { load_memory(sram_); });
   tiles_.reserve(package.tiles.size());
+  std::exception_ptr building_failed, loader_failed;
   try {
     for (size_t i = 0; i < package.tiles.size(); ++i) {
       const arch::TileProgram& program = package.tiles[i];
@@ -79,18 +80,15 @@ void Chip::build_tiles(const arch::Package& package, const arch::MachineDescript
       tiles_.push_back(std::move(t));
     }
   } catch (...) {
-    try {
-      loading.wait();  // it writes the arena, which goes with this chip
-    } catch (...) {    // a building error reads first
-    }
-    throw;
+    building_failed = std::current_exception();
   }
-  std::exception_ptr loader_failed;
+  // Whatever happened, the loader ends first: it writes the arena, which goes with this chip.
   try {
     loading.wait();
   } catch (...) {
     loader_failed = std::current_exception();
   }
+  if (building_failed) std::rethrow_exception(building_failed);  // a building error reads first
   // The lowest failing tile's error, as building them one at a time met it.
   arch::parallel_for_each(size_t{0}, tiles_.size(), [&](size_t i) { tiles_[i]->decode_code(); });
   if (loader_failed) std::rethrow_exception(loader_failed);

@@ -85,7 +85,7 @@ class PayloadChecker {
   // before its words land: the checks, in destination order, then read one small array
   // instead of each transfer's source address and tile (docs/performance.md, round thirty-four).
   std::vector<uint32_t> first_tokens_;
-  uint32_t first_tokens_iteration_ = 0;
+  std::optional<uint32_t> first_tokens_iteration_;  // none: not made (sampled checks make none)
   void make_first_tokens(uint32_t iteration);
   // Each source tile's runs [begin, end) of the last refill, in address order, touching ones
   // joined; kept for the next refill when the iteration's source addresses are the last one's
